@@ -1,0 +1,71 @@
+"""The FastAPI application: REST routes, /mcp (streamable HTTP), key auth in front of both."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import AsyncIterator
+
+from fastapi import FastAPI
+from mcp.server.transport_security import TransportSecuritySettings
+
+from memspace import __version__
+from memspace.api.auth import ApiKeyMiddleware
+from memspace.api.errors import memspace_error_handler
+from memspace.api.routes import router
+from memspace.bootstrap import Container
+from memspace.domain.errors import MemspaceError
+from memspace.mcp.server import build_mcp_server
+
+log = logging.getLogger(__name__)
+LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def transport_security(app: Container) -> TransportSecuritySettings:
+    """Host/Origin checks against DNS rebinding: local names, the bind host, and any extras."""
+    names = {*LOCAL_NAMES, app.settings.host, *app.settings.allowed_hosts}
+    names.discard("0.0.0.0")
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=sorted({f"{n}:*" for n in names} | names),
+        allowed_origins=sorted({f"http://{n}:*" for n in names} | {f"https://{n}:*" for n in names}),
+    )
+
+
+def create_app(container: Container, warm_up: bool = True) -> FastAPI:
+    """One app per container. `warm_up` loads the embedding model in the background at start."""
+    mcp_server = build_mcp_server(container)
+    mcp_app = mcp_server.streamable_http_app(
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        transport_security=transport_security(container),
+        host=container.settings.host,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if warm_up and hasattr(container.embedder, "warm_up"):
+            threading.Thread(target=_warm, args=(container,), daemon=True).start()
+        async with mcp_server.session_manager.run():
+            yield
+
+    app = FastAPI(
+        title="memspace",
+        version=__version__,
+        summary="Shared, graph-shaped memory for teams of AI agents. MCP at /mcp.",
+        lifespan=lifespan,
+    )
+    app.state.container = container
+    app.add_exception_handler(MemspaceError, memspace_error_handler)
+    app.include_router(router)
+    app.mount("/", mcp_app)
+    app.add_middleware(ApiKeyMiddleware, access=container.access)
+    return app
+
+
+def _warm(container: Container) -> None:
+    try:
+        container.embedder.warm_up()  # type: ignore[attr-defined]
+    except MemspaceError as exc:
+        log.error("embedding model unavailable: %s", exc.message)

@@ -1,0 +1,74 @@
+"""API-key authentication in front of /mcp and /v1, as plain ASGI middleware.
+
+The SDK's own bearer auth (TokenVerifier + AuthSettings) requires an OAuth issuer and
+advertises protected-resource metadata, which sends some clients into an OAuth flow for what is
+a static key (DESIGN §9). So keys are checked here, before MCP sees the request: a bad key gets
+401 with a `WWW-Authenticate` header that says why, and a good one leaves its Principal in the
+ASGI state for tools and routes to read.
+"""
+
+from __future__ import annotations
+
+import json
+
+import anyio.to_thread
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from memspace.domain.errors import MemspaceError, Unauthenticated
+from memspace.mcp.identity import PRINCIPAL_STATE_KEY
+from memspace.services.access import AccessService
+
+PROTECTED_PREFIXES = ("/mcp", "/v1/")
+
+
+def presented_key(headers: dict[bytes, bytes]) -> str | None:
+    """The key from `Authorization: Bearer …`, else `X-Api-Key`."""
+    auth = headers.get(b"authorization", b"").decode("latin-1").strip()
+    if auth:
+        scheme, _, token = auth.partition(" ")
+        if scheme.lower() == "bearer" and token.strip():
+            return token.strip()
+        return auth  # a malformed header is reported as a malformed key, not ignored
+    key = headers.get(b"x-api-key", b"").decode("latin-1").strip()
+    return key or None
+
+
+class ApiKeyMiddleware:
+    def __init__(self, app: ASGIApp, access: AccessService) -> None:
+        self.app = app
+        self.access = access
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(PROTECTED_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        if scope.get("method") == "OPTIONS":  # CORS preflight carries no credentials
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        try:
+            principal = await anyio.to_thread.run_sync(
+                self.access.authenticate, presented_key(headers)
+            )
+        except Unauthenticated as exc:
+            await _reject(send, 401, exc.message)
+            return
+        except MemspaceError as exc:
+            await _reject(send, 503, exc.message)
+            return
+        scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = principal
+        await self.app(scope, receive, send)
+
+
+async def _reject(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"error": "unauthenticated" if status == 401 else "unavailable",
+                       "message": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        safe = message.replace('"', "'")
+        headers.append(
+            (b"www-authenticate",
+             f'Bearer realm="memspace", error="invalid_token", error_description="{safe}"'.encode())
+        )
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,80 @@
+"""REST routes: health, readiness, and the read/write calls the CLI and widgets share with MCP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from memspace.api.deps import ContainerDep, PrincipalDep
+from memspace.domain.errors import MemspaceError
+from memspace.services.search import SearchRequest
+from memspace.services.views import memory_json
+
+router = APIRouter()
+
+
+@router.get("/healthz", tags=["health"])
+async def healthz() -> dict[str, str]:
+    """Liveness: the process answers."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz", tags=["health"])
+async def readyz(app: ContainerDep) -> JSONResponse:
+    """Readiness: the store answers (503 with the reason when it does not)."""
+    try:
+        await run_in_threadpool(app.store.ping)
+    except MemspaceError as exc:
+        return JSONResponse({"status": "unavailable", "store": app.settings.store,
+                             "message": exc.message}, status_code=503)
+    return JSONResponse({"status": "ready", "store": app.settings.store})
+
+
+class AddBody(BaseModel):
+    content: str
+    category: str | None = None
+    space: str | None = None
+
+
+class SearchBody(BaseModel):
+    query: str | None = None
+    keyword: str | None = None
+    category: str | None = None
+    space: str | None = None
+    limit: int = Field(default=10, ge=1, le=50)
+    includeProfile: bool = False  # noqa: N815
+    includeInactive: bool = False  # noqa: N815
+
+
+@router.post("/v1/memories", tags=["memories"], status_code=201)
+async def add_memory(body: AddBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
+    result = await run_in_threadpool(app.memories.add, who, body.content, body.space, body.category)
+    return result.as_json()
+
+
+@router.get("/v1/memories/{memory_id}", tags=["memories"])
+async def get_memory(memory_id: str, app: ContainerDep, who: PrincipalDep,
+                     space: str | None = None) -> dict[str, Any]:
+    return await run_in_threadpool(app.memories.get, who, memory_id, space)
+
+
+@router.post("/v1/search", tags=["memories"])
+async def search(body: SearchBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
+    request = SearchRequest(body.query, body.keyword, body.category, body.space, body.limit,
+                            body.includeProfile, body.includeInactive)
+    return await run_in_threadpool(app.search.search, who, request)
+
+
+@router.get("/v1/memories", tags=["memories"])
+async def list_memories(app: ContainerDep, who: PrincipalDep, space: str | None = None,
+                        category: str | None = None, includeInactive: bool = False,  # noqa: N803
+                        limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
+    slug, page = await run_in_threadpool(
+        app.memories.list, who, space, category, includeInactive, limit, cursor
+    )
+    return {"space": slug, "memories": [memory_json(m) for m in page.items],
+            "nextCursor": page.next_cursor}

@@ -1,0 +1,83 @@
+"""Builds the object graph from Settings. The only place that picks adapters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memspace.config import Settings
+from memspace.domain.ports import Clock, Embedder, GraphStore
+from memspace.services.access import AccessService
+from memspace.services.admin import AdminService
+from memspace.services.clock import SystemClock
+from memspace.services.context import ProfileService
+from memspace.services.documents import DocumentService
+from memspace.services.memories import Limits, MemoryService
+from memspace.services.search import SearchService
+
+
+@dataclass
+class Container:
+    settings: Settings
+    store: GraphStore
+    embedder: Embedder
+    access: AccessService
+    admin: AdminService
+    memories: MemoryService
+    search: SearchService
+    documents: DocumentService
+    profiles: ProfileService
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def build_store(settings: Settings) -> GraphStore:
+    if settings.store == "neo4j":
+        from memspace.stores.neo4j import Neo4jStore
+
+        return Neo4jStore.from_settings(settings)
+    from memspace.stores.sqlite import SqliteStore
+
+    return SqliteStore(settings.sqlite_path)
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    if settings.embedding_model == "local":
+        from memspace.embeddings.local import LocalEmbedder
+
+        return LocalEmbedder()
+    from memspace.embeddings.remote import LitellmEmbedder
+
+    return LitellmEmbedder(
+        settings.embedding_model,
+        api_base=settings.llm_api_base,
+        api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
+    )
+
+
+def build(
+    settings: Settings | None = None,
+    *,
+    store: GraphStore | None = None,
+    embedder: Embedder | None = None,
+    clock: Clock | None = None,
+) -> Container:
+    """Wire everything; tests pass their own store, embedder or clock."""
+    settings = settings or Settings()
+    store = store or build_store(settings)
+    embedder = embedder or build_embedder(settings)
+    clock = clock or SystemClock()
+    access = AccessService(store, clock)
+    profiles = ProfileService(store)
+    limits = Limits(settings.max_memory_chars, settings.max_page_size)
+    return Container(
+        settings=settings,
+        store=store,
+        embedder=embedder,
+        access=access,
+        admin=AdminService(store, clock),
+        memories=MemoryService(store, embedder, access, clock, limits),
+        search=SearchService(store, embedder, access, profiles, settings.max_query_chars),
+        documents=DocumentService(store, access, settings.max_page_size),
+        profiles=profiles,
+    )

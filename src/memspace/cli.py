@@ -1,0 +1,200 @@
+"""`memspace …`: run the server and administer spaces, keys and memories from a terminal.
+
+The CLI acts as the local operator (every space, read-write) on the store that Settings
+names, through the same services the MCP tools call.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
+from memspace.domain.errors import MemspaceError
+from memspace.mcp import present
+from memspace.services.access import AccessService
+from memspace.services.admin import parse_grant
+from memspace.services.search import SearchRequest
+from memspace.services.views import key_json, space_json
+
+app = typer.Typer(help="memspace: shared, graph-shaped memory for teams of AI agents.",
+                  no_args_is_help=True, add_completion=False)
+space_app = typer.Typer(help="Create and list spaces.", no_args_is_help=True)
+key_app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
+app.add_typer(space_app, name="space")
+app.add_typer(key_app, name="key")
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+
+def _container() -> Container:
+    try:
+        return build(Settings())
+    except MemspaceError as exc:
+        _fail(exc)
+    except ValueError as exc:  # settings validation
+        typer.echo(f"error: configuration: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+def _fail(exc: MemspaceError) -> NoReturn:
+    typer.echo(f"error: {exc.message}", err=True)
+    raise typer.Exit(1)
+
+
+def _print(data: Any, as_json: bool, text: str) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else text)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (MEMSPACE_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (MEMSPACE_PORT).")] = None,
+    demo: Annotated[bool, typer.Option(
+        "--demo", help="On an empty store, create a `demo` space and print a key for it.")] = False,
+) -> None:
+    """Run the HTTP server: MCP at /mcp, REST under /v1, docs at /docs."""
+    import uvicorn
+
+    from memspace.api.app import create_app
+
+    overrides = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
+    settings = Settings(**overrides)  # type: ignore[arg-type]
+    container = build(settings)
+    try:
+        if demo and not container.admin.list_spaces():
+            container.admin.create_space("demo", "Demo", "A first space to try memspace in.")
+            created = container.admin.create_key("demo-agent", {"demo": parse_grant("demo:rw")[1]})
+            typer.echo(f"Created space 'demo' and a read-write key for it (shown once):\n\n"
+                       f"    {created.raw}\n")
+        elif not container.admin.list_keys():
+            typer.echo("No API keys yet. Create a space and a key:\n"
+                       "    memspace space create my-team\n"
+                       "    memspace key create --name my-agent --grant my-team:rw\n")
+        url = f"http://{settings.host}:{settings.port}/mcp"
+        typer.echo(f"memspace {settings.store} store, MCP endpoint {url}")
+        uvicorn.run(create_app(container), host=settings.host, port=settings.port,
+                    log_level="warning")
+    finally:
+        container.close()
+
+
+@space_app.command("create")
+def space_create(
+    slug: Annotated[str, typer.Argument(help="Short name users type, e.g. acme-project.")],
+    name: Annotated[str | None, typer.Option(help="Display name.")] = None,
+    description: Annotated[str, typer.Option(help="What the space is for.")] = "",
+    as_json: JsonOpt = False,
+) -> None:
+    """Create a space."""
+    container = _container()
+    try:
+        space = container.admin.create_space(slug, name, description)
+    except MemspaceError as exc:
+        _fail(exc)
+    _print(space_json(space), as_json, f"Created space '{space.slug}'.")
+
+
+@space_app.command("list")
+def space_list(as_json: JsonOpt = False) -> None:
+    """List all spaces with their sizes."""
+    container = _container()
+    rows = []
+    for space in container.admin.list_spaces():
+        stats = container.store.space_stats(space.id)
+        rows.append({**space_json(space), "activeMemories": stats.active_memories})
+    text = "\n".join(f"{r['slug']}\t{r['activeMemories']} memories\t{r['name']}" for r in rows)
+    _print(rows, as_json, text or "No spaces yet: memspace space create SLUG")
+
+
+@key_app.command("create")
+def key_create(
+    name: Annotated[str, typer.Option("--name", help="Who or what uses the key.")],
+    grant: Annotated[list[str], typer.Option("--grant", help="SLUG:rw or SLUG:r; repeatable.")],
+    default: Annotated[str | None, typer.Option("--default", help="Default space slug.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Create an API key; the key is printed once and only its SHA-256 is stored."""
+    container = _container()
+    try:
+        grants = dict(parse_grant(g) for g in grant)
+        created = container.admin.create_key(name, grants, default)
+    except MemspaceError as exc:
+        _fail(exc)
+    slugs = {s.id: s.slug for s in container.admin.list_spaces()}
+    data = {**key_json(created.key, slugs), "key": created.raw}
+    _print(data, as_json, f"{created.raw}\n\nStore this key now: it is not shown again.")
+
+
+@key_app.command("list")
+def key_list(as_json: JsonOpt = False) -> None:
+    """List keys (prefixes only; keys themselves are never stored)."""
+    container = _container()
+    slugs = {s.id: s.slug for s in container.admin.list_spaces()}
+    rows = [key_json(k, slugs) for k in container.admin.list_keys()]
+    text = "\n".join(
+        f"{r['prefix']}\t{r['name']}\t{','.join(f'{s}:{a}' for s, a in r['grants'].items())}"
+        + ("\tREVOKED" if r["revokedAt"] else "")
+        for r in rows
+    )
+    _print(rows, as_json, text or "No keys yet: memspace key create --name N --grant SLUG:rw")
+
+
+@key_app.command("revoke")
+def key_revoke(key: Annotated[str, typer.Argument(help="Key id or prefix (msk_xxxxxxxx).")]) -> None:
+    """Revoke a key: every later request with it gets 401."""
+    container = _container()
+    try:
+        revoked = container.admin.revoke_key(key)
+    except MemspaceError as exc:
+        _fail(exc)
+    typer.echo(f"Revoked {revoked.prefix} ({revoked.name}).")
+
+
+@app.command()
+def add(
+    content: Annotated[str, typer.Argument(help="The fact to remember; '-' reads stdin.")],
+    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
+    category: Annotated[str | None, typer.Option(help="Category label.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Save one memory (the same call as the add_memory tool)."""
+    container = _container()
+    text = sys.stdin.read() if content == "-" else content
+    try:
+        result = container.memories.add(AccessService.operator(), text, space, category).as_json()
+    except MemspaceError as exc:
+        _fail(exc)
+    _print(result, as_json, present.add_text(result))
+
+
+@app.command()
+def search(
+    query: Annotated[str | None, typer.Argument(help="Natural-language query.")] = None,
+    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")] = "",
+    keyword: Annotated[str | None, typer.Option(help="Typo-tolerant keyword match.")] = None,
+    category: Annotated[str | None, typer.Option(help="Category filter.")] = None,
+    limit: Annotated[int, typer.Option(help="Number of results (1-50).")] = 10,
+    include_inactive: Annotated[bool, typer.Option(help="Include superseded memories.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search a space (the same call as the search_memory tool)."""
+    container = _container()
+    request = SearchRequest(query, keyword, category, space or None, limit, False, include_inactive)
+    try:
+        data = container.search.search(AccessService.operator(), request)
+    except MemspaceError as exc:
+        _fail(exc)
+    _print(data, as_json, present.search_text(data))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""Settings: the one place that reads the environment (prefix MEMSPACE_, or a `.env` file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob of memspace; DESIGN §7 names the public ones."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MEMSPACE_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    store: Literal["sqlite", "neo4j"] = "sqlite"
+    data_dir: Path = Path("./data")
+
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = None
+    neo4j_database: str | None = None
+    # An outage must surface in seconds, not after the driver's default 30-70 s of retries
+    # (DESIGN §9): these bound one connection attempt and the whole retry window.
+    neo4j_connect_timeout_s: float = Field(default=3.0, gt=0)
+    neo4j_retry_window_s: float = Field(default=5.0, ge=0)
+
+    llm_model: str | None = None
+    llm_api_base: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = Field(default=30.0, gt=0)
+
+    embedding_model: str = "local"
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    # Extra Host header values the MCP endpoint accepts (it answers 421 to others), e.g. a
+    # reverse proxy's public name. The bind host, localhost and 127.0.0.1 are always allowed.
+    allowed_hosts: list[str] = Field(default_factory=list)
+
+    # Limits. One memory is one fact; long material belongs in a document upload.
+    max_memory_chars: int = Field(default=8_000, ge=100)
+    max_query_chars: int = Field(default=2_000, ge=10)
+    max_page_size: int = Field(default=100, ge=1)
+
+    @field_validator("llm_model", "llm_api_base", "neo4j_uri", "neo4j_database", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @model_validator(mode="after")
+    def _neo4j_needs_uri(self) -> Settings:
+        if self.store == "neo4j" and not self.neo4j_uri:
+            raise ValueError(
+                "MEMSPACE_STORE=neo4j needs MEMSPACE_NEO4J_URI (e.g. bolt://127.0.0.1:7687); "
+                "start one with `make neo4j` or `docker compose up neo4j`"
+            )
+        return self
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / "memspace.db"

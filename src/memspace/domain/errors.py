@@ -1,0 +1,61 @@
+"""The error tree every layer speaks.
+
+    MemspaceError
+    ├── InvalidInput     the caller sent something unusable (empty, too large, bad cursor)
+    ├── Unauthenticated  no key, a malformed key, an unknown or revoked key
+    ├── NotFound         no such thing *visible to this caller* (spaces, memories, documents)
+    ├── Forbidden        visible, but the grant does not allow this (a read key writing)
+    ├── Conflict         the state moved under the caller (already superseded, slug taken)
+    └── Unavailable      a backing service (store, model) cannot answer right now
+
+Adapters translate driver and library exceptions into these at their edge; the HTTP and MCP
+surfaces turn them into status codes and `isError` results. Every message says what to do next.
+"""
+
+from __future__ import annotations
+
+
+class MemspaceError(Exception):
+    """Base of every error memspace raises on purpose."""
+
+    code = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidInput(MemspaceError):
+    """The request cannot be served as sent; the message says what to change."""
+
+    code = "invalid_input"
+
+
+class Unauthenticated(MemspaceError):
+    """No usable API key was presented."""
+
+    code = "unauthenticated"
+
+
+class NotFound(MemspaceError):
+    """The thing does not exist, or this caller may not know that it exists."""
+
+    code = "not_found"
+
+
+class Forbidden(MemspaceError):
+    """The caller can see the thing but its grant does not allow the action."""
+
+    code = "forbidden"
+
+
+class Conflict(MemspaceError):
+    """The action conflicts with the current state (e.g. the memory was already superseded)."""
+
+    code = "conflict"
+
+
+class Unavailable(MemspaceError):
+    """A backing service (store, model) did not answer; retrying later may work."""
+
+    code = "unavailable"

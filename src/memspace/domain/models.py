@@ -1,0 +1,147 @@
+"""Domain records. Plain frozen dataclasses: no I/O, no framework types."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+class Access(enum.StrEnum):
+    """What a grant lets a key do in one space."""
+
+    READ = "read"
+    READWRITE = "readwrite"
+
+    @property
+    def can_write(self) -> bool:
+        return self is Access.READWRITE
+
+
+class RelationType(enum.StrEnum):
+    """Edges always point from the newer fact to an existing one (DESIGN §2)."""
+
+    UPDATES = "UPDATES"
+    EXTENDS = "EXTENDS"
+    DERIVES = "DERIVES"
+
+
+class DocumentStatus(enum.StrEnum):
+    QUEUED = "queued"
+    PROCESSING = "processing"
+    DONE = "done"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Space:
+    id: str
+    slug: str
+    name: str
+    description: str
+    created_at: datetime
+    last_active_at: datetime
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A stored key: only its SHA-256 is kept; `prefix` is the part safe to show."""
+
+    id: str
+    name: str
+    prefix: str
+    sha256: str
+    grants: dict[str, Access]  # space id -> access
+    default_space_id: str | None
+    active_space_id: str | None
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: str
+    space_id: str
+    content: str
+    category: str
+    embedding: Sequence[float] | None
+    active: bool
+    created_at: datetime
+    created_by: str
+    content_hash: str
+    document_id: str | None = None
+    invalidated_at: datetime | None = None
+    invalidated_by: str | None = None
+    forget_reason: str | None = None
+    forgotten_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Relation:
+    """`source` is the newer memory, `target` the existing one it relates to."""
+
+    source_id: str
+    target_id: str
+    type: RelationType
+    created_at: datetime
+    created_by: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    space_id: str
+    title: str
+    kind: str
+    size_bytes: int
+    sha256: str
+    status: DocumentStatus
+    created_at: datetime
+    created_by: str
+    fact_count: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A memory reached from `origin_id` by walking relations (either direction)."""
+
+    origin_id: str
+    memory: Memory
+    hops: int
+    via: RelationType
+    direction: str  # "out": origin (or the hop before) points at it; "in": it points back
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    memory: Memory
+    score: float
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    """What a listing or a search is narrowed to, always inside one space."""
+
+    space_id: str
+    category: str | None = None
+    include_inactive: bool = False
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    """A memory about to be written (the store assigns nothing; the service fills every field)."""
+
+    memory: Memory
+    relations: list[Relation] = field(default_factory=list)
+    supersedes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SpaceStats:
+    active_memories: int
+    inactive_memories: int
+    relations: int
+    documents: int

@@ -1,0 +1,144 @@
+"""The narrow interfaces the services depend on. Stores, embedders and extractors implement them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from memspace.domain.models import (
+    ApiKey,
+    Document,
+    Memory,
+    MemoryFilter,
+    Neighbour,
+    Relation,
+    ScoredMemory,
+    Space,
+    SpaceStats,
+)
+
+Vector = Sequence[float]
+
+
+@dataclass(frozen=True)
+class WriteBatch:
+    """Everything one add or correction writes, applied atomically by the store.
+
+    `supersede` lists memory ids to deactivate (`invalidated_by` = the given new id). The store
+    raises `Conflict` and writes nothing when any of them is not an active memory of the space:
+    that check inside the transaction is what keeps two concurrent corrections from leaving two
+    active heads.
+    """
+
+    space_id: str
+    memories: Sequence[Memory]
+    relations: Sequence[Relation] = ()
+    supersede: dict[str, str] = field(default_factory=dict)  # old id -> new id
+    at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class PageAfter:
+    """Keyset position for newest-first listings: rows strictly older than this one."""
+
+    created_at: datetime
+    id: str
+
+
+class GraphStore(Protocol):
+    """Spaces, keys, memories, relations and documents. Every memory query is scoped to one space."""
+
+    # lifecycle
+    def ping(self) -> None:
+        """Raises Unavailable when the store cannot answer."""
+
+    def close(self) -> None: ...
+
+    # spaces
+    def create_space(self, space: Space) -> None:
+        """Raises Conflict when the slug is taken."""
+
+    def get_space(self, space_id: str) -> Space | None: ...
+
+    def get_space_by_slug(self, slug: str) -> Space | None: ...
+
+    def list_spaces(self) -> list[Space]: ...
+
+    def space_stats(self, space_id: str) -> SpaceStats: ...
+
+    # keys
+    def create_key(self, key: ApiKey) -> None: ...
+
+    def get_key(self, key_id: str) -> ApiKey | None: ...
+
+    def get_key_by_hash(self, sha256: str) -> ApiKey | None: ...
+
+    def list_keys(self) -> list[ApiKey]: ...
+
+    def revoke_key(self, key_id: str, at: datetime) -> None: ...
+
+    def set_active_space(self, key_id: str, space_id: str | None) -> None: ...
+
+    # memories
+    def write(self, batch: WriteBatch) -> None:
+        """Insert memories and relations and deactivate superseded ones, all or nothing.
+
+        Raises:
+            Conflict: a memory to supersede is missing from the space or already inactive.
+        """
+
+    def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
+        """Deactivate one active memory with a reason. Raises NotFound / Conflict."""
+
+    def get_memory(self, space_id: str, memory_id: str) -> Memory | None: ...
+
+    def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None: ...
+
+    def list_memories(
+        self, where: MemoryFilter, limit: int, after: PageAfter | None = None
+    ) -> list[Memory]:
+        """Newest first (created_at, then id, descending)."""
+
+    def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
+        """Every relation with this memory at either end."""
+
+    # search
+    def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
+        """Exactly the `limit` most cosine-similar memories of the space, best first."""
+
+    def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
+        """Full-text (BM25) match of any of the words, best first."""
+
+    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
+        """Typo-tolerant match of every word (see domain.text.max_edits), best first."""
+
+    def neighbours(
+        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
+    ) -> list[Neighbour]:
+        """Memories up to `hops` relations away in either direction, nearest first, never
+        leaving the space, each origin excluded from its own list."""
+
+    # documents
+    def add_document(self, document: Document) -> None: ...
+
+    def get_document(self, space_id: str, document_id: str) -> Document | None: ...
+
+    def list_documents(
+        self, space_id: str, limit: int, after: PageAfter | None = None
+    ) -> list[Document]: ...
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors of a fixed dimension."""
+
+    @property
+    def dimensions(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in order. Raises Unavailable when the model cannot run."""
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...

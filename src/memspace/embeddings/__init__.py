@@ -1,0 +1,1 @@
+"""Embedders: the local MiniLM model (default, offline) and any litellm embedding model."""

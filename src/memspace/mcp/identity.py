@@ -1,0 +1,44 @@
+"""How a tool learns who is calling: the HTTP auth middleware leaves the Principal in the
+request's ASGI state; tools read it from there."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+
+from memspace.domain.errors import MemspaceError
+from memspace.services.access import Principal
+
+PRINCIPAL_STATE_KEY = "memspace.principal"
+
+T = TypeVar("T")
+
+
+def principal_of(ctx: Context) -> Principal:
+    request: Any = ctx.request_context.request
+    scope = getattr(request, "scope", None) or {}
+    principal = scope.get("state", {}).get(PRINCIPAL_STATE_KEY)
+    if not isinstance(principal, Principal):
+        raise ToolError(
+            "unauthenticated: connect with an `Authorization: Bearer msk_...` header "
+            "(create a key with `memspace key create`)"
+        )
+    return principal
+
+
+@contextmanager
+def as_tool_error() -> Iterator[None]:
+    """Domain errors reach the model as their message (a bare exception would not)."""
+    try:
+        yield
+    except MemspaceError as exc:
+        raise ToolError(f"{exc.code}: {exc.message}") from exc
+
+
+def call(fn: Callable[[], T]) -> T:
+    with as_tool_error():
+        return fn()

@@ -1,0 +1,80 @@
+"""Readable text for tool results; the same data goes out as structuredContent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_types import CallToolResult, TextContent
+
+
+def result(text: str, data: dict[str, Any]) -> CallToolResult:
+    return CallToolResult(content=[TextContent(text=text)], structured_content=data)
+
+
+def _line(memory: dict[str, Any]) -> str:
+    state = "" if memory.get("active", True) else " [inactive]"
+    return f"[{memory['id']}] ({memory['category']}){state} {memory['content']}"
+
+
+def search_text(data: dict[str, Any]) -> str:
+    results = data["results"]
+    head = f"{len(results)} result(s) in space '{data['space']}' ({data['searchMode']} search)"
+    lines = [head + (":" if results else ". Nothing matched; try other words or a keyword.")]
+    for n, hit in enumerate(results, start=1):
+        lines.append(f"{n}. {_line(hit)}")
+        for rel in hit["relatedMemories"]:
+            arrow = "->" if rel["direction"] == "out" else "<-"
+            lines.append(f"     {arrow} {rel['relation']} ({rel['hops']} hop): {_line(rel)}")
+    profile = data.get("profile")
+    if profile:
+        counts = profile["counts"]
+        lines.append(
+            f"Space '{profile['slug']}': {counts['activeMemories']} active memories, "
+            f"{counts['relations']} relations."
+        )
+    return "\n".join(lines)
+
+
+def add_text(data: dict[str, Any]) -> str:
+    if data["status"] == "duplicate":
+        return (f"Already known in '{data['space']}' (exact repeat, nothing written): "
+                f"{_line(data['memories'][0])}")
+    lines = [f"Saved {len(data['memories'])} memory(ies) in '{data['space']}' ({data['mode']} mode):"]
+    lines += [f"- {_line(m)}" for m in data["memories"]]
+    for rel in data["relations"]:
+        lines.append(f"- {rel['from']} {rel['type']} {rel['to']}")
+    if data["superseded"]:
+        lines.append("Superseded (now inactive): " + ", ".join(data["superseded"]))
+    lines += [f"Warning: {w}" for w in data["warnings"]]
+    return "\n".join(lines)
+
+
+def list_text(title: str, items: list[dict[str, Any]], next_cursor: str | None) -> str:
+    lines = [f"{title}: {len(items)} shown."]
+    lines += [f"- {_line(m)}" if "content" in m else f"- {m}" for m in items]
+    if next_cursor:
+        lines.append(f"More available: call again with cursor={next_cursor}")
+    return "\n".join(lines)
+
+
+def documents_text(space: str, items: list[dict[str, Any]], next_cursor: str | None) -> str:
+    lines = [f"{len(items)} document(s) in '{space}'."]
+    lines += [
+        f"- [{d['id']}] {d['title']} ({d['kind']}, {d['status']}, {d['factCount']} facts)"
+        for d in items
+    ]
+    if next_cursor:
+        lines.append(f"More available: call again with cursor={next_cursor}")
+    return "\n".join(lines)
+
+
+def spaces_text(spaces: list[dict[str, Any]]) -> str:
+    lines = [f"{len(spaces)} space(s) this key can use:"]
+    for s in spaces:
+        marks = [m for m, on in (("active", s["isActive"]), ("default", s["isDefault"])) if on]
+        tag = f" [{', '.join(marks)}]" if marks else ""
+        lines.append(
+            f"- {s['slug']}{tag}: {s['access']}, {s['activeMemories']} memories, "
+            f"last active {s['lastActiveAt']}" + (f" — {s['description']}" if s["description"] else "")
+        )
+    return "\n".join(lines)

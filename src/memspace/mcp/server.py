@@ -1,0 +1,29 @@
+"""Builds the MCPServer for a Container."""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+
+from memspace import __version__
+from memspace.bootstrap import Container
+from memspace.mcp.tools import register_tools
+
+INSTRUCTIONS = """\
+memspace is the shared memory of your team: other agents and people read and write the same
+spaces. Search it (search_memory) before you start a task or answer a question about the
+project, and save durable facts you learn (add_memory): decisions, conventions, preferences,
+findings. One self-contained fact per memory. When a fact is wrong or outdated, correct it
+(correct_memory) rather than adding a contradicting one. listSpaces shows which spaces your key
+can use; tools act on your active space unless you pass `space`."""
+
+
+def build_mcp_server(app: Container) -> MCPServer:
+    server: MCPServer = MCPServer(
+        name="memspace",
+        title="memspace — shared team memory",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+    )
+    register_tools(server, app)
+    return server

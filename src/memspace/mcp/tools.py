@@ -1,0 +1,235 @@
+"""The model-facing tools of DESIGN §6. Each: who is calling, one service call, shape the output."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from memspace.bootstrap import Container
+from memspace.mcp import present
+from memspace.mcp.identity import call, principal_of
+from memspace.services.search import SearchRequest
+from memspace.services.views import document_json, memory_json, space_json
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+SpaceArg = Annotated[
+    str | None,
+    Field(description="Space slug (e.g. acme-project). Omit to use the key's active or default space."),
+]
+LimitArg = Annotated[int, Field(ge=1, le=100, description="Page size (1-100).")]
+CursorArg = Annotated[
+    str | None, Field(description="`nextCursor` from the previous page of the same call.")
+]
+
+
+def register_tools(server: MCPServer, app: Container) -> None:
+    """Add every model-facing tool to `server`, bound to the services of `app`."""
+
+    @server.tool(
+        name="search_memory",
+        title="Search shared memory",
+        annotations=READ_ONLY,
+        description=(
+            "Search what your team's agents and people have stored in a memory space. Call it "
+            "BEFORE starting a task, answering a question about the project, or saving something "
+            "(to avoid repeats). Pass `query` as a natural-language question (semantic + keyword "
+            "hybrid), and/or `keyword` for exact words (typos tolerated on words of 5+ letters), "
+            "and/or `category` to filter (alone it lists the newest of that category). Each "
+            "result carries `relatedMemories`: facts up to two links away — inactive ones are "
+            "history (what a correction replaced), not current truth."
+        ),
+    )
+    def search_memory(
+        ctx: Context,
+        query: Annotated[str | None, Field(description="Natural-language question or topic.")] = None,
+        keyword: Annotated[str | None, Field(description="Words that must appear (typo-tolerant).")] = None,
+        category: Annotated[str | None, Field(description="Only memories of this category.")] = None,
+        space: SpaceArg = None,
+        limit: Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")] = 10,
+        includeProfile: Annotated[bool, Field(description="Add the space profile (recent memories, counts).")] = True,  # noqa: N803
+        includeInactive: Annotated[bool, Field(description="Also return superseded or forgotten memories.")] = False,  # noqa: N803
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive)
+        data = call(lambda: app.search.search(who, request))
+        return present.result(present.search_text(data), data)
+
+    @server.tool(
+        name="add_memory",
+        title="Save or forget a memory",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
+        description=(
+            "Save a fact to the shared memory space so every agent and teammate with access finds "
+            "it on their next search: decisions, conventions, preferences, findings, who owns what. "
+            "Write one self-contained fact per call (name the subject; no 'it' or 'yesterday'). "
+            "An exact repeat of an active memory is reported as `duplicate` and not stored again. "
+            "To fix a fact that is wrong or outdated use `correct_memory` instead. With "
+            "`action: \"forget\"` it deactivates a memory (pass `memoryId`, or the exact `content`) "
+            "with a `reason`; history is kept, nothing is erased."
+        ),
+    )
+    def add_memory(
+        ctx: Context,
+        content: Annotated[str | None, Field(description="The fact to save (or, with forget, its exact text).")] = None,
+        action: Annotated[Literal["save", "forget"], Field(description="`save` (default) or `forget`.")] = "save",
+        category: Annotated[str | None, Field(description="Short label, e.g. decision, convention, preference, fact.")] = None,
+        space: SpaceArg = None,
+        memoryId: Annotated[str | None, Field(description="With forget: id of the memory to deactivate.")] = None,  # noqa: N803
+        reason: Annotated[str | None, Field(description="With forget: why it no longer holds.")] = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        if action == "forget":
+            gone = call(lambda: app.memories.forget(who, memoryId, content, reason, space))
+            data = {"status": "forgotten", "memory": memory_json(gone)}
+            return present.result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
+        added = call(lambda: app.memories.add(who, content, space, category)).as_json()
+        return present.result(present.add_text(added), added)
+
+    @server.tool(
+        name="correct_memory",
+        title="Correct a memory",
+        annotations=WRITES,
+        description=(
+            "Replace a memory that is wrong or outdated. Creates a new memory with an UPDATES link "
+            "to the old one, which becomes inactive (kept as history, shown in relatedMemories). "
+            "Get `memoryId` from search_memory or listMemories. Say in `reason` why it changed."
+        ),
+    )
+    def correct_memory(
+        ctx: Context,
+        memoryId: Annotated[str, Field(description="Id of the memory being corrected.")],  # noqa: N803
+        content: Annotated[str, Field(description="The corrected fact, complete and self-contained.")],
+        reason: Annotated[str | None, Field(description="Why the old fact no longer holds.")] = None,
+        category: Annotated[str | None, Field(description="New category; default keeps the old one.")] = None,
+        space: SpaceArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason))
+        data = added.as_json()
+        return present.result(present.add_text(data), data)
+
+    @server.tool(
+        name="listMemories",
+        title="List memories",
+        annotations=READ_ONLY,
+        description=(
+            "List the memories of a space, newest first, a page at a time (pass back `nextCursor` "
+            "for the next page). Use it to browse or review a space; use search_memory to find "
+            "something specific."
+        ),
+    )
+    def list_memories(
+        ctx: Context,
+        space: SpaceArg = None,
+        category: Annotated[str | None, Field(description="Only this category.")] = None,
+        includeInactive: Annotated[bool, Field(description="Include superseded and forgotten memories.")] = False,  # noqa: N803
+        limit: LimitArg = 20,
+        cursor: CursorArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor))
+        items = [memory_json(m) for m in page.items]
+        data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}
+        return present.result(present.list_text(f"Memories in '{slug}'", items, page.next_cursor), data)
+
+    @server.tool(
+        name="listDocuments",
+        title="List documents",
+        annotations=READ_ONLY,
+        description="List the documents (uploaded files) of a space, newest first, paged.",
+    )
+    def list_documents(
+        ctx: Context, space: SpaceArg = None, limit: LimitArg = 20, cursor: CursorArg = None
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        slug, page = call(lambda: app.documents.list(who, space, limit, cursor))
+        items = [document_json(d) for d in page.items]
+        data = {"space": slug, "documents": items, "nextCursor": page.next_cursor}
+        return present.result(present.documents_text(slug, items, page.next_cursor), data)
+
+    @server.tool(
+        name="getDocument",
+        title="Get a document",
+        annotations=READ_ONLY,
+        description="Status and details of one document of a space, by the id listDocuments gives.",
+    )
+    def get_document(
+        ctx: Context,
+        documentId: Annotated[str, Field(description="Document id.")],  # noqa: N803
+        space: SpaceArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        doc = document_json(call(lambda: app.documents.get(who, documentId, space)))
+        text = f"[{doc['id']}] {doc['title']}: {doc['kind']}, {doc['status']}, {doc['factCount']} facts"
+        return present.result(text, {"document": doc})
+
+    @server.tool(
+        name="listSpaces",
+        title="List my spaces",
+        annotations=READ_ONLY,
+        description=(
+            "The memory spaces this key can use, with access level (read / readwrite), size and "
+            "last activity, and which one is active. Call it when unsure which `space` to pass."
+        ),
+    )
+    def list_spaces(ctx: Context) -> CallToolResult:
+        who = principal_of(ctx)
+        visible = call(lambda: app.access.visible_spaces(who))
+        spaces = []
+        for item in visible:
+            stats = app.store.space_stats(item.space.id)
+            spaces.append({
+                **space_json(item.space),
+                "access": item.access.value,
+                "activeMemories": stats.active_memories,
+                "isActive": item.space.id == who.active_space_id,
+                "isDefault": item.space.id == who.default_space_id,
+            })
+        return present.result(present.spaces_text(spaces), {"spaces": spaces})
+
+    @server.tool(
+        name="whoAmI",
+        title="Who am I",
+        annotations=READ_ONLY,
+        description="The identity behind this connection's key, its grants and its active space.",
+    )
+    def who_am_i(ctx: Context) -> CallToolResult:
+        who = principal_of(ctx)
+        visible = call(lambda: app.access.visible_spaces(who))
+        slugs = {v.space.id: v.space.slug for v in visible}
+        grants = {v.space.slug: v.access.value for v in visible}
+        data = {
+            "name": who.name,
+            "keyId": who.key_id,
+            "grants": grants,
+            "defaultSpace": slugs.get(who.default_space_id or ""),
+            "activeSpace": slugs.get(who.active_space_id or ""),
+        }
+        current = data["activeSpace"] or data["defaultSpace"] or "none (pass `space`)"
+        listed = ", ".join(f"{k} ({v})" for k, v in grants.items()) or "none"
+        return present.result(f"You are '{who.name}'. Spaces: {listed}. Current space: {current}.", data)
+
+    @server.tool(
+        name="setActiveSpace",
+        title="Switch space",
+        annotations=WRITES,
+        description=(
+            "Make a space the default for this key's later calls (tools without `space` act on "
+            "it). Persists for the key until changed."
+        ),
+    )
+    def set_active_space(
+        ctx: Context, space: Annotated[str, Field(description="Slug of the space to switch to.")]
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        if not space or not space.strip():
+            raise ToolError("invalid_input: pass the slug of a space (listSpaces shows them)")
+        chosen = call(lambda: app.access.set_active_space(who, space))
+        data = {"activeSpace": chosen.space.slug, "access": chosen.access.value}
+        return present.result(f"Active space is now '{chosen.space.slug}' ({chosen.access.value}).", data)

@@ -1,0 +1,1 @@
+"""Use cases. Every rule (access, validation, relations) lives here, once."""

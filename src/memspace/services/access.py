@@ -1,0 +1,142 @@
+"""Who is calling and which space they may touch: the one place access is decided (DESIGN §5)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass, field
+
+from memspace.domain.errors import Forbidden, NotFound, Unauthenticated
+from memspace.domain.models import Access, ApiKey, Space
+from memspace.domain.ports import Clock, GraphStore
+
+KEY_PATTERN = re.compile(r"^msk_([A-Za-z0-9]{8})_([A-Za-z0-9_-]{32,64})$")
+
+
+def hash_key(raw: str) -> str:
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def generate_key() -> tuple[str, str]:
+    """A new raw key and its displayable prefix (`msk_<8 chars>`)."""
+    prefix = secrets.token_hex(4)
+    return f"msk_{prefix}_{secrets.token_urlsafe(32)}", f"msk_{prefix}"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The identity behind a call: an API key, or the local operator running the CLI."""
+
+    name: str
+    key_id: str | None
+    grants: dict[str, Access] = field(default_factory=dict)
+    default_space_id: str | None = None
+    active_space_id: str | None = None
+    operator: bool = False
+
+    @property
+    def actor(self) -> str:
+        """What `createdBy` records: the key's name, or `cli:<name>` for the operator."""
+        return self.name if not self.operator else f"cli:{self.name}"
+
+    @classmethod
+    def from_key(cls, key: ApiKey) -> Principal:
+        return cls(
+            name=key.name, key_id=key.id, grants=dict(key.grants),
+            default_space_id=key.default_space_id, active_space_id=key.active_space_id,
+        )
+
+
+@dataclass(frozen=True)
+class SpaceAccess:
+    space: Space
+    access: Access
+
+
+class AccessService:
+    """Authenticates keys and resolves the space each call acts on."""
+
+    def __init__(self, store: GraphStore, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    def authenticate(self, raw_key: str | None) -> Principal:
+        """Raises Unauthenticated for a missing, malformed, unknown or revoked key."""
+        if not raw_key:
+            raise Unauthenticated(
+                "no API key: send `Authorization: Bearer msk_...` (or `X-Api-Key`); "
+                "create one with `memspace key create`"
+            )
+        if not KEY_PATTERN.match(raw_key.strip()):
+            raise Unauthenticated("malformed API key: memspace keys look like msk_xxxxxxxx_...")
+        key = self._store.get_key_by_hash(hash_key(raw_key.strip()))
+        if key is None:
+            raise Unauthenticated("unknown API key; ask for a new one (`memspace key create`)")
+        if key.revoked_at is not None:
+            raise Unauthenticated(
+                f"API key {key.prefix} was revoked; ask the space owner for a new key"
+            )
+        return Principal.from_key(key)
+
+    @staticmethod
+    def operator(name: str = "operator") -> Principal:
+        """The local operator (CLI on the server's machine): every space, read-write."""
+        return Principal(name=name, key_id=None, operator=True)
+
+    def _not_found(self, slug: str) -> NotFound:
+        # Same words whether the space is missing or just not granted: no existence leak.
+        return NotFound(
+            f"space '{slug}' not found, or this key has no access to it; "
+            "call listSpaces to see the spaces you can use"
+        )
+
+    def access_to(self, principal: Principal, space: Space) -> Access | None:
+        if principal.operator:
+            return Access.READWRITE
+        return principal.grants.get(space.id)
+
+    def resolve(self, principal: Principal, slug: str | None, write: bool = False) -> SpaceAccess:
+        """The space a call acts on: `slug`, else the active space, else the default space.
+
+        Raises:
+            NotFound: no such space, or none this principal may see (indistinguishable).
+            Forbidden: the space is readable but `write` was asked with a read grant.
+            InvalidInput-like NotFound: no space given and none active or default.
+        """
+        space: Space | None
+        if slug:
+            space = self._store.get_space_by_slug(slug.strip())
+            if space is None or self.access_to(principal, space) is None:
+                raise self._not_found(slug)
+        else:
+            space_id = principal.active_space_id or principal.default_space_id
+            space = self._store.get_space(space_id) if space_id else None
+            if space is None or self.access_to(principal, space) is None:
+                raise NotFound(
+                    "no space given and this key has no active or default space; pass `space` "
+                    "(listSpaces shows yours) or call setActiveSpace first"
+                )
+        access = self.access_to(principal, space)
+        assert access is not None
+        if write and not access.can_write:
+            raise Forbidden(
+                f"this key can only read space '{space.slug}'; ask for a read-write grant to "
+                "save, correct or forget memories there"
+            )
+        return SpaceAccess(space, access)
+
+    def visible_spaces(self, principal: Principal) -> list[SpaceAccess]:
+        result = []
+        for space in self._store.list_spaces():
+            access = self.access_to(principal, space)
+            if access is not None:
+                result.append(SpaceAccess(space, access))
+        return result
+
+    def set_active_space(self, principal: Principal, slug: str) -> SpaceAccess:
+        if principal.key_id is None:
+            raise Forbidden("the CLI operator has no active space; pass --space instead")
+        target = self.resolve(principal, slug)
+        self._store.set_active_space(principal.key_id, target.space.id)
+        return target

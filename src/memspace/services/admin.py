@@ -1,0 +1,94 @@
+"""Operator use cases: spaces and API keys (the CLI's `space` and `key` verbs)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memspace.domain.errors import InvalidInput, NotFound
+from memspace.domain.models import Access, ApiKey, Space
+from memspace.domain.ports import Clock, GraphStore
+from memspace.services.access import generate_key, hash_key
+from memspace.services.clock import new_id
+
+SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+
+
+@dataclass(frozen=True)
+class CreatedKey:
+    key: ApiKey
+    raw: str  # shown once, never stored
+
+
+def parse_grant(text: str) -> tuple[str, Access]:
+    """`slug:rw` / `slug:r` (also `read`, `readwrite`) -> (slug, Access)."""
+    slug, _, level = text.partition(":")
+    levels = {"r": Access.READ, "read": Access.READ, "rw": Access.READWRITE,
+              "readwrite": Access.READWRITE}
+    if not slug or level.lower() not in levels:
+        raise InvalidInput(f"grant '{text}' should look like SLUG:rw or SLUG:r")
+    return slug, levels[level.lower()]
+
+
+class AdminService:
+    def __init__(self, store: GraphStore, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+
+    def create_space(self, slug: str, name: str | None = None, description: str = "") -> Space:
+        """Raises InvalidInput for a bad slug, Conflict when it is taken."""
+        slug = slug.strip().lower()
+        if not SLUG_PATTERN.match(slug):
+            raise InvalidInput(
+                f"space slug '{slug}' must be 1-63 characters of a-z, 0-9 and '-', starting "
+                "with a letter or digit (e.g. acme-project)"
+            )
+        now = self._clock.now()
+        space = Space(new_id(), slug, name or slug, description, now, now)
+        self._store.create_space(space)
+        return space
+
+    def list_spaces(self) -> list[Space]:
+        return self._store.list_spaces()
+
+    def space(self, slug: str) -> Space:
+        space = self._store.get_space_by_slug(slug)
+        if space is None:
+            raise NotFound(f"no space '{slug}'; `memspace space list` shows them")
+        return space
+
+    def create_key(
+        self, name: str, grants: dict[str, Access], default_slug: str | None = None
+    ) -> CreatedKey:
+        if not name.strip():
+            raise InvalidInput("a key needs a --name (who or what uses it, e.g. coding-agent)")
+        if not grants:
+            raise InvalidInput("a key needs at least one --grant SLUG:rw or SLUG:r")
+        by_id = {self.space(slug).id: access for slug, access in grants.items()}
+        default_id = None
+        if default_slug is not None:
+            default_id = self.space(default_slug).id
+            if default_id not in by_id:
+                raise InvalidInput(f"--default {default_slug} must be one of the granted spaces")
+        elif len(by_id) == 1:
+            default_id = next(iter(by_id))
+        raw, prefix = generate_key()
+        key = ApiKey(
+            id=new_id(), name=name.strip(), prefix=prefix, sha256=hash_key(raw), grants=by_id,
+            default_space_id=default_id, active_space_id=None, created_at=self._clock.now(),
+        )
+        self._store.create_key(key)
+        return CreatedKey(key, raw)
+
+    def list_keys(self) -> list[ApiKey]:
+        return self._store.list_keys()
+
+    def revoke_key(self, id_or_prefix: str) -> ApiKey:
+        """Accepts the key id or its displayed prefix (msk_xxxxxxxx)."""
+        matches = [k for k in self._store.list_keys() if id_or_prefix in (k.id, k.prefix)]
+        if len(matches) != 1:
+            raise NotFound(f"no single key matches '{id_or_prefix}'; `memspace key list` shows them")
+        self._store.revoke_key(matches[0].id, self._clock.now())
+        revoked = self._store.get_key(matches[0].id)
+        assert revoked is not None
+        return revoked

@@ -1,0 +1,231 @@
+"""Saving, correcting, forgetting and reading memories (DESIGN §3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from memspace.domain.errors import Conflict, InvalidInput, NotFound
+from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType
+from memspace.domain.ports import Clock, Embedder, GraphStore, PageAfter, WriteBatch
+from memspace.domain.text import content_hash
+from memspace.services.access import AccessService, Principal
+from memspace.services.clock import new_id
+from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
+from memspace.services.views import memory_json, neighbour_json, relation_json
+
+DEFAULT_CATEGORY = "general"
+MAX_CATEGORY_CHARS = 64
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_memory_chars: int = 8_000
+    max_page_size: int = 100
+
+
+@dataclass
+class AddResult:
+    """The result shape of DESIGN §3."""
+
+    status: str  # "created" | "duplicate"
+    mode: str  # "extracted" | "flat"
+    space: str
+    memories: list[Memory]
+    relations: list[Relation] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "mode": self.mode,
+            "space": self.space,
+            "memories": [memory_json(m) for m in self.memories],
+            "relations": [relation_json(r) for r in self.relations],
+            "superseded": self.superseded,
+            "warnings": self.warnings,
+            "usage": {
+                "llmCalls": self.llm_calls,
+                "promptTokens": self.prompt_tokens,
+                "completionTokens": self.completion_tokens,
+            },
+        }
+
+
+class MemoryService:
+    def __init__(
+        self,
+        store: GraphStore,
+        embedder: Embedder,
+        access: AccessService,
+        clock: Clock,
+        limits: Limits | None = None,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._access = access
+        self._clock = clock
+        self._limits = limits or Limits()
+
+    # -- validation -------------------------------------------------------------------------
+
+    def _content(self, content: str | None, what: str = "content") -> str:
+        text = (content or "").strip()
+        if not text:
+            raise InvalidInput(f"{what} is empty; pass the fact to remember as text")
+        if len(text) > self._limits.max_memory_chars:
+            raise InvalidInput(
+                f"{what} is {len(text):,} characters; one memory holds at most "
+                f"{self._limits.max_memory_chars:,} (MEMSPACE_MAX_MEMORY_CHARS). Split it into "
+                "separate facts, or upload it as a document"
+            )
+        return text
+
+    @staticmethod
+    def _category(category: str | None) -> str:
+        text = " ".join((category or "").split()).lower()
+        if len(text) > MAX_CATEGORY_CHARS:
+            raise InvalidInput(f"category is longer than {MAX_CATEGORY_CHARS} characters")
+        return text or DEFAULT_CATEGORY
+
+    def _new_memory(self, space_id: str, text: str, category: str, actor: str) -> Memory:
+        return Memory(
+            id=new_id(), space_id=space_id, content=text, category=category, embedding=None,
+            active=True, created_at=self._clock.now(), created_by=actor,
+            content_hash=content_hash(text),
+        )
+
+    def _embedded(self, memory: Memory) -> Memory:
+        [vector] = self._embedder.embed([memory.content])
+        return replace(memory, embedding=vector)
+
+    # -- use cases --------------------------------------------------------------------------
+
+    def add(
+        self,
+        principal: Principal,
+        content: str | None,
+        space: str | None = None,
+        category: str | None = None,
+    ) -> AddResult:
+        """Store one flat memory (no model), or report the active duplicate it repeats."""
+        target = self._access.resolve(principal, space, write=True)
+        text = self._content(content)
+        cat = self._category(category)
+        existing = self._store.find_active_by_hash(target.space.id, content_hash(text))
+        if existing is not None:
+            return AddResult("duplicate", "flat", target.space.slug, [existing])
+        memory = self._embedded(self._new_memory(target.space.id, text, cat, principal.actor))
+        self._store.write(WriteBatch(target.space.id, [memory], at=memory.created_at))
+        return AddResult("created", "flat", target.space.slug, [memory])
+
+    def correct(
+        self,
+        principal: Principal,
+        memory_id: str,
+        content: str | None,
+        space: str | None = None,
+        category: str | None = None,
+        reason: str | None = None,
+    ) -> AddResult:
+        """A new memory that UPDATES the old one; the old one becomes inactive, never erased."""
+        target = self._access.resolve(principal, space, write=True)
+        old = self._memory_in(target.space.id, memory_id)
+        if not old.active:
+            head = f" by '{old.invalidated_by}'" if old.invalidated_by else ""
+            raise Conflict(
+                f"memory '{old.id}' was already replaced{head} or forgotten; correct the current "
+                "version instead (search_memory shows it)"
+            )
+        text = self._content(content, "the correction")
+        if content_hash(text) == old.content_hash:
+            raise InvalidInput("the correction says exactly what the memory already says")
+        memory = self._embedded(
+            self._new_memory(target.space.id, text, self._category(category or old.category),
+                             principal.actor)
+        )
+        relation = Relation(
+            memory.id, old.id, RelationType.UPDATES, memory.created_at, principal.actor,
+            (reason or "").strip() or "corrected by hand",
+        )
+        self._store.write(
+            WriteBatch(target.space.id, [memory], [relation], {old.id: memory.id},
+                       at=memory.created_at)
+        )
+        return AddResult(
+            "created", "flat", target.space.slug, [memory], [relation], superseded=[old.id]
+        )
+
+    def forget(
+        self,
+        principal: Principal,
+        memory_id: str | None = None,
+        content: str | None = None,
+        reason: str | None = None,
+        space: str | None = None,
+    ) -> Memory:
+        """Deactivate a memory, found by id or by its exact content, with the reason recorded."""
+        target = self._access.resolve(principal, space, write=True)
+        if memory_id:
+            old = self._memory_in(target.space.id, memory_id)
+        elif content and content.strip():
+            found = self._store.find_active_by_hash(target.space.id, content_hash(content))
+            if found is None:
+                raise NotFound(
+                    "no active memory has exactly that content; search_memory to find its id, "
+                    "then forget by memoryId"
+                )
+            old = found
+        else:
+            raise InvalidInput("to forget, pass memoryId (preferred) or the exact content")
+        why = (reason or "").strip() or "forgotten on request"
+        return self._store.forget(target.space.id, old.id, why, principal.actor, self._clock.now())
+
+    def _memory_in(self, space_id: str, memory_id: str) -> Memory:
+        memory = self._store.get_memory(space_id, (memory_id or "").strip())
+        if memory is None:
+            raise NotFound(
+                f"no memory '{memory_id}' in this space; use an id returned by search_memory or "
+                "listMemories for the same space"
+            )
+        return memory
+
+    def get(self, principal: Principal, memory_id: str, space: str | None = None) -> dict[str, Any]:
+        """One memory with its direct relations and its neighbourhood (the history chain)."""
+        target = self._access.resolve(principal, space)
+        memory = self._memory_in(target.space.id, memory_id)
+        relations = self._store.relations_of(target.space.id, memory.id)
+        near = self._store.neighbours(target.space.id, [memory.id], hops=2, per_origin=20)
+        return {
+            "space": target.space.slug,
+            "memory": memory_json(memory),
+            "relations": [relation_json(r) for r in relations],
+            "relatedMemories": [neighbour_json(n) for n in near],
+        }
+
+    def list(
+        self,
+        principal: Principal,
+        space: str | None = None,
+        category: str | None = None,
+        include_inactive: bool = False,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> tuple[str, Page[Memory]]:
+        """Newest first, paged by an opaque cursor tied to this space and these filters."""
+        target = self._access.resolve(principal, space)
+        cat = self._category(category) if category else None
+        size = clamp_limit(limit, self._limits.max_page_size)
+        query = fingerprint("memories", target.space.id, category=cat, inactive=include_inactive)
+        after: PageAfter | None = decode_cursor(cursor, query) if cursor else None
+        where = MemoryFilter(target.space.id, cat, include_inactive)
+        rows = self._store.list_memories(where, size + 1, after)
+        next_cursor = None
+        if len(rows) > size:
+            rows = rows[:size]
+            next_cursor = encode_cursor(query, PageAfter(rows[-1].created_at, rows[-1].id))
+        return target.space.slug, Page(rows, next_cursor)

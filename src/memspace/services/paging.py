@@ -1,0 +1,58 @@
+"""Opaque cursors for newest-first listings, bound to the query that made them."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Generic, TypeVar
+
+from memspace.domain.errors import InvalidInput
+from memspace.domain.ports import PageAfter
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    items: list[T]
+    next_cursor: str | None
+
+
+def fingerprint(kind: str, space_id: str, **filters: object) -> str:
+    """Names the query a cursor belongs to: the listing, its space and its filters."""
+    blob = json.dumps([kind, space_id, filters], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def encode_cursor(query: str, after: PageAfter) -> str:
+    payload = {"q": query, "t": after.created_at.isoformat(), "i": after.id}
+    return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, query: str) -> PageAfter:
+    """Raises InvalidInput for a damaged cursor or one made by a different query."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        payload = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        after = PageAfter(datetime.fromisoformat(payload["t"]), str(payload["i"]))
+        made_for = str(payload["q"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidInput(
+            "this cursor is damaged; pass back `nextCursor` exactly as returned, or start again "
+            "without a cursor"
+        ) from exc
+    if made_for != query:
+        raise InvalidInput(
+            "this cursor belongs to a different listing (another space or other filters); "
+            "repeat the call that produced it, or start again without a cursor"
+        )
+    return after
+
+
+def clamp_limit(limit: int, maximum: int) -> int:
+    if limit < 1:
+        raise InvalidInput(f"limit must be between 1 and {maximum}")
+    return min(limit, maximum)

@@ -1,0 +1,1 @@
+"""GraphStore adapters: the embedded SQLite store (default) and Neo4j."""

@@ -1,0 +1,3 @@
+from memspace.stores.sqlite.store import SqliteStore
+
+__all__ = ["SqliteStore"]

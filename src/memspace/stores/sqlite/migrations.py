@@ -1,0 +1,119 @@
+"""Schema of the embedded store, as numbered migrations applied in order, each in one transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+
+# Timestamps are ISO-8601 UTC text with microseconds, so they sort as they compare.
+MIGRATIONS: list[str] = [
+    # 1: the whole first schema
+    """
+    CREATE TABLE spaces (
+        id TEXT PRIMARY KEY,
+        slug TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        last_active_at TEXT NOT NULL,
+        version INTEGER NOT NULL DEFAULT 0  -- bumped by every memory write; keys the vector cache
+    );
+    CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        sha256 TEXT NOT NULL UNIQUE,
+        default_space_id TEXT REFERENCES spaces(id),
+        active_space_id TEXT REFERENCES spaces(id),
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+    );
+    CREATE TABLE key_grants (
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        access TEXT NOT NULL CHECK (access IN ('read', 'readwrite')),
+        PRIMARY KEY (key_id, space_id)
+    );
+    CREATE TABLE documents (
+        id TEXT PRIMARY KEY,
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        title TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        size_bytes INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT,
+        fact_count INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        created_by TEXT NOT NULL
+    );
+    CREATE INDEX documents_by_space ON documents (space_id, created_at, id);
+    CREATE TABLE memories (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        content TEXT NOT NULL,
+        category TEXT NOT NULL,
+        embedding BLOB,                     -- float32, unit length
+        active INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        document_id TEXT REFERENCES documents(id),
+        invalidated_at TEXT,
+        invalidated_by TEXT,
+        forget_reason TEXT,
+        forgotten_by TEXT
+    );
+    CREATE INDEX memories_by_space_time ON memories (space_id, created_at, id);
+    CREATE INDEX memories_by_hash ON memories (space_id, content_hash) WHERE active = 1;
+    CREATE INDEX memories_by_category ON memories (space_id, category, created_at);
+    CREATE TABLE relations (
+        id INTEGER PRIMARY KEY,
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        source_id TEXT NOT NULL REFERENCES memories(id),
+        target_id TEXT NOT NULL REFERENCES memories(id),
+        type TEXT NOT NULL CHECK (type IN ('UPDATES', 'EXTENDS', 'DERIVES')),
+        created_at TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        reason TEXT
+    );
+    CREATE INDEX relations_by_source ON relations (source_id);
+    CREATE INDEX relations_by_target ON relations (target_id);
+    -- Memory content never changes after insert (corrections are new rows), so an insert
+    -- trigger is all the external-content index needs.
+    CREATE VIRTUAL TABLE memory_fts USING fts5(
+        content, content='memories', content_rowid='rowid',
+        tokenize='unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memory_fts (rowid, content) VALUES (new.rowid, new.content);
+    END;
+    CREATE VIRTUAL TABLE memory_vocab USING fts5vocab(memory_fts, 'row');
+    """,
+]
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the schema up to date; returns the version reached."""
+    conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)")
+    row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+    current = int(row[0])
+    for version, script in enumerate(MIGRATIONS, start=1):
+        if version <= current:
+            continue
+        # executescript commits first; wrap the script so it applies whole or not at all.
+        try:
+            conn.executescript(
+                f"BEGIN IMMEDIATE;\n{script}\n"
+                f"INSERT INTO schema_migrations (version) VALUES ({version});\nCOMMIT;"
+            )
+        except sqlite3.OperationalError:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            # Another process may have applied it between our read and our write.
+            done = conn.execute(
+                "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
+            ).fetchone()
+            if done is None:
+                raise
+    return len(MIGRATIONS)

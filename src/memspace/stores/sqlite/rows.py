@@ -1,0 +1,117 @@
+"""Row <-> record mapping for the embedded store."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+
+import numpy as np
+
+from memspace.domain.models import (
+    Access,
+    ApiKey,
+    Document,
+    DocumentStatus,
+    Memory,
+    Relation,
+    RelationType,
+    Space,
+)
+
+MEMORY_COLUMNS = (
+    "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
+    "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by"
+)
+
+
+def ts(value: datetime) -> str:
+    """UTC ISO-8601 with microseconds: lexical order is time order."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_ts(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+def req_ts(value: str) -> datetime:
+    parsed = parse_ts(value)
+    assert parsed is not None
+    return parsed
+
+
+def vector_blob(vector: object) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def space_from_row(row: sqlite3.Row) -> Space:
+    return Space(
+        id=row["id"],
+        slug=row["slug"],
+        name=row["name"],
+        description=row["description"],
+        created_at=req_ts(row["created_at"]),
+        last_active_at=req_ts(row["last_active_at"]),
+    )
+
+
+def key_from_row(row: sqlite3.Row, grants: dict[str, Access]) -> ApiKey:
+    return ApiKey(
+        id=row["id"],
+        name=row["name"],
+        prefix=row["prefix"],
+        sha256=row["sha256"],
+        grants=grants,
+        default_space_id=row["default_space_id"],
+        active_space_id=row["active_space_id"],
+        created_at=req_ts(row["created_at"]),
+        revoked_at=parse_ts(row["revoked_at"]),
+    )
+
+
+def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
+    blob = row["embedding"] if with_embedding else None
+    return Memory(
+        id=row["id"],
+        space_id=row["space_id"],
+        content=row["content"],
+        category=row["category"],
+        embedding=np.frombuffer(blob, dtype=np.float32).tolist() if blob else None,
+        active=bool(row["active"]),
+        created_at=req_ts(row["created_at"]),
+        created_by=row["created_by"],
+        content_hash=row["content_hash"],
+        document_id=row["document_id"],
+        invalidated_at=parse_ts(row["invalidated_at"]),
+        invalidated_by=row["invalidated_by"],
+        forget_reason=row["forget_reason"],
+        forgotten_by=row["forgotten_by"],
+    )
+
+
+def relation_from_row(row: sqlite3.Row) -> Relation:
+    return Relation(
+        source_id=row["source_id"],
+        target_id=row["target_id"],
+        type=RelationType(row["type"]),
+        created_at=req_ts(row["created_at"]),
+        created_by=row["created_by"],
+        reason=row["reason"],
+    )
+
+
+def document_from_row(row: sqlite3.Row) -> Document:
+    return Document(
+        id=row["id"],
+        space_id=row["space_id"],
+        title=row["title"],
+        kind=row["kind"],
+        size_bytes=row["size_bytes"],
+        sha256=row["sha256"],
+        status=DocumentStatus(row["status"]),
+        error=row["error"],
+        fact_count=row["fact_count"],
+        created_at=req_ts(row["created_at"]),
+        created_by=row["created_by"],
+    )

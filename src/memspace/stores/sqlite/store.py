@@ -1,0 +1,457 @@
+"""The embedded GraphStore: one SQLite file, FTS5 for text, exact vector scan, recursive CTEs."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
+
+from memspace.domain.errors import Conflict, NotFound, Unavailable
+from memspace.domain.models import (
+    Access,
+    ApiKey,
+    Document,
+    Memory,
+    MemoryFilter,
+    Neighbour,
+    Relation,
+    RelationType,
+    ScoredMemory,
+    Space,
+    SpaceStats,
+)
+from memspace.domain.ports import PageAfter, Vector, WriteBatch
+from memspace.domain.text import max_edits, words
+from memspace.stores.sqlite.migrations import migrate
+from memspace.stores.sqlite.rows import (
+    MEMORY_COLUMNS,
+    document_from_row,
+    key_from_row,
+    memory_from_row,
+    relation_from_row,
+    space_from_row,
+    ts,
+    vector_blob,
+)
+from memspace.stores.sqlite.vectors import VectorCache
+
+# How long a writer waits for another process's write lock before giving up (CLI beside server).
+BUSY_TIMEOUT_MS = 10_000
+
+
+class SqliteStore:
+    """GraphStore on one SQLite file (or `:memory:` for tests), one connection per thread."""
+
+    def __init__(self, path: Path | str) -> None:
+        self._path = str(path)
+        if self._path != ":memory:":
+            Path(self._path).parent.mkdir(parents=True, exist_ok=True)
+        else:
+            # One shared in-memory database for every thread of this store.
+            self._path = f"file:memspace-{id(self)}?mode=memory&cache=shared"
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._vectors = VectorCache()
+        self._vocab: tuple[int, list[str]] = (-1, [])
+        self._keeper = self._conn()  # keeps a shared in-memory database alive
+        migrate(self._keeper)
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(
+                    self._path, uri=self._path.startswith("file:"), check_same_thread=False,
+                    isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+                )
+            except sqlite3.Error as exc:
+                raise Unavailable(f"cannot open the SQLite store at {self._path}: {exc}") from exc
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction that takes the write lock up front (no upgrade deadlocks)."""
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def ping(self) -> None:
+        try:
+            self._conn().execute("SELECT 1").fetchone()
+        except sqlite3.Error as exc:
+            raise Unavailable(f"the SQLite store does not answer: {exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    # -- spaces -----------------------------------------------------------------------------
+
+    def create_space(self, space: Space) -> None:
+        try:
+            with self._tx() as conn:
+                conn.execute(
+                    "INSERT INTO spaces (id, slug, name, description, created_at, last_active_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (space.id, space.slug, space.name, space.description,
+                     ts(space.created_at), ts(space.last_active_at)),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise Conflict(f"a space with slug '{space.slug}' already exists") from exc
+
+    def get_space(self, space_id: str) -> Space | None:
+        row = self._conn().execute("SELECT * FROM spaces WHERE id = ?", (space_id,)).fetchone()
+        return space_from_row(row) if row else None
+
+    def get_space_by_slug(self, slug: str) -> Space | None:
+        row = self._conn().execute("SELECT * FROM spaces WHERE slug = ?", (slug,)).fetchone()
+        return space_from_row(row) if row else None
+
+    def list_spaces(self) -> list[Space]:
+        rows = self._conn().execute("SELECT * FROM spaces ORDER BY slug").fetchall()
+        return [space_from_row(r) for r in rows]
+
+    def space_stats(self, space_id: str) -> SpaceStats:
+        conn = self._conn()
+        active, inactive = conn.execute(
+            "SELECT coalesce(sum(active), 0), coalesce(sum(1 - active), 0) FROM memories "
+            "WHERE space_id = ?", (space_id,),
+        ).fetchone()
+        relations = conn.execute(
+            "SELECT count(*) FROM relations WHERE space_id = ?", (space_id,)
+        ).fetchone()[0]
+        documents = conn.execute(
+            "SELECT count(*) FROM documents WHERE space_id = ?", (space_id,)
+        ).fetchone()[0]
+        return SpaceStats(int(active), int(inactive), int(relations), int(documents))
+
+    # -- keys -------------------------------------------------------------------------------
+
+    def create_key(self, key: ApiKey) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO api_keys (id, name, prefix, sha256, default_space_id, active_space_id,"
+                " created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
+                (key.id, key.name, key.prefix, key.sha256, key.default_space_id,
+                 key.active_space_id, ts(key.created_at)),
+            )
+            conn.executemany(
+                "INSERT INTO key_grants (key_id, space_id, access) VALUES (?, ?, ?)",
+                [(key.id, space_id, access.value) for space_id, access in key.grants.items()],
+            )
+
+    def _key(self, where: str, value: str) -> ApiKey | None:
+        conn = self._conn()
+        row = conn.execute(f"SELECT * FROM api_keys WHERE {where} = ?", (value,)).fetchone()
+        if row is None:
+            return None
+        grants = conn.execute(
+            "SELECT space_id, access FROM key_grants WHERE key_id = ?", (row["id"],)
+        ).fetchall()
+        return key_from_row(row, {g["space_id"]: Access(g["access"]) for g in grants})
+
+    def get_key(self, key_id: str) -> ApiKey | None:
+        return self._key("id", key_id)
+
+    def get_key_by_hash(self, sha256: str) -> ApiKey | None:
+        return self._key("sha256", sha256)
+
+    def list_keys(self) -> list[ApiKey]:
+        ids = [r[0] for r in self._conn().execute("SELECT id FROM api_keys ORDER BY created_at")]
+        return [k for k in (self.get_key(i) for i in ids) if k is not None]
+
+    def revoke_key(self, key_id: str, at: datetime) -> None:
+        with self._tx() as conn:
+            cur = conn.execute(
+                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?",
+                (ts(at), key_id),
+            )
+            if cur.rowcount == 0:
+                raise NotFound(f"no API key with id '{key_id}'; `memspace key list` shows them")
+
+    def set_active_space(self, key_id: str, space_id: str | None) -> None:
+        with self._tx() as conn:
+            conn.execute("UPDATE api_keys SET active_space_id = ? WHERE id = ?", (space_id, key_id))
+
+    # -- memories ---------------------------------------------------------------------------
+
+    def write(self, batch: WriteBatch) -> None:
+        at = batch.at or (batch.memories[0].created_at if batch.memories else None)
+        with self._tx() as conn:
+            for old_id, new_id in batch.supersede.items():
+                cur = conn.execute(
+                    "UPDATE memories SET active = 0, invalidated_at = ?, invalidated_by = ? "
+                    "WHERE id = ? AND space_id = ? AND active = 1",
+                    (ts(at) if at else None, new_id, old_id, batch.space_id),
+                )
+                if cur.rowcount != 1:
+                    raise Conflict(
+                        f"memory '{old_id}' is no longer active (another change replaced or "
+                        "forgot it); search again and correct the current version"
+                    )
+            conn.executemany(
+                f"INSERT INTO memories ({MEMORY_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (m.id, batch.space_id, m.content, m.category,
+                     vector_blob(m.embedding) if m.embedding is not None else None,
+                     int(m.active), ts(m.created_at), m.created_by, m.content_hash, m.document_id,
+                     None, None, None, None)
+                    for m in batch.memories
+                ],
+            )
+            conn.executemany(
+                "INSERT INTO relations (space_id, source_id, target_id, type, created_at, "
+                "created_by, reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (batch.space_id, r.source_id, r.target_id, r.type.value, ts(r.created_at),
+                     r.created_by, r.reason)
+                    for r in batch.relations
+                ],
+            )
+            self._touch(conn, batch.space_id, at)
+
+    @staticmethod
+    def _touch(conn: sqlite3.Connection, space_id: str, at: datetime | None) -> None:
+        conn.execute(
+            "UPDATE spaces SET version = version + 1, "
+            "last_active_at = max(last_active_at, coalesce(?, last_active_at)) WHERE id = ?",
+            (ts(at) if at else None, space_id),
+        )
+
+    def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT active FROM memories WHERE id = ? AND space_id = ?", (memory_id, space_id)
+            ).fetchone()
+            if row is None:
+                raise NotFound(f"no memory '{memory_id}' in this space")
+            if not row[0]:
+                raise Conflict(f"memory '{memory_id}' is already inactive; nothing to forget")
+            conn.execute(
+                "UPDATE memories SET active = 0, invalidated_at = ?, forget_reason = ?, "
+                "forgotten_by = ? WHERE id = ?",
+                (ts(at), reason, by, memory_id),
+            )
+            self._touch(conn, space_id, at)
+        memory = self.get_memory(space_id, memory_id)
+        assert memory is not None
+        return memory
+
+    def get_memory(self, space_id: str, memory_id: str) -> Memory | None:
+        row = self._conn().execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ? AND space_id = ?",
+            (memory_id, space_id),
+        ).fetchone()
+        return memory_from_row(row) if row else None
+
+    def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None:
+        row = self._conn().execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE space_id = ? AND content_hash = ? "
+            "AND active = 1",
+            (space_id, content_hash),
+        ).fetchone()
+        return memory_from_row(row) if row else None
+
+    @staticmethod
+    def _filter_sql(where: MemoryFilter, alias: str = "m") -> tuple[str, list[object]]:
+        sql = f"{alias}.space_id = ?"
+        args: list[object] = [where.space_id]
+        if not where.include_inactive:
+            sql += f" AND {alias}.active = 1"
+        if where.category is not None:
+            sql += f" AND {alias}.category = ?"
+            args.append(where.category)
+        return sql, args
+
+    def list_memories(
+        self, where: MemoryFilter, limit: int, after: PageAfter | None = None
+    ) -> list[Memory]:
+        sql, args = self._filter_sql(where)
+        if after is not None:
+            sql += " AND (m.created_at, m.id) < (?, ?)"
+            args += [ts(after.created_at), after.id]
+        rows = self._conn().execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {sql} "
+            "ORDER BY m.created_at DESC, m.id DESC LIMIT ?",
+            (*args, limit),
+        ).fetchall()
+        return [memory_from_row(r) for r in rows]
+
+    def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
+        rows = self._conn().execute(
+            "SELECT * FROM relations WHERE space_id = ? AND (source_id = ? OR target_id = ?) "
+            "ORDER BY created_at, id",
+            (space_id, memory_id, memory_id),
+        ).fetchall()
+        return [relation_from_row(r) for r in rows]
+
+    # -- search -----------------------------------------------------------------------------
+
+    def _memories_by_rowid(self, scored: list[tuple[int, float]]) -> list[ScoredMemory]:
+        if not scored:
+            return []
+        rows = self._conn().execute(
+            f"SELECT rowid, {MEMORY_COLUMNS} FROM memories WHERE rowid IN "
+            "(SELECT value FROM json_each(?))",
+            (json.dumps([r for r, _ in scored]),),
+        ).fetchall()
+        by_rowid = {r["rowid"]: memory_from_row(r) for r in rows}
+        return [ScoredMemory(by_rowid[r], s) for r, s in scored if r in by_rowid]
+
+    def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
+        query = np.asarray(embedding, dtype=np.float32)
+        hits = self._vectors.top_k(
+            self._conn(), where.space_id, query, limit, where.category, where.include_inactive
+        )
+        return self._memories_by_rowid(hits)
+
+    def _fts(self, where: MemoryFilter, match: str, limit: int) -> list[ScoredMemory]:
+        sql, args = self._filter_sql(where)
+        rows = self._conn().execute(
+            "SELECT f.rowid, bm25(memory_fts) AS rank FROM memory_fts f "
+            f"JOIN memories m ON m.rowid = f.rowid WHERE memory_fts MATCH ? AND {sql} "
+            "ORDER BY rank LIMIT ?",
+            (match, *args, limit),
+        ).fetchall()
+        # bm25() is lower-is-better and negative; report the usual positive score.
+        return self._memories_by_rowid([(r[0], -float(r[1])) for r in rows])
+
+    def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
+        terms = words(text)
+        if not terms:
+            return []
+        return self._fts(where, " OR ".join(f'"{t}"' for t in terms), limit)
+
+    def _vocabulary(self) -> list[str]:
+        conn = self._conn()
+        marker = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0])
+        if self._vocab[0] != marker:
+            terms = [r[0] for r in conn.execute("SELECT term FROM memory_vocab")]
+            self._vocab = (marker, terms)
+        return self._vocab[1]
+
+    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
+        terms = words(keyword)
+        if not terms:
+            return []
+        vocabulary = self._vocabulary()
+        groups: list[str] = []
+        for term in terms:
+            edits = max_edits(term)
+            variants = {term}
+            if edits:
+                matches = process.extract(
+                    term, vocabulary, scorer=DamerauLevenshtein.distance,
+                    score_cutoff=edits, limit=None,
+                )
+                variants.update(m[0] for m in matches)
+            groups.append("(" + " OR ".join(f'"{v}"' for v in sorted(variants)) + ")")
+        return self._fts(where, " AND ".join(groups), limit)
+
+    def neighbours(
+        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
+    ) -> list[Neighbour]:
+        if not memory_ids or hops < 1:
+            return []
+        # Each step follows an edge out of (source) or into (target) the current node; the
+        # hop bound ends the recursion, UNION drops repeated rows, so cycles cannot loop.
+        rows = self._conn().execute(
+            """
+            WITH RECURSIVE
+            origins(id) AS (SELECT value FROM json_each(:ids)),
+            steps(node, next, type, direction) AS (
+                SELECT source_id, target_id, type, 'out' FROM relations WHERE space_id = :space
+                UNION ALL
+                SELECT target_id, source_id, type, 'in' FROM relations WHERE space_id = :space
+            ),
+            walk(origin, node, hops, via, direction) AS (
+                SELECT o.id, s.next, 1, s.type, s.direction
+                FROM origins o JOIN steps s ON s.node = o.id
+                UNION
+                SELECT w.origin, s.next, w.hops + 1, s.type, s.direction
+                FROM walk w JOIN steps s ON s.node = w.node
+                WHERE w.hops < :hops
+            ),
+            nearest AS (
+                SELECT origin, node, min(hops) AS hops, via, direction FROM walk
+                WHERE node != origin GROUP BY origin, node
+            ),
+            ranked AS (
+                SELECT n.*, row_number() OVER (
+                    PARTITION BY n.origin ORDER BY n.hops, m.created_at DESC) AS rn
+                FROM nearest n JOIN memories m ON m.id = n.node AND m.space_id = :space
+            )
+            SELECT r.origin, r.hops, r.via, r.direction, """
+            + ", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))
+            + """
+            FROM ranked r JOIN memories m ON m.id = r.node
+            WHERE r.rn <= :per ORDER BY r.origin, r.hops, m.created_at DESC
+            """,
+            {"ids": json.dumps(list(memory_ids)), "space": space_id, "hops": hops,
+             "per": per_origin},
+        ).fetchall()
+        return [
+            Neighbour(
+                origin_id=r["origin"], memory=memory_from_row(r), hops=int(r["hops"]),
+                via=RelationType(r["via"]), direction=r["direction"],
+            )
+            for r in rows
+        ]
+
+    # -- documents --------------------------------------------------------------------------
+
+    def add_document(self, document: Document) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO documents (id, space_id, title, kind, size_bytes, sha256, status, "
+                "error, fact_count, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (document.id, document.space_id, document.title, document.kind,
+                 document.size_bytes, document.sha256, document.status.value, document.error,
+                 document.fact_count, ts(document.created_at), document.created_by),
+            )
+
+    def get_document(self, space_id: str, document_id: str) -> Document | None:
+        row = self._conn().execute(
+            "SELECT * FROM documents WHERE id = ? AND space_id = ?", (document_id, space_id)
+        ).fetchone()
+        return document_from_row(row) if row else None
+
+    def list_documents(
+        self, space_id: str, limit: int, after: PageAfter | None = None
+    ) -> list[Document]:
+        sql, args = "space_id = ?", [space_id]
+        if after is not None:
+            sql += " AND (created_at, id) < (?, ?)"
+            args += [ts(after.created_at), after.id]
+        rows = self._conn().execute(
+            f"SELECT * FROM documents WHERE {sql} ORDER BY created_at DESC, id DESC LIMIT ?",
+            (*args, limit),
+        ).fetchall()
+        return [document_from_row(r) for r in rows]
