@@ -27,6 +27,11 @@ our_pid() { [[ -n "${1:-}" ]] && grep -qaF -- "$MAIN_CLASS" "/proc/$1/cmdline" 2
 die() { echo "neo4j-local: $*" >&2; exit 1; }
 fail() { echo "neo4j-local: $*" >&2; if [[ -f "$LOG_FILE" ]]; then echo "--- last lines of $LOG_FILE:" >&2; tail -n 40 "$LOG_FILE" >&2; fi; exit 1; }
 
+# Serialise concurrent start.sh runs (e.g. parallel test workers): one builds and starts, the
+# others wait here and then find it running. fd 9 is closed for the server (9>&- below).
+exec 9>"$DIR/.start.lock"
+flock -w 600 9 || die "could not take $DIR/.start.lock"
+
 # --- already running? -------------------------------------------------------------------------
 PID=""
 if [[ -f "$PID_FILE" ]]; then
@@ -56,7 +61,10 @@ if [[ -z "$PID" ]]; then
         command -v mvn >/dev/null || die "mvn not found (needs Maven and Java 17)"
         echo "neo4j-local: building (mvn package; the first build downloads ~160 MB from Maven Central)"
         rm -rf "$DIR/target/lib"   # drop jars of an older Neo4j version
-        (cd "$DIR" && mvn -q -B -Dstyle.color=never package) || fail "mvn package failed"
+        if ! (cd "$DIR" && mvn -q -B package) >"$DIR/build.log" 2>&1; then
+            tail -n 40 "$DIR/build.log" >&2
+            die "mvn package failed (full output in $DIR/build.log)"
+        fi
         touch "$STAMP"
     fi
     command -v "$JAVA" >/dev/null || die "java not found (needs Java 17 or 21)"
@@ -91,7 +99,7 @@ if [[ -z "$PID" ]]; then
     nohup setsid "$JAVA" "${JAVA_OPTS[@]}" "${EXTRA_OPTS[@]}" \
         -cp "$DIR/target/classes:$DIR/target/lib/*" "$MAIN_CLASS" \
         --port "$PORT" --data-dir "$DATA_DIR" --pagecache "$PAGECACHE" \
-        >"$LOG_FILE" 2>&1 </dev/null &
+        >"$LOG_FILE" 2>&1 </dev/null 9>&- &
     PID=$!
     echo "$PID" >"$PID_FILE"
     echo "neo4j-local: started pid $PID (log $LOG_FILE, data $DATA_DIR)"

@@ -34,9 +34,43 @@ def max_edits(term: str) -> int:
     one edit (`shcema` -> `schema`); eight and more tolerate two (`migraiton` -> `migration`
     is one transposition). These are Lucene's fuzzy-query bounds (AUTO:5,8 in Elasticsearch
     terms), which is what the Neo4j store runs natively; the SQLite store applies the same rule
-    with a Damerau-Levenshtein scan of its vocabulary, so both stores answer alike.
+    with a Damerau-Levenshtein scan of its vocabulary. Both stores then keep only words that
+    pass `tolerated`, which takes the budget of the shorter word so the rule is symmetric.
     """
-    length = len(term)
+    return _edits_for_length(len(term))
+
+
+def tolerated(term: str, candidate: str) -> bool:
+    """Does a stored word `candidate` match the keyword `term` under the typo rule?
+
+    The budget comes from the *shorter* of the two words, so the rule is symmetric: `plan`
+    never matches `plant` and `plant` never matches `plan`, while `migraiton` matches
+    `migration`.
+    """
+    if term == candidate:
+        return True
+    budget = _edits_for_length(min(len(term), len(candidate)))
+    if budget == 0 or abs(len(term) - len(candidate)) > budget:
+        return False
+    return osa_distance(term, candidate) <= budget
+
+
+def osa_distance(a: str, b: str) -> int:
+    """Optimal-string-alignment distance: insertions, deletions, substitutions, transpositions."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[len(b)]
+
+
+def _edits_for_length(length: int) -> int:
     if length <= 4:
         return 0
     if length <= 7:

@@ -29,7 +29,7 @@ from memspace.domain.models import (
     SpaceStats,
 )
 from memspace.domain.ports import PageAfter, Vector, WriteBatch
-from memspace.domain.text import max_edits, words
+from memspace.domain.text import max_edits, tolerated, words
 from memspace.stores.sqlite.migrations import migrate
 from memspace.stores.sqlite.rows import (
     MEMORY_COLUMNS,
@@ -226,6 +226,15 @@ class SqliteStore:
                     for m in batch.memories
                 ],
             )
+            ends = {r.source_id for r in batch.relations} | {r.target_id for r in batch.relations}
+            if ends:
+                found = conn.execute(
+                    "SELECT count(*) FROM memories WHERE space_id = ? AND id IN "
+                    "(SELECT value FROM json_each(?))",
+                    (batch.space_id, json.dumps(sorted(ends))),
+                ).fetchone()[0]
+                if found != len(ends):
+                    raise NotFound("a relation points at a memory that is not in this space")
             conn.executemany(
                 "INSERT INTO relations (space_id, source_id, target_id, type, created_at, "
                 "created_by, reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -371,7 +380,7 @@ class SqliteStore:
                     term, vocabulary, scorer=DamerauLevenshtein.distance,
                     score_cutoff=edits, limit=None,
                 )
-                variants.update(m[0] for m in matches)
+                variants.update(m[0] for m in matches if tolerated(term, m[0]))
             groups.append("(" + " OR ".join(f'"{v}"' for v in sorted(variants)) + ")")
         return self._fts(where, " AND ".join(groups), limit)
 

@@ -1,0 +1,29 @@
+"""Shared fixtures: where Neo4j comes from, and the CI rule that a skip of a real part fails."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def skip_or_fail(reason: str) -> None:
+    """Outside CI a missing real part skips; under CI=true it is a failure."""
+    if IN_CI:
+        pytest.fail(f"CI=true and {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri() -> Iterator[str]:
+    """A Bolt URI of a real Neo4j: MEMSPACE_TEST_NEO4J_URI, testcontainers, or tools/neo4j-local."""
+    from tests.support.neo4j_server import Neo4jUnavailable, neo4j_server
+
+    try:
+        with neo4j_server() as uri:
+            yield uri
+    except Neo4jUnavailable as exc:
+        skip_or_fail(f"no Neo4j server: {exc}")

@@ -1,0 +1,312 @@
+"""The GraphStore contract: every behaviour of the port, once, for every store."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+
+from memspace.domain.errors import Conflict, NotFound
+from memspace.domain.models import (
+    Access,
+    ApiKey,
+    Document,
+    DocumentStatus,
+    MemoryFilter,
+    RelationType,
+)
+from memspace.domain.ports import GraphStore, PageAfter, WriteBatch
+from memspace.domain.text import content_hash
+from tests.support import builders as b
+from tests.support.fakes import HashEmbedder
+
+EMBED = HashEmbedder()
+
+
+def vec(text: str) -> list[float]:
+    return EMBED.embed([text])[0]
+
+
+def new_space(store: GraphStore, slug: str = "acme"):
+    space = b.space(slug)
+    store.create_space(space)
+    return space
+
+
+def add(store: GraphStore, space_id: str, content: str, **kw):
+    memory = b.memory(space_id, content, vec(content), **kw)
+    store.write(WriteBatch(space_id, [memory]))
+    return memory
+
+
+# -- spaces and keys --------------------------------------------------------------------------
+
+
+def test_spaces_are_found_by_id_and_slug(store: GraphStore) -> None:
+    space = new_space(store)
+    assert store.get_space(space.id) == space
+    assert store.get_space_by_slug(space.slug) == space
+    assert space in store.list_spaces()
+    assert store.get_space_by_slug("no-such-space-anywhere") is None
+
+
+def test_a_taken_slug_is_a_conflict(store: GraphStore) -> None:
+    space = new_space(store)
+    with pytest.raises(Conflict):
+        store.create_space(replace(space, id=space.id + "-other"))
+
+
+def test_keys_keep_grants_and_can_be_revoked(store: GraphStore) -> None:
+    one, two = new_space(store), new_space(store)
+    key = ApiKey(
+        id=f"key-{one.id}", name="agent", prefix="msk_abcd1234", sha256=f"hash-{one.id}",
+        grants={one.id: Access.READWRITE, two.id: Access.READ}, default_space_id=one.id,
+        active_space_id=None, created_at=b.BASE,
+    )
+    store.create_key(key)
+    assert store.get_key_by_hash(key.sha256) == key
+    store.set_active_space(key.id, two.id)
+    active = store.get_key(key.id)
+    assert active is not None and active.active_space_id == two.id
+    store.revoke_key(key.id, b.BASE + timedelta(days=1))
+    revoked = store.get_key(key.id)
+    assert revoked is not None and revoked.revoked_at == b.BASE + timedelta(days=1)
+    assert any(k.id == key.id for k in store.list_keys())
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def test_written_memories_read_back_whole(store: GraphStore) -> None:
+    space = new_space(store)
+    memory = add(store, space.id, "The API gateway is Kong", category="architecture")
+    got = store.get_memory(space.id, memory.id)
+    assert got is not None
+    assert (got.content, got.category, got.active, got.created_at) == (
+        "The API gateway is Kong", "architecture", True, memory.created_at)
+    assert store.find_active_by_hash(space.id, content_hash("the api gateway is  KONG")) == got
+
+
+def test_a_memory_is_invisible_from_another_space(store: GraphStore) -> None:
+    mine, other = new_space(store), new_space(store)
+    memory = add(store, mine.id, "Secret roadmap item")
+    assert store.get_memory(other.id, memory.id) is None
+    assert store.find_active_by_hash(other.id, memory.content_hash) is None
+
+
+def test_updates_edge_deactivates_the_old_fact(store: GraphStore) -> None:
+    space = new_space(store)
+    old = add(store, space.id, "Deploys happen on Tuesday")
+    new = b.memory(space.id, "Deploys happen on Thursday", vec("Deploys happen on Thursday"))
+    edge = b.relation(new, old, RelationType.UPDATES)
+    store.write(WriteBatch(space.id, [new], [edge], {old.id: new.id}, at=new.created_at))
+    retired = store.get_memory(space.id, old.id)
+    assert retired is not None and not retired.active
+    assert retired.invalidated_by == new.id and retired.invalidated_at == new.created_at
+    assert store.relations_of(space.id, old.id) == [edge]
+
+
+def test_superseding_an_inactive_memory_conflicts_and_writes_nothing(store: GraphStore) -> None:
+    space = new_space(store)
+    old = add(store, space.id, "Lunch is at noon")
+    first = b.memory(space.id, "Lunch is at one", vec("Lunch is at one"))
+    store.write(WriteBatch(space.id, [first], [b.relation(first, old, RelationType.UPDATES)],
+                           {old.id: first.id}))
+    late = b.memory(space.id, "Lunch is at two", vec("Lunch is at two"))
+    with pytest.raises(Conflict):
+        store.write(WriteBatch(space.id, [late], [b.relation(late, old, RelationType.UPDATES)],
+                               {old.id: late.id}))
+    assert store.get_memory(space.id, late.id) is None
+    assert store.relations_of(space.id, old.id) == store.relations_of(space.id, first.id)
+    assert len(store.relations_of(space.id, old.id)) == 1
+
+
+def test_a_relation_cannot_reach_into_another_space(store: GraphStore) -> None:
+    mine, other = new_space(store), new_space(store)
+    theirs = add(store, other.id, "Their fact")
+    new = b.memory(mine.id, "My fact", vec("My fact"))
+    with pytest.raises((NotFound, Conflict)):
+        store.write(WriteBatch(mine.id, [new], [b.relation(new, theirs)]))
+    assert store.get_memory(mine.id, new.id) is None
+    assert store.relations_of(other.id, theirs.id) == []
+
+
+def test_forget_records_why_and_only_once(store: GraphStore) -> None:
+    space = new_space(store)
+    memory = add(store, space.id, "Use tabs")
+    at = b.BASE + timedelta(days=2)
+    gone = store.forget(space.id, memory.id, "team switched to spaces", "alice", at)
+    assert (gone.active, gone.forget_reason, gone.forgotten_by, gone.invalidated_at) == (
+        False, "team switched to spaces", "alice", at)
+    with pytest.raises(Conflict):
+        store.forget(space.id, memory.id, "again", "alice", at)
+    with pytest.raises(NotFound):
+        store.forget(space.id, "no-such-memory", "x", "alice", at)
+
+
+# -- listing ----------------------------------------------------------------------------------
+
+
+def test_listing_is_newest_first_and_pages_without_gaps(store: GraphStore) -> None:
+    space = new_space(store)
+    made = [add(store, space.id, f"fact number {i}", minutes=i) for i in range(7)]
+    where = MemoryFilter(space.id)
+    first = store.list_memories(where, 3)
+    assert [m.id for m in first] == [m.id for m in reversed(made)][:3]
+    seen = list(first)
+    while True:
+        page = store.list_memories(where, 3, PageAfter(seen[-1].created_at, seen[-1].id))
+        if not page:
+            break
+        seen += page
+    assert [m.id for m in seen] == [m.id for m in reversed(made)]
+
+
+def test_listing_filters_category_and_inactive(store: GraphStore) -> None:
+    space = new_space(store)
+    keep = add(store, space.id, "Postgres 16", category="stack")
+    add(store, space.id, "Standup at 9", category="process")
+    gone = add(store, space.id, "Redis 6", category="stack")
+    store.forget(space.id, gone.id, "removed", "bob", b.BASE + timedelta(days=1))
+    stack = store.list_memories(MemoryFilter(space.id, "stack"), 10)
+    assert [m.id for m in stack] == [keep.id]
+    everything = store.list_memories(MemoryFilter(space.id, "stack", include_inactive=True), 10)
+    assert {m.id for m in everything} == {keep.id, gone.id}
+
+
+def test_space_stats_count_what_is_there(store: GraphStore) -> None:
+    space = new_space(store)
+    a = add(store, space.id, "alpha")
+    c = b.memory(space.id, "alpha two", vec("alpha two"))
+    store.write(WriteBatch(space.id, [c], [b.relation(c, a, RelationType.UPDATES)], {a.id: c.id}))
+    stats = store.space_stats(space.id)
+    assert (stats.active_memories, stats.inactive_memories, stats.relations, stats.documents) == (
+        1, 1, 1, 0)
+
+
+# -- search -----------------------------------------------------------------------------------
+
+
+def test_vector_search_returns_the_exact_top_k_of_the_space(store: GraphStore) -> None:
+    space, other = new_space(store), new_space(store)
+    texts = [f"service {w} owns the billing queue" for w in ("alpha", "beta", "gamma")]
+    texts += ["lunch menu on friday", "holiday calendar for march"]
+    made = {t: add(store, space.id, t) for t in texts}
+    add(store, other.id, "service alpha owns the billing queue")  # same text, other space
+    hits = store.vector_search(MemoryFilter(space.id), vec("service alpha owns the billing queue"), 3)
+    assert [h.memory.id for h in hits][0] == made[texts[0]].id
+    assert hits[0].score == pytest.approx(1.0, abs=1e-3)
+    assert all(h.memory.space_id == space.id for h in hits)
+    assert len(hits) == 3 and hits[0].score >= hits[1].score >= hits[2].score
+    assert {h.memory.id for h in hits[1:]} == {made[texts[1]].id, made[texts[2]].id}
+
+
+def test_vector_search_skips_inactive_unless_asked_and_filters_category(store: GraphStore) -> None:
+    space = new_space(store)
+    gone = add(store, space.id, "queue retention is 7 days", category="ops")
+    kept = add(store, space.id, "queue retention is 14 days", category="ops")
+    add(store, space.id, "queue retention doc owner is Ann", category="people")
+    store.forget(space.id, gone.id, "changed", "ann", b.BASE + timedelta(days=1))
+    probe = vec("queue retention is 7 days")
+    active = store.vector_search(MemoryFilter(space.id, "ops"), probe, 5)
+    assert [h.memory.id for h in active] == [kept.id]
+    both = store.vector_search(MemoryFilter(space.id, "ops", include_inactive=True), probe, 5)
+    assert [h.memory.id for h in both][0] == gone.id
+
+
+def test_text_search_ranks_by_bm25_within_the_space(store: GraphStore) -> None:
+    space, other = new_space(store), new_space(store)
+    best = add(store, space.id, "kafka kafka cluster sizing for kafka consumers")
+    some = add(store, space.id, "the kafka cluster is in eu-west")
+    add(store, space.id, "nothing relevant here")
+    add(store, other.id, "kafka everywhere kafka kafka")
+    hits = store.text_search(MemoryFilter(space.id), "kafka sizing", 10)
+    assert [h.memory.id for h in hits] == [best.id, some.id]
+    assert hits[0].score > hits[1].score > 0
+
+
+def test_keyword_search_tolerates_typos_in_long_words(store: GraphStore) -> None:
+    space = new_space(store)
+    target = add(store, space.id, "The schema migration runs before every deploy")
+    assert [h.memory.id for h in store.keyword_search(MemoryFilter(space.id), "migraiton", 5)] == [
+        target.id]
+    assert [h.memory.id for h in store.keyword_search(MemoryFilter(space.id), "shcema", 5)] == [
+        target.id]
+
+
+def test_keyword_search_keeps_short_words_exact(store: GraphStore) -> None:
+    space = new_space(store)
+    plant = add(store, space.id, "The plant in the lobby needs water")
+    plan = add(store, space.id, "The plan for Q3 is hiring")
+    assert [h.memory.id for h in store.keyword_search(MemoryFilter(space.id), "plan", 5)] == [plan.id]
+    assert [h.memory.id for h in store.keyword_search(MemoryFilter(space.id), "plant", 5)] == [
+        plant.id]
+
+
+def test_keyword_search_needs_every_word(store: GraphStore) -> None:
+    space = new_space(store)
+    both = add(store, space.id, "release checklist for mobile")
+    add(store, space.id, "release notes for web")
+    hits = store.keyword_search(MemoryFilter(space.id), "release mobile", 5)
+    assert [h.memory.id for h in hits] == [both.id]
+
+
+# -- graph ------------------------------------------------------------------------------------
+
+
+def test_neighbours_reach_two_hops_in_either_direction_and_no_further(store: GraphStore) -> None:
+    space = new_space(store)
+    a, bb, c, d = (add(store, space.id, f"chain link {x}") for x in "abcd")
+    # a <- b <- c <- d : each newer one extends the older one
+    store.write(WriteBatch(space.id, [], [b.relation(bb, a), b.relation(c, bb), b.relation(d, c)]))
+    near = store.neighbours(space.id, [a.id], hops=2)
+    assert {(n.memory.id, n.hops) for n in near} == {(bb.id, 1), (c.id, 2)}
+    assert all(n.origin_id == a.id and n.direction == "in" for n in near)
+    middle = store.neighbours(space.id, [bb.id], hops=2)
+    assert {(n.memory.id, n.hops, n.direction) for n in middle} == {
+        (a.id, 1, "out"), (c.id, 1, "in"), (d.id, 2, "in")}
+
+
+def test_neighbours_survive_cycles(store: GraphStore) -> None:
+    space = new_space(store)
+    a, bb = add(store, space.id, "cycle one"), add(store, space.id, "cycle two")
+    store.write(WriteBatch(space.id, [], [b.relation(a, bb, RelationType.DERIVES),
+                                          b.relation(bb, a, RelationType.DERIVES)]))
+    near = store.neighbours(space.id, [a.id, bb.id], hops=2)
+    assert sorted((n.origin_id, n.memory.id, n.hops) for n in near) == sorted(
+        [(a.id, bb.id, 1), (bb.id, a.id, 1)])
+
+
+def test_neighbours_flag_inactive_memories_and_respect_the_bound(store: GraphStore) -> None:
+    space = new_space(store)
+    hub = add(store, space.id, "hub fact")
+    spokes = [add(store, space.id, f"spoke {i}") for i in range(6)]
+    store.write(WriteBatch(space.id, [], [b.relation(s, hub) for s in spokes]))
+    store.forget(space.id, spokes[0].id, "wrong", "eve", b.BASE + timedelta(days=3))
+    near = store.neighbours(space.id, [hub.id], hops=2, per_origin=4)
+    assert len(near) == 4
+    full = store.neighbours(space.id, [hub.id], hops=2, per_origin=50)
+    flags = {n.memory.id: n.memory.active for n in full}
+    assert flags[spokes[0].id] is False and sum(flags.values()) == 5
+
+
+# -- documents --------------------------------------------------------------------------------
+
+
+def test_documents_are_listed_per_space_newest_first(store: GraphStore) -> None:
+    space, other = new_space(store), new_space(store)
+    docs = [
+        Document(f"doc-{space.id}-{i}", space.id, f"notes {i}", "markdown", 100 + i, f"sha{i}",
+                 DocumentStatus.QUEUED, b.BASE + timedelta(minutes=i), "alice")
+        for i in range(3)
+    ]
+    for doc in docs:
+        store.add_document(doc)
+    assert store.get_document(space.id, docs[0].id) == docs[0]
+    assert store.get_document(other.id, docs[0].id) is None
+    page = store.list_documents(space.id, 2)
+    assert [d.id for d in page] == [docs[2].id, docs[1].id]
+    rest = store.list_documents(space.id, 2, PageAfter(page[-1].created_at, page[-1].id))
+    assert [d.id for d in rest] == [docs[0].id]
+    assert store.list_documents(other.id, 10) == []

@@ -1,0 +1,40 @@
+"""Small builders for records, so tests say only what matters to them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+import uuid
+from itertools import count
+
+from memspace.domain.models import Memory, Relation, RelationType, Space
+from memspace.domain.text import content_hash
+
+_seq = count(1)
+# Unique per run, so tests can share one long-lived Neo4j database without colliding.
+_RUN = uuid.uuid4().hex[:8]
+BASE = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+def space(slug: str = "acme") -> Space:
+    n = next(_seq)
+    return Space(f"space-{_RUN}-{n}", f"{slug}-{_RUN}-{n}", slug.title(), "", BASE, BASE)
+
+
+def memory(
+    space_id: str,
+    content: str,
+    embedding: list[float] | None = None,
+    category: str = "general",
+    minutes: int | None = None,
+) -> Memory:
+    n = next(_seq)
+    at = BASE + timedelta(minutes=minutes if minutes is not None else n)
+    return Memory(
+        id=f"mem-{_RUN}-{n:06d}", space_id=space_id, content=content, category=category,
+        embedding=embedding, active=True, created_at=at, created_by="test",
+        content_hash=content_hash(content),
+    )
+
+
+def relation(source: Memory, target: Memory, kind: RelationType = RelationType.EXTENDS) -> Relation:
+    return Relation(source.id, target.id, kind, source.created_at, "test", f"{kind.value} for test")
