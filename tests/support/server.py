@@ -1,0 +1,68 @@
+"""Run the real app with uvicorn on 127.0.0.1 in a background thread, and talk MCP to it."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx2
+import uvicorn
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CallToolResult
+
+from memspace.api.app import create_app
+from memspace.bootstrap import Container
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running_server(container: Container) -> Iterator[str]:
+    """Serve `container` over HTTP; yields the base URL (http://127.0.0.1:PORT)."""
+    port = free_port()
+    config = uvicorn.Config(create_app(container, warm_up=False), host="127.0.0.1", port=port,
+                            log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@contextlib.asynccontextmanager
+async def mcp_client(base_url: str, key: str | None, header: str = "bearer") -> AsyncIterator[Client]:
+    """An mcp 2.x Client over streamable HTTP presenting `key` as a Bearer token or X-Api-Key."""
+    headers = {}
+    if key is not None:
+        headers = {"Authorization": f"Bearer {key}"} if header == "bearer" else {"X-Api-Key": key}
+    http = httpx2.AsyncClient(headers=headers, timeout=30)
+    async with http, Client(streamable_http_client(f"{base_url}/mcp", http_client=http)) as client:
+        yield client
+
+
+def data(result: CallToolResult) -> Any:
+    """structuredContent of a successful call (fails loudly with the error text otherwise)."""
+    assert not result.is_error, result.content[0].text  # type: ignore[union-attr]
+    return result.structured_content
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error, f"expected an error, got {result.structured_content}"
+    return str(result.content[0].text)  # type: ignore[union-attr]
