@@ -195,7 +195,7 @@ def test_vector_search_returns_the_exact_top_k_of_the_space(store: GraphStore) -
     made = {t: add(store, space.id, t) for t in texts}
     add(store, other.id, "service alpha owns the billing queue")  # same text, other space
     hits = store.vector_search(MemoryFilter(space.id), vec("service alpha owns the billing queue"), 3)
-    assert [h.memory.id for h in hits][0] == made[texts[0]].id
+    assert next(h.memory.id for h in hits) == made[texts[0]].id
     assert hits[0].score == pytest.approx(1.0, abs=1e-3)
     assert all(h.memory.space_id == space.id for h in hits)
     assert len(hits) == 3 and hits[0].score >= hits[1].score >= hits[2].score
@@ -212,7 +212,7 @@ def test_vector_search_skips_inactive_unless_asked_and_filters_category(store: G
     active = store.vector_search(MemoryFilter(space.id, "ops"), probe, 5)
     assert [h.memory.id for h in active] == [kept.id]
     both = store.vector_search(MemoryFilter(space.id, "ops", include_inactive=True), probe, 5)
-    assert [h.memory.id for h in both][0] == gone.id
+    assert next(h.memory.id for h in both) == gone.id
 
 
 def test_text_search_ranks_by_bm25_within_the_space(store: GraphStore) -> None:

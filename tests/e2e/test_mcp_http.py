@@ -18,7 +18,7 @@ async def test_tools_are_listed_with_instructions(deployment: Deployment) -> Non
     space = deployment.space("tools")
     async with mcp_client(deployment.url, deployment.key("lister", {space: "r"})) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert ALL_TOOLS <= set(tools)
+    assert set(tools) >= ALL_TOOLS
     assert "BEFORE" in (tools["search_memory"].description or "")
     assert tools["search_memory"].annotations and tools["search_memory"].annotations.read_only_hint
 
@@ -38,7 +38,7 @@ async def test_two_keys_on_one_space_see_each_others_writes_at_once(deployment: 
         assert found["searchMode"] == "hybrid" and found["profile"]["counts"]["activeMemories"] == 1
         data(await b.call_tool("add_memory", {"content": "Webhook signatures use HMAC-SHA256"}))
         listed = data(await a.call_tool("listMemories", {}))
-        assert [m["content"] for m in listed["memories"]][0] == "Webhook signatures use HMAC-SHA256"
+        assert next(m["content"] for m in listed["memories"]) == "Webhook signatures use HMAC-SHA256"
 
 
 async def test_a_key_of_another_space_sees_nothing_through_any_tool(deployment: Deployment) -> None:

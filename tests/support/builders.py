@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 import uuid
+from datetime import UTC, datetime, timedelta
 from itertools import count
 
 from memspace.domain.models import Memory, Relation, RelationType, Space

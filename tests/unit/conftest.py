@@ -1,0 +1,37 @@
+"""Services over an in-memory SQLite store, a hashing embedder and a stepping clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
+from memspace.domain.models import Access
+from memspace.services.access import Principal
+from memspace.stores.sqlite import SqliteStore
+from tests.support.fakes import HashEmbedder, StepClock
+
+
+@dataclass
+class World:
+    app: Container
+    embedder: HashEmbedder
+
+    def principal(self, grants: dict[str, str], name: str = "agent") -> Principal:
+        levels = {"rw": Access.READWRITE, "r": Access.READ}
+        created = self.app.admin.create_key(name, {s: levels[g] for s, g in grants.items()})
+        return self.app.access.authenticate(created.raw)
+
+
+@pytest.fixture
+def world() -> Iterator[World]:
+    embedder = HashEmbedder()
+    settings = Settings(_env_file=None, max_memory_chars=200)  # type: ignore[call-arg]
+    app = build(settings, store=SqliteStore(":memory:"), embedder=embedder, clock=StepClock())
+    for slug in ("acme", "other"):
+        app.admin.create_space(slug)
+    yield World(app, embedder)
+    app.close()

@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import pytest
+
+from memspace.domain.errors import Conflict, Forbidden, InvalidInput, NotFound
+from memspace.domain.models import MemoryFilter
+from tests.unit.conftest import World
+
+
+def test_add_stores_one_flat_memory_with_its_author(world: World) -> None:
+    who = world.principal({"acme": "rw"}, name="coder")
+    result = world.app.memories.add(who, "  Releases are cut on Mondays ", category="Process")
+    assert (result.status, result.mode, result.space) == ("created", "flat", "acme")
+    [memory] = result.memories
+    assert (memory.content, memory.category, memory.created_by) == (
+        "Releases are cut on Mondays", "process", "coder")
+    assert result.as_json()["usage"] == {"llmCalls": 0, "promptTokens": 0, "completionTokens": 0}
+
+
+def test_an_exact_repeat_is_a_duplicate_without_embedding(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    first = world.app.memories.add(who, "Releases are cut on Mondays")
+    calls = world.embedder.calls
+    again = world.app.memories.add(who, "releases   ARE cut on mondays")
+    assert again.status == "duplicate" and again.memories[0].id == first.memories[0].id
+    assert world.embedder.calls == calls
+
+
+@pytest.mark.parametrize("content, words", [("", "empty"), ("  \n ", "empty"), (None, "empty"),
+                                            ("x" * 201, "at most 200")])
+def test_unusable_content_is_refused_and_nothing_is_written(
+    world: World, content: str | None, words: str
+) -> None:
+    who = world.principal({"acme": "rw"})
+    with pytest.raises(InvalidInput, match=words):
+        world.app.memories.add(who, content)
+    space = world.app.store.get_space_by_slug("acme")
+    assert space is not None and world.app.store.space_stats(space.id).active_memories == 0
+
+
+def test_correct_replaces_the_fact_and_keeps_the_old_one_as_history(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    old = world.app.memories.add(who, "The CI runs on Jenkins", category="tooling").memories[0]
+    result = world.app.memories.correct(who, old.id, "The CI runs on GitHub Actions", reason="moved")
+    [new] = result.memories
+    assert result.superseded == [old.id] and new.category == "tooling"
+    detail = world.app.memories.get(who, new.id)
+    assert [(r["type"], r["to"], r["reason"]) for r in detail["relations"]] == [
+        ("UPDATES", old.id, "moved")]
+    assert detail["relatedMemories"][0]["active"] is False
+    with pytest.raises(Conflict, match="already replaced"):
+        world.app.memories.correct(who, old.id, "The CI runs on CircleCI")
+
+
+def test_a_correction_must_change_something(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    old = world.app.memories.add(who, "Ports are 8000 and 8001").memories[0]
+    with pytest.raises(InvalidInput, match="exactly what"):
+        world.app.memories.correct(who, old.id, "ports are 8000 and 8001")
+
+
+def test_read_keys_cannot_add_correct_or_forget(world: World) -> None:
+    writer = world.principal({"acme": "rw"})
+    reader = world.principal({"acme": "r"}, name="reader")
+    memory = world.app.memories.add(writer, "Fact one").memories[0]
+    with pytest.raises(Forbidden):
+        world.app.memories.add(reader, "Fact two")
+    with pytest.raises(Forbidden):
+        world.app.memories.correct(reader, memory.id, "Fact one, corrected")
+    with pytest.raises(Forbidden):
+        world.app.memories.forget(reader, memory.id)
+
+
+def test_forget_by_id_or_exact_content(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    one = world.app.memories.add(who, "Temporary note one").memories[0]
+    world.app.memories.add(who, "Temporary note two")
+    assert world.app.memories.forget(who, memory_id=one.id, reason="done").forget_reason == "done"
+    gone = world.app.memories.forget(who, content="temporary NOTE two")
+    assert gone.forget_reason == "forgotten on request"
+    with pytest.raises(NotFound, match="exactly that content"):
+        world.app.memories.forget(who, content="never said")
+    with pytest.raises(InvalidInput):
+        world.app.memories.forget(who)
+
+
+def test_memories_of_another_space_are_not_found(world: World) -> None:
+    mine = world.principal({"acme": "rw"})
+    theirs = world.principal({"other": "rw"}, name="outsider")
+    memory = world.app.memories.add(mine, "Our secret").memories[0]
+    with pytest.raises(NotFound):
+        world.app.memories.get(theirs, memory.id)
+    with pytest.raises(NotFound):
+        world.app.memories.correct(theirs, memory.id, "Their version")
+    space = world.app.store.get_space_by_slug("acme")
+    assert space is not None
+    assert [m.active for m in world.app.store.list_memories(MemoryFilter(space.id), 10)] == [True]
+
+
+def test_listing_pages_are_bound_to_their_query(world: World) -> None:
+    who = world.principal({"acme": "rw", "other": "rw"})
+    for i in range(5):
+        world.app.memories.add(who, f"note {i}", space="acme")
+    _, first = world.app.memories.list(who, "acme", limit=2)
+    assert first.next_cursor is not None
+    _, second = world.app.memories.list(who, "acme", limit=2, cursor=first.next_cursor)
+    assert [m.content for m in first.items + second.items] == ["note 4", "note 3", "note 2", "note 1"]
+    with pytest.raises(InvalidInput, match="different listing"):
+        world.app.memories.list(who, "other", limit=2, cursor=first.next_cursor)
+    with pytest.raises(InvalidInput, match="between 1 and"):
+        world.app.memories.list(who, "acme", limit=0)

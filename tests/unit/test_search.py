@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import pytest
+
+from memspace.domain.errors import InvalidInput
+from memspace.domain.models import Memory, ScoredMemory
+from memspace.services.search import SearchRequest, fuse
+from tests.support import builders as b
+from tests.unit.conftest import World
+
+
+def _hits(*ids: str) -> list[ScoredMemory]:
+    return [ScoredMemory(Memory(i, "s", i, "c", None, True, b.BASE, "t", i), 0.0) for i in ids]
+
+
+def test_fusion_rewards_agreement_between_rankings() -> None:
+    fused = fuse([_hits("a", "b", "c"), _hits("d", "b", "e")])
+    assert [m.id for m, _, _ in fused] == ["b", "a", "d", "c", "e"]
+    assert {m.id: lists for m, _, lists in fused}["b"] == [0, 1]
+
+
+def test_search_needs_something_to_search_for(world: World) -> None:
+    who = world.principal({"acme": "r"})
+    with pytest.raises(InvalidInput, match="at least one of"):
+        world.app.search.search(who, SearchRequest(query="   "))
+
+
+def test_hybrid_search_finds_by_meaning_and_words(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    for text in ["Deploys need two approvals", "The cafeteria opens at eight",
+                 "Rollbacks need one approval"]:
+        world.app.memories.add(who, text)
+    found = world.app.search.search(who, SearchRequest(query="how many approvals do deploys need"))
+    assert found["searchMode"] == "hybrid"
+    assert found["results"][0]["content"] == "Deploys need two approvals"
+    assert set(found["results"][0]["matchedBy"]) == {"vector", "text"}
+    assert found["profile"]["counts"]["activeMemories"] == 3
+
+
+def test_category_alone_lists_the_newest_of_it(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    world.app.memories.add(who, "Use black", category="style")
+    world.app.memories.add(who, "Lunch at noon", category="office")
+    world.app.memories.add(who, "Use ruff", category="Style")
+    found = world.app.search.search(who, SearchRequest(category="style", include_profile=False))
+    assert found["searchMode"] == "category" and "profile" not in found
+    assert [r["content"] for r in found["results"]] == ["Use ruff", "Use black"]
+
+
+def test_keyword_with_query_keeps_only_keyword_matches(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    world.app.memories.add(who, "Staging database is Postgres")
+    world.app.memories.add(who, "Production database is Postgres")
+    found = world.app.search.search(who, SearchRequest(query="database", keyword="prodution"))
+    assert found["searchMode"] == "hybrid+keyword"
+    assert [r["content"] for r in found["results"]] == ["Production database is Postgres"]
+
+
+def test_every_hit_carries_its_two_hop_neighbourhood(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    first = world.app.memories.add(who, "Team size is four").memories[0]
+    second = world.app.memories.correct(who, first.id, "Team size is five").memories[0]
+    third = world.app.memories.correct(who, second.id, "Team size is six").memories[0]
+    found = world.app.search.search(who, SearchRequest(query="team size"))
+    [hit] = found["results"]
+    assert hit["id"] == third.id
+    assert [(r["id"], r["hops"], r["active"]) for r in hit["relatedMemories"]] == [
+        (second.id, 1, False), (first.id, 2, False)]
+
+
+def test_oversized_queries_are_refused(world: World) -> None:
+    who = world.principal({"acme": "r"})
+    with pytest.raises(InvalidInput, match="MEMSPACE_MAX_QUERY_CHARS"):
+        world.app.search.search(who, SearchRequest(query="q" * 5000))
