@@ -109,3 +109,15 @@ def test_listing_pages_are_bound_to_their_query(world: World) -> None:
         world.app.memories.list(who, "other", limit=2, cursor=first.next_cursor)
     with pytest.raises(InvalidInput, match="between 1 and"):
         world.app.memories.list(who, "acme", limit=0)
+
+
+def test_bulk_add_skips_repeats_and_writes_the_rest(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    world.app.memories.add(who, "Already known")
+    result = world.app.memories.add_many(
+        who, ["First", "Second", "first", "Already known", "Third"], batch_size=2)
+    assert (result.created, result.duplicates) == (3, 2)
+    space = world.app.store.get_space_by_slug("acme")
+    assert space is not None
+    stored = world.app.store.list_memories(MemoryFilter(space.id), 10)
+    assert sorted(m.content for m in stored) == ["Already known", "First", "Second", "Third"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -54,6 +55,13 @@ class AddResult:
                 "completionTokens": self.completion_tokens,
             },
         }
+
+
+@dataclass
+class AddManyResult:
+    space: str
+    created: int = 0
+    duplicates: int = 0
 
 
 class MemoryService:
@@ -122,6 +130,38 @@ class MemoryService:
         memory = self._embedded(self._new_memory(target.space.id, text, cat, principal.actor))
         self._store.write(WriteBatch(target.space.id, [memory], at=memory.created_at))
         return AddResult("created", "flat", target.space.slug, [memory])
+
+    def add_many(
+        self,
+        principal: Principal,
+        contents: Sequence[str],
+        space: str | None = None,
+        category: str | None = None,
+        batch_size: int = 512,
+    ) -> AddManyResult:
+        """Bulk flat import: batched embedding and writes; repeats (in the input or already
+        active in the space) are skipped and counted. Each batch is one transaction."""
+        target = self._access.resolve(principal, space, write=True)
+        cat = self._category(category)
+        texts = [self._content(c) for c in contents]
+        seen: set[str] = set()
+        result = AddManyResult(target.space.slug)
+        for start in range(0, len(texts), batch_size):
+            fresh: list[Memory] = []
+            for text in texts[start:start + batch_size]:
+                digest = content_hash(text)
+                if digest in seen or self._store.find_active_by_hash(target.space.id, digest):
+                    result.duplicates += 1
+                    continue
+                seen.add(digest)
+                fresh.append(self._new_memory(target.space.id, text, cat, principal.actor))
+            if not fresh:
+                continue
+            vectors = self._embedder.embed([m.content for m in fresh])
+            batch = [replace(m, embedding=v) for m, v in zip(fresh, vectors, strict=True)]
+            self._store.write(WriteBatch(target.space.id, batch, at=batch[-1].created_at))
+            result.created += len(batch)
+        return result
 
     def correct(
         self,

@@ -67,6 +67,7 @@ MIGRATIONS: list[str] = [
     CREATE INDEX memories_by_space_time ON memories (space_id, created_at, id);
     CREATE INDEX memories_by_hash ON memories (space_id, content_hash) WHERE active = 1;
     CREATE INDEX memories_by_category ON memories (space_id, category, created_at);
+    CREATE INDEX memories_by_state ON memories (space_id, active);
     CREATE TABLE relations (
         id INTEGER PRIMARY KEY,
         space_id TEXT NOT NULL REFERENCES spaces(id),
@@ -79,6 +80,7 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX relations_by_source ON relations (source_id);
     CREATE INDEX relations_by_target ON relations (target_id);
+    CREATE INDEX relations_by_space ON relations (space_id);
     -- Memory content never changes after insert (corrections are new rows), so an insert
     -- trigger is all the external-content index needs.
     CREATE VIRTUAL TABLE memory_fts USING fts5(

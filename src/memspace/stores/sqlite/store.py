@@ -29,7 +29,7 @@ from memspace.domain.models import (
     SpaceStats,
 )
 from memspace.domain.ports import PageAfter, Vector, WriteBatch
-from memspace.domain.text import max_edits, tolerated, words
+from memspace.domain.text import max_edits, query_words, tolerated, words
 from memspace.stores.sqlite.migrations import migrate
 from memspace.stores.sqlite.rows import (
     MEMORY_COLUMNS,
@@ -353,7 +353,7 @@ class SqliteStore:
         return self._memories_by_rowid([(r[0], -float(r[1])) for r in rows])
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
-        terms = words(text)
+        terms = query_words(text)
         if not terms:
             return []
         return self._fts(where, " OR ".join(f'"{t}"' for t in terms), limit)

@@ -1,0 +1,52 @@
+# memspace — every check is one command. `make help` lists them.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+PYTEST_ARGS ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help install run test test-fast lint typecheck check neo4j neo4j-stop bench clean
+
+help:  ## list the targets
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+
+# The venv is reused: pip only runs again when pyproject.toml changes. torch is a few GB
+# (PyPI ships the CUDA build), so never rebuild the venv just to run the tests.
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	@touch $(STAMP)
+
+install: $(STAMP)  ## create .venv and install memspace with its dev tools
+
+run: install  ## start the server on the embedded store (creates a demo space and key on first run)
+	$(VENV)/bin/memspace serve --demo
+
+test: install  ## all tests: unit, contract (SQLite + a real Neo4j), end-to-end over MCP/HTTP
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: install  ## unit tests only (no model, no server)
+	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
+
+lint: install  ## ruff on src and tests
+	$(VENV)/bin/ruff check src tests
+
+typecheck: install  ## mypy --strict on src
+	$(VENV)/bin/mypy
+
+check: lint typecheck test  ## lint, type check and test
+
+neo4j:  ## start a local Neo4j 5.26 (Java 17 + Maven, no Docker) on bolt://127.0.0.1:7687
+	tools/neo4j-local/start.sh
+
+neo4j-stop:  ## stop the local Neo4j
+	tools/neo4j-local/stop.sh
+
+bench: install  ## print latency and throughput figures (see bench/README.md)
+	$(PY) bench/bench_service.py
+
+clean:  ## remove caches (keeps .venv and data)
+	rm -rf .pytest_cache .mypy_cache .ruff_cache tests/artifacts

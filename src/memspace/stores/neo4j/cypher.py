@@ -1,0 +1,283 @@
+"""Every Cypher statement and Lucene query string the Neo4j store sends, in one place.
+
+Each memory query names the space (`$space`): a space is a property in the one database, so a
+statement that forgot it would read across spaces.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memspace.domain.models import MemoryFilter
+from memspace.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX
+
+EDGE_TYPES = "UPDATES|EXTENDS|DERIVES"
+
+
+def memory_fields(var: str) -> str:
+    """A map projection of a memory without its embedding (no read path needs it back)."""
+    return (
+        f"{var} {{.id, .spaceId, .content, .category, .active, .createdAt, .createdBy, "
+        ".contentHash, .documentId, .invalidatedAt, .invalidatedBy, .forgetReason, .forgottenBy}"
+    )
+
+
+def memory_filter(where: MemoryFilter, var: str = "m") -> tuple[str, dict[str, object]]:
+    """The WHERE condition (and its parameters) that scopes memories to a filter."""
+    condition = f"{var}.spaceId = $space"
+    params: dict[str, object] = {"space": where.space_id}
+    if not where.include_inactive:
+        condition += f" AND {var}.active = true"
+    if where.category is not None:
+        condition += f" AND {var}.category = $category"
+        params["category"] = where.category
+    return condition, params
+
+
+# -- spaces -----------------------------------------------------------------------------------
+
+SPACE_FIELDS = "s {.id, .slug, .name, .description, .createdAt, .lastActiveAt}"
+CREATE_SPACE = "CREATE (s:Space) SET s = $props"
+GET_SPACE = f"MATCH (s:Space {{id: $id}}) RETURN {SPACE_FIELDS} AS space"
+GET_SPACE_BY_SLUG = f"MATCH (s:Space {{slug: $slug}}) RETURN {SPACE_FIELDS} AS space"
+LIST_SPACES = f"MATCH (s:Space) RETURN {SPACE_FIELDS} AS space ORDER BY s.slug"
+SPACE_STATS = f"""
+CALL {{ MATCH (m:Memory {{spaceId: $space}})
+       RETURN count(CASE WHEN m.active THEN 1 END) AS active,
+              count(CASE WHEN NOT m.active THEN 1 END) AS inactive }}
+CALL {{ MATCH (:Memory {{spaceId: $space}})-[r:{EDGE_TYPES}]->(:Memory {{spaceId: $space}})
+       RETURN count(r) AS relations }}
+CALL {{ MATCH (d:Document {{spaceId: $space}}) RETURN count(d) AS documents }}
+RETURN active, inactive, relations, documents
+"""
+# Last activity only moves forward, whatever order concurrent writers commit in.
+TOUCH_SPACE = """
+MATCH (s:Space {id: $space})
+SET s.lastActiveAt = CASE WHEN $at > s.lastActiveAt THEN $at ELSE s.lastActiveAt END
+"""
+SPACE_EXISTS = "MATCH (s:Space {id: $space}) RETURN count(s) AS found"
+
+# -- keys -------------------------------------------------------------------------------------
+
+CREATE_KEY = """
+CREATE (k:ApiKey) SET k = $props
+WITH k
+UNWIND $grants AS grant
+MATCH (s:Space {id: grant.space})
+CREATE (k)-[:GRANTS {access: grant.access}]->(s)
+RETURN count(*) AS granted
+"""
+_KEY_FIELDS = """
+k {.id, .name, .prefix, .sha256, .defaultSpaceId, .activeSpaceId, .createdAt, .revokedAt} AS key,
+[(k)-[g:GRANTS]->(s:Space) | [s.id, g.access]] AS grants
+"""
+GET_KEY = f"MATCH (k:ApiKey {{id: $id}}) RETURN {_KEY_FIELDS}"
+GET_KEY_BY_HASH = f"MATCH (k:ApiKey {{sha256: $sha256}}) RETURN {_KEY_FIELDS}"
+LIST_KEYS = f"MATCH (k:ApiKey) RETURN {_KEY_FIELDS} ORDER BY k.createdAt, k.id"
+REVOKE_KEY = """
+MATCH (k:ApiKey {id: $id}) SET k.revokedAt = coalesce(k.revokedAt, $at) RETURN count(k) AS found
+"""
+SET_ACTIVE_SPACE = "MATCH (k:ApiKey {id: $id}) SET k.activeSpaceId = $space"
+
+# -- writing memories -------------------------------------------------------------------------
+
+# Setting a property takes the node's write lock, held to commit; the check that follows in a
+# separate statement then reads what a concurrent writer committed (Neo4j's lost-update recipe).
+LOCK_MEMORIES = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id}) WHERE m.spaceId = $space
+SET m._lock = true
+"""
+COUNT_ACTIVE = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id}) WHERE m.spaceId = $space AND m.active = true
+RETURN count(m) AS found
+"""
+CREATE_MEMORIES = "UNWIND $rows AS row CREATE (m:Memory) SET m = row"
+COUNT_MEMORIES = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id}) WHERE m.spaceId = $space
+RETURN count(m) AS found
+"""
+COUNT_DOCUMENTS = """
+UNWIND $ids AS id
+MATCH (d:Document {id: id}) WHERE d.spaceId = $space
+RETURN count(d) AS found
+"""
+LINK_DOCUMENTS = """
+UNWIND $rows AS row
+MATCH (d:Document {id: row.document}), (m:Memory {id: row.memory})
+WHERE d.spaceId = $space AND m.spaceId = $space
+CREATE (d)-[:HAS_FACT]->(m)
+"""
+
+
+def create_relations(edge_type: str) -> str:
+    """Cypher 5 cannot take a relationship type as a parameter: one statement per type."""
+    if edge_type not in EDGE_TYPES.split("|"):
+        raise ValueError(f"unknown relation type {edge_type!r}")
+    return f"""
+UNWIND $rows AS row
+MATCH (s:Memory {{id: row.source}}), (t:Memory {{id: row.target}})
+WHERE s.spaceId = $space AND t.spaceId = $space
+CREATE (s)-[:{edge_type} {{createdAt: row.createdAt, createdBy: row.createdBy, reason: row.reason}}]->(t)
+"""
+
+
+SUPERSEDE = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.old}) WHERE m.spaceId = $space
+SET m.active = false, m.invalidatedAt = $at, m.invalidatedBy = row.new
+REMOVE m._lock
+"""
+FORGET_STATE = "MATCH (m:Memory {id: $id}) WHERE m.spaceId = $space RETURN m.active AS active"
+FORGET = f"""
+MATCH (m:Memory {{id: $id}}) WHERE m.spaceId = $space
+SET m.active = false, m.invalidatedAt = $at, m.forgetReason = $reason, m.forgottenBy = $by
+REMOVE m._lock
+RETURN {memory_fields("m")} AS memory
+"""
+
+# -- reading memories -------------------------------------------------------------------------
+
+GET_MEMORY = f"""
+MATCH (m:Memory {{id: $id}}) WHERE m.spaceId = $space RETURN {memory_fields("m")} AS memory
+"""
+FIND_ACTIVE_BY_HASH = f"""
+MATCH (m:Memory {{spaceId: $space, contentHash: $hash}}) WHERE m.active = true
+RETURN {memory_fields("m")} AS memory ORDER BY m.createdAt DESC LIMIT 1
+"""
+
+
+def list_memories(condition: str, paged: bool) -> str:
+    after = " AND (m.createdAt < $at OR (m.createdAt = $at AND m.id < $id))" if paged else ""
+    return f"""
+MATCH (m:Memory) WHERE {condition}{after}
+RETURN {memory_fields("m")} AS memory ORDER BY m.createdAt DESC, m.id DESC LIMIT $limit
+"""
+
+
+RELATIONS_OF = f"""
+MATCH (m:Memory {{id: $id}})-[r:{EDGE_TYPES}]-(other:Memory)
+WHERE m.spaceId = $space AND other.spaceId = $space
+WITH DISTINCT r
+RETURN startNode(r).id AS source, endNode(r).id AS target, type(r) AS type,
+       r.createdAt AS createdAt, r.createdBy AS createdBy, r.reason AS reason
+ORDER BY r.createdAt, source, target, type
+"""
+
+
+def neighbours(hops: int) -> str:
+    """Shortest walk per (origin, neighbour) over relations in either direction, in ONE query.
+
+    `via` is the type of the walk's last relation; `direction` is "out" when that relation
+    points from the node before at the neighbour. A variable-length pattern never reuses a
+    relationship and is bounded by `hops`, so cycles cannot loop. Cypher 5 cannot take the
+    bound as a parameter, hence the int literal.
+    """
+    return f"""
+UNWIND $ids AS oid
+MATCH (o:Memory {{id: oid}}) WHERE o.spaceId = $space
+MATCH p = (o)-[:{EDGE_TYPES}*1..{int(hops)}]-(n:Memory)
+WHERE n <> o AND all(x IN nodes(p) WHERE x.spaceId = $space)
+WITH o, n, p ORDER BY length(p)
+WITH o, n, collect(p)[0] AS p
+WITH o, n, length(p) AS hops, last(relationships(p)) AS r
+ORDER BY hops, n.createdAt DESC, n.id
+WITH o, collect({{n: n, hops: hops, via: type(r),
+                 direction: CASE WHEN endNode(r) = n THEN 'out' ELSE 'in' END}})[..$per] AS near
+UNWIND near AS x
+WITH o, x, x.n AS n
+RETURN o.id AS origin, x.hops AS hops, x.via AS via, x.direction AS direction,
+       {memory_fields("n")} AS memory
+ORDER BY origin, hops, n.createdAt DESC, n.id
+"""
+
+
+# -- documents --------------------------------------------------------------------------------
+
+DOCUMENT_FIELDS = (
+    "d {.id, .spaceId, .title, .kind, .sizeBytes, .sha256, .status, .error, .factCount, "
+    ".createdAt, .createdBy}"
+)
+CREATE_DOCUMENT = "CREATE (d:Document) SET d = $props"
+GET_DOCUMENT = f"""
+MATCH (d:Document {{id: $id}}) WHERE d.spaceId = $space RETURN {DOCUMENT_FIELDS} AS document
+"""
+
+
+def list_documents(paged: bool) -> str:
+    after = " AND (d.createdAt < $at OR (d.createdAt = $at AND d.id < $id))" if paged else ""
+    return f"""
+MATCH (d:Document) WHERE d.spaceId = $space{after}
+RETURN {DOCUMENT_FIELDS} AS document ORDER BY d.createdAt DESC, d.id DESC LIMIT $limit
+"""
+
+
+# -- search -----------------------------------------------------------------------------------
+
+
+def vector_scan(condition: str) -> str:
+    """Exact cosine ranking over the space's memories (see Neo4jStore.vector_search).
+
+    `vector.similarity.cosine` answers (1 + cos) / 2; the query maps it back to a plain cosine
+    so scores read the same as the SQLite store's. Zero vectors have no cosine (null): skipped.
+    """
+    return f"""
+MATCH (m:Memory) WHERE {condition} AND size(m.embedding) = size($vector)
+WITH m, vector.similarity.cosine(m.embedding, $vector) AS similarity
+WHERE similarity IS NOT NULL
+RETURN {memory_fields("m")} AS memory, 2 * similarity - 1 AS score
+ORDER BY similarity DESC, m.createdAt DESC, m.id LIMIT $limit
+"""
+
+
+def vector_index(condition: str) -> str:
+    """Approximate nearest neighbours from the vector index, over-fetched, then scoped."""
+    return f"""
+CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $vector) YIELD node AS m, score
+WITH m, score WHERE {condition}
+RETURN {memory_fields("m")} AS memory, 2 * score - 1 AS score
+ORDER BY score DESC LIMIT $limit
+"""
+
+
+def text_query(condition: str) -> str:
+    return f"""
+CALL db.index.fulltext.queryNodes('{TEXT_INDEX}', $lucene, {{limit: $fetch}}) YIELD node AS m, score
+WITH m, score WHERE {condition}
+RETURN {memory_fields("m")} AS memory, score
+ORDER BY score DESC, m.createdAt DESC, m.id LIMIT $limit
+"""
+
+
+# -- Lucene -----------------------------------------------------------------------------------
+
+_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+
+
+def lucene_escape(term: str) -> str:
+    """Backslash-escape Lucene's query syntax (`+ - && || ! ( ) { } [ ] ^ " ~ * ? : \\ /`)."""
+    return _LUCENE_SPECIAL.sub(r"\\\1", term)
+
+
+def lucene_in_space(space_id: str, content_query: str) -> str:
+    """Require the space inside Lucene, so another space's matches cannot crowd ours out.
+
+    The space clause is boosted to zero, so scores stay the BM25 of the content alone. The
+    analyzer may split an id into several tokens, so the Cypher filter on `spaceId` stays.
+    """
+    return f'+spaceId:"{lucene_escape(space_id)}"^0 +({content_query})'
+
+
+def lucene_any(terms: list[str]) -> str:
+    """Any of the words, each as an exact (quoted) term."""
+    return " OR ".join(f'content:"{lucene_escape(t)}"' for t in terms)
+
+
+def lucene_fuzzy_all(terms: list[tuple[str, int]]) -> str:
+    """Every word, each within its edit budget (0 = exact term)."""
+    return " AND ".join(
+        f"content:{lucene_escape(t)}~{edits}" if edits else f'content:"{lucene_escape(t)}"'
+        for t, edits in terms
+    )

@@ -1,0 +1,123 @@
+"""Domain records <-> Neo4j properties (camelCase, as DESIGN §2 names them).
+
+Datetimes go in as aware UTC (the driver stores a zoned DateTime with nanosecond precision)
+and come back through `to_native()`, which keeps the microseconds, so a record read back
+compares equal to the one written.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from memspace.domain.models import (
+    Access,
+    ApiKey,
+    Document,
+    DocumentStatus,
+    Memory,
+    Relation,
+    RelationType,
+    Space,
+)
+from memspace.domain.ports import Vector
+
+Props = dict[str, Any]
+
+
+def utc(value: datetime) -> datetime:
+    return value.astimezone(UTC)
+
+
+def floats(vector: Vector) -> list[float]:
+    return [float(x) for x in vector]
+
+
+def _dt(value: Any) -> datetime:
+    return cast(datetime, value.to_native())
+
+
+def _opt_dt(value: Any) -> datetime | None:
+    return None if value is None else _dt(value)
+
+
+def space_props(space: Space) -> Props:
+    return {
+        "id": space.id, "slug": space.slug, "name": space.name, "description": space.description,
+        "createdAt": utc(space.created_at), "lastActiveAt": utc(space.last_active_at),
+    }
+
+
+def space_from(p: Props) -> Space:
+    return Space(p["id"], p["slug"], p["name"], p["description"], _dt(p["createdAt"]),
+                 _dt(p["lastActiveAt"]))
+
+
+def key_props(key: ApiKey) -> Props:
+    return {
+        "id": key.id, "name": key.name, "prefix": key.prefix, "sha256": key.sha256,
+        "defaultSpaceId": key.default_space_id, "activeSpaceId": key.active_space_id,
+        "createdAt": utc(key.created_at),
+        "revokedAt": utc(key.revoked_at) if key.revoked_at is not None else None,
+    }
+
+
+def key_from(p: Props, grants: list[list[str]]) -> ApiKey:
+    return ApiKey(
+        id=p["id"], name=p["name"], prefix=p["prefix"], sha256=p["sha256"],
+        grants={space_id: Access(access) for space_id, access in grants},
+        default_space_id=p["defaultSpaceId"], active_space_id=p["activeSpaceId"],
+        created_at=_dt(p["createdAt"]), revoked_at=_opt_dt(p["revokedAt"]),
+    )
+
+
+def memory_props(space_id: str, m: Memory) -> Props:
+    """A new memory's properties; `null` ones are simply not stored."""
+    return {
+        "id": m.id, "spaceId": space_id, "content": m.content, "category": m.category,
+        "embedding": floats(m.embedding) if m.embedding is not None else None,
+        "active": m.active, "createdAt": utc(m.created_at), "createdBy": m.created_by,
+        "contentHash": m.content_hash, "documentId": m.document_id,
+        "invalidatedAt": utc(m.invalidated_at) if m.invalidated_at is not None else None,
+        "invalidatedBy": m.invalidated_by, "forgetReason": m.forget_reason,
+        "forgottenBy": m.forgotten_by,
+    }
+
+
+def memory_from(p: Props) -> Memory:
+    """A memory as read back; like the SQLite store, without its embedding."""
+    return Memory(
+        id=p["id"], space_id=p["spaceId"], content=p["content"], category=p["category"],
+        embedding=None, active=p["active"], created_at=_dt(p["createdAt"]),
+        created_by=p["createdBy"], content_hash=p["contentHash"], document_id=p["documentId"],
+        invalidated_at=_opt_dt(p["invalidatedAt"]), invalidated_by=p["invalidatedBy"],
+        forget_reason=p["forgetReason"], forgotten_by=p["forgottenBy"],
+    )
+
+
+def relation_props(r: Relation) -> Props:
+    return {"source": r.source_id, "target": r.target_id, "createdAt": utc(r.created_at),
+            "createdBy": r.created_by, "reason": r.reason}
+
+
+def relation_from(p: Props) -> Relation:
+    return Relation(p["source"], p["target"], RelationType(p["type"]), _dt(p["createdAt"]),
+                    p["createdBy"], p["reason"])
+
+
+def document_props(d: Document) -> Props:
+    return {
+        "id": d.id, "spaceId": d.space_id, "title": d.title, "kind": d.kind,
+        "sizeBytes": d.size_bytes, "sha256": d.sha256, "status": d.status.value,
+        "error": d.error, "factCount": d.fact_count, "createdAt": utc(d.created_at),
+        "createdBy": d.created_by,
+    }
+
+
+def document_from(p: Props) -> Document:
+    return Document(
+        id=p["id"], space_id=p["spaceId"], title=p["title"], kind=p["kind"],
+        size_bytes=p["sizeBytes"], sha256=p["sha256"], status=DocumentStatus(p["status"]),
+        created_at=_dt(p["createdAt"]), created_by=p["createdBy"], fact_count=p["factCount"],
+        error=p["error"],
+    )

@@ -1,0 +1,65 @@
+"""The Neo4j schema: constraints and indexes, created idempotently when a store connects.
+
+Community edition has one user database, so a space is the `spaceId` property and every
+memory index leads with it.
+"""
+
+from __future__ import annotations
+
+from neo4j import Driver
+from neo4j.exceptions import ClientError
+
+# all-MiniLM-L6-v2, the local embedder (DESIGN §8). Vectors of another size are stored but not
+# indexed; the exact in-space scan still ranks them against queries of their own size.
+EMBEDDING_DIMENSIONS = 384
+
+VECTOR_INDEX = "memory_embedding"
+# Full text over `content`, plus `spaceId` so a query can require the space inside Lucene
+# (see cypher.lucene_in_space). `standard-no-stop-words`: a keyword like "the plan" must not
+# lose a word to the English stop list, and the SQLite store keeps stop words too.
+TEXT_INDEX = "memory_text"
+TEXT_ANALYZER = "standard-no-stop-words"
+
+STATEMENTS: tuple[str, ...] = (
+    "CREATE CONSTRAINT space_id IF NOT EXISTS FOR (s:Space) REQUIRE s.id IS UNIQUE",
+    "CREATE CONSTRAINT space_slug IF NOT EXISTS FOR (s:Space) REQUIRE s.slug IS UNIQUE",
+    "CREATE CONSTRAINT api_key_id IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.id IS UNIQUE",
+    "CREATE CONSTRAINT api_key_sha256 IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.sha256 IS UNIQUE",
+    "CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (m:Memory) REQUIRE m.id IS UNIQUE",
+    "CREATE CONSTRAINT document_id IF NOT EXISTS FOR (d:Document) REQUIRE d.id IS UNIQUE",
+    "CREATE INDEX memory_space IF NOT EXISTS FOR (m:Memory) ON (m.spaceId)",
+    "CREATE INDEX memory_space_created IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.createdAt)",
+    "CREATE INDEX memory_space_hash IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.contentHash)",
+    "CREATE INDEX memory_space_category IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.category)",
+    "CREATE INDEX document_space_created IF NOT EXISTS FOR (d:Document) ON (d.spaceId, d.createdAt)",
+    f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (m:Memory) ON (m.embedding) "
+    f"OPTIONS {{indexConfig: {{`vector.dimensions`: {EMBEDDING_DIMENSIONS}, "
+    "`vector.similarity_function`: 'cosine'}}",
+    f"CREATE FULLTEXT INDEX {TEXT_INDEX} IF NOT EXISTS FOR (m:Memory) ON EACH [m.content, m.spaceId] "
+    f"OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{TEXT_ANALYZER}'}}}}",
+)
+
+# Another process may create the same rule between our check and our create.
+_ALREADY_THERE = (
+    "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+    "Neo.ClientError.Schema.IndexAlreadyExists",
+    "Neo.ClientError.Schema.ConstraintAlreadyExists",
+)
+
+# A fresh index populates in milliseconds here; a large existing store may take longer.
+AWAIT_INDEXES_S = 60
+
+
+def ensure_schema(driver: Driver, database: str | None) -> None:
+    """Create what is missing and wait until every index is online.
+
+    Raises:
+        neo4j.exceptions.GqlError: the caller translates it at the store's edge.
+    """
+    for statement in STATEMENTS:
+        try:
+            driver.execute_query(statement, database_=database)
+        except ClientError as exc:
+            if exc.code not in _ALREADY_THERE:
+                raise
+    driver.execute_query(f"CALL db.awaitIndexes({AWAIT_INDEXES_S})", database_=database)
