@@ -37,6 +37,10 @@ PID=""
 if [[ -f "$PID_FILE" ]]; then
     PID="$(cat "$PID_FILE")"
     if our_pid "$PID"; then
+        RUNNING_PORT="$(tr '\0' '\n' <"/proc/$PID/cmdline" | grep -A1 -x -- --port | tail -n 1)"
+        if [[ "$RUNNING_PORT" != "$PORT" ]]; then
+            die "already running (pid $PID) on port $RUNNING_PORT, not $PORT; run $DIR/stop.sh first"
+        fi
         if port_open && grep -q "NEO4J-LOCAL READY" "$LOG_FILE" 2>/dev/null; then
             echo "neo4j-local: already running (pid $PID)"
             echo "$URI"
@@ -73,9 +77,10 @@ if [[ -z "$PID" ]]; then
 
     # JVM flags. The --add-opens are the ones Neo4j's own launcher passes; without them Neo4j
     # still starts but falls back to slower paths and logs warnings:
-    #   java.nio    - page cache reaches DirectByteBuffer internals (address/cleaner)
-    #   java.io     - FileDescriptor.fd, for native preallocation/fadvise of transaction logs
-    #   sun.nio.ch  - FileChannelImpl's descriptor, same reason
+    #   java.nio    - page cache reflects into java.nio.DirectByteBuffer (else "fallback mode")
+    #   java.io + sun.nio.ch - FileChannelImpl.fd -> FileDescriptor.fd, the raw descriptor for
+    #                 native preallocate/fadvise of transaction logs; without BOTH every log
+    #                 file logs "Incorrect file descriptor" warnings (checked one at a time)
     # -Xms/-Xmx: heap is separate from the page cache (off-heap, --pagecache); 512m heap is
     # plenty for test-sized data, raise NEO4J_LOCAL_HEAP for bulk loads / big vector indexes.
     JAVA_OPTS=(
