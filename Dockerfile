@@ -1,0 +1,12 @@
+# memspace server image (used by compose.yaml). CPU-only torch keeps the image small.
+FROM python:3.11-slim
+WORKDIR /app
+RUN pip install --no-cache-dir torch --index-url https://download.pytorch.org/whl/cpu
+COPY pyproject.toml README.md ./
+COPY src ./src
+RUN pip install --no-cache-dir .
+ENV MEMSPACE_HOST=0.0.0.0 MEMSPACE_PORT=8000 MEMSPACE_DATA_DIR=/data
+EXPOSE 8000
+HEALTHCHECK --interval=10s --timeout=3s --retries=12 \
+  CMD python -c "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/readyz').status == 200 else 1)"
+CMD ["memspace", "serve"]
