@@ -310,3 +310,17 @@ def test_documents_are_listed_per_space_newest_first(store: GraphStore) -> None:
     rest = store.list_documents(space.id, 2, PageAfter(page[-1].created_at, page[-1].id))
     assert [d.id for d in rest] == [docs[0].id]
     assert store.list_documents(other.id, 10) == []
+
+
+def test_vector_search_sees_writes_and_forgets_made_after_earlier_searches(
+    store: GraphStore,
+) -> None:
+    space = new_space(store)
+    first = add(store, space.id, "cache warm fact one")
+    probe = vec("cache warm fact two")
+    assert [h.memory.id for h in store.vector_search(MemoryFilter(space.id), probe, 5)] == [first.id]
+    later = [add(store, space.id, f"cache warm fact {w}") for w in ("two", "three")]
+    store.forget(space.id, first.id, "stale", "amy", b.BASE + timedelta(days=1))
+    hits = store.vector_search(MemoryFilter(space.id), probe, 5)
+    assert [h.memory.id for h in hits][0] == later[0].id
+    assert {h.memory.id for h in hits} == {m.id for m in later}

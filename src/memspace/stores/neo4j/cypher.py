@@ -42,13 +42,11 @@ GET_SPACE = f"MATCH (s:Space {{id: $id}}) RETURN {SPACE_FIELDS} AS space"
 GET_SPACE_BY_SLUG = f"MATCH (s:Space {{slug: $slug}}) RETURN {SPACE_FIELDS} AS space"
 LIST_SPACES = f"MATCH (s:Space) RETURN {SPACE_FIELDS} AS space ORDER BY s.slug"
 SPACE_STATS = f"""
-CALL {{ MATCH (m:Memory {{spaceId: $space}})
-       RETURN count(CASE WHEN m.active THEN 1 END) AS active,
-              count(CASE WHEN NOT m.active THEN 1 END) AS inactive }}
-CALL {{ MATCH (:Memory {{spaceId: $space}})-[r:{EDGE_TYPES}]->(:Memory {{spaceId: $space}})
-       RETURN count(r) AS relations }}
-CALL {{ MATCH (d:Document {{spaceId: $space}}) RETURN count(d) AS documents }}
-RETURN active, inactive, relations, documents
+RETURN COUNT {{ MATCH (m:Memory {{spaceId: $space}}) WHERE m.active = true }} AS active,
+       COUNT {{ MATCH (m:Memory {{spaceId: $space}}) WHERE m.active = false }} AS inactive,
+       COUNT {{ MATCH (:Memory {{spaceId: $space}})-[:{EDGE_TYPES}]->(:Memory {{spaceId: $space}}) }}
+           AS relations,
+       COUNT {{ MATCH (d:Document {{spaceId: $space}}) }} AS documents
 """
 # Last activity only moves forward, whatever order concurrent writers commit in.
 TOUCH_SPACE = """
@@ -106,8 +104,9 @@ RETURN count(d) AS found
 """
 LINK_DOCUMENTS = """
 UNWIND $rows AS row
-MATCH (d:Document {id: row.document}), (m:Memory {id: row.memory})
-WHERE d.spaceId = $space AND m.spaceId = $space
+MATCH (d:Document {id: row.document}) WHERE d.spaceId = $space
+WITH row, d
+MATCH (m:Memory {id: row.memory}) WHERE m.spaceId = $space
 CREATE (d)-[:HAS_FACT]->(m)
 """
 
@@ -118,8 +117,9 @@ def create_relations(edge_type: str) -> str:
         raise ValueError(f"unknown relation type {edge_type!r}")
     return f"""
 UNWIND $rows AS row
-MATCH (s:Memory {{id: row.source}}), (t:Memory {{id: row.target}})
-WHERE s.spaceId = $space AND t.spaceId = $space
+MATCH (s:Memory {{id: row.source}}) WHERE s.spaceId = $space
+WITH row, s
+MATCH (t:Memory {{id: row.target}}) WHERE t.spaceId = $space
 CREATE (s)-[:{edge_type} {{createdAt: row.createdAt, createdBy: row.createdBy, reason: row.reason}}]->(t)
 """
 

@@ -34,7 +34,7 @@ def floats(vector: Vector) -> list[float]:
 
 
 def _dt(value: Any) -> datetime:
-    return cast(datetime, value.to_native())
+    return cast(datetime, value.to_native()).astimezone(UTC)
 
 
 def _opt_dt(value: Any) -> datetime | None:

@@ -6,7 +6,7 @@ memory index leads with it.
 
 from __future__ import annotations
 
-from neo4j import Driver
+from neo4j import Driver, NotificationDisabledClassification
 from neo4j.exceptions import ClientError
 
 # all-MiniLM-L6-v2, the local embedder (DESIGN §8). Vectors of another size are stored but not
@@ -39,6 +39,18 @@ STATEMENTS: tuple[str, ...] = (
     f"OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{TEXT_ANALYZER}'}}}}",
 )
 
+# Registered up front so that reads on a fresh database, before any node carries one of these,
+# do not draw "property key does not exist" notices (warnings under `python -X dev`).
+LABELS = ("Space", "ApiKey", "Memory", "Document")
+RELATIONSHIP_TYPES = ("GRANTS", "UPDATES", "EXTENDS", "DERIVES", "HAS_FACT")
+PROPERTY_KEYS = (
+    "id", "slug", "name", "description", "createdAt", "lastActiveAt", "prefix", "sha256",
+    "defaultSpaceId", "activeSpaceId", "revokedAt", "access", "spaceId", "content", "category",
+    "embedding", "active", "createdBy", "contentHash", "documentId", "invalidatedAt",
+    "invalidatedBy", "forgetReason", "forgottenBy", "reason", "_lock", "title", "kind",
+    "sizeBytes", "status", "error", "factCount",
+)
+
 # Another process may create the same rule between our check and our create.
 _ALREADY_THERE = (
     "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
@@ -56,10 +68,18 @@ def ensure_schema(driver: Driver, database: str | None) -> None:
     Raises:
         neo4j.exceptions.GqlError: the caller translates it at the store's edge.
     """
-    for statement in STATEMENTS:
-        try:
-            driver.execute_query(statement, database_=database)
-        except ClientError as exc:
-            if exc.code not in _ALREADY_THERE:
-                raise
-    driver.execute_query(f"CALL db.awaitIndexes({AWAIT_INDEXES_S})", database_=database)
+    # "already exists, no effect" is the expected answer on every start but the first.
+    quiet = [NotificationDisabledClassification.SCHEMA]
+    with driver.session(database=database, notifications_disabled_classifications=quiet) as session:
+        for statement in STATEMENTS:
+            try:
+                session.run(statement).consume()
+            except ClientError as exc:
+                if exc.code not in _ALREADY_THERE:
+                    raise
+        session.run("UNWIND $names AS name CALL db.createLabel(name)", names=LABELS).consume()
+        session.run(
+            "UNWIND $names AS name CALL db.createRelationshipType(name)", names=RELATIONSHIP_TYPES
+        ).consume()
+        session.run("UNWIND $names AS name CALL db.createProperty(name)", names=PROPERTY_KEYS).consume()
+        session.run(f"CALL db.awaitIndexes({AWAIT_INDEXES_S})").consume()
