@@ -322,5 +322,5 @@ def test_vector_search_sees_writes_and_forgets_made_after_earlier_searches(
     later = [add(store, space.id, f"cache warm fact {w}") for w in ("two", "three")]
     store.forget(space.id, first.id, "stale", "amy", b.BASE + timedelta(days=1))
     hits = store.vector_search(MemoryFilter(space.id), probe, 5)
-    assert [h.memory.id for h in hits][0] == later[0].id
+    assert hits[0].memory.id == later[0].id
     assert {h.memory.id for h in hits} == {m.id for m in later}

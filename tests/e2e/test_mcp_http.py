@@ -11,7 +11,7 @@ from tests.support.server import data, error_text, mcp_client
 pytestmark = [pytest.mark.e2e, pytest.mark.model]
 
 ALL_TOOLS = {"search_memory", "add_memory", "correct_memory", "listMemories", "listDocuments",
-             "getDocument", "listSpaces", "whoAmI", "setActiveSpace"}
+             "getDocument", "listSpaces", "whoAmI", "setActiveSpace", "getMemory"}
 
 
 async def test_tools_are_listed_with_instructions(deployment: Deployment) -> None:
@@ -112,6 +112,10 @@ async def test_correct_memory_leaves_one_active_head_and_the_old_one_as_history(
         related = heads[0]["relatedMemories"]
         assert [(r["id"], r["active"], r["relation"]) for r in related] == [(old_id, False, "UPDATES")]
         assert related[0]["invalidatedBy"] == new_id
+        history = data(await a.call_tool("getMemory", {"memoryId": old_id}))
+        assert history["memory"]["invalidatedBy"] == new_id
+        assert [(r["from"], r["type"], r["createdBy"]) for r in history["relations"]] == [
+            (new_id, "UPDATES", "teammate")]
         again = error_text(await a.call_tool("correct_memory", {
             "memoryId": old_id, "content": "Production database is Oracle"}))
         assert "already replaced" in again

@@ -78,3 +78,20 @@ def spaces_text(spaces: list[dict[str, Any]]) -> str:
             f"last active {s['lastActiveAt']}" + (f" — {s['description']}" if s["description"] else "")
         )
     return "\n".join(lines)
+
+
+def memory_text(detail: dict[str, Any]) -> str:
+    memory = detail["memory"]
+    lines = [_line(memory), f"Saved by {memory['createdBy']} at {memory['createdAt']}."]
+    if not memory["active"]:
+        if memory.get("invalidatedBy"):
+            lines.append(f"Replaced by {memory['invalidatedBy']} at {memory['invalidatedAt']}.")
+        elif memory.get("forgetReason"):
+            lines.append(f"Forgotten by {memory.get('forgottenBy')}: {memory['forgetReason']}.")
+    for rel in detail["relations"]:
+        why = f" ({rel['reason']})" if rel.get("reason") else ""
+        lines.append(f"{rel['from']} {rel['type']} {rel['to']} — {rel['createdBy']}, "
+                     f"{rel['createdAt']}{why}")
+    for near in detail["relatedMemories"]:
+        lines.append(f"  {near['hops']} hop(s) via {near['relation']}: {_line(near)}")
+    return "\n".join(lines)

@@ -115,6 +115,25 @@ def register_tools(server: MCPServer, app: Container) -> None:
         return present.result(present.add_text(data), data)
 
     @server.tool(
+        name="getMemory",
+        title="Get a memory and its history",
+        annotations=READ_ONLY,
+        description=(
+            "One memory with its history: the relations it has (what it UPDATES, EXTENDS or "
+            "DERIVES from, and what replaced it) and the memories up to two links away. Use it "
+            "to see why a fact changed, who changed it and when."
+        ),
+    )
+    def get_memory(
+        ctx: Context,
+        memoryId: Annotated[str, Field(description="Memory id.")],  # noqa: N803
+        space: SpaceArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        detail = call(lambda: app.memories.get(who, memoryId, space))
+        return present.result(present.memory_text(detail), detail)
+
+    @server.tool(
         name="listMemories",
         title="List memories",
         annotations=READ_ONLY,

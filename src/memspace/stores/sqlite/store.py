@@ -90,13 +90,23 @@ class SqliteStore:
     def _tx(self) -> Iterator[sqlite3.Connection]:
         """A write transaction that takes the write lock up front (no upgrade deadlocks)."""
         conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:  # another process holds the write lock
+            raise Unavailable(
+                f"the SQLite store is busy ({exc}) after waiting {BUSY_TIMEOUT_MS / 1000:.0f} s; "
+                "retry shortly"
+            ) from exc
         try:
             yield conn
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            conn.execute("ROLLBACK")
+            raise Unavailable(f"the SQLite store could not commit: {exc}") from exc
 
     def ping(self) -> None:
         try:
