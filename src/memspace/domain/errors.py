@@ -7,6 +7,7 @@
     ├── Forbidden        visible, but the grant does not allow this (a read key writing)
     ├── Conflict         the state moved under the caller (already superseded, slug taken)
     └── Unavailable      a backing service (store, model) cannot answer right now
+        └── ExtractionFailed  the LLM failed or answered nonsense (the add falls back to flat)
 
 Adapters translate driver and library exceptions into these at their edge; the HTTP and MCP
 surfaces turn them into status codes and `isError` results. Every message says what to do next.
@@ -59,3 +60,16 @@ class Unavailable(MemspaceError):
     """A backing service (store, model) did not answer; retrying later may work."""
 
     code = "unavailable"
+
+
+class ExtractionFailed(Unavailable):
+    """The fact-extraction model failed; `llm_calls` and tokens say what was spent trying."""
+
+    code = "extraction_failed"
+
+    def __init__(self, message: str, llm_calls: int = 0, prompt_tokens: int = 0,
+                 completion_tokens: int = 0) -> None:
+        super().__init__(message)
+        self.llm_calls = llm_calls
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
