@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memspace.config import Settings
-from memspace.domain.ports import Clock, Embedder, GraphStore
+from memspace.domain.ports import Clock, Embedder, FactExtractor, GraphStore
 from memspace.services.access import AccessService
 from memspace.services.admin import AdminService
 from memspace.services.clock import SystemClock
@@ -55,17 +55,33 @@ def build_embedder(settings: Settings) -> Embedder:
     )
 
 
+def build_extractor(settings: Settings) -> FactExtractor | None:
+    """The LLM behind fact extraction, or None (flat mode) when no model is configured."""
+    if not settings.llm_model:
+        return None
+    from memspace.llm.extractor import LitellmExtractor
+
+    return LitellmExtractor(
+        settings.llm_model,
+        api_base=settings.llm_api_base,
+        api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
+        timeout_s=settings.llm_timeout_s,
+    )
+
+
 def build(
     settings: Settings | None = None,
     *,
     store: GraphStore | None = None,
     embedder: Embedder | None = None,
     clock: Clock | None = None,
+    extractor: FactExtractor | None = None,
 ) -> Container:
     """Wire everything; tests pass their own store, embedder or clock."""
     settings = settings or Settings()
     store = store or build_store(settings)
     embedder = embedder or build_embedder(settings)
+    extractor = extractor or build_extractor(settings)
     clock = clock or SystemClock()
     access = AccessService(store, clock)
     profiles = ProfileService(store)
@@ -76,7 +92,7 @@ def build(
         embedder=embedder,
         access=access,
         admin=AdminService(store, clock),
-        memories=MemoryService(store, embedder, access, clock, limits),
+        memories=MemoryService(store, embedder, access, clock, limits, extractor),
         search=SearchService(store, embedder, access, profiles, settings.max_query_chars),
         documents=DocumentService(store, access, settings.max_page_size),
         profiles=profiles,

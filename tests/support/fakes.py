@@ -1,12 +1,17 @@
-"""Fakes for fast unit tests: a deterministic embedder and a clock that always moves forward."""
+"""Fakes for fast unit tests: a deterministic embedder, a clock that always moves forward, and a
+scripted fact extractor."""
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
+from memspace.domain.errors import ExtractionFailed
+from memspace.domain.models import RelationType
+from memspace.domain.ports import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.text import words
 
 
@@ -41,3 +46,41 @@ class StepClock:
     def now(self) -> datetime:
         self._now += timedelta(milliseconds=1)
         return self._now
+
+
+class ScriptedExtractor:
+    """A FactExtractor answering from a queue: Extractions, or ExtractionFailed to raise.
+
+    `before_answer`, when set, runs inside the call — tests use it to change the store while
+    the "model" is thinking, the way a second agent would.
+    """
+
+    def __init__(self) -> None:
+        self.answers: deque[Extraction | ExtractionFailed] = deque()
+        self.calls: list[tuple[str, list[Candidate], str | None, datetime | None]] = []
+        self.before_answer: Callable[[], None] | None = None
+
+    def facts(self, *facts: ExtractedFact, prompt_tokens: int = 100,
+              completion_tokens: int = 20) -> None:
+        self.answers.append(Extraction(tuple(facts), 1, prompt_tokens, completion_tokens))
+
+    def fail(self, error: ExtractionFailed) -> None:
+        self.answers.append(error)
+
+    def extract(self, content: str, candidates: Sequence[Candidate], speaker: str | None = None,
+                observed_at: datetime | None = None) -> Extraction:
+        self.calls.append((content, list(candidates), speaker, observed_at))
+        if self.before_answer is not None:
+            hook, self.before_answer = self.before_answer, None
+            hook()
+        answer = self.answers.popleft()
+        if isinstance(answer, ExtractionFailed):
+            raise answer
+        return answer
+
+
+def fact(text: str, category: str = "fact", **relations: tuple[int, str]) -> ExtractedFact:
+    """fact("X", a=(0, "updates")) — keyword names are free labels for readability."""
+    return ExtractedFact(text, category, tuple(
+        ExtractedRelation(number, RelationType(kind.upper()), f"{kind} because test")
+        for number, kind in relations.values()))

@@ -12,13 +12,14 @@ from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.services.access import Principal
 from memspace.stores.sqlite import SqliteStore
-from tests.support.fakes import HashEmbedder, StepClock
+from tests.support.fakes import HashEmbedder, ScriptedExtractor, StepClock
 
 
 @dataclass
 class World:
     app: Container
     embedder: HashEmbedder
+    extractor: ScriptedExtractor | None = None
 
     def principal(self, grants: dict[str, str], name: str = "agent") -> Principal:
         levels = {"rw": Access.READWRITE, "r": Access.READ}
@@ -26,12 +27,27 @@ class World:
         return self.app.access.authenticate(created.raw)
 
 
-@pytest.fixture
-def world() -> Iterator[World]:
+def _world(extractor: ScriptedExtractor | None) -> World:
     embedder = HashEmbedder()
     settings = Settings(_env_file=None, max_memory_chars=200)  # type: ignore[call-arg]
-    app = build(settings, store=SqliteStore(":memory:"), embedder=embedder, clock=StepClock())
+    app = build(settings, store=SqliteStore(":memory:"), embedder=embedder, clock=StepClock(),
+                extractor=extractor)
     for slug in ("acme", "other"):
         app.admin.create_space(slug)
-    yield World(app, embedder)
-    app.close()
+    return World(app, embedder, extractor)
+
+
+@pytest.fixture
+def world() -> Iterator[World]:
+    """No model configured: flat mode."""
+    made = _world(None)
+    yield made
+    made.app.close()
+
+
+@pytest.fixture
+def model_world() -> Iterator[World]:
+    """A scripted model: extraction mode."""
+    made = _world(ScriptedExtractor())
+    yield made
+    made.app.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -65,10 +66,12 @@ def register_tools(server: MCPServer, app: Container) -> None:
         title="Save or forget a memory",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
         description=(
-            "Save a fact to the shared memory space so every agent and teammate with access finds "
-            "it on their next search: decisions, conventions, preferences, findings, who owns what. "
-            "Write one self-contained fact per call (name the subject; no 'it' or 'yesterday'). "
-            "An exact repeat of an active memory is reported as `duplicate` and not stored again. "
+            "Save what you learned to the shared memory space so every agent and teammate with "
+            "access finds it on their next search: decisions, conventions, preferences, findings, "
+            "who owns what. Name the subject (no bare 'it'); pass `speaker` and `observedAt` when "
+            "the text says 'I' or 'yesterday'. With a model configured the text is split into "
+            "atomic facts and linked to what the space already knows (a change of an existing fact "
+            "replaces it); otherwise it is stored as one memory. An exact repeat of an active memory is reported as `duplicate` and not stored again. "
             "To fix a fact that is wrong or outdated use `correct_memory` instead. With "
             "`action: \"forget\"` it deactivates a memory (pass `memoryId`, or the exact `content`) "
             "with a `reason`; history is kept, nothing is erased."
@@ -82,13 +85,15 @@ def register_tools(server: MCPServer, app: Container) -> None:
         space: SpaceArg = None,
         memoryId: Annotated[str | None, Field(description="With forget: id of the memory to deactivate.")] = None,  # noqa: N803
         reason: Annotated[str | None, Field(description="With forget: why it no longer holds.")] = None,
+        speaker: Annotated[str | None, Field(description="Who said it, so 'I'/'we' resolve to a name (e.g. the user's name).")] = None,
+        observedAt: Annotated[datetime | None, Field(description="When it was said (ISO 8601), so 'yesterday' resolves to a date.")] = None,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         if action == "forget":
             gone = call(lambda: app.memories.forget(who, memoryId, content, reason, space))
             data = {"status": "forgotten", "memory": memory_json(gone)}
             return present.result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
-        added = call(lambda: app.memories.add(who, content, space, category)).as_json()
+        added = call(lambda: app.memories.add(who, content, space, category, speaker, observedAt)).as_json()
         return present.result(present.add_text(added), added)
 
     @server.tool(

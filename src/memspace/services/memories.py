@@ -4,18 +4,30 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
-from memspace.domain.errors import Conflict, InvalidInput, NotFound
-from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType
-from memspace.domain.ports import Clock, Embedder, GraphStore, PageAfter, WriteBatch
+from memspace.domain.errors import Conflict, ExtractionFailed, InvalidInput, NotFound
+from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Space
+from memspace.domain.ports import (
+    Candidate,
+    Clock,
+    Embedder,
+    FactExtractor,
+    GraphStore,
+    PageAfter,
+    WriteBatch,
+)
 from memspace.domain.text import content_hash
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
+from memspace.services.reconcile import MAX_RETARGETS, plan_extraction, retarget
 from memspace.services.views import memory_json, neighbour_json, relation_json
 
 DEFAULT_CATEGORY = "general"
+# Existing memories shown to the model per add (DESIGN §3): the 5 most similar active ones.
+CANDIDATES = 5
 MAX_CATEGORY_CHARS = 64
 
 
@@ -72,7 +84,9 @@ class MemoryService:
         access: AccessService,
         clock: Clock,
         limits: Limits | None = None,
+        extractor: FactExtractor | None = None,
     ) -> None:
+        self._extractor = extractor
         self._store = store
         self._embedder = embedder
         self._access = access
@@ -119,17 +133,69 @@ class MemoryService:
         content: str | None,
         space: str | None = None,
         category: str | None = None,
+        speaker: str | None = None,
+        observed_at: datetime | None = None,
     ) -> AddResult:
-        """Store one flat memory (no model), or report the active duplicate it repeats."""
+        """Split into facts and reconcile them with the space (with a model), or store one
+        flat memory (without one, or when it fails). An exact repeat is a `duplicate`."""
         target = self._access.resolve(principal, space, write=True)
         text = self._content(content)
-        cat = self._category(category)
         existing = self._store.find_active_by_hash(target.space.id, content_hash(text))
         if existing is not None:
-            return AddResult("duplicate", "flat", target.space.slug, [existing])
-        memory = self._embedded(self._new_memory(target.space.id, text, cat, principal.actor))
-        self._store.write(WriteBatch(target.space.id, [memory], at=memory.created_at))
-        return AddResult("created", "flat", target.space.slug, [memory])
+            return AddResult("duplicate", "flat" if self._extractor is None else "extracted",
+                             target.space.slug, [existing])
+        if self._extractor is None:
+            return self._add_flat(principal, target.space, text, category)
+        return self._add_extracted(principal, target.space, text, category, speaker, observed_at)
+
+    def _add_flat(self, principal: Principal, space: Space, text: str, category: str | None,
+                  warnings: Sequence[str] = (), spent: tuple[int, int, int] = (0, 0, 0)) -> AddResult:
+        memory = self._embedded(self._new_memory(space.id, text, self._category(category),
+                                                 principal.actor))
+        self._store.write(WriteBatch(space.id, [memory], at=memory.created_at))
+        return AddResult("created", "flat", space.slug, [memory], warnings=list(warnings),
+                         llm_calls=spent[0], prompt_tokens=spent[1], completion_tokens=spent[2])
+
+    def _add_extracted(self, principal: Principal, space: Space, text: str,
+                       category: str | None, speaker: str | None,
+                       observed_at: datetime | None) -> AddResult:
+        assert self._extractor is not None
+        [probe] = self._embedder.embed([text])
+        nearest = self._store.vector_search(MemoryFilter(space.id), probe, CANDIDATES)
+        candidates = [n.memory for n in nearest]
+        offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(candidates)]
+        try:
+            extraction = self._extractor.extract(text, offered, speaker, observed_at)
+        except ExtractionFailed as exc:
+            return self._add_flat(
+                principal, space, text, category,
+                [f"stored as one flat memory because fact extraction failed: {exc.message}"],
+                (exc.llm_calls, exc.prompt_tokens, exc.completion_tokens))
+        spent = (extraction.llm_calls, extraction.prompt_tokens, extraction.completion_tokens)
+        if not extraction.facts:
+            return self._add_flat(principal, space, text, category,
+                                  ["the model found no facts; stored the content as given"], spent)
+        plan = plan_extraction(
+            extraction, candidates,
+            lambda fact, cat: self._new_memory(space.id, fact, self._category(category or cat),
+                                               principal.actor),
+            self._embedder.embed,
+            lambda digest: self._store.find_active_by_hash(space.id, digest),
+            principal.actor,
+        )
+        if not plan.memories:
+            return AddResult("duplicate", "extracted", space.slug, plan.known, warnings=plan.warnings,
+                             llm_calls=spent[0], prompt_tokens=spent[1], completion_tokens=spent[2])
+        at = plan.memories[-1].created_at
+        for attempt in range(MAX_RETARGETS + 1):
+            try:
+                self._store.write(plan.batch(space.id, at))
+                break
+            except Conflict:
+                if attempt == MAX_RETARGETS or not retarget(plan, space.id, self._store):
+                    raise
+        return AddResult("created", "extracted", space.slug, plan.memories, plan.relations,
+                         list(plan.supersede), plan.warnings, *spent)
 
     def add_many(
         self,

@@ -1,0 +1,121 @@
+"""Turning a model's extraction into memories, edges and deactivations (DESIGN §2-3)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+import numpy as np
+
+from memspace.domain.models import Memory, Relation, RelationType
+from memspace.domain.ports import Extraction, GraphStore, WriteBatch
+
+# An UPDATES retires a memory, so it must be about the same thing. The model decides that, and
+# this floor vetoes what it cannot be: measured with all-MiniLM-L6-v2 on pairs written for this
+# project, genuine changes scored 0.49-0.90 ("Use ruff for linting" / "We switched from flake8
+# to ruff" 0.49; "Deploys happen on Tuesdays" / "…on Thursdays from now on" 0.89), unrelated
+# facts 0.02-0.32 ("Our standup is at 9:30" / "Lunch is at noon" 0.32). 0.40 sits in the gap.
+# Redo with bench/extraction_eval.py on your model and embedder.
+UPDATE_SIMILARITY_FLOOR = 0.40
+# How many times a write that lost a race is re-aimed at the new head before giving up.
+MAX_RETARGETS = 3
+
+
+@dataclass
+class Plan:
+    memories: list[Memory]
+    relations: list[Relation] = field(default_factory=list)
+    supersede: dict[str, str] = field(default_factory=dict)  # old id -> new id
+    known: list[Memory] = field(default_factory=list)  # facts already active in the space
+    warnings: list[str] = field(default_factory=list)
+
+    def batch(self, space_id: str, at: datetime) -> WriteBatch:
+        return WriteBatch(space_id, self.memories, self.relations, self.supersede, at=at)
+
+
+def plan_extraction(
+    extraction: Extraction,
+    candidates: Sequence[Memory],
+    fact_memory: Callable[[str, str], Memory],
+    embed: Callable[[list[str]], list[list[float]]],
+    find_known: Callable[[str], Memory | None],
+    actor: str,
+) -> Plan:
+    """Facts become memories (repeats of active memories are reported, not stored); relations
+    point at candidates; an UPDATES below the similarity floor is refused with a warning."""
+    plan = Plan(memories=[])
+    pending: list[tuple[Memory, tuple[tuple[int, RelationType, str], ...]]] = []
+    seen: set[str] = set()
+    for fact in extraction.facts:
+        memory = fact_memory(fact.text, fact.category)
+        if memory.content_hash in seen:
+            continue
+        seen.add(memory.content_hash)
+        known = find_known(memory.content_hash)
+        if known is not None:
+            plan.known.append(known)
+            continue
+        pending.append((memory, tuple((r.candidate, r.type, r.reason) for r in fact.relations)))
+    if not pending:
+        return plan
+    vectors = embed([m.content for m, _ in pending] + [c.content for c in candidates])
+    fact_vectors = np.asarray(vectors[: len(pending)], dtype=np.float32)
+    candidate_vectors = np.asarray(vectors[len(pending):], dtype=np.float32)
+    for index, (memory, relations) in enumerate(pending):
+        stored = replace(memory, embedding=vectors[index])
+        plan.memories.append(stored)
+        for number, kind, reason in relations:
+            if not 0 <= number < len(candidates):
+                continue
+            target = candidates[number]
+            if kind is RelationType.UPDATES:
+                similarity = float(fact_vectors[index] @ candidate_vectors[number])
+                if similarity < UPDATE_SIMILARITY_FLOOR:
+                    plan.warnings.append(
+                        f"kept both: '{stored.content}' was said to replace '{target.content}', "
+                        f"but they look unrelated (similarity {similarity:.2f} < "
+                        f"{UPDATE_SIMILARITY_FLOOR})"
+                    )
+                    continue
+                plan.supersede.setdefault(target.id, stored.id)
+            plan.relations.append(
+                Relation(stored.id, target.id, kind, stored.created_at, actor, reason or None)
+            )
+    return plan
+
+
+def retarget(plan: Plan, space_id: str, store: GraphStore) -> bool:
+    """After a lost race, aim each UPDATES at the memory that now heads the old one's chain.
+
+    Two agents updating the same memory at once must end with one active head and no lost
+    fact: the later write becomes an update of the earlier one. Returns False when nothing
+    could be re-aimed (the caller then gives up with the Conflict).
+    """
+    moved = False
+    for old_id in list(plan.supersede):
+        current = store.get_memory(space_id, old_id)
+        if current is None or current.active:
+            continue
+        new_id = plan.supersede.pop(old_id)
+        head = current
+        for _ in range(20):  # chains are short; the bound only guards against a corrupt loop
+            if head.active or not head.invalidated_by:
+                break
+            nxt = store.get_memory(space_id, head.invalidated_by)
+            if nxt is None:
+                break
+            head = nxt
+        if head.active and head.id != new_id:
+            plan.supersede[head.id] = new_id
+            plan.relations = [
+                replace(r, target_id=head.id)
+                if r.source_id == new_id and r.target_id == old_id and r.type is RelationType.UPDATES
+                else r
+                for r in plan.relations
+            ]
+            plan.warnings.append(
+                f"'{old_id}' changed while this was saved; updated its successor '{head.id}' instead"
+            )
+        moved = True
+    return moved
