@@ -9,12 +9,12 @@ from typing import Protocol
 
 from memspace.domain.models import (
     ApiKey,
-    RelationType,
     Document,
     Memory,
     MemoryFilter,
     Neighbour,
     Relation,
+    RelationType,
     ScoredMemory,
     Space,
     SpaceStats,
