@@ -324,3 +324,38 @@ def test_vector_search_sees_writes_and_forgets_made_after_earlier_searches(
     hits = store.vector_search(MemoryFilter(space.id), probe, 5)
     assert hits[0].memory.id == later[0].id
     assert {h.memory.id for h in hits} == {m.id for m in later}
+
+
+# -- usage and idempotency --------------------------------------------------------------------
+
+
+def test_existing_hashes_names_only_active_memories_of_the_space(store: GraphStore) -> None:
+    space, other = new_space(store), new_space(store)
+    kept = add(store, space.id, "kept fact")
+    gone = add(store, space.id, "gone fact")
+    theirs = add(store, other.id, "their fact")
+    store.forget(space.id, gone.id, "x", "y", b.BASE + timedelta(days=1))
+    assert store.existing_hashes(
+        space.id, [kept.content_hash, gone.content_hash, theirs.content_hash, "nope"]
+    ) == {kept.content_hash}
+
+
+def test_usage_totals_accumulate_per_space(store: GraphStore) -> None:
+    space, other = new_space(store), new_space(store)
+    store.record_usage(space.id, 1, 100, 20)
+    store.record_usage(space.id, 2, 50, 5)
+    totals = store.usage_totals(space.id)
+    assert (totals.llm_calls, totals.prompt_tokens, totals.completion_tokens) == (3, 150, 25)
+    assert store.usage_totals(other.id).llm_calls == 0
+
+
+def test_an_idempotency_key_is_claimed_once_then_replays(store: GraphStore) -> None:
+    space = new_space(store)
+    assert store.claim_idempotency(space.id, "key-a", "retry-1", b.BASE) is None
+    with pytest.raises(Conflict, match="still running"):
+        store.claim_idempotency(space.id, "key-a", "retry-1", b.BASE)
+    assert store.claim_idempotency(space.id, "key-b", "retry-1", b.BASE) is None  # other caller
+    store.complete_idempotency(space.id, "key-a", "retry-1", '{"status": "created"}')
+    assert store.claim_idempotency(space.id, "key-a", "retry-1", b.BASE) == '{"status": "created"}'
+    store.release_idempotency(space.id, "key-b", "retry-1")
+    assert store.claim_idempotency(space.id, "key-b", "retry-1", b.BASE) is None

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memspace.domain.errors import ExtractionFailed
+import pytest
+
+from memspace.domain.errors import ExtractionFailed, Unavailable
 from memspace.domain.models import MemoryFilter
 from tests.support.fakes import ScriptedExtractor, fact
 from tests.unit.conftest import World
@@ -140,3 +142,41 @@ def test_two_updates_of_one_memory_at_once_leave_one_head_and_lose_nothing(
     a_fix = next(m for m in everything if m.content == "The on-call rotation is daily")
     assert a_fix.invalidated_by == result.memories[0].id
     assert "changed while this was saved" in result.warnings[0]
+
+
+def test_a_retried_call_with_the_same_idempotency_key_replays_the_first_result(
+    model_world: World,
+) -> None:
+    who = model_world.principal({"acme": "rw"})
+    model = _model(model_world)
+    model.facts(fact("Retries must be safe"))
+    first = model_world.app.memories.add(who, "Retries must be safe", idempotency_key="req-1")
+    again = model_world.app.memories.add(who, "Retries must be safe!!", idempotency_key="req-1")
+    assert again.as_json() == {**first.as_json(), "replayed": True}
+    assert len(model.calls) == 1
+
+
+def test_a_failed_call_releases_its_idempotency_key(model_world: World) -> None:
+    who = model_world.principal({"acme": "rw"})
+    model = _model(model_world)
+
+    def store_goes_away() -> None:
+        raise Unavailable("the store does not answer")
+
+    model.before_answer = store_goes_away
+    model.facts(fact("Unlucky first try"))
+    with pytest.raises(Unavailable):
+        model_world.app.memories.add(who, "Unlucky first try", idempotency_key="k")
+    assert model_world.app.memories.add(who, "Unlucky first try", idempotency_key="k").status == (
+        "created")
+
+
+def test_model_usage_adds_up_per_space(model_world: World) -> None:
+    who = model_world.principal({"acme": "rw"})
+    model = _model(model_world)
+    model.facts(fact("One"), prompt_tokens=10, completion_tokens=1)
+    model_world.app.memories.add(who, "One")
+    model.fail(ExtractionFailed("rate limited (429)", 1, 7, 0))
+    model_world.app.memories.add(who, "Two")
+    totals = model_world.app.store.usage_totals(_space_id(model_world))
+    assert (totals.llm_calls, totals.prompt_tokens, totals.completion_tokens) == (2, 17, 1)

@@ -41,6 +41,13 @@ class WriteBatch:
 
 
 @dataclass(frozen=True)
+class UsageTotals:
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass(frozen=True)
 class PageAfter:
     """Keyset position for newest-first listings: rows strictly older than this one."""
 
@@ -120,6 +127,28 @@ class GraphStore(Protocol):
     ) -> list[Neighbour]:
         """Memories up to `hops` relations away in either direction, nearest first, never
         leaving the space, each origin excluded from its own list."""
+
+    def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
+        """Which of these content hashes belong to active memories of the space."""
+
+    # usage and idempotency
+    def record_usage(self, space_id: str, llm_calls: int, prompt_tokens: int,
+                     completion_tokens: int) -> None:
+        """Add to the space's running model-usage totals."""
+
+    def usage_totals(self, space_id: str) -> UsageTotals: ...
+
+    def claim_idempotency(self, space_id: str, scope: str, key: str, at: datetime) -> str | None:
+        """The stored result of a finished call with this key, or None after claiming it.
+
+        Raises:
+            Conflict: a call with the same key is still running.
+        """
+
+    def complete_idempotency(self, space_id: str, scope: str, key: str, result: str) -> None: ...
+
+    def release_idempotency(self, space_id: str, scope: str, key: str) -> None:
+        """Drop an unfinished claim (the call failed), so a retry runs again."""
 
     # documents
     def add_document(self, document: Document) -> None: ...

@@ -36,6 +36,8 @@ def search_text(data: dict[str, Any]) -> str:
 
 
 def add_text(data: dict[str, Any]) -> str:
+    if data.get("replayed"):
+        return f"Already done by an earlier call with this idempotencyKey: {add_text({**data, 'replayed': False})}"
     if data["status"] == "duplicate":
         return (f"Already known in '{data['space']}' (exact repeat, nothing written): "
                 f"{_line(data['memories'][0])}")

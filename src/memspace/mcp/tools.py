@@ -87,13 +87,15 @@ def register_tools(server: MCPServer, app: Container) -> None:
         reason: Annotated[str | None, Field(description="With forget: why it no longer holds.")] = None,
         speaker: Annotated[str | None, Field(description="Who said it, so 'I'/'we' resolve to a name (e.g. the user's name).")] = None,
         observedAt: Annotated[datetime | None, Field(description="When it was said (ISO 8601), so 'yesterday' resolves to a date.")] = None,  # noqa: N803
+        idempotencyKey: Annotated[str | None, Field(description="Any unique string; retrying with the same key returns the first result instead of saving twice.")] = None,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         if action == "forget":
             gone = call(lambda: app.memories.forget(who, memoryId, content, reason, space))
             data = {"status": "forgotten", "memory": memory_json(gone)}
             return present.result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
-        added = call(lambda: app.memories.add(who, content, space, category, speaker, observedAt)).as_json()
+        added = call(lambda: app.memories.add(
+            who, content, space, category, speaker, observedAt, idempotencyKey)).as_json()
         return present.result(present.add_text(added), added)
 
     @server.tool(
@@ -228,10 +230,16 @@ def register_tools(server: MCPServer, app: Container) -> None:
         visible = call(lambda: app.access.visible_spaces(who))
         slugs = {v.space.id: v.space.slug for v in visible}
         grants = {v.space.slug: v.access.value for v in visible}
+        usage = {}
+        for v in visible:
+            totals = app.store.usage_totals(v.space.id)
+            usage[v.space.slug] = {"llmCalls": totals.llm_calls, "promptTokens": totals.prompt_tokens,
+                                   "completionTokens": totals.completion_tokens}
         data = {
             "name": who.name,
             "keyId": who.key_id,
             "grants": grants,
+            "usage": usage,
             "defaultSpace": slugs.get(who.default_space_id or ""),
             "activeSpace": slugs.get(who.active_space_id or ""),
         }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -28,6 +29,7 @@ from memspace.services.views import memory_json, neighbour_json, relation_json
 DEFAULT_CATEGORY = "general"
 # Existing memories shown to the model per add (DESIGN §3): the 5 most similar active ones.
 CANDIDATES = 5
+MAX_IDEMPOTENCY_KEY = 200
 MAX_CATEGORY_CHARS = 64
 
 
@@ -51,8 +53,11 @@ class AddResult:
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    replay: dict[str, Any] | None = None  # the stored answer of an earlier call, same key
 
     def as_json(self) -> dict[str, Any]:
+        if self.replay is not None:
+            return {**self.replay, "replayed": True}
         return {
             "status": self.status,
             "mode": self.mode,
@@ -135,18 +140,47 @@ class MemoryService:
         category: str | None = None,
         speaker: str | None = None,
         observed_at: datetime | None = None,
+        idempotency_key: str | None = None,
     ) -> AddResult:
         """Split into facts and reconcile them with the space (with a model), or store one
-        flat memory (without one, or when it fails). An exact repeat is a `duplicate`."""
+        flat memory (without one, or when it fails). An exact repeat is a `duplicate`; a
+        repeated `idempotency_key` replays the first call's result."""
         target = self._access.resolve(principal, space, write=True)
         text = self._content(content)
-        existing = self._store.find_active_by_hash(target.space.id, content_hash(text))
+        key = (idempotency_key or "").strip()
+        if not key:
+            return self._add(principal, target.space, text, category, speaker, observed_at)
+        if len(key) > MAX_IDEMPOTENCY_KEY:
+            raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
+        scope = principal.key_id or principal.actor
+        stored = self._store.claim_idempotency(target.space.id, scope, key, self._clock.now())
+        if stored is not None:
+            return AddResult("replayed", "", target.space.slug, [], replay=json.loads(stored))
+        try:
+            result = self._add(principal, target.space, text, category, speaker, observed_at)
+        except BaseException:
+            self._store.release_idempotency(target.space.id, scope, key)
+            raise
+        self._store.complete_idempotency(target.space.id, scope, key, json.dumps(result.as_json()))
+        return result
+
+    def _add(self, principal: Principal, space: Space, text: str, category: str | None,
+             speaker: str | None, observed_at: datetime | None) -> AddResult:
+        result = self._add_new(principal, space, text, category, speaker, observed_at)
+        if result.llm_calls:
+            self._store.record_usage(space.id, result.llm_calls, result.prompt_tokens,
+                                     result.completion_tokens)
+        return result
+
+    def _add_new(self, principal: Principal, space: Space, text: str, category: str | None,
+                 speaker: str | None, observed_at: datetime | None) -> AddResult:
+        existing = self._store.find_active_by_hash(space.id, content_hash(text))
         if existing is not None:
             return AddResult("duplicate", "flat" if self._extractor is None else "extracted",
-                             target.space.slug, [existing])
+                             space.slug, [existing])
         if self._extractor is None:
-            return self._add_flat(principal, target.space, text, category)
-        return self._add_extracted(principal, target.space, text, category, speaker, observed_at)
+            return self._add_flat(principal, space, text, category)
+        return self._add_extracted(principal, space, text, category, speaker, observed_at)
 
     def _add_flat(self, principal: Principal, space: Space, text: str, category: str | None,
                   warnings: Sequence[str] = (), spent: tuple[int, int, int] = (0, 0, 0)) -> AddResult:
@@ -214,9 +248,11 @@ class MemoryService:
         result = AddManyResult(target.space.slug)
         for start in range(0, len(texts), batch_size):
             fresh: list[Memory] = []
-            for text in texts[start:start + batch_size]:
+            chunk = texts[start:start + batch_size]
+            known = self._store.existing_hashes(target.space.id, [content_hash(t) for t in chunk])
+            for text in chunk:
                 digest = content_hash(text)
-                if digest in seen or self._store.find_active_by_hash(target.space.id, digest):
+                if digest in seen or digest in known:
                     result.duplicates += 1
                     continue
                 seen.add(digest)

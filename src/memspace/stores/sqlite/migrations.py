@@ -92,6 +92,23 @@ MIGRATIONS: list[str] = [
     END;
     CREATE VIRTUAL TABLE memory_vocab USING fts5vocab(memory_fts, 'row');
     """,
+    # 2: model usage per space, and idempotency keys of add_memory
+    """
+    CREATE TABLE usage_totals (
+        space_id TEXT PRIMARY KEY REFERENCES spaces(id),
+        llm_calls INTEGER NOT NULL DEFAULT 0,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE idempotency (
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        scope TEXT NOT NULL,          -- the key (or operator) that made the call
+        key TEXT NOT NULL,
+        result TEXT,                  -- NULL while the call is running
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (space_id, scope, key)
+    );
+    """,
 ]
 
 

@@ -28,7 +28,7 @@ from memspace.domain.models import (
     Space,
     SpaceStats,
 )
-from memspace.domain.ports import PageAfter, Vector, WriteBatch
+from memspace.domain.ports import PageAfter, UsageTotals, Vector, WriteBatch
 from memspace.domain.text import max_edits, query_words, tolerated, words
 from memspace.stores.sqlite.migrations import migrate
 from memspace.stores.sqlite.rows import (
@@ -443,6 +443,69 @@ class SqliteStore:
             )
             for r in rows
         ]
+
+    def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
+        if not hashes:
+            return set()
+        rows = self._conn().execute(
+            "SELECT content_hash FROM memories WHERE space_id = ? AND active = 1 AND content_hash "
+            "IN (SELECT value FROM json_each(?))",
+            (space_id, json.dumps(list(hashes))),
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    # -- usage and idempotency ------------------------------------------------------------
+
+    def record_usage(self, space_id: str, llm_calls: int, prompt_tokens: int,
+                     completion_tokens: int) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO usage_totals (space_id, llm_calls, prompt_tokens, completion_tokens) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (space_id) DO UPDATE SET "
+                "llm_calls = llm_calls + excluded.llm_calls, "
+                "prompt_tokens = prompt_tokens + excluded.prompt_tokens, "
+                "completion_tokens = completion_tokens + excluded.completion_tokens",
+                (space_id, llm_calls, prompt_tokens, completion_tokens),
+            )
+
+    def usage_totals(self, space_id: str) -> UsageTotals:
+        row = self._conn().execute(
+            "SELECT llm_calls, prompt_tokens, completion_tokens FROM usage_totals "
+            "WHERE space_id = ?", (space_id,),
+        ).fetchone()
+        return UsageTotals(*row) if row else UsageTotals()
+
+    def claim_idempotency(self, space_id: str, scope: str, key: str, at: datetime) -> str | None:
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT result FROM idempotency WHERE space_id = ? AND scope = ? AND key = ?",
+                (space_id, scope, key),
+            ).fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO idempotency (space_id, scope, key, result, created_at) "
+                    "VALUES (?, ?, ?, NULL, ?)", (space_id, scope, key, ts(at)),
+                )
+                return None
+        if row[0] is None:
+            raise Conflict(
+                f"a call with idempotencyKey '{key}' is still running; retry it in a moment"
+            )
+        return str(row[0])
+
+    def complete_idempotency(self, space_id: str, scope: str, key: str, result: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE idempotency SET result = ? WHERE space_id = ? AND scope = ? AND key = ?",
+                (result, space_id, scope, key),
+            )
+
+    def release_idempotency(self, space_id: str, scope: str, key: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "DELETE FROM idempotency WHERE space_id = ? AND scope = ? AND key = ? "
+                "AND result IS NULL", (space_id, scope, key),
+            )
 
     # -- documents --------------------------------------------------------------------------
 

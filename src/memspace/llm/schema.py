@@ -1,0 +1,81 @@
+"""The declared shape of the extract_facts answer (prompts/extract_facts.v1.md), as pydantic models."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+FactText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+# The schema sent to the model lists every field as required (an empty `relations` and `reason`
+# included): constrained decoders then always emit them, while parsing still accepts omissions.
+_SCHEMA_CONFIG = ConfigDict(json_schema_serialization_defaults_required=True)
+
+
+class RelationItem(BaseModel):
+    """One link from a fact to a candidate, by the candidate's number in the prompt."""
+
+    model_config = _SCHEMA_CONFIG
+
+    candidate: int = Field(description="the number of a listed candidate")
+    type: Literal["updates", "extends", "derives"]
+    reason: str = ""
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _lowercase_type(cls, value: object) -> object:
+        # Models often echo the edge names in capitals ("UPDATES"); the meaning is the same.
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _null_reason_is_empty(cls, value: object) -> object:
+        return "" if value is None else value
+
+
+class FactItem(BaseModel):
+    """One atomic, self-contained fact and its relations to candidates."""
+
+    model_config = _SCHEMA_CONFIG
+
+    text: FactText
+    category: str = Field(description="one short lowercase word, e.g. decision, preference, fact")
+    relations: list[RelationItem] = Field(default_factory=list)
+
+    @field_validator("category", mode="before")
+    @classmethod
+    def _normalise_category(cls, value: object) -> object:
+        if value is None:
+            return "fact"
+        if isinstance(value, str):
+            return value.strip().lower() or "fact"
+        return value
+
+    @field_validator("relations", mode="before")
+    @classmethod
+    def _null_relations_is_empty(cls, value: object) -> object:
+        return [] if value is None else value
+
+
+class FactsAnswer(BaseModel):
+    """The whole answer: at least one fact (a note with nothing to split is one fact)."""
+
+    model_config = _SCHEMA_CONFIG
+
+    facts: list[FactItem] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_blank_facts(cls, data: Any) -> Any:
+        # A blank fact is noise, not a reason to spend a retry on the whole answer.
+        if isinstance(data, dict) and isinstance(data.get("facts"), list):
+            kept = [f for f in data["facts"]
+                    if not (isinstance(f, dict) and isinstance(f.get("text"), str) and not f["text"].strip())]
+            return {**data, "facts": kept}
+        return data
+
+
+def response_format() -> dict[str, Any]:
+    """The litellm/OpenAI `response_format` asking for a FactsAnswer (non-strict JSON schema)."""
+    return {"type": "json_schema",
+            "json_schema": {"name": "facts", "schema": FactsAnswer.model_json_schema(mode="serialization"), "strict": False}}
