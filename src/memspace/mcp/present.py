@@ -37,7 +37,8 @@ def search_text(data: dict[str, Any]) -> str:
 
 def add_text(data: dict[str, Any]) -> str:
     if data.get("replayed"):
-        return f"Already done by an earlier call with this idempotencyKey: {add_text({**data, 'replayed': False})}"
+        first = add_text({**data, "replayed": False})
+        return f"Already done by an earlier call with this idempotencyKey. {first}"
     if data["status"] == "duplicate":
         return (f"Already known in '{data['space']}' (exact repeat, nothing written): "
                 f"{_line(data['memories'][0])}")
