@@ -77,5 +77,5 @@ class FactsAnswer(BaseModel):
 
 def response_format() -> dict[str, Any]:
     """The litellm/OpenAI `response_format` asking for a FactsAnswer (non-strict JSON schema)."""
-    return {"type": "json_schema",
-            "json_schema": {"name": "facts", "schema": FactsAnswer.model_json_schema(mode="serialization"), "strict": False}}
+    schema = FactsAnswer.model_json_schema(mode="serialization")
+    return {"type": "json_schema", "json_schema": {"name": "facts", "schema": schema, "strict": False}}

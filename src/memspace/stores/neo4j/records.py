@@ -71,11 +71,15 @@ def key_from(p: Props, grants: list[list[str]]) -> ApiKey:
     )
 
 
-def memory_props(space_id: str, m: Memory) -> Props:
-    """A new memory's properties; `null` ones are simply not stored."""
+def memory_row(space_id: str, m: Memory) -> Props:
+    """A new memory's properties (`null` ones are not stored) and, apart, its embedding."""
+    return {"props": _memory_props(space_id, m),
+            "embedding": floats(m.embedding) if m.embedding is not None else None}
+
+
+def _memory_props(space_id: str, m: Memory) -> Props:
     return {
         "id": m.id, "spaceId": space_id, "content": m.content, "category": m.category,
-        "embedding": floats(m.embedding) if m.embedding is not None else None,
         "active": m.active, "createdAt": utc(m.created_at), "createdBy": m.created_by,
         "contentHash": m.content_hash, "documentId": m.document_id,
         "invalidatedAt": utc(m.invalidated_at) if m.invalidated_at is not None else None,

@@ -27,6 +27,8 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT api_key_sha256 IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.sha256 IS UNIQUE",
     "CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (m:Memory) REQUIRE m.id IS UNIQUE",
     "CREATE CONSTRAINT document_id IF NOT EXISTS FOR (d:Document) REQUIRE d.id IS UNIQUE",
+    "CREATE CONSTRAINT idempotency_key IF NOT EXISTS FOR (i:IdempotencyKey) "
+    "REQUIRE (i.spaceId, i.scope, i.key) IS UNIQUE",
     "CREATE INDEX memory_space IF NOT EXISTS FOR (m:Memory) ON (m.spaceId)",
     "CREATE INDEX memory_space_created IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.createdAt)",
     "CREATE INDEX memory_space_hash IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.contentHash)",
@@ -41,14 +43,15 @@ STATEMENTS: tuple[str, ...] = (
 
 # Registered up front so that reads on a fresh database, before any node carries one of these,
 # do not draw "property key does not exist" notices (warnings under `python -X dev`).
-LABELS = ("Space", "ApiKey", "Memory", "Document")
+LABELS = ("Space", "ApiKey", "Memory", "Document", "IdempotencyKey")
 RELATIONSHIP_TYPES = ("GRANTS", "UPDATES", "EXTENDS", "DERIVES", "HAS_FACT")
 PROPERTY_KEYS = (
     "id", "slug", "name", "description", "createdAt", "lastActiveAt", "prefix", "sha256",
     "defaultSpaceId", "activeSpaceId", "revokedAt", "access", "spaceId", "content", "category",
     "embedding", "active", "createdBy", "contentHash", "documentId", "invalidatedAt",
     "invalidatedBy", "forgetReason", "forgottenBy", "reason", "_lock", "title", "kind",
-    "sizeBytes", "status", "error", "factCount",
+    "sizeBytes", "status", "error", "factCount", "llmCalls", "promptTokens", "completionTokens",
+    "scope", "key", "result", "_fresh",
 )
 
 # Another process may create the same rule between our check and our create.

@@ -1,0 +1,251 @@
+"""LitellmExtractor: the FactExtractor port over one litellm chat completion per chunk.
+
+Any litellm model string works, including `openai/<name>` with `api_base` pointing at a local
+OpenAI-compatible server (Ollama, vLLM, llama.cpp).
+
+Time is bounded: each call has `timeout_s` (connect and each read), litellm's and the OpenAI
+client's own retries are off (`num_retries=0`), and all our retries share one budget of
+`1 + max_retries` calls. An invalid answer, or a 429 whose Retry-After is at most
+MAX_RETRY_AFTER_S, spends one call of that budget; every other failure ends the extraction at
+once. Worst case: (1 + max_retries) * timeout_s + max_retries * MAX_RETRY_AFTER_S, i.e. 62 s
+with the defaults.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from types import ModuleType
+from typing import Any
+
+from pydantic import ValidationError
+
+from memspace.domain.errors import ExtractionFailed
+from memspace.domain.models import RelationType
+from memspace.domain.ports import Candidate, ExtractedFact, ExtractedRelation, Extraction
+from memspace.llm.prompts import PromptTemplate, load_prompt
+from memspace.llm.schema import FactsAnswer, response_format
+
+PROMPT = "extract_facts.v1"
+# A 429 asking us to wait longer than this fails the extraction (the add falls back to flat)
+# rather than holding the tool call; without a Retry-After header we wait the default.
+MAX_RETRY_AFTER_S = 2.0
+DEFAULT_RETRY_AFTER_S = 1.0
+# The invalid answer is echoed back in the retry; long garbage is cut to keep that call small.
+ECHO_CHARS = 2_000
+
+log = logging.getLogger(__name__)
+
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*(.*?)\s*```$", re.DOTALL)
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+# "litellm.InternalServerError: InternalServerError: OpenAIException - <the provider's words>"
+_LITELLM_PREFIX = re.compile(r"^litellm\.\w+: (?:\w+(?: Error)?: )?")
+
+
+@functools.cache
+def _litellm() -> ModuleType:
+    """Import litellm once, without its remote price-list fetch and its stdout chatter."""
+    # Without this, `import litellm` fetches a model price list over the network (DESIGN §9).
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True  # else every mapped exception prints a help banner
+    return litellm
+
+
+class InvalidAnswer(ValueError):
+    """The model's text is not a FactsAnswer; the message says what is wrong, for the retry."""
+
+
+class LitellmExtractor:
+    """Splits content into facts and relates them to numbered candidates with one model call."""
+
+    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
+                 timeout_s: float = 30.0, max_retries: int = 1,
+                 prompt: PromptTemplate | None = None) -> None:
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        self.model = model
+        self._api_base = api_base
+        self._api_key = api_key
+        self._timeout_s = timeout_s
+        self._max_calls = 1 + max_retries
+        # Loaded now, so a missing or broken prompt file fails at wiring time, not on an add.
+        self._prompt = prompt or load_prompt(PROMPT)
+        self._response_format = response_format()
+
+    def extract(self, content: str, candidates: Sequence[Candidate], speaker: str | None = None,
+                observed_at: datetime | None = None) -> Extraction:
+        """One completion (plus bounded retries) → facts with relations to offered candidates.
+
+        Raises:
+            ExtractionFailed: transport failure, or no valid answer within the call budget.
+        """
+        system, user = self._prompt.render(
+            speaker=speaker.strip() if speaker and speaker.strip() else "(not given)",
+            observed_at=_format_time(observed_at) if observed_at else "(not given)",
+            candidates="\n".join(_format_candidate(c) for c in candidates) or "(none)",
+            content=content,
+        )
+        messages: list[dict[str, str]] = [{"role": "system", "content": system},
+                                          {"role": "user", "content": user}]
+        calls = prompt_tokens = completion_tokens = 0
+        while True:
+            calls += 1
+            try:
+                response = self._complete(messages)
+            except Exception as exc:  # litellm maps every provider failure to its own types
+                wait = self._rate_limit_wait(exc)
+                if wait is not None and calls < self._max_calls:
+                    log.info("model %s rate limited (429); retrying once after %.1f s", self.model, wait)
+                    time.sleep(wait)
+                    continue
+                raise ExtractionFailed(self._describe(exc), calls, prompt_tokens,
+                                       completion_tokens) from exc
+            usage = getattr(response, "usage", None)
+            prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
+            completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
+            choices = getattr(response, "choices", None) or []
+            text = (choices[0].message.content or "") if choices else ""
+            try:
+                answer = parse_answer(text)
+            except InvalidAnswer as err:
+                if calls >= self._max_calls:
+                    raise ExtractionFailed(
+                        f"model {self.model} gave no valid answer in {calls} call(s): {err}",
+                        calls, prompt_tokens, completion_tokens) from err
+                log.info("model %s gave an unusable answer (%s); asking again", self.model, err)
+                messages = [*messages, {"role": "assistant", "content": text[:ECHO_CHARS]},
+                            {"role": "user", "content": _retry_request(err)}]
+                continue
+            facts = self._to_facts(answer, {c.number for c in candidates})
+            return Extraction(facts, calls, prompt_tokens, completion_tokens)
+
+    def _complete(self, messages: list[dict[str, str]]) -> Any:
+        # drop_params: a provider that rejects `response_format` or `temperature` (reasoning
+        # models take only their default) gets the call without it instead of failing; the
+        # prompt asks for the same JSON and parse_answer checks it either way.
+        return _litellm().completion(
+            model=self.model, messages=messages, response_format=self._response_format,
+            temperature=0, timeout=self._timeout_s, num_retries=0, drop_params=True,
+            api_base=self._api_base, api_key=self._api_key,
+        )
+
+    def _to_facts(self, answer: FactsAnswer, offered: set[int]) -> tuple[ExtractedFact, ...]:
+        facts: list[ExtractedFact] = []
+        invented: list[int] = []
+        for item in answer.facts:
+            relations: dict[int, ExtractedRelation] = {}
+            for rel in item.relations:
+                if rel.candidate not in offered:
+                    invented.append(rel.candidate)
+                elif rel.candidate not in relations:  # a second relation to one candidate: first wins
+                    relations[rel.candidate] = ExtractedRelation(
+                        rel.candidate, RelationType(rel.type.upper()), rel.reason.strip())
+            facts.append(ExtractedFact(item.text, item.category, tuple(relations.values())))
+        if invented:
+            log.info("model %s related facts to candidate numbers never offered %s; dropped %d",
+                     self.model, sorted(set(invented)), len(invented))
+        return tuple(facts)
+
+    def _rate_limit_wait(self, exc: Exception) -> float | None:
+        """Seconds to wait before one retry of a 429, or None when not worth retrying."""
+        if not isinstance(exc, _litellm().RateLimitError):
+            return None
+        after = _retry_after(exc)
+        if after is None:
+            return DEFAULT_RETRY_AFTER_S
+        return after if after <= MAX_RETRY_AFTER_S else None
+
+    def _describe(self, exc: Exception) -> str:
+        """A one-line reason naming the model and the kind of failure."""
+        litellm = _litellm()
+        where = self._api_base or "the provider's default endpoint"
+        model = f"model {self.model}"
+        detail = _LITELLM_PREFIX.sub("", " ".join(str(getattr(exc, "message", None) or exc).split()))[:200]
+        status = getattr(exc, "status_code", None)
+        # litellm raises Timeout both for our own deadline (status 408) and for a gateway's 504.
+        if isinstance(exc, litellm.Timeout) and status in (None, 408):
+            return f"{model} timed out after {self._timeout_s:g} s"
+        if isinstance(exc, litellm.RateLimitError):
+            after = _retry_after(exc)
+            hint = f", retry after {after:g} s" if after is not None else ""
+            return f"{model} is rate limited (429){hint}"
+        # litellm reports a refused connection as InternalServerError (DESIGN §9): look at the cause.
+        if _caused_by(exc, ConnectionRefusedError):
+            return f"{model}: connection refused at {where}"
+        if isinstance(exc, litellm.APIConnectionError) or _caused_by(exc, OSError):
+            return f"{model}: could not connect to {where} ({detail})"
+        if isinstance(exc, litellm.AuthenticationError):
+            return f"{model} rejected the API key (401); check MEMSPACE_LLM_API_KEY"
+        if isinstance(status, int):
+            return f"{model} answered HTTP {status}: {detail}"
+        return f"{model} failed ({type(exc).__name__}): {detail}"
+
+
+def parse_answer(text: str) -> FactsAnswer:
+    """The model's text as a FactsAnswer, tolerating code fences, <think> blocks and chatter.
+
+    Raises:
+        InvalidAnswer: no JSON object, or one that does not match FactsAnswer.
+    """
+    body = _THINK.sub("", text).strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1)
+    if not body.startswith("{") and "{" in body:
+        body = body[body.index("{"):body.rindex("}") + 1]
+    if not body:
+        raise InvalidAnswer("the answer was empty")
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise InvalidAnswer(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from exc
+    try:
+        return FactsAnswer.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}"
+            for e in exc.errors(include_url=False)[:5])
+        raise InvalidAnswer(f"JSON does not match the schema ({problems})") from exc
+
+
+def _retry_request(err: InvalidAnswer) -> str:
+    return (f"That answer could not be used: {err}. Reply again with only the JSON object "
+            '{"facts": [{"text": ..., "category": ..., "relations": [...]}]} and nothing else.')
+
+
+def _format_time(at: datetime) -> str:
+    zone = f" {at.tzname()}" if at.tzinfo else ""
+    return f"{at:%A %Y-%m-%d %H:%M}{zone}"
+
+
+def _format_candidate(candidate: Candidate) -> str:
+    text = " ".join(candidate.content.split())
+    return f"[{candidate.number}] ({candidate.category}, {candidate.created_at:%Y-%m-%d}) {text}"
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _retry_after(exc: Exception) -> float | None:
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    value = headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None  # an HTTP-date: treated as "not given"
