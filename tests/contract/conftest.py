@@ -8,18 +8,11 @@ from pathlib import Path
 import pytest
 
 from memspace.domain.ports import GraphStore
+from tests.support.stores import STORE_PARAMS, make_store
 
 
-@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+@pytest.fixture(params=STORE_PARAMS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
-    made: GraphStore
-    if request.param == "sqlite":
-        from memspace.stores.sqlite import SqliteStore
-
-        made = SqliteStore(tmp_path / "contract.db")
-    else:
-        from memspace.stores.neo4j import Neo4jStore
-
-        made = Neo4jStore(request.getfixturevalue("neo4j_uri"))
+    made = make_store(request.param, request, tmp_path)
     yield made
     made.close()
