@@ -11,6 +11,7 @@ from memspace.services.admin import AdminService
 from memspace.services.clock import SystemClock
 from memspace.services.context import ProfileService
 from memspace.services.documents import DocumentService
+from memspace.services.graph import GraphService
 from memspace.services.memories import Limits, MemoryService
 from memspace.services.search import SearchService
 
@@ -26,6 +27,7 @@ class Container:
     search: SearchService
     documents: DocumentService
     profiles: ProfileService
+    graphs: GraphService
 
     def close(self) -> None:
         self.store.close()
@@ -96,4 +98,5 @@ def build(
         search=SearchService(store, embedder, access, profiles, settings.max_query_chars),
         documents=DocumentService(store, access, settings.max_page_size),
         profiles=profiles,
+        graphs=GraphService(store, access),
     )

@@ -359,3 +359,13 @@ def test_an_idempotency_key_is_claimed_once_then_replays(store: GraphStore) -> N
     assert store.claim_idempotency(space.id, "key-a", "retry-1", b.BASE) == '{"status": "created"}'
     store.release_idempotency(space.id, "key-b", "retry-1")
     assert store.claim_idempotency(space.id, "key-b", "retry-1", b.BASE) is None
+
+
+def test_relations_among_returns_only_edges_inside_the_set(store: GraphStore) -> None:
+    space = new_space(store)
+    a, c, d = (add(store, space.id, f"subgraph node {x}") for x in "acd")
+    inner, outer = b.relation(c, a), b.relation(d, c, RelationType.DERIVES)
+    store.write(WriteBatch(space.id, [], [inner, outer]))
+    assert store.relations_among(space.id, [a.id, c.id]) == [inner]
+    assert store.relations_among(space.id, [a.id, c.id, d.id]) == [inner, outer]
+    assert store.relations_among(space.id, []) == []

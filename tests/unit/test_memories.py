@@ -121,3 +121,15 @@ def test_bulk_add_skips_repeats_and_writes_the_rest(world: World) -> None:
     assert space is not None
     stored = world.app.store.list_memories(MemoryFilter(space.id), 10)
     assert sorted(m.content for m in stored) == ["Already known", "First", "Second", "Third"]
+
+
+def test_the_graph_of_a_space_has_its_memories_and_their_edges(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    old = world.app.memories.add(who, "Team size is four").memories[0]
+    new = world.app.memories.correct(who, old.id, "Team size is five").memories[0]
+    world.app.memories.add(who, "Unrelated note")
+    graph = world.app.graphs.graph(who, limit=2)
+    assert graph["truncated"] is True and len(graph["nodes"]) == 2
+    full = world.app.graphs.graph(who)
+    assert {n["id"] for n in full["nodes"]} >= {old.id, new.id}
+    assert [(e["from"], e["to"], e["type"]) for e in full["edges"]] == [(new.id, old.id, "UPDATES")]

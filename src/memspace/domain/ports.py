@@ -112,6 +112,9 @@ class GraphStore(Protocol):
     def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
         """Every relation with this memory at either end."""
 
+    def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
+        """Relations whose two ends are both among `memory_ids` (a subgraph's edges)."""
+
     # search
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
         """Exactly the `limit` most cosine-similar memories of the space, best first."""

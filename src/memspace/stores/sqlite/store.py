@@ -331,6 +331,18 @@ class SqliteStore:
         ).fetchall()
         return [relation_from_row(r) for r in rows]
 
+    def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
+        if not memory_ids:
+            return []
+        rows = self._conn().execute(
+            "WITH ids(id) AS (SELECT value FROM json_each(?)) "
+            "SELECT r.* FROM relations r WHERE r.space_id = ? "
+            "AND r.source_id IN (SELECT id FROM ids) AND r.target_id IN (SELECT id FROM ids) "
+            "ORDER BY r.created_at, r.id",
+            (json.dumps(list(memory_ids)), space_id),
+        ).fetchall()
+        return [relation_from_row(r) for r in rows]
+
     # -- search -----------------------------------------------------------------------------
 
     def _memories_by_rowid(self, scored: list[tuple[int, float]]) -> list[ScoredMemory]:
