@@ -12,12 +12,12 @@ Every server is used without auth, as the contract fixture builds `Neo4jStore(ur
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -35,7 +35,7 @@ class Neo4jUnavailable(Exception):
     """No Neo4j server could be found or started."""
 
 
-@contextmanager
+@contextlib.contextmanager
 def neo4j_server() -> Iterator[str]:
     """Yield the Bolt URI of a running Neo4j; stop it afterwards if this started it.
 
@@ -115,9 +115,15 @@ def _start_container(tried: list[str]) -> Any:
                 self.with_env("NEO4J_AUTH", "none")
 
         container = NoAuthNeo4j(IMAGE)
-        container.start()
     except Exception as exc:  # docker.errors.DockerException and friends (DESIGN §9)
         tried.append(f"testcontainers: {type(exc).__name__}: {exc}")
+        return None
+    try:
+        container.start()
+    except Exception as exc:  # pull or startup failed: remove what was created
+        tried.append(f"testcontainers: {type(exc).__name__}: {exc}")
+        with contextlib.suppress(Exception):
+            container.stop()
         return None
     return container
 

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, GraphDatabase, Transaction, basic_auth
-from neo4j.exceptions import ConstraintError, DriverError, GqlError, Neo4jError
+from neo4j.exceptions import AuthError, ConstraintError, DriverError, GqlError, Neo4jError
 
 from memspace.domain.errors import Conflict, Unavailable
 
@@ -59,6 +59,11 @@ class Neo4jConnection:
             yield
         except ConstraintError as exc:
             raise Conflict(conflict) from exc
+        except AuthError as exc:
+            raise Unavailable(
+                f"Neo4j at {self.uri} refused the credentials ({exc.message}); check "
+                "MEMSPACE_NEO4J_USER and MEMSPACE_NEO4J_PASSWORD"
+            ) from exc
         except (DriverError, OSError) as exc:
             raise Unavailable(
                 f"Neo4j at {self.uri} is not answering: {exc}; check that the server is up "
@@ -71,32 +76,43 @@ class Neo4jConnection:
         except GqlError as exc:
             raise Unavailable(f"Neo4j at {self.uri} failed the request: {exc}") from exc
 
-    def transact(self, work: Callable[[Transaction], T], write: bool, conflict: str = CONFLICT) -> T:
-        """Run `work` in one transaction, retrying retryable failures within the window.
+    def retrying(self, attempt: Callable[[], T], conflict: str = CONFLICT) -> T:
+        """Call `attempt`, again after retryable failures, within the window; translate errors.
 
         The driver's managed retries stop only at the first attempt after their window, and
-        back off 1, 2, 4 s: a 5 s window took 7.0 s to give up on a stopped server. Here no
-        attempt starts past the deadline: 4.4 s for the default 5 s (measured, server stopped),
-        plus at most one connection timeout when a server hangs instead of refusing.
+        back off 1, 2, 4 s: a 5 s window took 7.0 s to give up on a stopped server. Here an
+        attempt starts only if it can end in the window, judged by how long the last one took:
+        4.4 s for the default 5 s against a stopped server (refusing at once), 4.0 s against
+        one that accepts and never answers (one attempt waits out the acquisition timeout).
         """
         deadline = time.monotonic() + self._retry_window_s
         delay = RETRY_FIRST_DELAY_S
         with self.edge(conflict):
             while True:
+                started = time.monotonic()
                 try:
-                    with self.driver.session(
-                        database=self.database,
-                        default_access_mode=WRITE_ACCESS if write else READ_ACCESS,
-                        bookmark_manager=self._bookmarks,
-                    ) as session, session.begin_transaction() as tx:
-                        result = work(tx)
-                        tx.commit()
-                        return result
+                    return attempt()
                 except (DriverError, Neo4jError) as exc:
-                    if not exc.is_retryable() or time.monotonic() + delay > deadline:
+                    now = time.monotonic()
+                    if not exc.is_retryable() or now + delay + (now - started) > deadline:
                         raise
                 time.sleep(delay)
                 delay = min(delay * 2, RETRY_MAX_DELAY_S)
+
+    def transact(self, work: Callable[[Transaction], T], write: bool, conflict: str = CONFLICT) -> T:
+        """Run `work` in one transaction (a fresh one per attempt), committed at its end."""
+
+        def attempt() -> T:
+            with self.driver.session(
+                database=self.database,
+                default_access_mode=WRITE_ACCESS if write else READ_ACCESS,
+                bookmark_manager=self._bookmarks,
+            ) as session, session.begin_transaction() as tx:
+                result = work(tx)
+                tx.commit()
+                return result
+
+        return self.retrying(attempt, conflict)
 
     def read(self, query: str, **params: Any) -> list[Row]:
         return self.transact(lambda tx: tx.run(query, params).data(), write=False)

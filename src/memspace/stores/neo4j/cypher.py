@@ -164,14 +164,21 @@ RETURN {memory_fields("m")} AS memory ORDER BY m.createdAt DESC, m.id DESC LIMIT
 """
 
 
-RELATIONS_OF = f"""
-MATCH (m:Memory {{id: $id}})-[r:{EDGE_TYPES}]-(other:Memory)
-WHERE m.spaceId = $space AND other.spaceId = $space
-WITH DISTINCT r
+_RELATION_FIELDS = """
 RETURN startNode(r).id AS source, endNode(r).id AS target, type(r) AS type,
        r.createdAt AS createdAt, r.createdBy AS createdBy, r.reason AS reason
 ORDER BY r.createdAt, source, target, type
 """
+RELATIONS_OF = f"""
+MATCH (m:Memory {{id: $id}})-[r:{EDGE_TYPES}]-(other:Memory)
+WHERE m.spaceId = $space AND other.spaceId = $space
+WITH DISTINCT r
+{_RELATION_FIELDS}"""
+RELATIONS_AMONG = f"""
+UNWIND $ids AS id
+MATCH (s:Memory {{id: id}})-[r:{EDGE_TYPES}]->(t:Memory)
+WHERE s.spaceId = $space AND t.spaceId = $space AND t.id IN $ids
+{_RELATION_FIELDS}"""
 
 
 def neighbours(hops: int) -> str:
@@ -263,7 +270,7 @@ RETURN {DOCUMENT_FIELDS} AS document ORDER BY d.createdAt DESC, d.id DESC LIMIT 
 
 
 def vector_scan(condition: str) -> str:
-    """Exact cosine ranking over the space's memories (see Neo4jStore.vector_search).
+    """Exact cosine ranking over the space's memories (see search.vector_search).
 
     `vector.similarity.cosine` answers (1 + cos) / 2; the query maps it back to a plain cosine
     so scores read the same as the SQLite store's. Zero vectors have no cosine (null): skipped.

@@ -53,8 +53,7 @@ class Neo4jStore:
     ) -> None:
         self._db = Neo4jConnection(uri, user, password, database, connect_timeout_s, retry_window_s)
         try:
-            with self._db.edge():
-                ensure_schema(self._db.driver, database)
+            self._db.retrying(lambda: ensure_schema(self._db.driver, database))
         except BaseException:
             self._db.close()
             raise
@@ -84,7 +83,7 @@ class Neo4jStore:
     def create_space(self, space: Space) -> None:
         props = rec.space_props(space)
         self._db.write(lambda tx: tx.run(cypher.CREATE_SPACE, props=props).consume(),
-                    conflict=f"a space with slug '{space.slug}' already exists")
+                       conflict=f"a space with slug '{space.slug}' already exists")
 
     def get_space(self, space_id: str) -> Space | None:
         rows = self._db.read(cypher.GET_SPACE, id=space_id)
@@ -217,6 +216,13 @@ class Neo4jStore:
         rows = self._db.read(cypher.RELATIONS_OF, id=memory_id, space=space_id)
         return [rec.relation_from(r) for r in rows]
 
+    def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
+        if not memory_ids:
+            return []
+        ids = list(dict.fromkeys(memory_ids))
+        rows = self._db.read(cypher.RELATIONS_AMONG, ids=ids, space=space_id)
+        return [rec.relation_from(r) for r in rows]
+
     # -- search -----------------------------------------------------------------------------
 
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
@@ -293,7 +299,7 @@ class Neo4jStore:
     def add_document(self, document: Document) -> None:
         props = rec.document_props(document)
         self._db.write(lambda tx: tx.run(cypher.CREATE_DOCUMENT, props=props).consume(),
-                    conflict=f"a document with id '{document.id}' already exists")
+                       conflict=f"a document with id '{document.id}' already exists")
 
     def get_document(self, space_id: str, document_id: str) -> Document | None:
         rows = self._db.read(cypher.GET_DOCUMENT, id=document_id, space=space_id)
