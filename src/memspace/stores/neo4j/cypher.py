@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from memspace.domain.models import MemoryFilter
-from memspace.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX
+from memspace.stores.neo4j.schema import TEXT_INDEX
 
 EDGE_TYPES = "UPDATES|EXTENDS|DERIVES"
 
@@ -54,6 +54,13 @@ MATCH (s:Space {id: $space})
 SET s.lastActiveAt = CASE WHEN $at > s.lastActiveAt THEN $at ELSE s.lastActiveAt END
 """
 SPACE_EXISTS = "MATCH (s:Space {id: $space}) RETURN count(s) AS found"
+# Every memory write starts here: it locks the space node (so writes to one space serialise),
+# bumps the version the vector cache watches, and reserves `$count` sequence numbers.
+BEGIN_SPACE_WRITE = """
+MATCH (s:Space {id: $space})
+SET s.version = coalesce(s.version, 0) + 1, s.seq = coalesce(s.seq, 0) + $count
+RETURN s.seq - $count AS base
+"""
 
 # -- keys -------------------------------------------------------------------------------------
 
@@ -143,6 +150,22 @@ MATCH (m:Memory {{id: $id}}) WHERE m.spaceId = $space
 SET m.active = false, m.invalidatedAt = $at, m.forgetReason = $reason, m.forgottenBy = $by
 REMOVE m._lock
 RETURN {memory_fields("m")} AS memory
+"""
+
+# -- the vector cache's view (stores/vector_cache.py) -----------------------------------------
+
+VECTOR_VERSION = "MATCH (s:Space {id: $space}) RETURN coalesce(s.version, 0) AS version"
+VECTORS_AFTER = """
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq > $after AND m.embedding IS NOT NULL
+RETURN m.seq AS seq, m.embedding AS embedding, m.category AS category ORDER BY m.seq
+"""
+INACTIVE_SEQS = """
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.active = false AND m.seq <= $upto
+RETURN m.seq AS seq
+"""
+MEMORIES_BY_SEQ = f"""
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
+RETURN m.seq AS seq, {memory_fields("m")} AS memory
 """
 
 # -- reading memories -------------------------------------------------------------------------
@@ -267,31 +290,6 @@ RETURN {DOCUMENT_FIELDS} AS document ORDER BY d.createdAt DESC, d.id DESC LIMIT 
 
 
 # -- search -----------------------------------------------------------------------------------
-
-
-def vector_scan(condition: str) -> str:
-    """Exact cosine ranking over the space's memories (see search.vector_search).
-
-    `vector.similarity.cosine` answers (1 + cos) / 2; the query maps it back to a plain cosine
-    so scores read the same as the SQLite store's. Zero vectors have no cosine (null): skipped.
-    """
-    return f"""
-MATCH (m:Memory) WHERE {condition} AND size(m.embedding) = size($vector)
-WITH m, vector.similarity.cosine(m.embedding, $vector) AS similarity
-WHERE similarity IS NOT NULL
-RETURN {memory_fields("m")} AS memory, 2 * similarity - 1 AS score
-ORDER BY similarity DESC, m.createdAt DESC, m.id LIMIT $limit
-"""
-
-
-def vector_index(condition: str) -> str:
-    """Approximate nearest neighbours from the vector index, over-fetched, then scoped."""
-    return f"""
-CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $vector) YIELD node AS m, score
-WITH m, score WHERE {condition}
-RETURN {memory_fields("m")} AS memory, 2 * score - 1 AS score
-ORDER BY score DESC LIMIT $limit
-"""
 
 
 def text_query(condition: str) -> str:

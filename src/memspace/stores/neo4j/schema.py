@@ -10,9 +10,12 @@ from neo4j import Driver, NotificationDisabledClassification
 from neo4j.exceptions import ClientError
 
 # all-MiniLM-L6-v2, the local embedder (DESIGN §8). Vectors of another size are stored but not
-# indexed; the exact in-space scan still ranks them against queries of their own size.
+# indexed.
 EMBEDDING_DIMENSIONS = 384
 
+# memspace's own searches rank vectors exactly in process (stores/vector_cache.py); the index
+# serves ad-hoc Cypher over the whole graph (`db.index.vector.queryNodes`), e.g. from Neo4j
+# Browser or Graph Data Science, which is what teams run Neo4j for.
 VECTOR_INDEX = "memory_embedding"
 # Full text over `content`, plus `spaceId` so a query can require the space inside Lucene
 # (see cypher.lucene_in_space). `standard-no-stop-words`: a keyword like "the plan" must not
@@ -33,6 +36,8 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX memory_space_created IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.createdAt)",
     "CREATE INDEX memory_space_hash IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.contentHash)",
     "CREATE INDEX memory_space_category IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.category)",
+    "CREATE INDEX memory_space_seq IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.seq)",
+    "CREATE INDEX memory_space_active IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.active)",
     "CREATE INDEX document_space_created IF NOT EXISTS FOR (d:Document) ON (d.spaceId, d.createdAt)",
     f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (m:Memory) ON (m.embedding) "
     f"OPTIONS {{indexConfig: {{`vector.dimensions`: {EMBEDDING_DIMENSIONS}, "
@@ -51,8 +56,23 @@ PROPERTY_KEYS = (
     "embedding", "active", "createdBy", "contentHash", "documentId", "invalidatedAt",
     "invalidatedBy", "forgetReason", "forgottenBy", "reason", "_lock", "title", "kind",
     "sizeBytes", "status", "error", "factCount", "llmCalls", "promptTokens", "completionTokens",
-    "scope", "key", "result", "_fresh",
+    "scope", "key", "result", "_fresh", "seq", "version",
 )
+
+# Memories written before sequence numbers existed get them once, in creation order, so the
+# vector cache (which reads by sequence number) sees them.
+BACKFILL_SEQ = """
+MATCH (m:Memory) WHERE m.seq IS NULL
+WITH m ORDER BY m.createdAt, m.id
+WITH m.spaceId AS space, collect(m) AS memories
+MATCH (s:Space {id: space})
+WITH s, memories, coalesce(s.seq, 0) AS base
+UNWIND range(0, size(memories) - 1) AS i
+WITH s, base, size(memories) AS n, memories[i] AS m, i
+SET m.seq = base + i + 1
+WITH DISTINCT s, base, n
+SET s.seq = base + n, s.version = coalesce(s.version, 0) + 1
+"""
 
 # Another process may create the same rule between our check and our create.
 _ALREADY_THERE = (
@@ -86,3 +106,4 @@ def ensure_schema(driver: Driver, database: str | None) -> None:
         ).consume()
         session.run("UNWIND $names AS name CALL db.createProperty(name)", names=PROPERTY_KEYS).consume()
         session.run(f"CALL db.awaitIndexes({AWAIT_INDEXES_S})").consume()
+        session.run(BACKFILL_SEQ).consume()

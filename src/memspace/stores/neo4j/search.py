@@ -1,9 +1,17 @@
-"""Vector, full-text and typo-tolerant keyword search over one space's memories."""
+"""Full-text and typo-tolerant keyword search over one space's memories.
+
+Vector search is not here: it runs on the in-process cache of stores/vector_cache.py. Measured
+on tools/neo4j-local (2 busy cores), 10 spaces x 10,000 memories, 384 dims clustered like
+sentence embeddings, top 10, median of 30 queries: an exact Cypher scan
+(`vector.similarity.cosine` over the space) took 190-270 ms; the vector index
+(`db.index.vector.queryNodes`, which cannot filter by space) took 19-33 ms fetching 100 with
+recall@10 0.41, 30-45 ms fetching 1,000 (0.51), 62-83 ms fetching 10,000 (0.52). The cache
+answers exactly in a few milliseconds.
+"""
 
 from __future__ import annotations
 
 from memspace.domain.models import MemoryFilter, ScoredMemory
-from memspace.domain.ports import Vector
 from memspace.domain.text import max_edits, query_words, tolerated, words
 from memspace.stores.neo4j import cypher
 from memspace.stores.neo4j import records as rec
@@ -17,35 +25,6 @@ from memspace.stores.neo4j.connection import Neo4jConnection, Row
 # candidates in Python (the symmetric typo rule), which the margin absorbs.
 OVERFETCH_FACTOR = 10
 OVERFETCH_MARGIN = 100
-
-
-def vector_search(
-    conn: Neo4jConnection, where: MemoryFilter, embedding: Vector, limit: int
-) -> list[ScoredMemory]:
-    """Exact: a cosine scan of the space's memories, not the approximate vector index.
-
-    Measured on tools/neo4j-local (2 busy cores), 10 spaces x 10,000 memories, 384 dims
-    clustered like sentence embeddings (1,000 shared topics), top 10, median of 30 queries:
-    the exact scan took 190-270 ms; the index path (`vector_search_by_index`) 19-33 ms at
-    fetch=100 but with recall@10 0.41 and only 4.1 of 10 hits in the space, 30-45 ms at
-    fetch=1,000 with recall@10 0.51, 62-83 ms at fetch=10,000 with recall@10 0.52. On
-    random vectors its recall@10 was 0.00-0.01. Neo4j 5.26 quantises the index and cannot
-    filter it by space, and the port promises the exact top `limit`, so the scan it is.
-    """
-    condition, params = cypher.memory_filter(where)
-    rows = conn.read(cypher.vector_scan(condition), vector=rec.floats(embedding), limit=limit,
-                     **params)
-    return _scored(rows)
-
-
-def vector_search_by_index(
-    conn: Neo4jConnection, where: MemoryFilter, embedding: Vector, limit: int, fetch: int
-) -> list[ScoredMemory]:
-    """The approximate alternative measured above: `fetch` neighbours, then scoped."""
-    condition, params = cypher.memory_filter(where)
-    rows = conn.read(cypher.vector_index(condition), vector=rec.floats(embedding), limit=limit,
-                     fetch=fetch, **params)
-    return _scored(rows)
 
 
 def text_search(

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
+import numpy as np
 from neo4j import Transaction
 
 from memspace.config import Settings
@@ -32,6 +33,7 @@ from memspace.stores.neo4j import cypher, search
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.schema import ensure_schema
+from memspace.stores.vector_cache import VectorCache
 
 
 class Neo4jStore:
@@ -52,6 +54,7 @@ class Neo4jStore:
         retry_window_s: float = 5.0,
     ) -> None:
         self._db = Neo4jConnection(uri, user, password, database, connect_timeout_s, retry_window_s)
+        self._vectors = VectorCache()
         try:
             self._db.retrying(lambda: ensure_schema(self._db.driver, database))
         except BaseException:
@@ -150,8 +153,11 @@ class Neo4jStore:
             return cast(int, tx.run(query, ids=ids, space=space).single(strict=True)["found"])
 
         def work(tx: Transaction) -> None:
-            if tx.run(cypher.SPACE_EXISTS, space=space).single(strict=True)["found"] == 0:
+            begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space, count=len(rows)).single()
+            if begun is None:
                 raise NotFound(f"no space '{space}'")
+            for offset, row in enumerate(rows, start=1):
+                row["props"]["seq"] = begun["base"] + offset
             if olds:
                 tx.run(cypher.LOCK_MEMORIES, ids=olds, space=space).consume()
                 if count(tx, cypher.COUNT_ACTIVE, olds) != len(olds):
@@ -182,6 +188,7 @@ class Neo4jStore:
 
     def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
         def work(tx: Transaction) -> Memory:
+            tx.run(cypher.BEGIN_SPACE_WRITE, space=space_id, count=0).consume()
             tx.run(cypher.LOCK_MEMORIES, ids=[memory_id], space=space_id).consume()
             state = tx.run(cypher.FORGET_STATE, id=memory_id, space=space_id).single()
             if state is None:
@@ -226,7 +233,30 @@ class Neo4jStore:
     # -- search -----------------------------------------------------------------------------
 
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
-        return search.vector_search(self._db, where, embedding, limit)
+        """Exact, from the in-process cache of the space's vectors (see stores/vector_cache.py)."""
+        query = np.asarray(embedding, dtype=np.float32)
+        hits = self._vectors.top_k(self, where.space_id, query, limit, where.category,
+                                   where.include_inactive)
+        if not hits:
+            return []
+        rows = self._db.read(cypher.MEMORIES_BY_SEQ, space=where.space_id,
+                             seqs=[seq for seq, _ in hits])
+        by_seq = {r["seq"]: rec.memory_from(r["memory"]) for r in rows}
+        return [ScoredMemory(by_seq[seq], score) for seq, score in hits if seq in by_seq]
+
+    # VectorSource
+
+    def vector_version(self, space_id: str) -> int:
+        rows = self._db.read(cypher.VECTOR_VERSION, space=space_id)
+        return int(rows[0]["version"]) if rows else 0
+
+    def vectors_after(self, space_id: str, after_seq: int) -> list[tuple[int, object, str]]:
+        rows = self._db.read(cypher.VECTORS_AFTER, space=space_id, after=after_seq)
+        return [(int(r["seq"]), r["embedding"], str(r["category"])) for r in rows]
+
+    def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
+        rows = self._db.read(cypher.INACTIVE_SEQS, space=space_id, upto=upto_seq)
+        return [int(r["seq"]) for r in rows]
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         return search.text_search(self._db, where, text, limit)

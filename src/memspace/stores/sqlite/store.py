@@ -41,7 +41,7 @@ from memspace.stores.sqlite.rows import (
     ts,
     vector_blob,
 )
-from memspace.stores.sqlite.vectors import VectorCache
+from memspace.stores.vector_cache import VectorCache
 
 # How long a writer waits for another process's write lock before giving up (CLI beside server).
 BUSY_TIMEOUT_MS = 10_000
@@ -359,9 +359,30 @@ class SqliteStore:
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
         query = np.asarray(embedding, dtype=np.float32)
         hits = self._vectors.top_k(
-            self._conn(), where.space_id, query, limit, where.category, where.include_inactive
+            self, where.space_id, query, limit, where.category, where.include_inactive
         )
         return self._memories_by_rowid(hits)
+
+    # VectorSource: the rowid is the sequence number (rows are never deleted).
+
+    def vector_version(self, space_id: str) -> int:
+        row = self._conn().execute("SELECT version FROM spaces WHERE id = ?", (space_id,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def vectors_after(self, space_id: str, after_seq: int) -> list[tuple[int, object, str]]:
+        rows = self._conn().execute(
+            "SELECT rowid, embedding, category FROM memories "
+            "WHERE space_id = ? AND rowid > ? AND embedding IS NOT NULL ORDER BY rowid",
+            (space_id, after_seq),
+        ).fetchall()
+        return [(int(r[0]), r[1], str(r[2])) for r in rows]
+
+    def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
+        rows = self._conn().execute(
+            "SELECT rowid FROM memories WHERE space_id = ? AND active = 0 AND rowid <= ?",
+            (space_id, upto_seq),
+        ).fetchall()
+        return [int(r[0]) for r in rows]
 
     def _fts(self, where: MemoryFilter, match: str, limit: int) -> list[ScoredMemory]:
         sql, args = self._filter_sql(where)
