@@ -20,11 +20,11 @@ from memspace.domain.ports import (
     WriteBatch,
 )
 from memspace.domain.text import content_hash
-from memspace.services.access import AccessService, Principal
+from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
 from memspace.services.reconcile import MAX_RETARGETS, plan_extraction, retarget
-from memspace.services.views import memory_json, neighbour_json, relation_json
+from memspace.services.views import document_json, memory_json, neighbour_json, relation_json
 
 DEFAULT_CATEGORY = "general"
 # Existing memories shown to the model per add (DESIGN §3): the 5 most similar active ones.
@@ -275,17 +275,7 @@ class MemoryService:
         reason: str | None = None,
     ) -> AddResult:
         """A new memory that UPDATES the old one; the old one becomes inactive, never erased."""
-        target = self._access.resolve(principal, space, write=True)
-        old = self._memory_in(target.space.id, memory_id)
-        if not old.active:
-            head = f" by '{old.invalidated_by}'" if old.invalidated_by else ""
-            raise Conflict(
-                f"memory '{old.id}' was already replaced{head} or forgotten; correct the current "
-                "version instead (search_memory shows it)"
-            )
-        text = self._content(content, "the correction")
-        if content_hash(text) == old.content_hash:
-            raise InvalidInput("the correction says exactly what the memory already says")
+        target, old, text = self._checked_correction(principal, memory_id, content, space)
         memory = self._embedded(
             self._new_memory(target.space.id, text, self._category(category or old.category),
                              principal.actor)
@@ -301,6 +291,45 @@ class MemoryService:
         return AddResult(
             "created", "flat", target.space.slug, [memory], [relation], superseded=[old.id]
         )
+
+    def preview_correction(
+        self,
+        principal: Principal,
+        memory_id: str,
+        content: str | None,
+        space: str | None = None,
+        category: str | None = None,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        """What `correct` would write, checked by the same rules, without writing anything:
+        the UPDATES edge from the new fact to the old one, which would become inactive."""
+        target, old, text = self._checked_correction(principal, memory_id, content, space)
+        return {
+            "space": target.space.slug,
+            "content": text,
+            "category": self._category(category or old.category),
+            "replaces": memory_json(old),
+            "relation": {"from": None, "to": old.id, "type": RelationType.UPDATES.value,
+                         "reason": (reason or "").strip() or "corrected by hand"},
+            "supersedes": [old.id],
+        }
+
+    def _checked_correction(
+        self, principal: Principal, memory_id: str, content: str | None, space: str | None
+    ) -> tuple[SpaceAccess, Memory, str]:
+        """The space, the memory to correct and the correction's text, or the reason why not."""
+        target = self._access.resolve(principal, space, write=True)
+        old = self._memory_in(target.space.id, memory_id)
+        if not old.active:
+            head = f" by '{old.invalidated_by}'" if old.invalidated_by else ""
+            raise Conflict(
+                f"memory '{old.id}' was already replaced{head} or forgotten; correct the current "
+                "version instead (search_memory shows it)"
+            )
+        text = self._content(content, "the correction")
+        if content_hash(text) == old.content_hash:
+            raise InvalidInput("the correction says exactly what the memory already says")
+        return target, old, text
 
     def forget(
         self,
@@ -337,16 +366,20 @@ class MemoryService:
         return memory
 
     def get(self, principal: Principal, memory_id: str, space: str | None = None) -> dict[str, Any]:
-        """One memory with its direct relations and its neighbourhood (the history chain)."""
+        """One memory with its direct relations, its neighbourhood (the history chain) and the
+        document it came from, if any."""
         target = self._access.resolve(principal, space)
         memory = self._memory_in(target.space.id, memory_id)
         relations = self._store.relations_of(target.space.id, memory.id)
         near = self._store.neighbours(target.space.id, [memory.id], hops=2, per_origin=20)
+        source = (self._store.get_document(target.space.id, memory.document_id)
+                  if memory.document_id else None)
         return {
             "space": target.space.slug,
             "memory": memory_json(memory),
             "relations": [relation_json(r) for r in relations],
             "relatedMemories": [neighbour_json(n) for n in near],
+            "source": document_json(source) if source else None,
         }
 
     def list(
