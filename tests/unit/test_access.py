@@ -2,7 +2,14 @@ from __future__ import annotations
 
 import pytest
 
-from memspace.domain.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
+from memspace.domain.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    Unauthenticated,
+    Unavailable,
+)
 from memspace.domain.models import Access
 from memspace.services.access import Principal, hash_key
 from memspace.services.admin import parse_grant
@@ -75,3 +82,19 @@ def test_space_slugs_are_validated_and_unique(world: World) -> None:
         world.app.admin.create_space("Not A Slug!")
     with pytest.raises(Conflict):
         world.app.admin.create_space("acme")
+
+
+def test_a_recently_seen_key_still_authenticates_while_the_store_is_down(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = world.app.admin.create_key("seen", {"acme": Access.READWRITE})
+    unseen = world.app.admin.create_key("unseen", {"acme": Access.READWRITE})
+    world.app.access.authenticate(seen.raw)
+
+    def down(_: str) -> None:
+        raise Unavailable("store down")
+
+    monkeypatch.setattr(world.app.store, "get_key_by_hash", down)
+    assert world.app.access.authenticate(seen.raw).name == "seen"
+    with pytest.raises(Unavailable):
+        world.app.access.authenticate(unseen.raw)

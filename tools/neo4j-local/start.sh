@@ -4,7 +4,8 @@
 #
 # Env: NEO4J_LOCAL_PORT (7687), NEO4J_LOCAL_DATA_DIR (<this dir>/data), NEO4J_LOCAL_HEAP (512m),
 #      NEO4J_LOCAL_PAGECACHE (256m), NEO4J_LOCAL_START_TIMEOUT (120 s),
-#      NEO4J_LOCAL_JAVA (java from JAVA_HOME or PATH; must be 17 or 21), NEO4J_LOCAL_JAVA_OPTS (extra).
+#      NEO4J_LOCAL_JAVA (java from JAVA_HOME or PATH; must be 17 or 21), NEO4J_LOCAL_JAVA_OPTS (extra),
+#      NEO4J_LOCAL_PID_FILE / NEO4J_LOCAL_LOG_FILE (<this dir>/neo4j.pid, .log: set both to run a second server).
 set -euo pipefail
 
 DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -13,8 +14,8 @@ DATA_DIR="${NEO4J_LOCAL_DATA_DIR:-$DIR/data}"
 HEAP="${NEO4J_LOCAL_HEAP:-512m}"
 PAGECACHE="${NEO4J_LOCAL_PAGECACHE:-256m}"
 TIMEOUT="${NEO4J_LOCAL_START_TIMEOUT:-120}"
-PID_FILE="$DIR/neo4j.pid"
-LOG_FILE="$DIR/neo4j.log"
+PID_FILE="${NEO4J_LOCAL_PID_FILE:-$DIR/neo4j.pid}"
+LOG_FILE="${NEO4J_LOCAL_LOG_FILE:-$DIR/neo4j.log}"
 URI="bolt://127.0.0.1:$PORT"
 MAIN_CLASS="memspace.neo4jlocal.Main"
 if [[ -n "${NEO4J_LOCAL_JAVA:-}" ]]; then JAVA="$NEO4J_LOCAL_JAVA"

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-PID_FILE="$DIR/neo4j.pid"
+PID_FILE="${NEO4J_LOCAL_PID_FILE:-$DIR/neo4j.pid}"
 TIMEOUT="${NEO4J_LOCAL_STOP_TIMEOUT:-30}"
 MAIN_CLASS="memspace.neo4jlocal.Main"
 

@@ -5,11 +5,17 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import time
 from dataclasses import dataclass, field
 
-from memspace.domain.errors import Forbidden, NotFound, Unauthenticated
+from memspace.domain.errors import Forbidden, NotFound, Unauthenticated, Unavailable
 from memspace.domain.models import Access, ApiKey, Space
 from memspace.domain.ports import Clock, GraphStore
+
+# When the store cannot be reached, a key that authenticated within this window is still
+# recognised, so the caller gets the real error (the store is down, from the tool it called)
+# instead of an HTTP 503 before MCP. Safe: with the store down, nothing can be read or written.
+STALE_AUTH_S = 300.0
 
 KEY_PATTERN = re.compile(r"^msk_([A-Za-z0-9]{8})_([A-Za-z0-9_-]{32,64})$")
 
@@ -60,6 +66,7 @@ class AccessService:
     def __init__(self, store: GraphStore, clock: Clock) -> None:
         self._store = store
         self._clock = clock
+        self._recent: dict[str, tuple[Principal, float]] = {}
 
     def authenticate(self, raw_key: str | None) -> Principal:
         """Raises Unauthenticated for a missing, malformed, unknown or revoked key."""
@@ -70,14 +77,23 @@ class AccessService:
             )
         if not KEY_PATTERN.match(raw_key.strip()):
             raise Unauthenticated("malformed API key: memspace keys look like msk_xxxxxxxx_...")
-        key = self._store.get_key_by_hash(hash_key(raw_key.strip()))
+        digest = hash_key(raw_key.strip())
+        try:
+            key = self._store.get_key_by_hash(digest)
+        except Unavailable:
+            recent = self._recent.get(digest)
+            if recent is None or time.monotonic() - recent[1] > STALE_AUTH_S:
+                raise
+            return recent[0]
         if key is None:
             raise Unauthenticated("unknown API key; ask for a new one (`memspace key create`)")
         if key.revoked_at is not None:
             raise Unauthenticated(
                 f"API key {key.prefix} was revoked; ask the space owner for a new key"
             )
-        return Principal.from_key(key)
+        principal = Principal.from_key(key)
+        self._recent[digest] = (principal, time.monotonic())
+        return principal
 
     @staticmethod
     def operator(name: str = "operator") -> Principal:

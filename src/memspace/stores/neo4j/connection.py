@@ -25,6 +25,9 @@ Row = dict[str, Any]
 RETRY_FIRST_DELAY_S = 0.2
 RETRY_MAX_DELAY_S = 1.0
 CONFLICT = "the change conflicts with stored data"
+# After a call gave up on an unreachable server, calls in the next few seconds make a single
+# attempt (and succeed at once if the server is back).
+DOWN_MEMORY_S = 10.0
 
 
 class Neo4jConnection:
@@ -51,6 +54,7 @@ class Neo4jConnection:
             connection_acquisition_timeout=connect_timeout_s + 1.0,
         )
         self._bookmarks = GraphDatabase.bookmark_manager()
+        self._down_until: float | None = None
 
     @contextmanager
     def edge(self, conflict: str = CONFLICT) -> Iterator[None]:
@@ -85,16 +89,23 @@ class Neo4jConnection:
         4.4 s for the default 5 s against a stopped server (refusing at once), 4.0 s against
         one that accepts and never answers (one attempt waits out the acquisition timeout).
         """
-        deadline = time.monotonic() + self._retry_window_s
+        # One call's window already told us the server is down: later calls try once, so a
+        # tool that reads several times does not wait out one window per read.
+        down = self._down_until is not None and time.monotonic() < self._down_until
+        deadline = time.monotonic() + (0.0 if down else self._retry_window_s)
         delay = RETRY_FIRST_DELAY_S
         with self.edge(conflict):
             while True:
                 started = time.monotonic()
                 try:
-                    return attempt()
+                    result = attempt()
+                    self._down_until = None
+                    return result
                 except (DriverError, Neo4jError) as exc:
                     now = time.monotonic()
                     if not exc.is_retryable() or now + delay + (now - started) > deadline:
+                        if exc.is_retryable():
+                            self._down_until = now + DOWN_MEMORY_S
                         raise
                 time.sleep(delay)
                 delay = min(delay * 2, RETRY_MAX_DELAY_S)
