@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -40,18 +41,39 @@ class Settings(BaseSettings):
     # Extra Host header values the MCP endpoint accepts (it answers 421 to others), e.g. a
     # reverse proxy's public name. The bind host, localhost and 127.0.0.1 are always allowed.
     allowed_hosts: list[str] = Field(default_factory=list)
+    # Where clients reach this server (scheme://host[:port], no path), e.g. behind a proxy.
+    # The upload widget sends files here, so it is the one origin its CSP may connect to.
+    # Unset: http://<host>:<port>, with 127.0.0.1 standing in for a wildcard bind address.
+    public_url: str | None = None
+    # Signs the short-lived upload tickets the upload widget presents instead of an API key.
+    # Unset: a random secret per process, so set it when several replicas share one URL.
+    upload_secret: SecretStr | None = None
 
     # Limits. One memory is one fact; long material belongs in a document upload.
     max_memory_chars: int = Field(default=8_000, ge=100)
     max_query_chars: int = Field(default=2_000, ge=10)
     max_page_size: int = Field(default=100, ge=1)
 
-    @field_validator("llm_model", "llm_api_base", "neo4j_uri", "neo4j_database", mode="before")
+    @field_validator("llm_model", "llm_api_base", "neo4j_uri", "neo4j_database", "public_url",
+                     mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url_is_an_origin(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        origin = value.strip().rstrip("/")
+        if not re.fullmatch(r"https?://[A-Za-z0-9.\-\[\]:]+", origin):
+            raise ValueError(
+                f"MEMSPACE_PUBLIC_URL must be an origin like https://memspace.example.com "
+                f"(scheme, host, optional port, no path), not {value!r}"
+            )
+        return origin
 
     @model_validator(mode="after")
     def _neo4j_needs_uri(self) -> Settings:
@@ -61,6 +83,15 @@ class Settings(BaseSettings):
                 "start one with `make neo4j` or `docker compose up neo4j`"
             )
         return self
+
+    @property
+    def public_origin(self) -> str:
+        """scheme://host:port where clients reach this server."""
+        if self.public_url:
+            return self.public_url
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{self.port}"
 
     @property
     def sqlite_path(self) -> Path:
