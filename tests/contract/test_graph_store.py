@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from datetime import timedelta
 
@@ -369,3 +370,30 @@ def test_relations_among_returns_only_edges_inside_the_set(store: GraphStore) ->
     assert store.relations_among(space.id, [a.id, c.id]) == [inner]
     assert store.relations_among(space.id, [a.id, c.id, d.id]) == [inner, outer]
     assert store.relations_among(space.id, []) == []
+
+
+def test_two_simultaneous_supersedes_of_one_memory_let_exactly_one_win(store: GraphStore) -> None:
+    space = new_space(store)
+    old = add(store, space.id, "The race target")
+    rivals = [b.memory(space.id, f"Rival {n}", vec(f"Rival {n}")) for n in range(2)]
+    start = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def supersede(new) -> None:  # type: ignore[no-untyped-def]
+        start.wait()
+        try:
+            store.write(WriteBatch(space.id, [new], [b.relation(new, old, RelationType.UPDATES)],
+                                   {old.id: new.id}))
+            outcomes.append("won")
+        except Conflict:
+            outcomes.append("conflict")
+
+    threads = [threading.Thread(target=supersede, args=(r,)) for r in rivals]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(outcomes) == ["conflict", "won"]
+    winner = store.get_memory(space.id, old.id)
+    assert winner is not None and winner.invalidated_by in {r.id for r in rivals}
+    assert sum(store.get_memory(space.id, r.id) is not None for r in rivals) == 1
