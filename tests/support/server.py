@@ -26,9 +26,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server(container: Container) -> Iterator[str]:
+def running_server(container: Container, port: int | None = None) -> Iterator[str]:
     """Serve `container` over HTTP; yields the base URL (http://127.0.0.1:PORT)."""
-    port = free_port()
+    port = port or free_port()
     config = uvicorn.Config(create_app(container, warm_up=False), host="127.0.0.1", port=port,
                             log_level="warning", lifespan="on")
     server = uvicorn.Server(config)

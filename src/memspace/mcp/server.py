@@ -6,6 +6,7 @@ from mcp.server.mcpserver import MCPServer
 
 from memspace import __version__
 from memspace.bootstrap import Container
+from memspace.mcp.apps import build_apps
 from memspace.mcp.tools import register_tools
 
 INSTRUCTIONS = """\
@@ -24,6 +25,7 @@ def build_mcp_server(app: Container) -> MCPServer:
         instructions=INSTRUCTIONS,
         version=__version__,
         log_level="WARNING",
+        extensions=[build_apps(app)],
     )
     register_tools(server, app)
     return server

@@ -1,0 +1,133 @@
+"""Tools only the views call (`_meta.ui.visibility: ["app"]`): hosts keep them out of the
+model's tool list and refuse them to views of other servers.
+
+They take the same arguments and pass the same services and access rules as the model's
+tools; they exist so each view gets the shape it renders, and so a host can tell a person's
+clicks from an agent's calls in its audit log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Annotated
+
+from mcp.server.apps import Apps, Visibility
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from memspace.bootstrap import Container
+from memspace.mcp import present
+from memspace.mcp.identity import call, principal_of
+from memspace.mcp.tools import READ_ONLY, WRITES
+from memspace.services.search import SearchRequest
+from memspace.services.spaces import space_listing
+from memspace.services.views import memory_json
+
+APP_ONLY: list[Visibility] = ["app"]
+SpaceArg = Annotated[str | None, Field(description="Space slug; omit for the active space.")]
+MemoryIdArg = Annotated[str, Field(description="Memory id.")]
+ContentArg = Annotated[str, Field(description="The fact, complete and self-contained.")]
+CategoryArg = Annotated[str | None, Field(description="Short label, e.g. decision.")]
+ReasonArg = Annotated[str | None, Field(description="Why the old fact no longer holds.")]
+
+
+def register_app_tools(apps: Apps, app: Container, *, picker_uri: str, save_uri: str,
+                       graph_uri: str, upload_uri: str) -> None:
+    """Add the helper tools of each view to `apps`."""
+    _register_space_tools(apps, app, picker_uri)
+    _register_save_tools(apps, app, save_uri)
+    _register_graph_tools(apps, app, graph_uri)
+
+
+def _register_space_tools(apps: Apps, app: Container, uri: str) -> None:
+    @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="list_spaces_ui", annotations=READ_ONLY,
+               description="The key's spaces with access level, size and last activity.")
+    def list_spaces_ui(ctx: Context) -> CallToolResult:
+        who = principal_of(ctx)
+        spaces = call(lambda: space_listing(app.access, app.store, who))
+        return present.result(present.spaces_text(spaces), {"spaces": spaces})
+
+    @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="set_active_space_ui", annotations=WRITES,
+               description="Make a space the key's active space; answers with the new listing.")
+    def set_active_space_ui(
+        ctx: Context, space: Annotated[str, Field(description="Slug of the space to switch to.")]
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        chosen = call(lambda: app.access.set_active_space(who, space))
+        now = replace(who, active_space_id=chosen.space.id)
+        spaces = call(lambda: space_listing(app.access, app.store, now))
+        data = {"activeSpace": chosen.space.slug, "access": chosen.access.value, "spaces": spaces}
+        return present.result(f"Active space is now '{chosen.space.slug}'.", data)
+
+
+def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
+    @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="find_memories_ui", annotations=READ_ONLY,
+               description="Active memories to pick from: matches of `query`, else the newest.")
+    def find_memories_ui(
+        ctx: Context,
+        query: Annotated[str | None, Field(description="What to look for; omit for the newest.")] = None,
+        space: SpaceArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        if query and query.strip():
+            found = call(lambda: app.search.search(
+                who, SearchRequest(query=query, space=space, limit=20, include_profile=False)))
+            data = {"space": found["space"], "memories": found["results"]}
+        else:
+            slug, page = call(lambda: app.memories.list(who, space, limit=20))
+            data = {"space": slug, "memories": [memory_json(m) for m in page.items]}
+        return present.result(present.list_text(f"Memories in '{data['space']}'", data["memories"],
+                                                None), data)
+
+    @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="save_memory_ui", annotations=WRITES,
+               description="Save a memory typed by the user in the guided save form.")
+    def save_memory_ui(ctx: Context, content: ContentArg, category: CategoryArg = None,
+                       space: SpaceArg = None) -> CallToolResult:
+        who = principal_of(ctx)
+        added = call(lambda: app.memories.add(who, content, space, category)).as_json()
+        return present.result(present.add_text(added), added)
+
+    @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="preview_correction_ui",
+               annotations=READ_ONLY,
+               description="What a correction would write (the UPDATES edge), checked, unsaved.")
+    def preview_correction_ui(ctx: Context, memoryId: MemoryIdArg, content: ContentArg,  # noqa: N803
+                              category: CategoryArg = None, reason: ReasonArg = None,
+                              space: SpaceArg = None) -> CallToolResult:
+        who = principal_of(ctx)
+        preview = call(lambda: app.memories.preview_correction(
+            who, memoryId, content, space, category, reason))
+        text = (f"Would save a new memory that UPDATES [{memoryId}], which becomes inactive: "
+                f"{preview['content']}")
+        return present.result(text, preview)
+
+    @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="correct_memory_ui", annotations=WRITES,
+               description="Correct a memory from the guided save form (new memory, UPDATES edge).")
+    def correct_memory_ui(ctx: Context, memoryId: MemoryIdArg, content: ContentArg,  # noqa: N803
+                          category: CategoryArg = None, reason: ReasonArg = None,
+                          space: SpaceArg = None) -> CallToolResult:
+        who = principal_of(ctx)
+        added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason))
+        data = added.as_json()
+        return present.result(present.add_text(data), data)
+
+
+def _register_graph_tools(apps: Apps, app: Container, uri: str) -> None:
+    @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="graph_data_ui", annotations=READ_ONLY,
+               description="The newest memories of a space and the relations among them.")
+    def graph_data_ui(
+        ctx: Context, space: SpaceArg = None,
+        limit: Annotated[int, Field(ge=1, le=2000, description="Most memories to draw.")] = 500,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        graph = call(lambda: app.graphs.graph(who, space, limit))
+        text = (f"{len(graph['nodes'])} memories and {len(graph['edges'])} relations in "
+                f"'{graph['space']}'" + (" (newest only)." if graph["truncated"] else "."))
+        return present.result(text, graph)
+
+    @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="memory_detail_ui", annotations=READ_ONLY,
+               description="One memory with its history (relations, neighbours) and source document.")
+    def memory_detail_ui(ctx: Context, memoryId: MemoryIdArg, space: SpaceArg = None) -> CallToolResult:  # noqa: N803
+        who = principal_of(ctx)
+        detail = call(lambda: app.memories.get(who, memoryId, space))
+        return present.result(present.memory_text(detail), detail)

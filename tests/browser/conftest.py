@@ -1,0 +1,127 @@
+"""Real parts for the view tests: Debian's headless Chromium driven by Playwright, the built
+views inside a test MCP Apps host page, and the real app under uvicorn answering over MCP."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
+from memspace.domain.models import Access
+from memspace.embeddings.local import LocalEmbedder
+from memspace.services.access import Principal
+from tests.browser.viewhost import HOST_ORIGIN, ViewHost
+from tests.conftest import skip_or_fail
+from tests.support.server import free_port, mcp_client, running_server
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, Page
+
+CHROMIUM = Path("/usr/bin/chromium")
+# Playwright's own browser download cannot work here; Debian's chromium can. Without the
+# background-networking flags it keeps calling home, which on a closed network floods the log.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+HOST_PAGE = Path(__file__).with_name("host.html")
+ARTIFACTS = Path(__file__).parents[1] / "artifacts"
+
+pytestmark = pytest.mark.browser
+
+
+def _installed(program: Path) -> bool:
+    return program.is_file()
+
+
+@pytest.fixture(scope="session")
+async def chromium() -> AsyncIterator[Browser]:
+    if not _installed(CHROMIUM):
+        skip_or_fail(f"{CHROMIUM} is missing (`make browser` installs Debian's chromium)")
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        skip_or_fail("Playwright for Python is not installed (`make install`)")
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        await browser.close()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> LocalEmbedder:
+    """all-MiniLM-L6-v2, loaded once for the browser session."""
+    model = LocalEmbedder()
+    model.warm_up()
+    return model
+
+
+@dataclass
+class Deployment:
+    url: str
+    app: Container
+
+    def space(self, slug: str, description: str = "") -> str:
+        """A space with a unique slug (a Neo4j database outlives one run)."""
+        unique = f"{slug}-{uuid.uuid4().hex[:6]}"
+        self.app.admin.create_space(unique, description=description)
+        return unique
+
+    def key(self, name: str, grants: dict[str, str]) -> str:
+        levels = {"rw": Access.READWRITE, "r": Access.READ}
+        return self.app.admin.create_key(name, {s: levels[g] for s, g in grants.items()}).raw
+
+    def principal(self, raw_key: str) -> Principal:
+        return self.app.access.authenticate(raw_key)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)], scope="module")
+def deployment(request: pytest.FixtureRequest, embedder: LocalEmbedder,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    # The port is chosen first: the upload view's CSP names the server's origin, and that
+    # comes from Settings, as in production.
+    port = free_port()
+    if request.param == "sqlite":
+        settings = Settings(_env_file=None, port=port,  # type: ignore[call-arg]
+                            data_dir=tmp_path_factory.mktemp("browser"))
+    else:
+        settings = Settings(_env_file=None, port=port, store="neo4j",  # type: ignore[call-arg]
+                            neo4j_uri=request.getfixturevalue("neo4j_uri"))
+    app = build(settings, embedder=embedder)
+    with running_server(app, port) as url:
+        yield Deployment(url, app)
+    app.close()
+
+
+@pytest.fixture
+async def page(chromium: Browser) -> AsyncIterator[Page]:
+    """A fresh browser tab whose HOST_ORIGIN serves the test host page (no network needed)."""
+    context = await chromium.new_context(viewport={"width": 800, "height": 900})
+    tab = await context.new_page()
+    html = HOST_PAGE.read_text("utf-8")
+    await tab.route(f"{HOST_ORIGIN}/**", lambda route: route.fulfill(body=html, content_type="text/html"))
+    yield tab
+    await context.close()
+
+
+OpenView = Callable[[str], AbstractAsyncContextManager[ViewHost]]
+
+
+@pytest.fixture
+def open_view(page: Page, deployment: Deployment, request: pytest.FixtureRequest) -> OpenView:
+    """`async with open_view(key) as host:` the test host, talking MCP to the server with `key`."""
+    store = request.node.callspec.params.get("deployment", "sqlite")
+
+    @asynccontextmanager
+    async def opened(key: str) -> AsyncIterator[ViewHost]:
+        async with mcp_client(deployment.url, key) as client:
+            host = ViewHost(page, client, deployment.url, ARTIFACTS, suffix=store)
+            await host.attach()
+            yield host
+
+    return opened

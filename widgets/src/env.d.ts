@@ -1,0 +1,2 @@
+// esbuild bundles CSS imported from a view into the same HTML file.
+declare module "*.css";
