@@ -12,6 +12,7 @@ from memspace.domain.errors import Conflict, NotFound
 from memspace.domain.models import (
     Access,
     ApiKey,
+    ChunkSource,
     Document,
     DocumentStatus,
     MemoryFilter,
@@ -397,3 +398,85 @@ def test_two_simultaneous_supersedes_of_one_memory_let_exactly_one_win(store: Gr
     winner = store.get_memory(space.id, old.id)
     assert winner is not None and winner.invalidated_by in {r.id for r in rivals}
     assert sum(store.get_memory(space.id, r.id) is not None for r in rivals) == 1
+
+
+def test_document_status_error_and_progress_are_updated(store: GraphStore) -> None:
+    space, other = new_space(store), new_space(store)
+    doc = b.document(space.id)
+    store.add_document(doc)
+    started = store.update_document(space.id, doc.id, DocumentStatus.PROCESSING, chunks_total=4)
+    assert (started.status, started.chunks_total, started.chunks_done) == (
+        DocumentStatus.PROCESSING, 4, 0)
+    failed = store.update_document(space.id, doc.id, DocumentStatus.FAILED, "model down",
+                                   chunks_done=2)
+    assert (failed.status, failed.error, failed.chunks_total, failed.chunks_done) == (
+        DocumentStatus.FAILED, "model down", 4, 2)
+    requeued = store.update_document(space.id, doc.id, DocumentStatus.QUEUED)
+    assert (requeued.error, requeued.chunks_done) == (None, 2)
+    assert store.get_document(space.id, doc.id) == requeued
+    with pytest.raises(NotFound):
+        store.update_document(other.id, doc.id, DocumentStatus.DONE)
+
+
+def test_a_space_holds_one_document_per_sha256(store: GraphStore) -> None:
+    space, other = new_space(store), new_space(store)
+    doc = b.document(space.id)
+    store.add_document(doc)
+    with pytest.raises(Conflict):
+        store.add_document(replace(doc, id=doc.id + "-again"))
+    store.add_document(replace(doc, id=doc.id + "-elsewhere", space_id=other.id))
+    assert store.find_document_by_sha256(space.id, doc.sha256) == doc
+    assert store.find_document_by_sha256(space.id, "no-such-sha") is None
+    assert [d.id for d in store.list_documents(space.id, 10)] == [doc.id]
+
+
+def test_unfinished_documents_are_found_across_spaces_oldest_first(store: GraphStore) -> None:
+    one, two = new_space(store), new_space(store)
+    late = b.document(one.id, status=DocumentStatus.QUEUED, minutes=30)
+    early = b.document(two.id, status=DocumentStatus.PROCESSING, minutes=10)
+    finished = b.document(one.id, status=DocumentStatus.DONE, minutes=20)
+    for doc in (late, early, finished):
+        store.add_document(doc)
+    found = [d.id for d in store.documents_with_status(
+        [DocumentStatus.QUEUED, DocumentStatus.PROCESSING])]
+    assert [i for i in found if i in {late.id, early.id, finished.id}] == [early.id, late.id]
+
+
+def test_a_chunk_write_links_its_facts_and_advances_the_document_at_once(store: GraphStore) -> None:
+    space = new_space(store)
+    doc = b.document(space.id, status=DocumentStatus.PROCESSING, chunks_total=3)
+    store.add_document(doc)
+    facts = [replace(b.memory(space.id, text, vec(text)), document_id=doc.id, origin="page 2")
+             for text in ("The Pro plan costs 49 euros", "The Team plan includes SSO")]
+    store.write(WriteBatch(space.id, facts, source=ChunkSource(doc.id, 1, "page 2")))
+    read = store.get_memory(space.id, facts[0].id)
+    assert read is not None and (read.document_id, read.origin) == (doc.id, "page 2")
+    progressed = store.get_document(space.id, doc.id)
+    assert progressed is not None
+    assert (progressed.chunks_done, progressed.fact_count) == (2, 2)
+    earlier = replace(b.memory(space.id, "Prices exclude VAT", vec("Prices exclude VAT")),
+                      document_id=doc.id)
+    store.write(WriteBatch(space.id, [earlier], source=ChunkSource(doc.id, 0)))
+    again = store.get_document(space.id, doc.id)
+    assert again is not None and (again.chunks_done, again.fact_count) == (2, 3)
+    assert store.space_stats(space.id).documents == 1
+
+
+def test_a_failed_chunk_write_neither_links_nor_advances(store: GraphStore) -> None:
+    space, other = new_space(store), new_space(store)
+    doc = b.document(space.id, status=DocumentStatus.PROCESSING, chunks_total=2)
+    store.add_document(doc)
+    gone = add(store, space.id, "Support hours are 9 to 5")
+    store.forget(space.id, gone.id, "wrong", "test", b.BASE + timedelta(days=1))
+    fact = replace(b.memory(space.id, "Support hours are 8 to 6", vec("Support hours")),
+                   document_id=doc.id)
+    with pytest.raises(Conflict):
+        store.write(WriteBatch(space.id, [fact], [b.relation(fact, gone, RelationType.UPDATES)],
+                               {gone.id: fact.id}, source=ChunkSource(doc.id, 0)))
+    untouched = store.get_document(space.id, doc.id)
+    assert untouched is not None and (untouched.chunks_done, untouched.fact_count) == (0, 0)
+    assert store.get_memory(space.id, fact.id) is None
+    stray = replace(b.memory(other.id, "Planted fact", vec("Planted fact")), document_id=doc.id)
+    with pytest.raises(NotFound):
+        store.write(WriteBatch(other.id, [stray]))
+    assert store.get_memory(other.id, stray.id) is None

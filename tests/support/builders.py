@@ -6,7 +6,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from itertools import count
 
-from memspace.domain.models import Memory, Relation, RelationType, Space
+from memspace.domain.models import Document, DocumentStatus, Memory, Relation, RelationType, Space
 from memspace.domain.text import content_hash
 
 _seq = count(1)
@@ -38,3 +38,12 @@ def memory(
 
 def relation(source: Memory, target: Memory, kind: RelationType = RelationType.EXTENDS) -> Relation:
     return Relation(source.id, target.id, kind, source.created_at, "test", f"{kind.value} for test")
+
+
+def document(space_id: str, title: str = "notes.md", status: DocumentStatus = DocumentStatus.QUEUED,
+             minutes: int | None = None, chunks_total: int = 0) -> Document:
+    """A document with a sha256 unique to this run (a space holds one document per sha256)."""
+    n = next(_seq)
+    at = BASE + timedelta(minutes=minutes if minutes is not None else n)
+    return Document(f"doc-{_RUN}-{n:06d}", space_id, title, "markdown", 100, f"sha-{_RUN}-{n}",
+                    status, at, "alice", chunks_total=chunks_total)

@@ -2,6 +2,8 @@
 
     MemspaceError
     ├── InvalidInput     the caller sent something unusable (empty, too large, bad cursor)
+    │   ├── TooLarge            an upload over the size limit (nothing was stored)
+    │   └── UnreadableDocument  a stored upload whose text cannot be extracted (the document fails)
     ├── Unauthenticated  no key, a malformed key, an unknown or revoked key
     ├── NotFound         no such thing *visible to this caller* (spaces, memories, documents)
     ├── Forbidden        visible, but the grant does not allow this (a read key writing)
@@ -30,6 +32,19 @@ class InvalidInput(MemspaceError):
     """The request cannot be served as sent; the message says what to change."""
 
     code = "invalid_input"
+
+
+class TooLarge(InvalidInput):
+    """An upload exceeds MEMSPACE_MAX_UPLOAD_BYTES; it is refused before anything is stored."""
+
+    code = "too_large"
+
+
+class UnreadableDocument(InvalidInput):
+    """The file was stored, but no text can be extracted from it (encrypted, damaged, scanned,
+    binary, wrong encoding, over a limit); the document ends `failed` with this message."""
+
+    code = "unreadable_document"
 
 
 class Unauthenticated(MemspaceError):

@@ -71,6 +71,7 @@ class Memory:
     created_by: str
     content_hash: str
     document_id: str | None = None
+    origin: str | None = None  # where in its document: "page 3", "rows 2-14", "Setup > Install"
     invalidated_at: datetime | None = None
     invalidated_by: str | None = None
     forget_reason: str | None = None
@@ -102,6 +103,25 @@ class Document:
     created_by: str
     fact_count: int = 0
     error: str | None = None
+    chunks_total: int = 0
+    chunks_done: int = 0  # chunks 0..chunks_done-1 went through the add pipeline
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document's text that goes through the add pipeline as one add."""
+
+    text: str
+    origin: str  # where it came from, for people: "page 3", "rows 2-14", "Setup > Install"
+
+
+@dataclass(frozen=True)
+class ChunkSource:
+    """What an add of a document's chunk records: the link, the origin and the progress."""
+
+    document_id: str
+    chunk: int  # index in the document's chunks
+    origin: str | None = None
 
 
 @dataclass(frozen=True)

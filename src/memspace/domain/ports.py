@@ -9,7 +9,10 @@ from typing import Protocol
 
 from memspace.domain.models import (
     ApiKey,
+    Chunk,
+    ChunkSource,
     Document,
+    DocumentStatus,
     Memory,
     MemoryFilter,
     Neighbour,
@@ -31,6 +34,10 @@ class WriteBatch:
     raises `Conflict` and writes nothing when any of them is not an active memory of the space:
     that check inside the transaction is what keeps two concurrent corrections from leaving two
     active heads.
+
+    `source`, for the add of a document's chunk, advances that document's `chunks_done` past the
+    chunk and recounts its `fact_count` in the same transaction: after a crash the document says
+    exactly which chunks were turned into memories, so a resumed run neither skips nor repeats one.
     """
 
     space_id: str
@@ -38,6 +45,7 @@ class WriteBatch:
     relations: Sequence[Relation] = ()
     supersede: dict[str, str] = field(default_factory=dict)  # old id -> new id
     at: datetime | None = None
+    source: ChunkSource | None = None
 
 
 @dataclass(frozen=True)
@@ -154,13 +162,70 @@ class GraphStore(Protocol):
         """Drop an unfinished claim (the call failed), so a retry runs again."""
 
     # documents
-    def add_document(self, document: Document) -> None: ...
+    def add_document(self, document: Document) -> None:
+        """Raises Conflict when the space already holds a document with the same sha256."""
 
     def get_document(self, space_id: str, document_id: str) -> Document | None: ...
 
     def list_documents(
         self, space_id: str, limit: int, after: PageAfter | None = None
     ) -> list[Document]: ...
+
+    def update_document(
+        self,
+        space_id: str,
+        document_id: str,
+        status: DocumentStatus,
+        error: str | None = None,
+        chunks_total: int | None = None,
+        chunks_done: int | None = None,
+    ) -> Document:
+        """Set the status and its error (None clears it), and the progress counts that are given.
+
+        Raises:
+            NotFound: no such document in the space.
+        """
+
+    def find_document_by_sha256(self, space_id: str, sha256: str) -> Document | None: ...
+
+    def documents_with_status(self, statuses: Sequence[DocumentStatus]) -> list[Document]:
+        """Documents of every space in these states, oldest first (what a restart resumes)."""
+
+
+class BlobStore(Protocol):
+    """Bytes by key (`<space id>/<document id>/<name>`): uploaded originals and their text."""
+
+    def put(self, key: str, data: bytes) -> None:
+        """Store atomically: a reader sees the whole old value or the whole new one.
+
+        Raises:
+            Unavailable: the bytes could not be stored (disk full, no permission).
+        """
+
+    def get(self, key: str) -> bytes:
+        """Raises NotFound when nothing is stored under `key`, Unavailable when unreadable."""
+
+
+@dataclass(frozen=True)
+class ExtractedText:
+    """A document's text, already cut into chunks that each fit one add."""
+
+    chunks: tuple[Chunk, ...]
+    notes: tuple[str, ...] = ()  # what reading noticed, e.g. "decoded as Windows-1252"
+
+
+class DocumentReader(Protocol):
+    """Recognises a file's kind and turns its bytes into chunks with their origins."""
+
+    def kind_of(self, filename: str, data: bytes) -> str:
+        """`pdf`, `csv`, `markdown` or `text`.
+
+        Raises:
+            InvalidInput: not a kind memspace reads; the message lists the ones it does.
+        """
+
+    def read(self, kind: str, data: bytes) -> ExtractedText:
+        """Raises UnreadableDocument saying why and what to do (encrypted, damaged, ...)."""
 
 
 class Embedder(Protocol):

@@ -18,7 +18,8 @@ def memory_fields(var: str) -> str:
     """A map projection of a memory without its embedding (no read path needs it back)."""
     return (
         f"{var} {{.id, .spaceId, .content, .category, .active, .createdAt, .createdBy, "
-        ".contentHash, .documentId, .invalidatedAt, .invalidatedBy, .forgetReason, .forgottenBy}"
+        ".contentHash, .documentId, .origin, .invalidatedAt, .invalidatedBy, .forgetReason, "
+        ".forgottenBy}"
     )
 
 
@@ -122,6 +123,14 @@ MATCH (d:Document {id: row.document}) WHERE d.spaceId = $space
 WITH row, d
 MATCH (m:Memory {id: row.memory}) WHERE m.spaceId = $space
 CREATE (d)-[:HAS_FACT]->(m)
+"""
+# Inside the write of a document chunk's memories: the chunk is done and the facts recounted in
+# the same transaction, so progress and memories can never disagree after a crash.
+ADVANCE_DOCUMENT = """
+MATCH (d:Document {id: $document}) WHERE d.spaceId = $space
+SET d.chunksDone = CASE WHEN coalesce(d.chunksDone, 0) > $done THEN d.chunksDone ELSE $done END,
+    d.factCount = COUNT { (d)-[:HAS_FACT]->(:Memory) }
+RETURN count(d) AS found
 """
 
 
@@ -273,11 +282,26 @@ DELETE i
 
 DOCUMENT_FIELDS = (
     "d {.id, .spaceId, .title, .kind, .sizeBytes, .sha256, .status, .error, .factCount, "
-    ".createdAt, .createdBy}"
+    ".createdAt, .createdBy, .chunksTotal, .chunksDone}"
 )
 CREATE_DOCUMENT = "CREATE (d:Document) SET d = $props"
 GET_DOCUMENT = f"""
 MATCH (d:Document {{id: $id}}) WHERE d.spaceId = $space RETURN {DOCUMENT_FIELDS} AS document
+"""
+
+
+FIND_DOCUMENT_BY_SHA256 = f"""
+MATCH (d:Document {{spaceId: $space, sha256: $sha256}}) RETURN {DOCUMENT_FIELDS} AS document
+"""
+DOCUMENTS_WITH_STATUS = f"""
+MATCH (d:Document) WHERE d.status IN $statuses
+RETURN {DOCUMENT_FIELDS} AS document ORDER BY d.createdAt, d.id
+"""
+UPDATE_DOCUMENT = f"""
+MATCH (d:Document {{id: $id}}) WHERE d.spaceId = $space
+SET d.status = $status, d.error = $error, d.chunksTotal = coalesce($total, d.chunksTotal),
+    d.chunksDone = coalesce($done, d.chunksDone)
+RETURN {DOCUMENT_FIELDS} AS document
 """
 
 

@@ -81,7 +81,7 @@ def _memory_props(space_id: str, m: Memory) -> Props:
     return {
         "id": m.id, "spaceId": space_id, "content": m.content, "category": m.category,
         "active": m.active, "createdAt": utc(m.created_at), "createdBy": m.created_by,
-        "contentHash": m.content_hash, "documentId": m.document_id,
+        "contentHash": m.content_hash, "documentId": m.document_id, "origin": m.origin,
         "invalidatedAt": utc(m.invalidated_at) if m.invalidated_at is not None else None,
         "invalidatedBy": m.invalidated_by, "forgetReason": m.forget_reason,
         "forgottenBy": m.forgotten_by,
@@ -94,6 +94,7 @@ def memory_from(p: Props) -> Memory:
         id=p["id"], space_id=p["spaceId"], content=p["content"], category=p["category"],
         embedding=None, active=p["active"], created_at=_dt(p["createdAt"]),
         created_by=p["createdBy"], content_hash=p["contentHash"], document_id=p["documentId"],
+        origin=p["origin"],
         invalidated_at=_opt_dt(p["invalidatedAt"]), invalidated_by=p["invalidatedBy"],
         forget_reason=p["forgetReason"], forgotten_by=p["forgottenBy"],
     )
@@ -114,7 +115,7 @@ def document_props(d: Document) -> Props:
         "id": d.id, "spaceId": d.space_id, "title": d.title, "kind": d.kind,
         "sizeBytes": d.size_bytes, "sha256": d.sha256, "status": d.status.value,
         "error": d.error, "factCount": d.fact_count, "createdAt": utc(d.created_at),
-        "createdBy": d.created_by,
+        "createdBy": d.created_by, "chunksTotal": d.chunks_total, "chunksDone": d.chunks_done,
     }
 
 
@@ -124,4 +125,6 @@ def document_from(p: Props) -> Document:
         size_bytes=p["sizeBytes"], sha256=p["sha256"], status=DocumentStatus(p["status"]),
         created_at=_dt(p["createdAt"]), created_by=p["createdBy"], fact_count=p["factCount"],
         error=p["error"],
+        # Documents stored before ingestion existed have no progress properties.
+        chunks_total=p["chunksTotal"] or 0, chunks_done=p["chunksDone"] or 0,
     )

@@ -39,6 +39,10 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX memory_space_seq IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.seq)",
     "CREATE INDEX memory_space_active IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.active)",
     "CREATE INDEX document_space_created IF NOT EXISTS FOR (d:Document) ON (d.spaceId, d.createdAt)",
+    # One document per file per space: a re-upload of the same bytes finds the first one.
+    "CREATE CONSTRAINT document_space_sha256 IF NOT EXISTS FOR (d:Document) "
+    "REQUIRE (d.spaceId, d.sha256) IS UNIQUE",
+    "CREATE INDEX document_status IF NOT EXISTS FOR (d:Document) ON (d.status)",
     f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (m:Memory) ON (m.embedding) "
     f"OPTIONS {{indexConfig: {{`vector.dimensions`: {EMBEDDING_DIMENSIONS}, "
     "`vector.similarity_function`: 'cosine'}}",
@@ -56,7 +60,7 @@ PROPERTY_KEYS = (
     "embedding", "active", "createdBy", "contentHash", "documentId", "invalidatedAt",
     "invalidatedBy", "forgetReason", "forgottenBy", "reason", "_lock", "title", "kind",
     "sizeBytes", "status", "error", "factCount", "llmCalls", "promptTokens", "completionTokens",
-    "scope", "key", "result", "_fresh", "seq", "version",
+    "scope", "key", "result", "_fresh", "seq", "version", "origin", "chunksTotal", "chunksDone",
 )
 
 # Memories written before sequence numbers existed get them once, in creation order, so the

@@ -19,6 +19,7 @@ from memspace.domain.errors import Conflict, NotFound
 from memspace.domain.models import (
     ApiKey,
     Document,
+    DocumentStatus,
     Memory,
     MemoryFilter,
     Neighbour,
@@ -181,6 +182,11 @@ class Neo4jStore:
             if olds:
                 sup = [{"old": old, "new": batch.supersede[old]} for old in olds]
                 tx.run(cypher.SUPERSEDE, rows=sup, space=space, at=at).consume()
+            if batch.source is not None:
+                advanced = tx.run(cypher.ADVANCE_DOCUMENT, document=batch.source.document_id,
+                                  space=space, done=batch.source.chunk + 1).single(strict=True)
+                if advanced["found"] == 0:
+                    raise NotFound(f"no document '{batch.source.document_id}' in this space")
             if at is not None:
                 tx.run(cypher.TOUCH_SPACE, space=space, at=at).consume()
 
@@ -329,7 +335,8 @@ class Neo4jStore:
     def add_document(self, document: Document) -> None:
         props = rec.document_props(document)
         self._db.write(lambda tx: tx.run(cypher.CREATE_DOCUMENT, props=props).consume(),
-                       conflict=f"a document with id '{document.id}' already exists")
+                       conflict=f"space '{document.space_id}' already holds a document with "
+                                f"sha256 {document.sha256} (or one with id '{document.id}')")
 
     def get_document(self, space_id: str, document_id: str) -> Document | None:
         rows = self._db.read(cypher.GET_DOCUMENT, id=document_id, space=space_id)
@@ -342,4 +349,31 @@ class Neo4jStore:
         if after is not None:
             params |= {"at": rec.utc(after.created_at), "id": after.id}
         rows = self._db.read(cypher.list_documents(after is not None), **params)
+        return [rec.document_from(r["document"]) for r in rows]
+
+    def update_document(
+        self,
+        space_id: str,
+        document_id: str,
+        status: DocumentStatus,
+        error: str | None = None,
+        chunks_total: int | None = None,
+        chunks_done: int | None = None,
+    ) -> Document:
+        def work(tx: Transaction) -> Document:
+            row = tx.run(cypher.UPDATE_DOCUMENT, id=document_id, space=space_id,
+                         status=status.value, error=error, total=chunks_total,
+                         done=chunks_done).single()
+            if row is None:
+                raise NotFound(f"no document '{document_id}' in this space")
+            return rec.document_from(row["document"])
+
+        return self._db.write(work)
+
+    def find_document_by_sha256(self, space_id: str, sha256: str) -> Document | None:
+        rows = self._db.read(cypher.FIND_DOCUMENT_BY_SHA256, space=space_id, sha256=sha256)
+        return rec.document_from(rows[0]["document"]) if rows else None
+
+    def documents_with_status(self, statuses: Sequence[DocumentStatus]) -> list[Document]:
+        rows = self._db.read(cypher.DOCUMENTS_WITH_STATUS, statuses=[s.value for s in statuses])
         return [rec.document_from(r["document"]) for r in rows]

@@ -109,6 +109,16 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (space_id, scope, key)
     );
     """,
+    # 3: document ingestion — progress, one upload per file per space, where a fact came from
+    """
+    ALTER TABLE documents ADD COLUMN chunks_total INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE documents ADD COLUMN chunks_done INTEGER NOT NULL DEFAULT 0;
+    CREATE UNIQUE INDEX documents_by_hash ON documents (space_id, sha256);
+    CREATE INDEX documents_unfinished ON documents (status, created_at)
+        WHERE status IN ('queued', 'processing');
+    ALTER TABLE memories ADD COLUMN origin TEXT;
+    CREATE INDEX memories_by_document ON memories (document_id) WHERE document_id IS NOT NULL;
+    """,
 ]
 
 

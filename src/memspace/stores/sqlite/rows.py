@@ -20,7 +20,7 @@ from memspace.domain.models import (
 
 MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
-    "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by"
+    "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin"
 )
 
 
@@ -83,6 +83,7 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         created_by=row["created_by"],
         content_hash=row["content_hash"],
         document_id=row["document_id"],
+        origin=row["origin"],
         invalidated_at=parse_ts(row["invalidated_at"]),
         invalidated_by=row["invalidated_by"],
         forget_reason=row["forget_reason"],
@@ -114,4 +115,6 @@ def document_from_row(row: sqlite3.Row) -> Document:
         fact_count=row["fact_count"],
         created_at=req_ts(row["created_at"]),
         created_by=row["created_by"],
+        chunks_total=row["chunks_total"],
+        chunks_done=row["chunks_done"],
     )

@@ -19,6 +19,7 @@ from memspace.domain.models import (
     Access,
     ApiKey,
     Document,
+    DocumentStatus,
     Memory,
     MemoryFilter,
     Neighbour,
@@ -30,10 +31,10 @@ from memspace.domain.models import (
 )
 from memspace.domain.ports import PageAfter, UsageTotals, Vector, WriteBatch
 from memspace.domain.text import max_edits, query_words, tolerated, words
+from memspace.stores.sqlite import documents
 from memspace.stores.sqlite.migrations import migrate
 from memspace.stores.sqlite.rows import (
     MEMORY_COLUMNS,
-    document_from_row,
     key_from_row,
     memory_from_row,
     relation_from_row,
@@ -225,14 +226,15 @@ class SqliteStore:
                         f"memory '{old_id}' is no longer active (another change replaced or "
                         "forgot it); search again and correct the current version"
                     )
+            documents.check_sources(conn, batch.space_id, batch.memories)
             conn.executemany(
                 f"INSERT INTO memories ({MEMORY_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (m.id, batch.space_id, m.content, m.category,
                      vector_blob(m.embedding) if m.embedding is not None else None,
                      int(m.active), ts(m.created_at), m.created_by, m.content_hash, m.document_id,
-                     None, None, None, None)
+                     None, None, None, None, m.origin)
                     for m in batch.memories
                 ],
             )
@@ -254,6 +256,8 @@ class SqliteStore:
                     for r in batch.relations
                 ],
             )
+            if batch.source is not None:
+                documents.advance(conn, batch.space_id, batch.source)
             self._touch(conn, batch.space_id, at)
 
     @staticmethod
@@ -544,29 +548,33 @@ class SqliteStore:
 
     def add_document(self, document: Document) -> None:
         with self._tx() as conn:
-            conn.execute(
-                "INSERT INTO documents (id, space_id, title, kind, size_bytes, sha256, status, "
-                "error, fact_count, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (document.id, document.space_id, document.title, document.kind,
-                 document.size_bytes, document.sha256, document.status.value, document.error,
-                 document.fact_count, ts(document.created_at), document.created_by),
-            )
+            documents.insert(conn, document)
 
     def get_document(self, space_id: str, document_id: str) -> Document | None:
-        row = self._conn().execute(
-            "SELECT * FROM documents WHERE id = ? AND space_id = ?", (document_id, space_id)
-        ).fetchone()
-        return document_from_row(row) if row else None
+        return documents.get(self._conn(), space_id, document_id)
 
     def list_documents(
         self, space_id: str, limit: int, after: PageAfter | None = None
     ) -> list[Document]:
-        sql, args = "space_id = ?", [space_id]
-        if after is not None:
-            sql += " AND (created_at, id) < (?, ?)"
-            args += [ts(after.created_at), after.id]
-        rows = self._conn().execute(
-            f"SELECT * FROM documents WHERE {sql} ORDER BY created_at DESC, id DESC LIMIT ?",
-            (*args, limit),
-        ).fetchall()
-        return [document_from_row(r) for r in rows]
+        return documents.listing(self._conn(), space_id, limit, after)
+
+    def update_document(
+        self,
+        space_id: str,
+        document_id: str,
+        status: DocumentStatus,
+        error: str | None = None,
+        chunks_total: int | None = None,
+        chunks_done: int | None = None,
+    ) -> Document:
+        with self._tx() as conn:
+            documents.update(conn, space_id, document_id, status, error, chunks_total, chunks_done)
+        updated = self.get_document(space_id, document_id)
+        assert updated is not None
+        return updated
+
+    def find_document_by_sha256(self, space_id: str, sha256: str) -> Document | None:
+        return documents.by_sha256(self._conn(), space_id, sha256)
+
+    def documents_with_status(self, statuses: Sequence[DocumentStatus]) -> list[Document]:
+        return documents.with_status(self._conn(), statuses)

@@ -1,0 +1,102 @@
+"""Documents in the embedded store: rows, status and progress, and the checks a write makes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from memspace.domain.errors import Conflict, NotFound
+from memspace.domain.models import ChunkSource, Document, DocumentStatus, Memory
+from memspace.domain.ports import PageAfter
+from memspace.stores.sqlite.rows import document_from_row, ts
+
+
+def insert(conn: sqlite3.Connection, document: Document) -> None:
+    try:
+        conn.execute(
+            "INSERT INTO documents (id, space_id, title, kind, size_bytes, sha256, status, error, "
+            "fact_count, created_at, created_by, chunks_total, chunks_done) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (document.id, document.space_id, document.title, document.kind, document.size_bytes,
+             document.sha256, document.status.value, document.error, document.fact_count,
+             ts(document.created_at), document.created_by, document.chunks_total,
+             document.chunks_done),
+        )
+    except sqlite3.IntegrityError as exc:
+        raise Conflict(
+            f"space '{document.space_id}' already holds a document with sha256 {document.sha256}"
+        ) from exc
+
+
+def get(conn: sqlite3.Connection, space_id: str, document_id: str) -> Document | None:
+    row = conn.execute(
+        "SELECT * FROM documents WHERE id = ? AND space_id = ?", (document_id, space_id)
+    ).fetchone()
+    return document_from_row(row) if row else None
+
+
+def by_sha256(conn: sqlite3.Connection, space_id: str, sha256: str) -> Document | None:
+    row = conn.execute(
+        "SELECT * FROM documents WHERE space_id = ? AND sha256 = ?", (space_id, sha256)
+    ).fetchone()
+    return document_from_row(row) if row else None
+
+
+def listing(conn: sqlite3.Connection, space_id: str, limit: int,
+            after: PageAfter | None) -> list[Document]:
+    sql, args = "space_id = ?", [space_id]
+    if after is not None:
+        sql += " AND (created_at, id) < (?, ?)"
+        args += [ts(after.created_at), after.id]
+    rows = conn.execute(
+        f"SELECT * FROM documents WHERE {sql} ORDER BY created_at DESC, id DESC LIMIT ?",
+        (*args, limit),
+    ).fetchall()
+    return [document_from_row(r) for r in rows]
+
+
+def with_status(conn: sqlite3.Connection, statuses: Sequence[DocumentStatus]) -> list[Document]:
+    rows = conn.execute(
+        "SELECT * FROM documents WHERE status IN (SELECT value FROM json_each(?)) "
+        "ORDER BY created_at, id",
+        (json.dumps([s.value for s in statuses]),),
+    ).fetchall()
+    return [document_from_row(r) for r in rows]
+
+
+def update(conn: sqlite3.Connection, space_id: str, document_id: str, status: DocumentStatus,
+           error: str | None, chunks_total: int | None, chunks_done: int | None) -> None:
+    cur = conn.execute(
+        "UPDATE documents SET status = ?, error = ?, chunks_total = coalesce(?, chunks_total), "
+        "chunks_done = coalesce(?, chunks_done) WHERE id = ? AND space_id = ?",
+        (status.value, error, chunks_total, chunks_done, document_id, space_id),
+    )
+    if cur.rowcount != 1:
+        raise NotFound(f"no document '{document_id}' in this space")
+
+
+def check_sources(conn: sqlite3.Connection, space_id: str, memories: Sequence[Memory]) -> None:
+    """Every document a new memory names must be in the memory's space."""
+    named = sorted({m.document_id for m in memories if m.document_id})
+    if not named:
+        return
+    found = conn.execute(
+        "SELECT count(*) FROM documents WHERE space_id = ? AND id IN "
+        "(SELECT value FROM json_each(?))",
+        (space_id, json.dumps(named)),
+    ).fetchone()[0]
+    if found != len(named):
+        raise NotFound("a memory names a document that is not in this space")
+
+
+def advance(conn: sqlite3.Connection, space_id: str, source: ChunkSource) -> None:
+    """Mark the chunk done and recount the document's facts (inside the memory write)."""
+    cur = conn.execute(
+        "UPDATE documents SET chunks_done = max(chunks_done, ?), "
+        "fact_count = (SELECT count(*) FROM memories m WHERE m.document_id = documents.id) "
+        "WHERE id = ? AND space_id = ?",
+        (source.chunk + 1, source.document_id, space_id),
+    )
+    if cur.rowcount != 1:
+        raise NotFound(f"no document '{source.document_id}' in this space")
