@@ -5,13 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memspace.config import Settings
-from memspace.domain.ports import Clock, Embedder, FactExtractor, GraphStore
+from memspace.domain.ports import BlobStore, Clock, Embedder, FactExtractor, GraphStore
+from memspace.ingest.reader import FileReader, ReaderLimits
+from memspace.llm.tokens import TokenCounter
 from memspace.services.access import AccessService
 from memspace.services.admin import AdminService
+from memspace.services.briefing import BriefingService
 from memspace.services.clock import SystemClock
 from memspace.services.context import ProfileService
+from memspace.services.document_files import DocumentFiles
 from memspace.services.documents import DocumentService
 from memspace.services.graph import GraphService
+from memspace.services.ingest_worker import IngestionWorker
+from memspace.services.ingestion import IngestionService
 from memspace.services.memories import Limits, MemoryService
 from memspace.services.search import SearchService
 
@@ -26,8 +32,11 @@ class Container:
     memories: MemoryService
     search: SearchService
     documents: DocumentService
+    ingestion: IngestionService
+    worker: IngestionWorker  # started by the server (api.app lifespan), not by the CLI
     profiles: ProfileService
     graphs: GraphService
+    briefings: BriefingService
 
     def close(self) -> None:
         self.store.close()
@@ -57,6 +66,23 @@ def build_embedder(settings: Settings) -> Embedder:
     )
 
 
+def build_blobs(settings: Settings) -> BlobStore:
+    from memspace.stores.files import FilesystemBlobStore
+
+    return FilesystemBlobStore(settings.documents_dir)
+
+
+def build_reader(settings: Settings) -> FileReader:
+    """Parsers with the configured limits; a chunk is one add, so it fits one add's limit."""
+    return FileReader(ReaderLimits(
+        max_pdf_pages=settings.max_pdf_pages,
+        max_csv_rows=settings.max_csv_rows,
+        max_document_chars=settings.max_document_chars,
+        chunk_chars=min(settings.chunk_chars, settings.max_memory_chars),
+        max_chunk_chars=settings.max_memory_chars,
+    ))
+
+
 def build_extractor(settings: Settings) -> FactExtractor | None:
     """The LLM behind fact extraction, or None (flat mode) when no model is configured."""
     if not settings.llm_model:
@@ -78,8 +104,9 @@ def build(
     embedder: Embedder | None = None,
     clock: Clock | None = None,
     extractor: FactExtractor | None = None,
+    blobs: BlobStore | None = None,
 ) -> Container:
-    """Wire everything; tests pass their own store, embedder or clock."""
+    """Wire everything; tests pass their own store, embedder, clock or blob store."""
     settings = settings or Settings()
     store = store or build_store(settings)
     embedder = embedder or build_embedder(settings)
@@ -88,15 +115,22 @@ def build(
     access = AccessService(store, clock)
     profiles = ProfileService(store)
     limits = Limits(settings.max_memory_chars, settings.max_page_size)
+    memories = MemoryService(store, embedder, access, clock, limits, extractor)
+    files = DocumentFiles(blobs or build_blobs(settings))
+    ingestion = IngestionService(store, access, memories, build_reader(settings), files, clock,
+                                 settings.max_upload_bytes)
     return Container(
         settings=settings,
         store=store,
         embedder=embedder,
         access=access,
         admin=AdminService(store, clock),
-        memories=MemoryService(store, embedder, access, clock, limits, extractor),
+        memories=memories,
         search=SearchService(store, embedder, access, profiles, settings.max_query_chars),
-        documents=DocumentService(store, access, settings.max_page_size),
+        documents=DocumentService(store, access, files, settings.max_page_size),
+        ingestion=ingestion,
+        worker=IngestionWorker(ingestion),
         profiles=profiles,
         graphs=GraphService(store, access),
+        briefings=BriefingService(store, embedder, access, clock, TokenCounter().count),
     )

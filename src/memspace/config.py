@@ -54,6 +54,20 @@ class Settings(BaseSettings):
     max_query_chars: int = Field(default=2_000, ge=10)
     max_page_size: int = Field(default=100, ge=1)
 
+    # Documents (uploads). The byte limit is enforced while the upload is read; the others
+    # when its text is extracted, and a file over one of them ends `failed`, saying which.
+    max_upload_bytes: int = Field(default=25 * 2**20, ge=1)
+    max_pdf_pages: int = Field(default=500, ge=1)
+    max_csv_rows: int = Field(default=50_000, ge=1)
+    max_document_chars: int = Field(default=2_000_000, ge=1)
+    # Characters per chunk (one add each). all-MiniLM-L6-v2 reads 256 word pieces and ignores
+    # the rest; its tokenizer gives 2.6-3.5 characters per piece on this repository's docs and
+    # on generated CSV rows (665-880 characters in 254 pieces), so 800 keeps a whole
+    # prose chunk (and most of a CSV one) inside its vector. Redo: bench/bench_ingest.py prints
+    # the share of chunks longer than the window.
+    # A chunk is one add, so it never exceeds max_memory_chars whatever this says.
+    chunk_chars: int = Field(default=800, ge=100)
+
     @field_validator("llm_model", "llm_api_base", "neo4j_uri", "neo4j_database", "public_url",
                      mode="before")
     @classmethod
@@ -96,3 +110,8 @@ class Settings(BaseSettings):
     @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "memspace.db"
+
+    @property
+    def documents_dir(self) -> Path:
+        """Uploaded originals and their extracted text, whichever store holds the graph."""
+        return self.data_dir / "documents"

@@ -1,5 +1,5 @@
-"""Fakes for fast unit tests: a deterministic embedder, a clock that always moves forward, and a
-scripted fact extractor."""
+"""Fakes for fast unit tests: a deterministic embedder, a clock that always moves forward, a
+scripted fact extractor and a blob store in memory."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
-from memspace.domain.errors import ExtractionFailed
+from memspace.domain.errors import ExtractionFailed, NotFound, Unavailable
 from memspace.domain.models import RelationType
 from memspace.domain.ports import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.text import words
@@ -84,3 +84,21 @@ def fact(text: str, category: str = "fact", **relations: tuple[int, str]) -> Ext
     return ExtractedFact(text, category, tuple(
         ExtractedRelation(number, RelationType(kind.upper()), f"{kind} because test")
         for number, kind in relations.values()))
+
+
+class MemoryBlobStore:
+    """A BlobStore in a dict, optionally refusing writes (a full disk) from the n-th put on."""
+
+    def __init__(self) -> None:
+        self.blobs: dict[str, bytes] = {}
+        self.fail_puts_after: int | None = None
+
+    def put(self, key: str, data: bytes) -> None:
+        if self.fail_puts_after is not None and len(self.blobs) >= self.fail_puts_after:
+            raise Unavailable("could not store the bytes (scripted: disk full)")
+        self.blobs[key] = bytes(data)
+
+    def get(self, key: str) -> bytes:
+        if key not in self.blobs:
+            raise NotFound(f"nothing is stored at {key}")
+        return self.blobs[key]

@@ -12,7 +12,7 @@ from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.services.access import Principal
 from memspace.stores.sqlite import SqliteStore
-from tests.support.fakes import HashEmbedder, ScriptedExtractor, StepClock
+from tests.support.fakes import HashEmbedder, MemoryBlobStore, ScriptedExtractor, StepClock
 
 
 @dataclass
@@ -31,7 +31,7 @@ def _world(extractor: ScriptedExtractor | None) -> World:
     embedder = HashEmbedder()
     settings = Settings(_env_file=None, max_memory_chars=200)  # type: ignore[call-arg]
     app = build(settings, store=SqliteStore(":memory:"), embedder=embedder, clock=StepClock(),
-                extractor=extractor)
+                extractor=extractor, blobs=MemoryBlobStore())
     for slug in ("acme", "other"):
         app.admin.create_space(slug)
     return World(app, embedder, extractor)

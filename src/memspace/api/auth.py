@@ -15,7 +15,7 @@ import anyio.to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memspace.domain.errors import MemspaceError, Unauthenticated
-from memspace.mcp.identity import PRINCIPAL_STATE_KEY
+from memspace.mcp.identity import PRINCIPAL_STATE_KEY, current_principal
 from memspace.services.access import AccessService
 
 PROTECTED_PREFIXES = ("/mcp", "/v1/")
@@ -57,7 +57,11 @@ class ApiKeyMiddleware:
             await _reject(send, 503, exc.message)
             return
         scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = principal
-        await self.app(scope, receive, send)
+        token = current_principal.set(principal)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            current_principal.reset(token)
 
 
 async def _reject(send: Send, status: int, message: str) -> None:

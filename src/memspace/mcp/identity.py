@@ -3,6 +3,7 @@ request's ASGI state; tools read it from there."""
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -14,14 +15,21 @@ from memspace.domain.errors import MemspaceError
 from memspace.services.access import Principal
 
 PRINCIPAL_STATE_KEY = "memspace.principal"
+# The same principal for handlers the SDK gives no Context (static resources): set by the HTTP
+# middleware for the request, and copied by the SDK into the task that serves it.
+current_principal: contextvars.ContextVar[Principal | None] = contextvars.ContextVar(
+    "memspace_principal", default=None
+)
 
 T = TypeVar("T")
 
 
-def principal_of(ctx: Context) -> Principal:
-    request: Any = ctx.request_context.request
-    scope = getattr(request, "scope", None) or {}
-    principal = scope.get("state", {}).get(PRINCIPAL_STATE_KEY)
+def principal_of(ctx: Context | None) -> Principal:
+    principal: Any = current_principal.get()
+    if ctx is not None:
+        request: Any = ctx.request_context.request
+        scope = getattr(request, "scope", None) or {}
+        principal = scope.get("state", {}).get(PRINCIPAL_STATE_KEY, principal)
     if not isinstance(principal, Principal):
         raise ToolError(
             "unauthenticated: connect with an `Authorization: Bearer msk_...` header "

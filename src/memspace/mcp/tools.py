@@ -14,7 +14,8 @@ from memspace.bootstrap import Container
 from memspace.mcp import present
 from memspace.mcp.identity import call, principal_of
 from memspace.services.search import SearchRequest
-from memspace.services.views import document_json, memory_json, space_json
+from memspace.services.spaces import space_listing
+from memspace.services.views import document_json, memory_json
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -206,17 +207,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
     )
     def list_spaces(ctx: Context) -> CallToolResult:
         who = principal_of(ctx)
-        visible = call(lambda: app.access.visible_spaces(who))
-        spaces = []
-        for item in visible:
-            stats = app.store.space_stats(item.space.id)
-            spaces.append({
-                **space_json(item.space),
-                "access": item.access.value,
-                "activeMemories": stats.active_memories,
-                "isActive": item.space.id == who.active_space_id,
-                "isDefault": item.space.id == who.default_space_id,
-            })
+        spaces = call(lambda: space_listing(app.access, app.store, who))
         return present.result(present.spaces_text(spaces), {"spaces": spaces})
 
     @server.tool(

@@ -1,18 +1,40 @@
-"""Reading documents (uploads arrive with the ingestion work)."""
+"""Reading documents: listings, status, and their extracted text a page of chunks at a time."""
 
 from __future__ import annotations
 
-from memspace.domain.errors import NotFound
-from memspace.domain.models import Document
+from collections.abc import Iterable
+from typing import Any
+
+from memspace.domain.errors import InvalidInput, NotFound
+from memspace.domain.models import Document, Memory
 from memspace.domain.ports import GraphStore, PageAfter
 from memspace.services.access import AccessService, Principal
+from memspace.services.document_files import DocumentFiles
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
 
 
+def document_titles(store: GraphStore, space_id: str, memories: Iterable[Memory]) -> dict[str, str]:
+    """Titles of the documents these memories came from (one read per distinct document)."""
+    titles: dict[str, str] = {}
+    for document_id in {m.document_id for m in memories if m.document_id}:
+        document = store.get_document(space_id, document_id)
+        if document is not None:
+            titles[document_id] = document.title
+    return titles
+
+
+# Chunks per page of getDocument content: 10 chunks of ~800 characters keep a page near 8,000
+# characters, a comfortable read for a model's context.
+DEFAULT_CHUNKS_PER_PAGE = 10
+MAX_CHUNKS_PER_PAGE = 50
+
+
 class DocumentService:
-    def __init__(self, store: GraphStore, access: AccessService, max_page_size: int = 100) -> None:
+    def __init__(self, store: GraphStore, access: AccessService, files: DocumentFiles,
+                 max_page_size: int = 100) -> None:
         self._store = store
         self._access = access
+        self._files = files
         self._max_page_size = max_page_size
 
     def list(
@@ -39,3 +61,26 @@ class DocumentService:
                 "shows the documents of a space"
             )
         return document
+
+    def content(self, principal: Principal, document_id: str, space: str | None = None,
+                offset: int = 0, limit: int = DEFAULT_CHUNKS_PER_PAGE) -> dict[str, Any]:
+        """A page of the document's extracted text: chunks `offset`.. with their origins."""
+        document = self.get(principal, document_id, space)
+        if offset < 0 or not 1 <= limit <= MAX_CHUNKS_PER_PAGE:
+            raise InvalidInput(f"offset must be 0 or more and limit between 1 and "
+                               f"{MAX_CHUNKS_PER_PAGE}")
+        try:
+            text = self._files.text(document)
+        except NotFound:
+            return {"total": 0, "offset": offset, "chunks": [], "nextOffset": None, "notes": [],
+                    "unavailable": document.error or "no text was extracted from this document"}
+        page = text.chunks[offset:offset + limit]
+        end = offset + len(page)
+        return {
+            "total": len(text.chunks),
+            "offset": offset,
+            "chunks": [{"index": offset + i, "origin": c.origin, "text": c.text}
+                       for i, c in enumerate(page)],
+            "nextOffset": end if end < len(text.chunks) else None,
+            "notes": list(text.notes),
+        }

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from memspace.domain.errors import Conflict, ExtractionFailed, InvalidInput, NotFound
-from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Space
+from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, RelationType, Space
 from memspace.domain.ports import (
     Candidate,
     Clock,
@@ -22,6 +22,7 @@ from memspace.domain.ports import (
 from memspace.domain.text import content_hash
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
+from memspace.services.documents import document_titles
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
 from memspace.services.reconcile import MAX_RETARGETS, plan_extraction, retarget
 from memspace.services.views import document_json, memory_json, neighbour_json, relation_json
@@ -119,11 +120,14 @@ class MemoryService:
             raise InvalidInput(f"category is longer than {MAX_CATEGORY_CHARS} characters")
         return text or DEFAULT_CATEGORY
 
-    def _new_memory(self, space_id: str, text: str, category: str, actor: str) -> Memory:
+    def _new_memory(self, space_id: str, text: str, category: str, actor: str,
+                    source: ChunkSource | None = None) -> Memory:
         return Memory(
             id=new_id(), space_id=space_id, content=text, category=category, embedding=None,
             active=True, created_at=self._clock.now(), created_by=actor,
             content_hash=content_hash(text),
+            document_id=source.document_id if source else None,
+            origin=source.origin if source else None,
         )
 
     def _embedded(self, memory: Memory) -> Memory:
@@ -141,15 +145,19 @@ class MemoryService:
         speaker: str | None = None,
         observed_at: datetime | None = None,
         idempotency_key: str | None = None,
+        *,
+        source: ChunkSource | None = None,
     ) -> AddResult:
         """Split into facts and reconcile them with the space (with a model), or store one
         flat memory (without one, or when it fails). An exact repeat is a `duplicate`; a
-        repeated `idempotency_key` replays the first call's result."""
+        repeated `idempotency_key` replays the first call's result. `source` names the
+        document chunk the content is: the memories written link to it, and the write advances
+        the document's progress in the same transaction."""
         target = self._access.resolve(principal, space, write=True)
         text = self._content(content)
         key = (idempotency_key or "").strip()
         if not key:
-            return self._add(principal, target.space, text, category, speaker, observed_at)
+            return self._add(principal, target.space, text, category, speaker, observed_at, source)
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
         scope = principal.key_id or principal.actor
@@ -157,7 +165,8 @@ class MemoryService:
         if stored is not None:
             return AddResult("replayed", "", target.space.slug, [], replay=json.loads(stored))
         try:
-            result = self._add(principal, target.space, text, category, speaker, observed_at)
+            result = self._add(principal, target.space, text, category, speaker, observed_at,
+                               source)
         except BaseException:
             self._store.release_idempotency(target.space.id, scope, key)
             raise
@@ -165,34 +174,37 @@ class MemoryService:
         return result
 
     def _add(self, principal: Principal, space: Space, text: str, category: str | None,
-             speaker: str | None, observed_at: datetime | None) -> AddResult:
-        result = self._add_new(principal, space, text, category, speaker, observed_at)
+             speaker: str | None, observed_at: datetime | None,
+             source: ChunkSource | None) -> AddResult:
+        result = self._add_new(principal, space, text, category, speaker, observed_at, source)
         if result.llm_calls:
             self._store.record_usage(space.id, result.llm_calls, result.prompt_tokens,
                                      result.completion_tokens)
         return result
 
     def _add_new(self, principal: Principal, space: Space, text: str, category: str | None,
-                 speaker: str | None, observed_at: datetime | None) -> AddResult:
+                 speaker: str | None, observed_at: datetime | None,
+                 source: ChunkSource | None) -> AddResult:
         existing = self._store.find_active_by_hash(space.id, content_hash(text))
         if existing is not None:
             return AddResult("duplicate", "flat" if self._extractor is None else "extracted",
                              space.slug, [existing])
         if self._extractor is None:
-            return self._add_flat(principal, space, text, category)
-        return self._add_extracted(principal, space, text, category, speaker, observed_at)
+            return self._add_flat(principal, space, text, category, source)
+        return self._add_extracted(principal, space, text, category, speaker, observed_at, source)
 
     def _add_flat(self, principal: Principal, space: Space, text: str, category: str | None,
-                  warnings: Sequence[str] = (), spent: tuple[int, int, int] = (0, 0, 0)) -> AddResult:
+                  source: ChunkSource | None, warnings: Sequence[str] = (),
+                  spent: tuple[int, int, int] = (0, 0, 0)) -> AddResult:
         memory = self._embedded(self._new_memory(space.id, text, self._category(category),
-                                                 principal.actor))
-        self._store.write(WriteBatch(space.id, [memory], at=memory.created_at))
+                                                 principal.actor, source))
+        self._store.write(WriteBatch(space.id, [memory], at=memory.created_at, source=source))
         return AddResult("created", "flat", space.slug, [memory], warnings=list(warnings),
                          llm_calls=spent[0], prompt_tokens=spent[1], completion_tokens=spent[2])
 
     def _add_extracted(self, principal: Principal, space: Space, text: str,
                        category: str | None, speaker: str | None,
-                       observed_at: datetime | None) -> AddResult:
+                       observed_at: datetime | None, source: ChunkSource | None) -> AddResult:
         assert self._extractor is not None
         [probe] = self._embedder.embed([text])
         nearest = self._store.vector_search(MemoryFilter(space.id), probe, CANDIDATES)
@@ -202,17 +214,17 @@ class MemoryService:
             extraction = self._extractor.extract(text, offered, speaker, observed_at)
         except ExtractionFailed as exc:
             return self._add_flat(
-                principal, space, text, category,
+                principal, space, text, category, source,
                 [f"stored as one flat memory because fact extraction failed: {exc.message}"],
                 (exc.llm_calls, exc.prompt_tokens, exc.completion_tokens))
         spent = (extraction.llm_calls, extraction.prompt_tokens, extraction.completion_tokens)
         if not extraction.facts:
-            return self._add_flat(principal, space, text, category,
+            return self._add_flat(principal, space, text, category, source,
                                   ["the model found no facts; stored the content as given"], spent)
         plan = plan_extraction(
             extraction, candidates,
             lambda fact, cat: self._new_memory(space.id, fact, self._category(category or cat),
-                                               principal.actor),
+                                               principal.actor, source),
             self._embedder.embed,
             lambda digest: self._store.find_active_by_hash(space.id, digest),
             principal.actor,
@@ -223,7 +235,7 @@ class MemoryService:
         at = plan.memories[-1].created_at
         for attempt in range(MAX_RETARGETS + 1):
             try:
-                self._store.write(plan.batch(space.id, at))
+                self._store.write(plan.batch(space.id, at, source))
                 break
             except Conflict:
                 if attempt == MAX_RETARGETS or not retarget(plan, space.id, self._store):
@@ -374,11 +386,14 @@ class MemoryService:
         near = self._store.neighbours(target.space.id, [memory.id], hops=2, per_origin=20)
         source = (self._store.get_document(target.space.id, memory.document_id)
                   if memory.document_id else None)
+        titles = document_titles(self._store, target.space.id, [n.memory for n in near])
+        if source is not None:
+            titles[source.id] = source.title
         return {
             "space": target.space.slug,
-            "memory": memory_json(memory),
+            "memory": memory_json(memory, titles),
             "relations": [relation_json(r) for r in relations],
-            "relatedMemories": [neighbour_json(n) for n in near],
+            "relatedMemories": [neighbour_json(n, titles) for n in near],
             "source": document_json(source) if source else None,
         }
 

@@ -8,7 +8,7 @@ from datetime import datetime
 
 import numpy as np
 
-from memspace.domain.models import Memory, Relation, RelationType
+from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
 from memspace.domain.ports import Extraction, GraphStore, WriteBatch
 
 # An UPDATES retires a memory, so it must be about the same thing. The model decides that, and
@@ -30,8 +30,9 @@ class Plan:
     known: list[Memory] = field(default_factory=list)  # facts already active in the space
     warnings: list[str] = field(default_factory=list)
 
-    def batch(self, space_id: str, at: datetime) -> WriteBatch:
-        return WriteBatch(space_id, self.memories, self.relations, self.supersede, at=at)
+    def batch(self, space_id: str, at: datetime, source: ChunkSource | None = None) -> WriteBatch:
+        return WriteBatch(space_id, self.memories, self.relations, self.supersede, at=at,
+                          source=source)
 
 
 def plan_extraction(

@@ -11,6 +11,7 @@ from memspace.domain.models import Memory, MemoryFilter, ScoredMemory
 from memspace.domain.ports import Embedder, GraphStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.context import ProfileService
+from memspace.services.documents import document_titles
 from memspace.services.views import memory_json, neighbour_json
 
 # Reciprocal rank fusion constant (Cormack et al. 2009). k=60 is the published default; on
@@ -95,14 +96,16 @@ class SearchService:
         related = self._store.neighbours(
             target.space.id, [m.id for m, _, _ in hits], hops=2, per_origin=RELATED_PER_HIT
         )
+        titles = document_titles(self._store, target.space.id,
+                                 [m for m, _, _ in hits] + [n.memory for n in related])
         by_origin: dict[str, list[dict[str, Any]]] = {}
         for n in related:
-            by_origin.setdefault(n.origin_id, []).append(neighbour_json(n))
+            by_origin.setdefault(n.origin_id, []).append(neighbour_json(n, titles))
         list_names = {"hybrid": ["vector", "text"], "hybrid+keyword": ["vector", "text", "keyword"],
                       "keyword": ["keyword"], "category": ["category"]}[mode]
         results = []
         for memory, score, found_in in hits:
-            item = memory_json(memory)
+            item = memory_json(memory, titles)
             item["score"] = round(score, 6)
             item["matchedBy"] = [list_names[i] for i in found_in]
             item["relatedMemories"] = by_origin.get(memory.id, [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -12,7 +13,8 @@ def iso(value: datetime | None) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if value else None
 
 
-def memory_json(memory: Memory) -> dict[str, Any]:
+def memory_json(memory: Memory, titles: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """`titles` maps document ids to titles, so a fact from a document says which one."""
     data: dict[str, Any] = {
         "id": memory.id,
         "content": memory.content,
@@ -23,6 +25,10 @@ def memory_json(memory: Memory) -> dict[str, Any]:
     }
     if memory.document_id:
         data["documentId"] = memory.document_id
+        if titles and memory.document_id in titles:
+            data["documentTitle"] = titles[memory.document_id]
+        if memory.origin:
+            data["origin"] = memory.origin
     if not memory.active:
         data["invalidatedAt"] = iso(memory.invalidated_at)
         if memory.invalidated_by:
@@ -33,8 +39,8 @@ def memory_json(memory: Memory) -> dict[str, Any]:
     return data
 
 
-def neighbour_json(neighbour: Neighbour) -> dict[str, Any]:
-    data = memory_json(neighbour.memory)
+def neighbour_json(neighbour: Neighbour, titles: Mapping[str, str] | None = None) -> dict[str, Any]:
+    data = memory_json(neighbour.memory, titles)
     data["hops"] = neighbour.hops
     data["relation"] = neighbour.via.value
     # "out": the nearer memory points at this one (it updates/extends/derives from it).
@@ -75,6 +81,8 @@ def document_json(document: Document) -> dict[str, Any]:
         "sha256": document.sha256,
         "status": document.status.value,
         "factCount": document.fact_count,
+        "chunksTotal": document.chunks_total,
+        "chunksDone": document.chunks_done,
         "createdAt": iso(document.created_at),
         "createdBy": document.created_by,
     }

@@ -1,0 +1,83 @@
+"""The server's background ingestion: one thread, one document at a time, oldest first.
+
+Started and stopped by the app's lifespan. On start it first queues what an earlier run left
+`queued` or `processing`; after that, each upload or retry that queues a document hands it
+over. Stopping finishes the chunk in hand and leaves the document `processing`, which the next
+start resumes from its first chunk not done. One thread is deliberate: chunks of one space
+must see each other's facts (as candidates, as duplicates), and the embedder and the model
+are the bottleneck either way.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+
+from memspace.domain.errors import MemspaceError
+from memspace.domain.models import Document
+from memspace.services.ingestion import IngestionService
+
+log = logging.getLogger(__name__)
+
+
+class IngestionWorker:
+    def __init__(self, ingestion: IngestionService) -> None:
+        self._ingestion = ingestion
+        self._inbox: queue.Queue[Document | None] = queue.Queue()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        ingestion.on_queued(self.submit)
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._run, name="memspace-ingest", daemon=True)
+        self._thread.start()
+
+    def submit(self, document: Document) -> None:
+        self._inbox.put(document)
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Stop after the chunk in hand (a model call may take up to its timeout)."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stopping.set()
+        self._inbox.put(None)
+        thread.join(timeout_s)
+        if thread.is_alive():
+            log.warning("ingestion worker still busy after %.0f s; its document resumes on the "
+                        "next start", timeout_s)
+
+    def _run(self) -> None:
+        try:
+            for document in self._ingestion.unfinished():
+                self._inbox.put(document)
+        except MemspaceError as exc:
+            log.error("could not look for unfinished documents: %s", exc.message)
+        while not self._stopping.is_set():
+            queued = self._inbox.get()
+            if queued is None:
+                break
+            self._process(queued)
+
+    def _process(self, document: Document) -> None:
+        try:
+            done = self._ingestion.process(document, should_stop=self._stopping.is_set)
+        except MemspaceError as exc:  # the store is down: the document resumes on next start
+            log.error("document %s stopped: %s", document.id, exc.message)
+            return
+        except Exception:  # a bug must not end the worker, nor leave the document hanging
+            log.exception("document %s failed unexpectedly", document.id)
+            self._fail(document)
+            return
+        log.info("document %s: %s (%d facts)", done.id, done.status.value, done.fact_count)
+
+    def _fail(self, document: Document) -> None:
+        try:
+            self._ingestion.fail(document, "an internal error stopped the processing (see the "
+                                           "server log); retry the document")
+        except MemspaceError as exc:
+            log.error("could not mark document %s failed: %s", document.id, exc.message)

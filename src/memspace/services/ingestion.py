@@ -1,0 +1,218 @@
+"""Turning uploaded files into memories, without ever losing what was uploaded.
+
+The order is the guarantee:
+1. upload: the original bytes are stored, then its text is extracted and stored as chunks, then
+   the document is recorded `queued` (or `failed` with the reason, the original still kept).
+2. process: `processing`; each chunk goes through the add pipeline (MemoryService.add, exactly
+   as add_memory), whose write links the facts to the document and advances `chunksDone` in the
+   same transaction; then `done`. A failure stops at the chunk, says which and why, and leaves
+   the document `failed` and retryable; a retry goes on from the first chunk not done.
+A restart finds documents left `queued` or `processing` (`unfinished`) and processes them
+again from `chunksDone`, so no chunk is skipped and none is turned into facts twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import PureWindowsPath
+from typing import Any
+
+from memspace.domain.errors import (
+    Conflict,
+    InvalidInput,
+    MemspaceError,
+    NotFound,
+    TooLarge,
+    UnreadableDocument,
+)
+from memspace.domain.models import Access, ChunkSource, Document, DocumentStatus
+from memspace.domain.ports import Clock, DocumentReader, GraphStore
+from memspace.services.access import AccessService, Principal
+from memspace.services.clock import new_id
+from memspace.services.document_files import DocumentFiles
+from memspace.services.memories import MemoryService
+from memspace.services.views import document_json
+
+MAX_TITLE_CHARS = 200
+UNFINISHED = (DocumentStatus.QUEUED, DocumentStatus.PROCESSING)
+
+Progress = Callable[[Document], None]
+
+
+def too_large(limit: int, size: int | None = None, name: str = "the file") -> TooLarge:
+    """The one refusal of an upload over MEMSPACE_MAX_UPLOAD_BYTES (REST also uses it mid-read)."""
+    actual = f" is {size:,} bytes;" if size is not None else " is too large:"
+    return TooLarge(
+        f"{name}{actual} the upload limit is {limit:,} bytes ({limit / 2**20:.0f} MiB, "
+        "MEMSPACE_MAX_UPLOAD_BYTES). Split it into smaller files, or ask the operator to raise "
+        "the limit; nothing was stored"
+    )
+
+
+@dataclass(frozen=True)
+class Uploaded:
+    document: Document
+    duplicate: bool = False  # the same bytes were already uploaded to this space
+
+    def as_json(self) -> dict[str, Any]:
+        return {**document_json(self.document), "duplicate": self.duplicate}
+
+
+class IngestionService:
+    def __init__(self, store: GraphStore, access: AccessService, memories: MemoryService,
+                 reader: DocumentReader, files: DocumentFiles, clock: Clock,
+                 max_upload_bytes: int) -> None:
+        self._store = store
+        self._access = access
+        self._memories = memories
+        self._reader = reader
+        self._files = files
+        self._clock = clock
+        self.max_upload_bytes = max_upload_bytes
+        self._listeners: list[Callable[[Document], None]] = []
+
+    def on_queued(self, listener: Callable[[Document], None]) -> None:
+        """Call `listener` with each document that becomes `queued` (the worker's inbox)."""
+        self._listeners.append(listener)
+
+    def upload(self, principal: Principal, filename: str, data: bytes, space: str | None = None,
+               title: str | None = None) -> Uploaded:
+        """Store the file and its text, and queue it; the same bytes again return the first upload.
+
+        Raises:
+            InvalidInput: empty, or not a kind memspace reads (nothing stored).
+            TooLarge: over MEMSPACE_MAX_UPLOAD_BYTES (nothing stored).
+        """
+        target = self._access.resolve(principal, space, write=True)
+        name = PureWindowsPath(filename or "").name.strip() or "upload"  # also strips C:\ paths
+        if not data:
+            raise InvalidInput(f"'{name}' is empty (0 bytes); choose the file again. Nothing was "
+                               "stored")
+        if len(data) > self.max_upload_bytes:
+            raise too_large(self.max_upload_bytes, len(data), f"'{name}'")
+        digest = hashlib.sha256(data).hexdigest()
+        existing = self._store.find_document_by_sha256(target.space.id, digest)
+        if existing is not None:
+            return Uploaded(existing, duplicate=True)
+        kind = self._reader.kind_of(name, data)
+        document = Document(
+            id=new_id(), space_id=target.space.id, title=_title(title, name), kind=kind,
+            size_bytes=len(data), sha256=digest, status=DocumentStatus.QUEUED,
+            created_at=self._clock.now(), created_by=principal.actor,
+        )
+        self._files.put_original(document, data)
+        document = self._extract(document, data)
+        try:
+            self._store.add_document(document)
+        except Conflict:  # the same file arrived twice at once: the other upload won
+            existing = self._store.find_document_by_sha256(target.space.id, digest)
+            if existing is None:
+                raise
+            return Uploaded(existing, duplicate=True)
+        self._announce(document)
+        return Uploaded(document)
+
+    def retry(self, principal: Principal, document_id: str, space: str | None = None) -> Document:
+        """Queue a failed document again: from its first chunk not done, or, when its text was
+        never extracted, by reading the stored original again (under the current limits).
+
+        Raises:
+            Conflict: the document has not failed.
+        """
+        target = self._access.resolve(principal, space, write=True)
+        document = self._store.get_document(target.space.id, (document_id or "").strip())
+        if document is None:
+            raise NotFound(f"no document '{document_id}' in space '{target.space.slug}'; "
+                           "listDocuments shows the documents of a space")
+        if document.status is not DocumentStatus.FAILED:
+            raise Conflict(f"document '{document.id}' is {document.status.value}; only a failed "
+                           "document can be retried")
+        try:
+            total = len(self._files.text(document).chunks)
+        except NotFound:
+            try:
+                original = self._files.original(document)
+            except NotFound as exc:
+                raise NotFound(f"the original of document '{document.id}' is missing from the "
+                               f"data folder ({exc.message}); upload the file again") from exc
+            extracted = self._extract(document, original)
+            if extracted.status is DocumentStatus.FAILED:
+                return self._store.update_document(document.space_id, document.id,
+                                                   DocumentStatus.FAILED, extracted.error)
+            total = extracted.chunks_total
+        queued = self._store.update_document(document.space_id, document.id,
+                                             DocumentStatus.QUEUED, chunks_total=total)
+        self._announce(queued)
+        return queued
+
+    def unfinished(self) -> list[Document]:
+        """Documents a previous run left queued or processing, oldest first."""
+        return self._store.documents_with_status(UNFINISHED)
+
+    def process(self, document: Document, progress: Progress | None = None,
+                should_stop: Callable[[], bool] = lambda: False) -> Document:
+        """Run a queued (or interrupted) document's remaining chunks through the add pipeline.
+
+        Returns the document as it ends: `done`, `failed` with the reason, or still
+        `processing` when `should_stop` said so between two chunks (a later run goes on).
+        """
+        current = self._store.get_document(document.space_id, document.id)
+        space = self._store.get_space(document.space_id)
+        if current is None or space is None or current.status not in UNFINISHED:
+            return current or document
+        try:
+            chunks = self._files.text(current).chunks
+        except NotFound:
+            return self.fail(current, "its extracted text is missing from the data folder; "
+                                       "retry the document to read its original again")
+        current = self._store.update_document(space.id, current.id, DocumentStatus.PROCESSING,
+                                              chunks_total=len(chunks))
+        # The uploader's words: memories are written by, and recorded as, who uploaded.
+        writer = Principal(name=current.created_by, key_id=None,
+                           grants={space.id: Access.READWRITE})
+        for index in range(current.chunks_done, len(chunks)):
+            if should_stop():
+                return current
+            chunk = chunks[index]
+            try:
+                added = self._memories.add(writer, chunk.text, space.slug,
+                                           source=ChunkSource(current.id, index, chunk.origin))
+            except MemspaceError as exc:
+                return self.fail(current, (
+                    f"stopped at chunk {index + 1} of {len(chunks)} ({chunk.origin}): "
+                    f"{exc.message}. The chunks before it are saved; retry the document to go "
+                    "on from there"))
+            if added.status != "created":  # nothing written, so the write did not advance it
+                self._store.update_document(space.id, current.id, DocumentStatus.PROCESSING,
+                                            chunks_done=index + 1)
+            current = replace(current, chunks_done=index + 1)
+            if progress is not None:
+                progress(current)
+        return self._store.update_document(space.id, current.id, DocumentStatus.DONE)
+
+    def _extract(self, document: Document, data: bytes) -> Document:
+        """The document queued with its chunks stored, or failed with the reason it cannot be."""
+        try:
+            text = self._reader.read(document.kind, data)
+        except UnreadableDocument as exc:
+            return replace(document, status=DocumentStatus.FAILED, error=exc.message)
+        self._files.put_text(document, text)
+        return replace(document, status=DocumentStatus.QUEUED, error=None,
+                       chunks_total=len(text.chunks))
+
+    def fail(self, document: Document, reason: str) -> Document:
+        """Mark the document failed with the reason (it stays retryable)."""
+        return self._store.update_document(document.space_id, document.id,
+                                           DocumentStatus.FAILED, reason)
+
+    def _announce(self, document: Document) -> None:
+        if document.status is DocumentStatus.QUEUED:
+            for listener in self._listeners:
+                listener(document)
+
+
+def _title(title: str | None, filename: str) -> str:
+    text = " ".join((title or "").split()) or filename
+    return text[:MAX_TITLE_CHARS]

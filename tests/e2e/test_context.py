@@ -1,0 +1,73 @@
+"""Resources and the `context` prompt over MCP/HTTP, per store."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from mcp_types import TextResourceContents
+
+from memspace.llm.tokens import TokenCounter
+from tests.e2e.conftest import Deployment
+from tests.support.server import data, mcp_client
+
+pytestmark = [pytest.mark.e2e, pytest.mark.model]
+
+
+async def _resource(client, uri: str):  # type: ignore[no-untyped-def]
+    result = await client.read_resource(uri)
+    content = result.contents[0]
+    assert isinstance(content, TextResourceContents)
+    return json.loads(content.text)
+
+
+async def test_resources_show_the_callers_spaces_profile_and_history(deployment: Deployment) -> None:
+    home, other, hidden = (deployment.space(s) for s in ("home", "other", "hidden"))
+    key = deployment.key("reader", {home: "rw", other: "r"})
+    async with mcp_client(deployment.url, key) as client:
+        data(await client.call_tool("setActiveSpace", {"space": home}))
+        old = data(await client.call_tool("add_memory", {"content": "Builds use Bazel"}))
+        new = data(await client.call_tool("correct_memory", {
+            "memoryId": old["memories"][0]["id"], "content": "Builds use Buck2"}))
+        profile = await _resource(client, "memspace://profile")
+        assert profile["slug"] == home and profile["counts"]["activeMemories"] == 1
+        assert [m["content"] for m in profile["recentMemories"]] == ["Builds use Buck2"]
+        spaces = await _resource(client, "memspace://spaces")
+        assert {s["slug"]: s["access"] for s in spaces} == {home: "readwrite", other: "read"}
+        assert hidden not in json.dumps(spaces)
+        history = await _resource(client, f"memspace://memories/{new['memories'][0]['id']}")
+        assert [r["type"] for r in history["relations"]] == ["UPDATES"]
+
+
+async def test_the_context_prompt_fits_the_budget_and_names_what_it_left_out(
+    deployment: Deployment,
+) -> None:
+    home, other = deployment.space("ctx-home"), deployment.space("ctx-other")
+    key = deployment.key("agent", {home: "rw", other: "rw"})
+    async with mcp_client(deployment.url, key) as client:
+        for i in range(40):
+            data(await client.call_tool("add_memory", {
+                "space": home, "content": f"Service number {i} is owned by team {i % 7} and "
+                                          f"deploys from the {['main', 'release'][i % 2]} branch"}))
+        data(await client.call_tool("add_memory", {
+            "space": home, "content": "Incident reviews happen every Thursday at 15:00"}))
+        data(await client.call_tool("add_memory", {"space": other, "content": "Other space fact"}))
+        data(await client.call_tool("setActiveSpace", {"space": home}))
+        small = await client.get_prompt("context", {"maxTokens": "400"})
+        text = small.messages[0].content.text  # type: ignore[union-attr]
+        assert TokenCounter().count(text) <= 400
+        assert f"space '{home}'" in text
+        body, footer = text.split("## Omitted to fit the budget (")
+        total = int(footer.split(";")[0])
+        shown = body.count("- [")
+        assert shown >= 5 and shown + total == 42  # 41 in the home space, 1 in the other
+        listed = re.findall(r"\b[0-9a-f]{32}\b", footer)
+        assert listed and not any(i in body for i in listed)
+        assert f"and {total - len(listed)} more" in footer and len(listed) < total
+        ranked = await client.get_prompt("context", {"query": "when are incident reviews?",
+                                                     "maxTokens": "3000"})
+        full = ranked.messages[0].content.text  # type: ignore[union-attr]
+        body = full.split("## What this space knows")[1]
+        assert body.split("\n")[1].endswith("Incident reviews happen every Thursday at 15:00")
+        assert f"## Also readable: {other}" in full and "Other space fact" in full
