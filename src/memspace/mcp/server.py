@@ -7,6 +7,7 @@ from mcp.server.mcpserver import MCPServer
 from memspace import __version__
 from memspace.bootstrap import Container
 from memspace.mcp.apps import build_apps
+from memspace.mcp.resources import register_resources
 from memspace.mcp.tools import register_tools
 
 INSTRUCTIONS = """\
@@ -28,4 +29,5 @@ def build_mcp_server(app: Container) -> MCPServer:
         extensions=[build_apps(app)],
     )
     register_tools(server, app)
+    register_resources(server, app)
     return server
