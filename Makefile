@@ -5,9 +5,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
+WIDGET_DEPS := widgets/node_modules/.installed-stamp
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test test-fast lint typecheck check neo4j neo4j-stop bench clean
+.PHONY: help install run test test-fast lint typecheck check widgets browser neo4j neo4j-stop bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -25,7 +27,7 @@ install: $(STAMP)  ## create .venv and install memspace with its dev tools
 run: install  ## start the server on the embedded store (creates a demo space and key on first run)
 	$(VENV)/bin/memspace serve --demo
 
-test: install  ## all tests: unit, contract (SQLite + a real Neo4j), end-to-end over MCP/HTTP
+test: install widgets browser  ## all tests: unit, contract (SQLite + Neo4j), end-to-end, views in Chromium
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 test-fast: install  ## unit tests only (no model, no server)
@@ -39,6 +41,20 @@ typecheck: install  ## mypy --strict on src
 
 check: lint typecheck test  ## lint, type check and test
 
+# The built views are committed (a Python-only install needs them); they are rebuilt only when
+# the hash of their sources differs from the one recorded at the last build, so a fresh clone
+# needs neither npm nor a build unless someone changed widgets/ without rebuilding.
+widgets:  ## rebuild the MCP Apps views (src/memspace/widgets/*.html) if widgets/ changed
+	@node widgets/build.mjs --check 2>/dev/null || { $(MAKE) --no-print-directory $(WIDGET_DEPS) && cd widgets && npm run --silent build; }
+
+$(WIDGET_DEPS): widgets/package-lock.json
+	cd widgets && npm ci --no-audit --no-fund
+	@touch $@
+
+# Playwright's own browser download cannot run here; the tests drive Debian's chromium.
+browser: install  ## install Debian's chromium for the browser tests, if missing
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
+
 neo4j:  ## start a local Neo4j 5.26 (Java 17 + Maven, no Docker) on bolt://127.0.0.1:7687
 	tools/neo4j-local/start.sh
 
@@ -49,4 +65,4 @@ bench: install  ## print latency and throughput figures (see bench/README.md)
 	$(PY) bench/bench_service.py
 
 clean:  ## remove caches (keeps .venv and data)
-	rm -rf .pytest_cache .mypy_cache .ruff_cache tests/artifacts
+	rm -rf .pytest_cache .mypy_cache .ruff_cache tests/artifacts widgets/node_modules
