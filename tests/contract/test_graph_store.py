@@ -314,6 +314,26 @@ def test_documents_are_listed_per_space_newest_first(store: GraphStore) -> None:
     assert store.list_documents(other.id, 10) == []
 
 
+def test_a_documents_memories_come_in_written_order_with_superseded_ones(store: GraphStore) -> None:
+    space = new_space(store)
+    doc = Document(f"doc-{space.id}-facts", space.id, "runbook", "markdown", 10, "sha-facts",
+                   DocumentStatus.DONE, b.BASE, "alice")
+    store.add_document(doc)
+    facts = [replace(b.memory(space.id, f"runbook fact {i}", vec(f"runbook fact {i}")),
+                     document_id=doc.id) for i in range(3)]
+    store.write(WriteBatch(space.id, facts))
+    typed = add(store, space.id, "typed by hand")
+    fix = b.memory(space.id, "runbook fact 0, corrected", vec("runbook fact 0 corrected"))
+    store.write(WriteBatch(space.id, [fix], [b.relation(fix, facts[0], RelationType.UPDATES)],
+                           {facts[0].id: fix.id}))
+    found = store.memories_of_document(space.id, doc.id, 10)
+    assert [m.id for m in found] == [f.id for f in facts]
+    assert [m.active for m in found] == [False, True, True]
+    assert typed.id not in {m.id for m in found}
+    assert [m.id for m in store.memories_of_document(space.id, doc.id, 2)] == [f.id for f in facts[:2]]
+    assert store.memories_of_document(new_space(store).id, doc.id, 10) == []
+
+
 def test_vector_search_sees_writes_and_forgets_made_after_earlier_searches(
     store: GraphStore,
 ) -> None:

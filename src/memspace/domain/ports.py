@@ -117,6 +117,10 @@ class GraphStore(Protocol):
     ) -> list[Memory]:
         """Newest first (created_at, then id, descending)."""
 
+    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
+        """The memories a document's chunks produced, in the order they were written, whether
+        still active or since superseded."""
+
     def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
         """Every relation with this memory at either end."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from memspace.domain.errors import InvalidInput, NotFound
@@ -61,6 +61,13 @@ class DocumentService:
                 "shows the documents of a space"
             )
         return document
+
+    def facts(self, principal: Principal, document_id: str, space: str | None = None,
+              limit: int = 50) -> tuple[Document, Sequence[Memory]]:
+        """A document and the first `limit` memories its chunks produced, in document order."""
+        document = self.get(principal, document_id, space)
+        size = clamp_limit(limit, self._max_page_size)
+        return document, self._store.memories_of_document(document.space_id, document.id, size)
 
     def content(self, principal: Principal, document_id: str, space: str | None = None,
                 offset: int = 0, limit: int = DEFAULT_CHUNKS_PER_PAGE) -> dict[str, Any]:

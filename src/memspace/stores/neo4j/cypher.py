@@ -201,6 +201,10 @@ RETURN startNode(r).id AS source, endNode(r).id AS target, type(r) AS type,
        r.createdAt AS createdAt, r.createdBy AS createdBy, r.reason AS reason
 ORDER BY r.createdAt, source, target, type
 """
+MEMORIES_OF_DOCUMENT = f"""
+MATCH (m:Memory {{documentId: $document}}) WHERE m.spaceId = $space
+RETURN {memory_fields("m")} AS memory ORDER BY m.createdAt, m.id LIMIT $limit
+"""
 RELATIONS_OF = f"""
 MATCH (m:Memory {{id: $id}})-[r:{EDGE_TYPES}]-(other:Memory)
 WHERE m.spaceId = $space AND other.spaceId = $space

@@ -225,6 +225,11 @@ class Neo4jStore:
         rows = self._db.read(cypher.list_memories(condition, after is not None), limit=limit, **params)
         return [rec.memory_from(r["memory"]) for r in rows]
 
+    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
+        rows = self._db.read(cypher.MEMORIES_OF_DOCUMENT, document=document_id, space=space_id,
+                             limit=limit)
+        return [rec.memory_from(r["memory"]) for r in rows]
+
     def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
         rows = self._db.read(cypher.RELATIONS_OF, id=memory_id, space=space_id)
         return [rec.relation_from(r) for r in rows]

@@ -327,6 +327,14 @@ class SqliteStore:
         ).fetchall()
         return [memory_from_row(r) for r in rows]
 
+    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
+        rows = self._conn().execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.space_id = ? AND m.document_id = ? "
+            "ORDER BY m.created_at, m.id LIMIT ?",
+            (space_id, document_id, limit),
+        ).fetchall()
+        return [memory_from_row(r) for r in rows]
+
     def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
         rows = self._conn().execute(
             "SELECT * FROM relations WHERE space_id = ? AND (source_id = ? OR target_id = ?) "
