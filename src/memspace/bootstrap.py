@@ -20,6 +20,7 @@ from memspace.services.ingest_worker import IngestionWorker
 from memspace.services.ingestion import IngestionService
 from memspace.services.memories import Limits, MemoryService
 from memspace.services.search import SearchService
+from memspace.services.uploads import UploadTickets
 
 
 @dataclass
@@ -37,6 +38,7 @@ class Container:
     profiles: ProfileService
     graphs: GraphService
     briefings: BriefingService
+    uploads: UploadTickets
 
     def close(self) -> None:
         self.store.close()
@@ -97,6 +99,11 @@ def build_extractor(settings: Settings) -> FactExtractor | None:
     )
 
 
+def upload_secret(settings: Settings) -> bytes | None:
+    """The configured secret for upload tickets; None lets the process pick a random one."""
+    return settings.upload_secret.get_secret_value().encode() if settings.upload_secret else None
+
+
 def build(
     settings: Settings | None = None,
     *,
@@ -133,4 +140,5 @@ def build(
         profiles=profiles,
         graphs=GraphService(store, access),
         briefings=BriefingService(store, embedder, access, clock, TokenCounter().count),
+        uploads=UploadTickets(store, access, clock, upload_secret(settings)),
     )

@@ -12,6 +12,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from memspace import __version__
 from memspace.api.auth import ApiKeyMiddleware
+from memspace.api.cors import UploadCors
 from memspace.api.errors import memspace_error_handler
 from memspace.api.routes import router
 from memspace.bootstrap import Container
@@ -60,7 +61,8 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.add_exception_handler(MemspaceError, memspace_error_handler)
     app.include_router(router)
     app.mount("/", mcp_app)
-    app.add_middleware(ApiKeyMiddleware, access=container.access)
+    app.add_middleware(ApiKeyMiddleware, access=container.access, tickets=container.uploads)
+    app.add_middleware(UploadCors)  # outermost: a refused upload still tells the browser why
     return app
 
 

@@ -16,9 +16,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memspace.domain.errors import MemspaceError, Unauthenticated
 from memspace.mcp.identity import PRINCIPAL_STATE_KEY, current_principal
-from memspace.services.access import AccessService
+from memspace.services.access import AccessService, Principal
+from memspace.services.uploads import TICKET_PREFIX, UploadTickets
 
 PROTECTED_PREFIXES = ("/mcp", "/v1/")
+# The one request an upload ticket authorises (services/uploads.py says why tickets exist).
+TICKET_ROUTE = ("POST", "/v1/documents")
 
 
 def presented_key(headers: dict[bytes, bytes]) -> str | None:
@@ -34,9 +37,10 @@ def presented_key(headers: dict[bytes, bytes]) -> str | None:
 
 
 class ApiKeyMiddleware:
-    def __init__(self, app: ASGIApp, access: AccessService) -> None:
+    def __init__(self, app: ASGIApp, access: AccessService, tickets: UploadTickets) -> None:
         self.app = app
         self.access = access
+        self.tickets = tickets
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith(PROTECTED_PREFIXES):
@@ -47,9 +51,7 @@ class ApiKeyMiddleware:
             return
         headers = dict(scope.get("headers") or [])
         try:
-            principal = await anyio.to_thread.run_sync(
-                self.access.authenticate, presented_key(headers)
-            )
+            principal = await anyio.to_thread.run_sync(self._identify, scope, presented_key(headers))
         except Unauthenticated as exc:
             await _reject(send, 401, exc.message)
             return
@@ -62,6 +64,14 @@ class ApiKeyMiddleware:
             await self.app(scope, receive, send)
         finally:
             current_principal.reset(token)
+
+    def _identify(self, scope: Scope, raw: str | None) -> Principal:
+        """An API key anywhere below the protected prefixes; an upload ticket on its route only."""
+        if not (raw or "").startswith(TICKET_PREFIX):
+            return self.access.authenticate(raw)
+        if (scope.get("method"), scope["path"]) != TICKET_ROUTE:
+            raise Unauthenticated("an upload ticket only authorises POST /v1/documents; send the API key")
+        return self.tickets.redeem(raw or "")
 
 
 async def _reject(send: Send, status: int, message: str) -> None:
