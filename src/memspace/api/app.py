@@ -7,12 +7,14 @@ import logging
 import threading
 from collections.abc import AsyncIterator
 
+import anyio.to_thread
 from fastapi import FastAPI
 from mcp.server.transport_security import TransportSecuritySettings
 
 from memspace import __version__
 from memspace.api.auth import ApiKeyMiddleware
 from memspace.api.cors import UploadCors
+from memspace.api.documents import router as documents_router
 from memspace.api.errors import memspace_error_handler
 from memspace.api.routes import router
 from memspace.bootstrap import Container
@@ -48,8 +50,12 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if warm_up and hasattr(container.embedder, "warm_up"):
             threading.Thread(target=_warm, args=(container,), daemon=True).start()
-        async with mcp_server.session_manager.run():
-            yield
+        container.worker.start()  # resumes documents an earlier run left unfinished
+        try:
+            async with mcp_server.session_manager.run():
+                yield
+        finally:
+            await anyio.to_thread.run_sync(container.worker.stop)
 
     app = FastAPI(
         title="memspace",
@@ -60,6 +66,7 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.state.container = container
     app.add_exception_handler(MemspaceError, memspace_error_handler)
     app.include_router(router)
+    app.include_router(documents_router)
     app.mount("/", mcp_app)
     app.add_middleware(ApiKeyMiddleware, access=container.access, tickets=container.uploads)
     app.add_middleware(UploadCors)  # outermost: a refused upload still tells the browser why

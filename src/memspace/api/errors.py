@@ -11,11 +11,14 @@ from memspace.domain.errors import (
     InvalidInput,
     MemspaceError,
     NotFound,
+    TooLarge,
     Unauthenticated,
     Unavailable,
 )
 
+# The first class an error is an instance of wins: subclasses come before their parents.
 STATUS: dict[type[MemspaceError], int] = {
+    TooLarge: 413,
     InvalidInput: 422,
     Unauthenticated: 401,
     Forbidden: 403,

@@ -13,7 +13,11 @@ def result(text: str, data: dict[str, Any]) -> CallToolResult:
 
 def _line(memory: dict[str, Any]) -> str:
     state = "" if memory.get("active", True) else " [inactive]"
-    return f"[{memory['id']}] ({memory['category']}){state} {memory['content']}"
+    line = f"[{memory['id']}] ({memory['category']}){state} {memory['content']}"
+    if memory.get("documentId"):
+        where = ", ".join(x for x in (memory.get("documentTitle"), memory.get("origin")) if x)
+        line += f" (from {where or 'document ' + memory['documentId']})"
+    return line
 
 
 def search_text(data: dict[str, Any]) -> str:
@@ -60,14 +64,35 @@ def list_text(title: str, items: list[dict[str, Any]], next_cursor: str | None) 
     return "\n".join(lines)
 
 
+def document_line(doc: dict[str, Any]) -> str:
+    """`[id] title (kind, status, N facts)`, with progress while processing and the reason of a
+    failure."""
+    state = doc["status"]
+    if state in ("queued", "processing") and doc["chunksTotal"]:
+        state += f" {doc['chunksDone']}/{doc['chunksTotal']} chunks"
+    line = f"[{doc['id']}] {doc['title']} ({doc['kind']}, {state}, {doc['factCount']} facts)"
+    return line + (f" — failed: {doc['error']}" if doc.get("error") else "")
+
+
 def documents_text(space: str, items: list[dict[str, Any]], next_cursor: str | None) -> str:
     lines = [f"{len(items)} document(s) in '{space}'."]
-    lines += [
-        f"- [{d['id']}] {d['title']} ({d['kind']}, {d['status']}, {d['factCount']} facts)"
-        for d in items
-    ]
+    lines += [f"- {document_line(d)}" for d in items]
     if next_cursor:
         lines.append(f"More available: call again with cursor={next_cursor}")
+    return "\n".join(lines)
+
+
+def document_text(doc: dict[str, Any], content: dict[str, Any]) -> str:
+    lines = [document_line(doc)]
+    lines += [f"Note: {n}" for n in content["notes"]]
+    if content.get("unavailable"):
+        lines.append(f"No text to show: {content['unavailable']}")
+    elif content["chunks"]:
+        last = content["offset"] + len(content["chunks"])
+        lines.append(f"Text, chunks {content['offset'] + 1}-{last} of {content['total']}:")
+        lines += [f"--- ({c['origin']})\n{c['text']}" for c in content["chunks"]]
+    if content.get("nextOffset") is not None:
+        lines.append(f"More text: call again with offset={content['nextOffset']}")
     return "\n".join(lines)
 
 

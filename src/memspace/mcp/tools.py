@@ -182,19 +182,48 @@ def register_tools(server: MCPServer, app: Container) -> None:
 
     @server.tool(
         name="getDocument",
-        title="Get a document",
+        title="Get a document and its text",
         annotations=READ_ONLY,
-        description="Status and details of one document of a space, by the id listDocuments gives.",
+        description=(
+            "One uploaded document of a space (by the id listDocuments gives): its status "
+            "(queued, processing, done, or failed with the reason), progress and fact count, and "
+            "its extracted text a page of chunks at a time, each with where it came from (page, "
+            "rows, heading). Pass back `nextOffset` as `offset` to read on. Use it to read a "
+            "source in full, or to see why a document failed."
+        ),
     )
     def get_document(
         ctx: Context,
         documentId: Annotated[str, Field(description="Document id.")],  # noqa: N803
         space: SpaceArg = None,
+        offset: Annotated[int, Field(ge=0, description="First chunk to return (0 = the start).")] = 0,
+        limit: Annotated[int, Field(ge=1, le=50, description="How many chunks (1-50).")] = 10,
     ) -> CallToolResult:
         who = principal_of(ctx)
         doc = document_json(call(lambda: app.documents.get(who, documentId, space)))
-        text = f"[{doc['id']}] {doc['title']}: {doc['kind']}, {doc['status']}, {doc['factCount']} facts"
-        return present.result(text, {"document": doc})
+        content = call(lambda: app.documents.content(who, documentId, space, offset, limit))
+        data = {"document": doc, "content": content}
+        return present.result(present.document_text(doc, content), data)
+
+    @server.tool(
+        name="retryDocument",
+        title="Retry a failed document",
+        annotations=WRITES,
+        description=(
+            "Process a failed document again. It goes on from the first chunk not yet saved (a "
+            "file that could not be read is read again, under the server's current limits). "
+            "Call it when getDocument shows `failed` with a reason that may have passed (the "
+            "model or store was down, a limit was raised)."
+        ),
+    )
+    def retry_document(
+        ctx: Context,
+        documentId: Annotated[str, Field(description="Id of the failed document.")],  # noqa: N803
+        space: SpaceArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        doc = document_json(call(lambda: app.ingestion.retry(who, documentId, space)))
+        return present.result(present.document_line(doc), {"document": doc})
 
     @server.tool(
         name="listSpaces",
