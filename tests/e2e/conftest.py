@@ -49,7 +49,7 @@ def deployment(request: pytest.FixtureRequest, embedder: LocalEmbedder,
         settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
     else:
         settings = Settings(_env_file=None, store="neo4j",  # type: ignore[call-arg]
-                            neo4j_uri=request.getfixturevalue("neo4j_uri"))
+                            neo4j_uri=request.getfixturevalue("neo4j_uri"), data_dir=data_dir)
     app = build(settings, embedder=embedder)
     with running_server(app) as url:
         yield Deployment(url, app)

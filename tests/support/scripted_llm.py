@@ -7,17 +7,20 @@
 
 Each request to `POST /v1/chat/completions` (or `/chat/completions`) takes the next scripted
 step; the parsed request bodies are kept in `.requests`. A request arriving with nothing left
-in the script gets a 500 and is counted in `.unscripted`, so a test that made an unexpected
-call can say so.
+in the script is answered by `.fallback` when one is set (a function of the request body, for
+tests that make many calls in an order they do not control), else gets a 500 and is counted in
+`.unscripted`, so a test that made an unexpected call can say so.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -61,6 +64,7 @@ class ScriptedLLM:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.unscripted = 0
+        self.fallback: Callable[[dict[str, Any]], Step] | None = None
         self._steps: deque[Step] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -107,6 +111,8 @@ class ScriptedLLM:
             self.requests.append(body)
             if self._steps:
                 return self._steps.popleft()
+            if self.fallback is not None:
+                return self.fallback(body)
             self.unscripted += 1
             return None
 
@@ -171,6 +177,15 @@ def completion(reply: Reply) -> dict[str, Any]:
         "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
                   "total_tokens": reply.prompt_tokens + reply.completion_tokens},
     }
+
+
+def sentences_as_facts(body: dict[str, Any]) -> Reply:
+    """A `fallback` that answers like a diligent model: each sentence of the content is a fact."""
+    prompt = str(body["messages"][-1]["content"])
+    content = prompt.split("<content>", 1)[-1].split("</content>", 1)[0]
+    found = re.split(r"(?<=[.!?])\s+|\n+", content)
+    facts = [{"text": s.strip(), "category": "fact", "relations": []} for s in found if s.strip()]
+    return Reply({"facts": facts})
 
 
 def refused_url() -> str:
