@@ -20,6 +20,7 @@ from memspace.services.ingest_worker import IngestionWorker
 from memspace.services.ingestion import IngestionService
 from memspace.services.memories import Limits, MemoryService
 from memspace.services.search import SearchService
+from memspace.services.seeding import Seeder
 from memspace.services.uploads import UploadTickets
 
 
@@ -35,6 +36,7 @@ class Container:
     documents: DocumentService
     ingestion: IngestionService
     worker: IngestionWorker  # started by the server (api.app lifespan), not by the CLI
+    seeder: Seeder
     profiles: ProfileService
     graphs: GraphService
     briefings: BriefingService
@@ -124,19 +126,26 @@ def build(
     limits = Limits(settings.max_memory_chars, settings.max_page_size)
     memories = MemoryService(store, embedder, access, clock, limits, extractor)
     files = DocumentFiles(blobs or build_blobs(settings))
-    ingestion = IngestionService(store, access, memories, build_reader(settings), files, clock,
+    reader = build_reader(settings)
+    ingestion = IngestionService(store, access, memories, reader, files, clock,
                                  settings.max_upload_bytes)
+    admin = AdminService(store, clock)
+    # The demo loads without a model, so it looks the same on every machine.
+    flat = MemoryService(store, embedder, access, clock, limits)
+    seeder = Seeder(admin, access, flat, IngestionService(
+        store, access, flat, reader, files, clock, settings.max_upload_bytes), store, clock)
     return Container(
         settings=settings,
         store=store,
         embedder=embedder,
         access=access,
-        admin=AdminService(store, clock),
+        admin=admin,
         memories=memories,
         search=SearchService(store, embedder, access, profiles, settings.max_query_chars),
         documents=DocumentService(store, access, files, settings.max_page_size),
         ingestion=ingestion,
         worker=IngestionWorker(ingestion),
+        seeder=seeder,
         profiles=profiles,
         graphs=GraphService(store, access),
         briefings=BriefingService(store, embedder, access, clock, TokenCounter().count),

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 
+from memspace import cli_ingest
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError
@@ -19,7 +21,7 @@ from memspace.mcp import present
 from memspace.services.access import AccessService
 from memspace.services.admin import parse_grant
 from memspace.services.search import SearchRequest
-from memspace.services.views import key_json, space_json
+from memspace.services.views import document_json, key_json, space_json
 
 app = typer.Typer(help="memspace: shared, graph-shaped memory for teams of AI agents.",
                   no_args_is_help=True, add_completion=False)
@@ -27,6 +29,8 @@ space_app = typer.Typer(help="Create and list spaces.", no_args_is_help=True)
 key_app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
 app.add_typer(space_app, name="space")
 app.add_typer(key_app, name="key")
+document_app = typer.Typer(help="List documents and retry failed ones.", no_args_is_help=True)
+app.add_typer(document_app, name="document")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
@@ -55,7 +59,7 @@ def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (MEMSPACE_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (MEMSPACE_PORT).")] = None,
     demo: Annotated[bool, typer.Option(
-        "--demo", help="On an empty store, create a `demo` space and print a key for it.")] = False,
+        "--demo", help="On an empty store, load the demo (seed/) and print its keys.")] = False,
 ) -> None:
     """Run the HTTP server: MCP at /mcp, REST under /v1, docs at /docs."""
     import uvicorn
@@ -67,10 +71,11 @@ def serve(
     container = build(settings)
     try:
         if demo and not container.admin.list_spaces():
-            container.admin.create_space("demo", "Demo", "A first space to try memspace in.")
-            created = container.admin.create_key("demo-agent", {"demo": parse_grant("demo:rw")[1]})
-            typer.echo(f"Created space 'demo' and a read-write key for it (shown once):\n\n"
-                       f"    {created.raw}\n")
+            try:
+                report = cli_ingest.load_demo(container)
+            except MemspaceError as exc:
+                _fail(exc)
+            typer.echo(cli_ingest.demo_text(report) + "\n")
         elif not container.admin.list_keys():
             typer.echo("No API keys yet. Create a space and a key:\n"
                        "    memspace space create my-team\n"
@@ -190,6 +195,70 @@ def search(
     except MemspaceError as exc:
         _fail(exc)
     _print(data, as_json, present.search_text(data))
+
+
+@app.command("import")
+def import_files(
+    files: Annotated[list[Path], typer.Argument(
+        help="PDF, CSV/TSV, Markdown or text files.", exists=True, dir_okay=False)],
+    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
+    title: Annotated[str | None, typer.Option(help="Title (default: the file name).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Import files now: stored, split into chunks, each chunk through the add pipeline.
+
+    Exits 1 when a file was refused or failed (the reason is printed; a failed document is
+    kept and can be retried with `memspace document retry`).
+    """
+    container = _container()
+    if not cli_ingest.import_files(container, files, space, title, as_json):
+        raise typer.Exit(1)
+
+
+@document_app.command("list")
+def document_list(
+    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
+    limit: Annotated[int, typer.Option(help="How many (newest first).")] = 50,
+    as_json: JsonOpt = False,
+) -> None:
+    """List a space's documents with their status, progress and failure reasons."""
+    container = _container()
+    try:
+        slug, page = container.documents.list(AccessService.operator(), space, limit)
+    except MemspaceError as exc:
+        _fail(exc)
+    rows = [document_json(d) for d in page.items]
+    _print(rows, as_json, present.documents_text(slug, rows, page.next_cursor))
+
+
+@document_app.command("retry")
+def document_retry(
+    document_id: Annotated[str, typer.Argument(help="Id of a failed document.")],
+    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
+) -> None:
+    """Process a failed document again, from its first chunk not done."""
+    container = _container()
+    try:
+        done = cli_ingest.retry(container, document_id, space)
+    except MemspaceError as exc:
+        _fail(exc)
+    if not done:
+        raise typer.Exit(1)
+
+
+@app.command()
+def seed(
+    directory: Annotated[Path | None, typer.Option(
+        "--dir", help="A folder with demo.json and its documents (default: the bundled demo).",
+        exists=True, file_okay=False)] = None,
+) -> None:
+    """Load the demo: two spaces, keys (printed once), memories with history, documents."""
+    container = _container()
+    try:
+        report = cli_ingest.load_demo(container, directory)
+    except MemspaceError as exc:
+        _fail(exc)
+    typer.echo(cli_ingest.demo_text(report))
 
 
 def main() -> None:
