@@ -18,7 +18,7 @@ from memspace.domain.models import (
     MemoryFilter,
     RelationType,
 )
-from memspace.domain.ports import GraphStore, PageAfter, WriteBatch
+from memspace.domain.ports import ChangeAfter, GraphStore, PageAfter, WriteBatch
 from memspace.domain.text import content_hash
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
@@ -500,3 +500,34 @@ def test_a_failed_chunk_write_neither_links_nor_advances(store: GraphStore) -> N
     with pytest.raises(NotFound):
         store.write(WriteBatch(other.id, [stray]))
     assert store.get_memory(other.id, stray.id) is None
+
+
+# -- change feed ------------------------------------------------------------------------------
+
+
+def test_the_change_feed_lists_each_memory_once_at_its_latest_change(store: GraphStore) -> None:
+    space = new_space(store)
+    first = add(store, space.id, "feed one")
+    burst = [b.memory(space.id, f"feed burst {i}", vec(f"feed burst {i}"), minutes=0)
+             for i in range(5)]  # one write, one millisecond
+    store.write(WriteBatch(space.id, burst))
+    replacement = b.memory(space.id, "feed one, corrected", vec("feed one, corrected"))
+    store.write(WriteBatch(space.id, [replacement],
+                           [b.relation(replacement, first, RelationType.UPDATES)],
+                           {first.id: replacement.id}))
+    where = MemoryFilter(space.id)
+    changes = store.list_changes(where, 100)
+    ids = [c.memory.id for c in changes]
+    assert ids == sorted(m.id for m in burst) + sorted([first.id, replacement.id])
+    assert [c.stamp for c in changes] == sorted(c.stamp for c in changes)
+    assert changes[-2].memory.active is False or changes[-1].memory.active is False
+    paged, after = [], None
+    while True:
+        page = store.list_changes(where, 2, after)
+        if not page:
+            break
+        paged += [c.memory.id for c in page]
+        after = ChangeAfter(page[-1].stamp, page[-1].memory.id)
+    assert paged == ids
+    later = store.list_changes(where, 100, since=replacement.created_at)
+    assert {c.memory.id for c in later} == {first.id, replacement.id}

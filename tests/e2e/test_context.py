@@ -8,9 +8,10 @@ import re
 import pytest
 from mcp_types import TextResourceContents
 
+from memspace.domain.models import MemoryFilter
 from memspace.llm.tokens import TokenCounter
 from tests.e2e.conftest import Deployment
-from tests.support.server import data, mcp_client
+from tests.support.server import data, error_text, mcp_client
 
 pytestmark = [pytest.mark.e2e, pytest.mark.model]
 
@@ -71,3 +72,46 @@ async def test_the_context_prompt_fits_the_budget_and_names_what_it_left_out(
         body = full.split("## What this space knows")[1]
         assert body.split("\n")[1].endswith("Incident reviews happen every Thursday at 15:00")
         assert f"## Also readable: {other}" in full and "Other space fact" in full
+
+
+async def test_catching_up_with_since_returns_each_change_exactly_once(
+    deployment: Deployment,
+) -> None:
+    space = deployment.space("feed")
+    key = deployment.key("follower", {space: "rw"})
+    writer = deployment.app.access.authenticate(key)
+    seen: list[tuple[str, str]] = []
+    async with mcp_client(deployment.url, key) as client:
+        start = data(await client.call_tool(
+            "listMemories", {"space": space, "since": "2000-01-01T00:00:00Z"}))
+        cursor = start["nextCursor"]
+        assert start["changes"] == []
+
+        async def catch_up() -> None:
+            nonlocal cursor
+            while True:
+                page = data(await client.call_tool("listMemories", {
+                    "space": space, "since": cursor, "limit": 100}))
+                seen.extend((c["id"], c["change"]) for c in page["changes"])
+                cursor = page["nextCursor"]
+                if not page["changes"]:
+                    return
+
+        for burst in range(10):  # ten bursts of 100, each written in one transaction
+            texts = [f"Burst {burst} fact {i}" for i in range(100)]
+            deployment.app.memories.add_many(writer, texts, space)
+            if burst % 3 == 2:
+                await catch_up()
+        stored = deployment.app.store.get_space_by_slug(space)
+        assert stored is not None
+        made = [m.id for m in deployment.app.store.list_memories(MemoryFilter(stored.id), 1000)]
+        oldest = made[-1]  # read as created in the first catch-up, forgotten now
+        data(await client.call_tool("add_memory", {"space": space, "action": "forget",
+                                                  "memoryId": oldest, "reason": "test"}))
+        await catch_up()
+        foreign = error_text(await client.call_tool("listMemories", {
+            "space": space, "since": cursor, "category": "other"}))
+        assert "different listing" in foreign
+    assert len(seen) == len(set(seen)) == 1001
+    assert {i for i, kind in seen if kind == "created"} == set(made)
+    assert seen[-1] == (oldest, "forgotten")

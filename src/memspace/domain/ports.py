@@ -56,6 +56,21 @@ class UsageTotals:
 
 
 @dataclass(frozen=True)
+class ChangeAfter:
+    """Position in a space's change feed: changes are ordered by the write that made them
+    (`stamp`, the space version it committed), then by memory id."""
+
+    stamp: int
+    id: str
+
+
+@dataclass(frozen=True)
+class Change:
+    memory: Memory
+    stamp: int
+
+
+@dataclass(frozen=True)
 class PageAfter:
     """Keyset position for newest-first listings: rows strictly older than this one."""
 
@@ -116,6 +131,14 @@ class GraphStore(Protocol):
         self, where: MemoryFilter, limit: int, after: PageAfter | None = None
     ) -> list[Memory]:
         """Newest first (created_at, then id, descending)."""
+
+    def list_changes(
+        self, where: MemoryFilter, limit: int, after: ChangeAfter | None = None,
+        since: datetime | None = None,
+    ) -> list[Change]:
+        """Memories created, superseded or forgotten, oldest change first, each at its latest
+        change; `since` keeps those created or invalidated at or after it. Inactive memories
+        are always included (their deactivation is the change)."""
 
     def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
         """The memories a document's chunks produced, in the order they were written, whether

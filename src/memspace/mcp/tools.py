@@ -15,7 +15,7 @@ from memspace.mcp import present
 from memspace.mcp.identity import call, principal_of
 from memspace.services.search import SearchRequest
 from memspace.services.spaces import space_listing
-from memspace.services.views import document_json, memory_json
+from memspace.services.views import change_kind, document_json, memory_json
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -147,8 +147,10 @@ def register_tools(server: MCPServer, app: Container) -> None:
         annotations=READ_ONLY,
         description=(
             "List the memories of a space, newest first, a page at a time (pass back `nextCursor` "
-            "for the next page). Use it to browse or review a space; use search_memory to find "
-            "something specific."
+            "as `cursor`). To catch up on what other agents changed, pass `since` (an ISO time, "
+            "or the `nextCursor` of your last `since` call): changes come oldest first, each "
+            "marked created / superseded / forgotten, and `nextCursor` is always returned — keep "
+            "it and pass it as `since` next time to get only what happened after."
         ),
     )
     def list_memories(
@@ -158,8 +160,15 @@ def register_tools(server: MCPServer, app: Container) -> None:
         includeInactive: Annotated[bool, Field(description="Include superseded and forgotten memories.")] = False,  # noqa: N803
         limit: LimitArg = 20,
         cursor: CursorArg = None,
+        since: Annotated[str | None, Field(description="ISO time or a change cursor: list changes since then, oldest first.")] = None,
     ) -> CallToolResult:
         who = principal_of(ctx)
+        if since:
+            slug, feed = call(lambda: app.memories.changes(who, since, space, category, limit))
+            items = [{**memory_json(c.memory), "change": change_kind(c.memory)} for c in feed.items]
+            data = {"space": slug, "changes": items, "nextCursor": feed.next_cursor}
+            text = present.list_text(f"Changes in '{slug}', oldest first", items, None)
+            return present.result(f"{text}\nNext time pass since={feed.next_cursor}", data)
         slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor))
         items = [memory_json(m) for m in page.items]
         data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}

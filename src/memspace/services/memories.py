@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from memspace.domain.errors import Conflict, ExtractionFailed, InvalidInput, NotFound
 from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, RelationType, Space
 from memspace.domain.ports import (
     Candidate,
+    Change,
+    ChangeAfter,
     Clock,
     Embedder,
     FactExtractor,
@@ -23,7 +25,15 @@ from memspace.domain.text import content_hash
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
 from memspace.services.documents import document_titles
-from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
+from memspace.services.paging import (
+    Page,
+    clamp_limit,
+    decode_change_cursor,
+    decode_cursor,
+    encode_change_cursor,
+    encode_cursor,
+    fingerprint,
+)
 from memspace.services.reconcile import MAX_RETARGETS, plan_extraction, retarget
 from memspace.services.views import document_json, memory_json, neighbour_json, relation_json
 
@@ -419,3 +429,35 @@ class MemoryService:
             rows = rows[:size]
             next_cursor = encode_cursor(query, PageAfter(rows[-1].created_at, rows[-1].id))
         return target.space.slug, Page(rows, next_cursor)
+
+    def changes(
+        self,
+        principal: Principal,
+        since: str,
+        space: str | None = None,
+        category: str | None = None,
+        limit: int = 100,
+    ) -> tuple[str, Page[Change]]:
+        """What changed (created, superseded, forgotten), oldest first, from a time or from the
+        cursor an earlier call returned. The cursor is always returned, so a caller can come
+        back later for what happened since; it pins the space and filters it was made with."""
+        target = self._access.resolve(principal, space)
+        cat = self._category(category) if category else None
+        size = clamp_limit(limit, self._limits.max_page_size)
+        after: ChangeAfter | None = None
+        try:
+            pinned: datetime | None = datetime.fromisoformat(since.strip().replace("Z", "+00:00"))
+        except ValueError:
+            made_for, after, pinned = decode_change_cursor(since.strip())
+            if made_for != fingerprint("changes", target.space.id, category=cat):
+                raise InvalidInput(
+                    "this cursor belongs to a different listing (another space or category); "
+                    "repeat the call that produced it, or start again from a time"
+                ) from None
+        if pinned is not None and pinned.tzinfo is None:
+            pinned = pinned.replace(tzinfo=UTC)
+        query = fingerprint("changes", target.space.id, category=cat)
+        rows = self._store.list_changes(MemoryFilter(target.space.id, cat), size, after, pinned)
+        if rows:
+            after = ChangeAfter(rows[-1].stamp, rows[-1].memory.id)
+        return target.space.slug, Page(rows, encode_change_cursor(query, after, pinned))

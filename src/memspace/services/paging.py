@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Generic, TypeVar
 
 from memspace.domain.errors import InvalidInput
-from memspace.domain.ports import PageAfter
+from memspace.domain.ports import ChangeAfter, PageAfter
 
 T = TypeVar("T")
 
@@ -56,3 +56,31 @@ def clamp_limit(limit: int, maximum: int) -> int:
     if limit < 1:
         raise InvalidInput(f"limit must be between 1 and {maximum}")
     return min(limit, maximum)
+
+
+def encode_change_cursor(query: str, after: ChangeAfter | None, since: datetime | None) -> str:
+    payload = {"q": query, "s": after.stamp if after else None, "i": after.id if after else None,
+               "t": since.isoformat() if since else None}
+    return "c" + base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
+
+
+def decode_change_cursor(cursor: str) -> tuple[str, ChangeAfter | None, datetime | None]:
+    """(query fingerprint, position, pinned `since`) of a change-feed cursor.
+
+    Raises:
+        InvalidInput: not a change-feed cursor, or damaged.
+    """
+    try:
+        if not cursor.startswith("c"):
+            raise ValueError("not a change cursor")
+        body = cursor[1:]
+        payload = json.loads(base64.urlsafe_b64decode((body + "=" * (-len(body) % 4)).encode()))
+        after = (ChangeAfter(int(payload["s"]), str(payload["i"]))
+                 if payload["s"] is not None else None)
+        since = datetime.fromisoformat(payload["t"]) if payload["t"] else None
+        return str(payload["q"]), after, since
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidInput(
+            "`since` must be an ISO-8601 time (e.g. 2026-05-01T09:00:00Z) or the `nextCursor` of "
+            "an earlier call with `since`, passed back exactly"
+        ) from exc

@@ -39,6 +39,13 @@ def memory_json(memory: Memory, titles: Mapping[str, str] | None = None) -> dict
     return data
 
 
+def change_kind(memory: Memory) -> str:
+    """How a change-feed entry last changed: created, superseded or forgotten."""
+    if memory.active:
+        return "created"
+    return "forgotten" if memory.forget_reason else "superseded"
+
+
 def neighbour_json(neighbour: Neighbour, titles: Mapping[str, str] | None = None) -> dict[str, Any]:
     data = memory_json(neighbour.memory, titles)
     data["hops"] = neighbour.hops

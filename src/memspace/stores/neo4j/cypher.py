@@ -60,7 +60,7 @@ SPACE_EXISTS = "MATCH (s:Space {id: $space}) RETURN count(s) AS found"
 BEGIN_SPACE_WRITE = """
 MATCH (s:Space {id: $space})
 SET s.version = coalesce(s.version, 0) + 1, s.seq = coalesce(s.seq, 0) + $count
-RETURN s.seq - $count AS base
+RETURN s.seq - $count AS base, s.version AS version
 """
 
 # -- keys -------------------------------------------------------------------------------------
@@ -150,13 +150,14 @@ CREATE (s)-[:{edge_type} {{createdAt: row.createdAt, createdBy: row.createdBy, r
 SUPERSEDE = """
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.old}) WHERE m.spaceId = $space
-SET m.active = false, m.invalidatedAt = $at, m.invalidatedBy = row.new
+SET m.active = false, m.invalidatedAt = $at, m.invalidatedBy = row.new, m.changed = $version
 REMOVE m._lock
 """
 FORGET_STATE = "MATCH (m:Memory {id: $id}) WHERE m.spaceId = $space RETURN m.active AS active"
 FORGET = f"""
 MATCH (m:Memory {{id: $id}}) WHERE m.spaceId = $space
-SET m.active = false, m.invalidatedAt = $at, m.forgetReason = $reason, m.forgottenBy = $by
+SET m.active = false, m.invalidatedAt = $at, m.forgetReason = $reason, m.forgottenBy = $by,
+    m.changed = $version
 REMOVE m._lock
 RETURN {memory_fields("m")} AS memory
 """
@@ -185,6 +186,16 @@ MATCH (m:Memory {{id: $id}}) WHERE m.spaceId = $space RETURN {memory_fields("m")
 FIND_ACTIVE_BY_HASH = f"""
 MATCH (m:Memory {{spaceId: $space, contentHash: $hash}}) WHERE m.active = true
 RETURN {memory_fields("m")} AS memory ORDER BY m.createdAt DESC LIMIT 1
+"""
+
+
+def list_changes(condition: str, paged: bool, since: bool) -> str:
+    """The change feed: by the version of the write that last changed each memory, then id."""
+    after = (" AND (m.changed > $stamp OR (m.changed = $stamp AND m.id > $id))" if paged else "")
+    window = " AND (m.createdAt >= $since OR m.invalidatedAt >= $since)" if since else ""
+    return f"""
+MATCH (m:Memory) WHERE {condition}{after}{window}
+RETURN {memory_fields("m")} AS memory, m.changed AS stamp ORDER BY m.changed, m.id LIMIT $limit
 """
 
 

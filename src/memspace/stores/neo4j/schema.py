@@ -37,6 +37,7 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX memory_space_hash IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.contentHash)",
     "CREATE INDEX memory_space_category IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.category)",
     "CREATE INDEX memory_space_seq IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.seq)",
+    "CREATE INDEX memory_space_changed IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.changed)",
     "CREATE INDEX memory_space_active IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.active)",
     "CREATE INDEX document_space_created IF NOT EXISTS FOR (d:Document) ON (d.spaceId, d.createdAt)",
     # One document per file per space: a re-upload of the same bytes finds the first one.
@@ -60,7 +61,7 @@ PROPERTY_KEYS = (
     "embedding", "active", "createdBy", "contentHash", "documentId", "invalidatedAt",
     "invalidatedBy", "forgetReason", "forgottenBy", "reason", "_lock", "title", "kind",
     "sizeBytes", "status", "error", "factCount", "llmCalls", "promptTokens", "completionTokens",
-    "scope", "key", "result", "_fresh", "seq", "version", "origin", "chunksTotal", "chunksDone",
+    "scope", "key", "result", "_fresh", "seq", "version", "changed", "origin", "chunksTotal", "chunksDone",
 )
 
 # Memories written before sequence numbers existed get them once, in creation order, so the
@@ -77,6 +78,8 @@ SET m.seq = base + i + 1
 WITH DISTINCT s, base, n
 SET s.seq = base + n, s.version = coalesce(s.version, 0) + 1
 """
+# Memories from before the change feed sort first in it (as written at version 0).
+BACKFILL_CHANGED = "MATCH (m:Memory) WHERE m.changed IS NULL SET m.changed = 0"
 
 # Another process may create the same rule between our check and our create.
 _ALREADY_THERE = (
@@ -111,3 +114,4 @@ def ensure_schema(driver: Driver, database: str | None) -> None:
         session.run("UNWIND $names AS name CALL db.createProperty(name)", names=PROPERTY_KEYS).consume()
         session.run(f"CALL db.awaitIndexes({AWAIT_INDEXES_S})").consume()
         session.run(BACKFILL_SEQ).consume()
+        session.run(BACKFILL_CHANGED).consume()

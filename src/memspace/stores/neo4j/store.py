@@ -8,6 +8,7 @@ everything else `Unavailable` naming the URI.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, cast
 
@@ -29,7 +30,7 @@ from memspace.domain.models import (
     Space,
     SpaceStats,
 )
-from memspace.domain.ports import PageAfter, UsageTotals, Vector, WriteBatch
+from memspace.domain.ports import Change, ChangeAfter, PageAfter, UsageTotals, Vector, WriteBatch
 from memspace.stores.neo4j import cypher, search
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
@@ -159,6 +160,7 @@ class Neo4jStore:
                 raise NotFound(f"no space '{space}'")
             for offset, row in enumerate(rows, start=1):
                 row["props"]["seq"] = begun["base"] + offset
+                row["props"]["changed"] = begun["version"]
             if olds:
                 tx.run(cypher.LOCK_MEMORIES, ids=olds, space=space).consume()
                 if count(tx, cypher.COUNT_ACTIVE, olds) != len(olds):
@@ -181,7 +183,8 @@ class Neo4jStore:
                     tx.run(cypher.create_relations(kind.value), rows=edges, space=space).consume()
             if olds:
                 sup = [{"old": old, "new": batch.supersede[old]} for old in olds]
-                tx.run(cypher.SUPERSEDE, rows=sup, space=space, at=at).consume()
+                tx.run(cypher.SUPERSEDE, rows=sup, space=space, at=at,
+                       version=begun["version"]).consume()
             if batch.source is not None:
                 advanced = tx.run(cypher.ADVANCE_DOCUMENT, document=batch.source.document_id,
                                   space=space, done=batch.source.chunk + 1).single(strict=True)
@@ -194,7 +197,9 @@ class Neo4jStore:
 
     def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
         def work(tx: Transaction) -> Memory:
-            tx.run(cypher.BEGIN_SPACE_WRITE, space=space_id, count=0).consume()
+            begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space_id, count=0).single()
+            if begun is None:
+                raise NotFound(f"no space '{space_id}'")
             tx.run(cypher.LOCK_MEMORIES, ids=[memory_id], space=space_id).consume()
             state = tx.run(cypher.FORGET_STATE, id=memory_id, space=space_id).single()
             if state is None:
@@ -202,7 +207,7 @@ class Neo4jStore:
             if not state["active"]:
                 raise Conflict(f"memory '{memory_id}' is already inactive; nothing to forget")
             record = tx.run(cypher.FORGET, id=memory_id, space=space_id, at=rec.utc(at),
-                            reason=reason, by=by).single(strict=True)
+                            reason=reason, by=by, version=begun["version"]).single(strict=True)
             tx.run(cypher.TOUCH_SPACE, space=space_id, at=rec.utc(at)).consume()
             return rec.memory_from(record["memory"])
 
@@ -229,6 +234,19 @@ class Neo4jStore:
         rows = self._db.read(cypher.MEMORIES_OF_DOCUMENT, document=document_id, space=space_id,
                              limit=limit)
         return [rec.memory_from(r["memory"]) for r in rows]
+
+    def list_changes(
+        self, where: MemoryFilter, limit: int, after: ChangeAfter | None = None,
+        since: datetime | None = None,
+    ) -> list[Change]:
+        condition, params = cypher.memory_filter(replace(where, include_inactive=True))
+        if after is not None:
+            params |= {"stamp": after.stamp, "id": after.id}
+        if since is not None:
+            params |= {"since": rec.utc(since)}
+        rows = self._db.read(cypher.list_changes(condition, after is not None, since is not None),
+                             limit=limit, **params)
+        return [Change(rec.memory_from(r["memory"]), int(r["stamp"])) for r in rows]
 
     def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
         rows = self._db.read(cypher.RELATIONS_OF, id=memory_id, space=space_id)

@@ -119,6 +119,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE memories ADD COLUMN origin TEXT;
     CREATE INDEX memories_by_document ON memories (document_id) WHERE document_id IS NOT NULL;
     """,
+    # 4: the change feed — the space version of the write that last changed each memory
+    """
+    ALTER TABLE memories ADD COLUMN changed_version INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX memories_by_change ON memories (space_id, changed_version, id);
+    """,
 ]
 
 
