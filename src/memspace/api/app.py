@@ -37,7 +37,7 @@ def transport_security(app: Container) -> TransportSecuritySettings:
 
 
 def create_app(container: Container, warm_up: bool = True) -> FastAPI:
-    """One app per container. `warm_up` loads the embedding model in the background at start."""
+    """One app per container. `warm_up` loads the model and vector caches in the background."""
     mcp_server = build_mcp_server(container)
     mcp_app = mcp_server.streamable_http_app(
         streamable_http_path="/mcp",
@@ -48,7 +48,7 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        if warm_up and hasattr(container.embedder, "warm_up"):
+        if warm_up:
             threading.Thread(target=_warm, args=(container,), daemon=True).start()
         container.worker.start()  # resumes documents an earlier run left unfinished
         try:
@@ -74,7 +74,10 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
 
 
 def _warm(container: Container) -> None:
+    """Model and vector caches loaded in the background, so first requests don't wait for them."""
     try:
-        container.embedder.warm_up()  # type: ignore[attr-defined]
+        if hasattr(container.embedder, "warm_up"):
+            container.embedder.warm_up()
+        container.search.warm_up()
     except MemspaceError as exc:
-        log.error("embedding model unavailable: %s", exc.message)
+        log.error("warm-up incomplete (requests will load lazily): %s", exc.message)

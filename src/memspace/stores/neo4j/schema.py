@@ -64,22 +64,6 @@ PROPERTY_KEYS = (
     "scope", "key", "result", "_fresh", "seq", "version", "changed", "origin", "chunksTotal", "chunksDone",
 )
 
-# Memories written before sequence numbers existed get them once, in creation order, so the
-# vector cache (which reads by sequence number) sees them.
-BACKFILL_SEQ = """
-MATCH (m:Memory) WHERE m.seq IS NULL
-WITH m ORDER BY m.createdAt, m.id
-WITH m.spaceId AS space, collect(m) AS memories
-MATCH (s:Space {id: space})
-WITH s, memories, coalesce(s.seq, 0) AS base
-UNWIND range(0, size(memories) - 1) AS i
-WITH s, base, size(memories) AS n, memories[i] AS m, i
-SET m.seq = base + i + 1
-WITH DISTINCT s, base, n
-SET s.seq = base + n, s.version = coalesce(s.version, 0) + 1
-"""
-# Memories from before the change feed sort first in it (as written at version 0).
-BACKFILL_CHANGED = "MATCH (m:Memory) WHERE m.changed IS NULL SET m.changed = 0"
 
 # Another process may create the same rule between our check and our create.
 _ALREADY_THERE = (
@@ -113,5 +97,3 @@ def ensure_schema(driver: Driver, database: str | None) -> None:
         ).consume()
         session.run("UNWIND $names AS name CALL db.createProperty(name)", names=PROPERTY_KEYS).consume()
         session.run(f"CALL db.awaitIndexes({AWAIT_INDEXES_S})").consume()
-        session.run(BACKFILL_SEQ).consume()
-        session.run(BACKFILL_CHANGED).consume()
