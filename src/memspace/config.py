@@ -61,11 +61,12 @@ class Settings(BaseSettings):
     max_csv_rows: int = Field(default=50_000, ge=1)
     max_document_chars: int = Field(default=2_000_000, ge=1)
     # Characters per chunk (one add each). all-MiniLM-L6-v2 reads 256 word pieces and ignores
-    # the rest; its tokenizer gives 2.6-3.5 characters per piece on this repository's docs and
-    # on generated CSV rows (665-880 characters in 254 pieces), so 800 keeps a whole
-    # prose chunk (and most of a CSV one) inside its vector. Redo: bench/bench_ingest.py prints
-    # the share of chunks longer than the window.
-    # A chunk is one add, so it never exceeds max_memory_chars whatever this says.
+    # the rest. Its tokenizer gives 3.9-4.9 characters per piece on prose, Markdown and PDF text
+    # (the seed documents, bench_ingest.py's PDF), so 990-1,250 characters fit and an 800-char
+    # chunk lies whole in its vector; numeric CSV rows give ~2.8 (about 700 fit), so the end of
+    # a CSV chunk may miss its vector while it stays in full-text search and in the memory.
+    # Redo: bench/bench_ingest.py prints the share of chunks longer than the window. A chunk is
+    # one add, so it never exceeds max_memory_chars whatever this says.
     chunk_chars: int = Field(default=800, ge=100)
 
     @field_validator("llm_model", "llm_api_base", "neo4j_uri", "neo4j_database", "public_url",
