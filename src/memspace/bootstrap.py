@@ -19,6 +19,7 @@ from memspace.services.graph import GraphService
 from memspace.services.ingest_worker import IngestionWorker
 from memspace.services.ingestion import IngestionService
 from memspace.services.memories import Limits, MemoryService
+from memspace.services.portability import PortabilityService
 from memspace.services.search import SearchService
 from memspace.services.seeding import Seeder
 from memspace.services.uploads import UploadTickets
@@ -41,6 +42,7 @@ class Container:
     graphs: GraphService
     briefings: BriefingService
     uploads: UploadTickets
+    portability: PortabilityService
 
     def close(self) -> None:
         self.store.close()
@@ -150,4 +152,5 @@ def build(
         graphs=GraphService(store, access),
         briefings=BriefingService(store, embedder, access, clock, TokenCounter().count),
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
+        portability=PortabilityService(store, embedder, access, files),
     )

@@ -215,6 +215,53 @@ def import_files(
         raise typer.Exit(1)
 
 
+@app.command("export")
+def export_space(
+    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
+    output: Annotated[Path | None, typer.Option("--output", "-o",
+                                                help="File to write (default: stdout).")] = None,
+) -> None:
+    """Write a space (documents with their text, memories with their history, relations) as
+    JSON lines; `memspace import-space` restores it here or in another store."""
+    container = _container()
+    try:
+        lines = (json.dumps(r, ensure_ascii=False) + "\n"
+                 for r in container.portability.export(AccessService.operator(), space))
+        if output is None:
+            sys.stdout.writelines(lines)
+        else:
+            with output.open("w", encoding="utf-8") as handle:
+                handle.writelines(lines)
+    except MemspaceError as exc:
+        _fail(exc)
+
+
+@app.command("import-space")
+def import_space(
+    file: Annotated[Path, typer.Argument(help="A `memspace export` file.", exists=True,
+                                         dir_okay=False)],
+    space: Annotated[str, typer.Option("--space", "-s", help="Target space (created if new).")],
+    new_ids: Annotated[bool, typer.Option(
+        "--new-ids", help="Give every memory and document a new id (needed to import into the "
+        "store it came from).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Restore an export into a space, with ids, edges and active flags intact."""
+    container = _container()
+    try:
+        if container.store.get_space_by_slug(space) is None:
+            container.admin.create_space(space)
+        with file.open(encoding="utf-8") as handle:
+            report = container.portability.import_space(AccessService.operator(), space, handle,
+                                                        new_ids)
+    except MemspaceError as exc:
+        _fail(exc)
+    data = report.__dict__
+    _print(data, as_json, f"Imported into '{report.space}': {report.documents} documents, "
+           f"{report.memories} memories, {report.relations} relations"
+           + (" (new ids)" if report.remapped else "") + ".")
+
+
 @document_app.command("list")
 def document_list(
     space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],

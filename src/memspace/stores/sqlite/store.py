@@ -101,6 +101,9 @@ class SqliteStore:
             ) from exc
         try:
             yield conn
+        except sqlite3.IntegrityError as exc:
+            conn.execute("ROLLBACK")
+            raise Conflict(f"the change conflicts with stored data ({exc})") from exc
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -134,7 +137,7 @@ class SqliteStore:
                     (space.id, space.slug, space.name, space.description,
                      ts(space.created_at), ts(space.last_active_at)),
                 )
-        except sqlite3.IntegrityError as exc:
+        except Conflict as exc:
             raise Conflict(f"a space with slug '{space.slug}' already exists") from exc
 
     def get_space(self, space_id: str) -> Space | None:
@@ -236,7 +239,8 @@ class SqliteStore:
                     (m.id, batch.space_id, m.content, m.category,
                      vector_blob(m.embedding) if m.embedding is not None else None,
                      int(m.active), ts(m.created_at), m.created_by, m.content_hash, m.document_id,
-                     None, None, None, None, m.origin, stamp)
+                     ts(m.invalidated_at) if m.invalidated_at else None, m.invalidated_by,
+                     m.forget_reason, m.forgotten_by, m.origin, stamp)
                     for m in batch.memories
                 ],
             )

@@ -1,0 +1,234 @@
+"""Export a space to JSON lines and import it into another space or store (SQLite <-> Neo4j).
+
+One JSON object per line, in a fixed order so that export -> import -> export gives the same
+file (with kept ids):
+
+    {"type": "header", "format": "memspace-export", "version": 1, "name": …, "description": …}
+    {"type": "document", "id": …, "title": …, …, "text": {"chunks": […], "notes": […]} | null}
+    {"type": "memory", "id": …, "content": …, "active": …, "invalidatedBy": …, …}
+    {"type": "relation", "from": …, "to": …, "relation": "UPDATES", …}
+
+Originals of uploads stay behind (metadata and extracted text travel). Embeddings are not
+exported: the importing side embeds with its own model, so a space can move to a store that
+uses another one.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from memspace.domain.errors import Conflict, InvalidInput, NotFound
+from memspace.domain.models import (
+    Chunk,
+    Document,
+    DocumentStatus,
+    Memory,
+    MemoryFilter,
+    Relation,
+    RelationType,
+)
+from memspace.domain.ports import Embedder, ExtractedText, GraphStore, PageAfter, WriteBatch
+from memspace.domain.text import content_hash
+from memspace.services.access import AccessService, Principal
+from memspace.services.document_files import DocumentFiles
+from memspace.services.views import iso
+
+FORMAT = "memspace-export"
+VERSION = 1
+PAGE = 1_000
+
+
+@dataclass
+class ImportReport:
+    space: str
+    documents: int = 0
+    memories: int = 0
+    relations: int = 0
+    remapped: bool = False
+
+
+def _time(value: Any) -> datetime | None:
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+
+
+class PortabilityService:
+    def __init__(self, store: GraphStore, embedder: Embedder, access: AccessService,
+                 files: DocumentFiles) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._access = access
+        self._files = files
+
+    # -- export -----------------------------------------------------------------------------
+
+    def export(self, principal: Principal, space: str | None) -> Iterator[dict[str, Any]]:
+        """Every document, memory (active or not) and relation of a readable space."""
+        target = self._access.resolve(principal, space)
+        sid = target.space.id
+        yield {"type": "header", "format": FORMAT, "version": VERSION,
+               "name": target.space.name, "description": target.space.description}
+        documents = self._all_documents(sid)
+        for doc in sorted(documents, key=lambda d: (d.created_at, d.id)):
+            yield self._document_line(doc)
+        memories = self._all_memories(sid)
+        memories.sort(key=lambda m: (m.created_at, m.id))
+        for memory in memories:
+            yield {
+                "type": "memory", "id": memory.id, "content": memory.content,
+                "category": memory.category, "active": memory.active,
+                "createdAt": iso(memory.created_at), "createdBy": memory.created_by,
+                "documentId": memory.document_id, "origin": memory.origin,
+                "invalidatedAt": iso(memory.invalidated_at), "invalidatedBy": memory.invalidated_by,
+                "forgetReason": memory.forget_reason, "forgottenBy": memory.forgotten_by,
+            }
+        relations = self._store.relations_among(sid, [m.id for m in memories])
+        for rel in sorted(relations,
+                          key=lambda r: (r.created_at, r.source_id, r.target_id, r.type.value)):
+            yield {"type": "relation", "from": rel.source_id, "to": rel.target_id,
+                   "relation": rel.type.value, "createdAt": iso(rel.created_at),
+                   "createdBy": rel.created_by, "reason": rel.reason}
+
+    def _all_memories(self, space_id: str) -> list[Memory]:
+        where = MemoryFilter(space_id, include_inactive=True)
+        out: list[Memory] = []
+        after: PageAfter | None = None
+        while True:
+            page = self._store.list_memories(where, PAGE, after)
+            out += page
+            if len(page) < PAGE:
+                return out
+            after = PageAfter(page[-1].created_at, page[-1].id)
+
+    def _all_documents(self, space_id: str) -> list[Document]:
+        out: list[Document] = []
+        after: PageAfter | None = None
+        while True:
+            page = self._store.list_documents(space_id, PAGE, after)
+            out += page
+            if len(page) < PAGE:
+                return out
+            after = PageAfter(page[-1].created_at, page[-1].id)
+
+    def _document_line(self, doc: Document) -> dict[str, Any]:
+        try:
+            extracted = self._files.text(doc)
+            text: dict[str, Any] | None = {
+                "chunks": [{"text": c.text, "origin": c.origin} for c in extracted.chunks],
+                "notes": list(extracted.notes)}
+        except NotFound:
+            text = None
+        return {"type": "document", "id": doc.id, "title": doc.title, "kind": doc.kind,
+                "sizeBytes": doc.size_bytes, "sha256": doc.sha256, "status": doc.status.value,
+                "error": doc.error, "factCount": doc.fact_count, "chunksTotal": doc.chunks_total,
+                "chunksDone": doc.chunks_done, "createdAt": iso(doc.created_at),
+                "createdBy": doc.created_by, "text": text}
+
+    # -- import -----------------------------------------------------------------------------
+
+    def import_space(self, principal: Principal, space: str, lines: Iterable[str],
+                     new_ids: bool = False) -> ImportReport:
+        """Restore an export into `space` (writable), with ids kept or, with `new_ids`, remapped.
+
+        Raises:
+            InvalidInput: not a memspace export, or a line that cannot be read.
+            Conflict: ids already exist in this store (import with new ids instead).
+        """
+        target = self._access.resolve(principal, space, write=True)
+        records = self._parse(lines)
+        remap: dict[str, str] = {}
+        if new_ids:
+            for record in records:
+                if record["type"] in ("memory", "document"):
+                    remap[record["id"]] = uuid.uuid4().hex
+
+        def ident(value: Any) -> Any:
+            return remap.get(value, value) if value else value
+
+        sid = target.space.id
+        report = ImportReport(target.space.slug, remapped=new_ids)
+        for record in (r for r in records if r["type"] == "document"):
+            self._import_document(sid, record, ident)
+            report.documents += 1
+        memories = [self._memory(sid, r, ident) for r in records if r["type"] == "memory"]
+        for start in range(0, len(memories), PAGE):
+            chunk = memories[start:start + PAGE]
+            vectors = self._embedder.embed([m.content for m in chunk])
+            batch = [replace(m, embedding=v) for m, v in zip(chunk, vectors, strict=True)]
+            self._write(WriteBatch(sid, batch))
+            report.memories += len(batch)
+        relations = [
+            Relation(ident(r["from"]), ident(r["to"]), RelationType(r["relation"]),
+                     _time(r["createdAt"]) or datetime.min, str(r["createdBy"]), r.get("reason"))
+            for r in records if r["type"] == "relation"]
+        for start in range(0, len(relations), PAGE):
+            self._write(WriteBatch(sid, [], relations[start:start + PAGE]))
+            report.relations += len(relations[start:start + PAGE])
+        return report
+
+    def _write(self, batch: WriteBatch) -> None:
+        try:
+            self._store.write(batch)
+        except Conflict as exc:
+            raise Conflict(
+                f"{exc.message}. Some ids of this export already exist in this store (it was "
+                "imported before, or comes from here): import with new ids (--new-ids)"
+            ) from exc
+
+    @staticmethod
+    def _parse(lines: Iterable[str]) -> list[dict[str, Any]]:
+        records: list[dict[str, Any]] = []
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                kind = record["type"]
+            except (ValueError, KeyError, TypeError) as exc:
+                raise InvalidInput(f"line {number} is not a memspace export record: {exc}") from exc
+            if number == 1 and (kind != "header" or record.get("format") != FORMAT):
+                raise InvalidInput("this is not a memspace export (`memspace export` writes one)")
+            if kind == "header" and record.get("version") != VERSION:
+                raise InvalidInput(f"export version {record.get('version')} is not supported "
+                                   f"(this memspace reads version {VERSION})")
+            records.append(record)
+        if not records:
+            raise InvalidInput("the export is empty")
+        return records
+
+    def _import_document(self, space_id: str, r: dict[str, Any], ident: Any) -> None:
+        status = DocumentStatus(r["status"])
+        error = r.get("error")
+        if status in (DocumentStatus.QUEUED, DocumentStatus.PROCESSING):
+            # Half-processed in the source: here it is retryable, not silently resumed twice.
+            status, error = DocumentStatus.FAILED, "imported before it finished; retry it"
+        doc = Document(ident(r["id"]), space_id, r["title"], r["kind"], int(r["sizeBytes"]),
+                       r["sha256"], status, _time(r["createdAt"]) or datetime.min,
+                       r["createdBy"], int(r["factCount"]), error, int(r["chunksTotal"]),
+                       int(r["chunksDone"]))
+        try:
+            self._store.add_document(doc)
+        except Conflict as exc:
+            raise Conflict(
+                f"document '{doc.id}' ({doc.title}) is already in this store: the export was "
+                "imported before, or comes from here — import with new ids (--new-ids)"
+            ) from exc
+        if r.get("text"):
+            chunks = tuple(Chunk(c["text"], c["origin"]) for c in r["text"]["chunks"])
+            self._files.put_text(doc, ExtractedText(chunks, tuple(r["text"].get("notes", []))))
+
+    @staticmethod
+    def _memory(space_id: str, r: dict[str, Any], ident: Any) -> Memory:
+        return Memory(
+            id=ident(r["id"]), space_id=space_id, content=r["content"], category=r["category"],
+            embedding=None, active=bool(r["active"]),
+            created_at=_time(r["createdAt"]) or datetime.min, created_by=r["createdBy"],
+            content_hash=content_hash(r["content"]), document_id=ident(r.get("documentId")),
+            invalidated_at=_time(r.get("invalidatedAt")), invalidated_by=ident(r.get("invalidatedBy")),
+            forget_reason=r.get("forgetReason"), forgotten_by=r.get("forgottenBy"),
+            origin=r.get("origin"),
+        )
