@@ -531,3 +531,17 @@ def test_the_change_feed_lists_each_memory_once_at_its_latest_change(store: Grap
     assert paged == ids
     later = store.list_changes(where, 100, since=replacement.created_at)
     assert {c.memory.id for c in later} == {first.id, replacement.id}
+
+
+def test_an_updates_chain_with_two_active_heads_is_an_open_conflict(store: GraphStore) -> None:
+    space = new_space(store)
+    old = add(store, space.id, "The office closes at 18:00")
+    new = b.memory(space.id, "The office closes at 19:00", vec("The office closes at 19:00"))
+    edge = b.relation(new, old, RelationType.UPDATES)
+    store.write(WriteBatch(space.id, [new], [edge]))  # by hand: no supersede
+    assert store.open_conflicts(space.id, 10) == [edge]
+    settled = b.memory(space.id, "The office closes at 20:00", vec("The office closes at 20:00"))
+    store.write(WriteBatch(space.id, [settled], [b.relation(settled, new, RelationType.UPDATES)],
+                           {new.id: settled.id}))
+    store.forget(space.id, old.id, "settled", "hr", b.BASE + timedelta(days=1))
+    assert store.open_conflicts(space.id, 10) == []

@@ -8,7 +8,8 @@ import re
 import pytest
 from mcp_types import TextResourceContents
 
-from memspace.domain.models import MemoryFilter
+from memspace.domain.models import MemoryFilter, Relation, RelationType
+from memspace.domain.ports import WriteBatch
 from memspace.llm.tokens import TokenCounter
 from tests.e2e.conftest import Deployment
 from tests.support.server import data, error_text, mcp_client
@@ -115,3 +116,20 @@ async def test_catching_up_with_since_returns_each_change_exactly_once(
     assert len(seen) == len(set(seen)) == 1001
     assert {i for i, kind in seen if kind == "created"} == set(made)
     assert seen[-1] == (oldest, "forgotten")
+
+
+async def test_a_chain_with_two_active_heads_shows_in_the_profile(deployment: Deployment) -> None:
+    space = deployment.space("conflicts")
+    key = deployment.key("agent", {space: "rw"})
+    async with mcp_client(deployment.url, key) as client:
+        old = data(await client.call_tool("add_memory", {"content": "Support hours end at 17:00"}))
+        new = data(await client.call_tool("add_memory", {"content": "Support hours end at 18:00"}))
+        stored = deployment.app.store.get_space_by_slug(space)
+        assert stored is not None
+        old_m = deployment.app.store.get_memory(stored.id, old["memories"][0]["id"])
+        new_m = deployment.app.store.get_memory(stored.id, new["memories"][0]["id"])
+        assert old_m is not None and new_m is not None
+        deployment.app.store.write(WriteBatch(stored.id, [], [
+            Relation(new_m.id, old_m.id, RelationType.UPDATES, new_m.created_at, "hand")]))
+        profile = await _resource(client, "memspace://profile")
+        assert [(c["from"], c["to"]) for c in profile["openConflicts"]] == [(new_m.id, old_m.id)]

@@ -147,6 +147,9 @@ class GraphStore(Protocol):
     def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
         """Every relation with this memory at either end."""
 
+    def open_conflicts(self, space_id: str, limit: int) -> list[Relation]:
+        """UPDATES edges whose two ends are both active (the chain has two heads), newest first."""
+
     def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
         """Relations whose two ends are both among `memory_ids` (a subgraph's edges)."""
 

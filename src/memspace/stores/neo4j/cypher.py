@@ -221,6 +221,13 @@ MATCH (m:Memory {{id: $id}})-[r:{EDGE_TYPES}]-(other:Memory)
 WHERE m.spaceId = $space AND other.spaceId = $space
 WITH DISTINCT r
 {_RELATION_FIELDS}"""
+OPEN_CONFLICTS = """
+MATCH (n:Memory)-[r:UPDATES]->(o:Memory)
+WHERE n.spaceId = $space AND o.spaceId = $space AND n.active AND o.active
+RETURN n.id AS source, o.id AS target, type(r) AS type, r.createdAt AS createdAt,
+       r.createdBy AS createdBy, r.reason AS reason
+ORDER BY r.createdAt DESC LIMIT $limit
+"""
 RELATIONS_AMONG = f"""
 UNWIND $ids AS id
 MATCH (s:Memory {{id: id}})-[r:{EDGE_TYPES}]->(t:Memory)

@@ -252,6 +252,10 @@ class Neo4jStore:
         rows = self._db.read(cypher.RELATIONS_OF, id=memory_id, space=space_id)
         return [rec.relation_from(r) for r in rows]
 
+    def open_conflicts(self, space_id: str, limit: int) -> list[Relation]:
+        rows = self._db.read(cypher.OPEN_CONFLICTS, space=space_id, limit=limit)
+        return [rec.relation_from(r) for r in rows]
+
     def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
         if not memory_ids:
             return []

@@ -372,6 +372,15 @@ class SqliteStore:
         ).fetchall()
         return [relation_from_row(r) for r in rows]
 
+    def open_conflicts(self, space_id: str, limit: int) -> list[Relation]:
+        rows = self._conn().execute(
+            "SELECT r.* FROM relations r JOIN memories n ON n.id = r.source_id "
+            "JOIN memories o ON o.id = r.target_id WHERE r.space_id = ? AND r.type = 'UPDATES' "
+            "AND n.active = 1 AND o.active = 1 ORDER BY r.created_at DESC, r.id DESC LIMIT ?",
+            (space_id, limit),
+        ).fetchall()
+        return [relation_from_row(r) for r in rows]
+
     def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
         if not memory_ids:
             return []
