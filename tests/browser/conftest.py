@@ -3,10 +3,12 @@ views inside a test MCP Apps host page, and the real app under uvicorn answering
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +19,7 @@ from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access import Principal
-from tests.browser.viewhost import HOST_ORIGIN, ViewHost
+from tests.browser.viewhost import ViewHost
 from tests.conftest import skip_or_fail
 from tests.support.server import free_port, mcp_client, running_server
 
@@ -98,13 +100,37 @@ def deployment(request: pytest.FixtureRequest, embedder: LocalEmbedder,
     app.close()
 
 
+@pytest.fixture(scope="session")
+def host_url() -> Iterator[str]:
+    """The test host page, served from loopback like a desktop host's own page would be: a page
+    on a public origin may not reach a server on 127.0.0.1 without the user's permission
+    (Chromium's local network access rules), which is the host's business, not the views'."""
+    page = HOST_PAGE.read_bytes()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            found = self.path == "/"
+            self.send_response(200 if found else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.end_headers()
+            self.wfile.write(page if found else b"")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
 @pytest.fixture
 async def page(chromium: Browser) -> AsyncIterator[Page]:
-    """A fresh browser tab whose HOST_ORIGIN serves the test host page (no network needed)."""
+    """A fresh browser tab."""
     context = await chromium.new_context(viewport={"width": 800, "height": 900})
     tab = await context.new_page()
-    html = HOST_PAGE.read_text("utf-8")
-    await tab.route(f"{HOST_ORIGIN}/**", lambda route: route.fulfill(body=html, content_type="text/html"))
     yield tab
     await context.close()
 
@@ -113,14 +139,15 @@ OpenView = Callable[[str], AbstractAsyncContextManager[ViewHost]]
 
 
 @pytest.fixture
-def open_view(page: Page, deployment: Deployment, request: pytest.FixtureRequest) -> OpenView:
+def open_view(page: Page, deployment: Deployment, host_url: str,
+              request: pytest.FixtureRequest) -> OpenView:
     """`async with open_view(key) as host:` the test host, talking MCP to the server with `key`."""
     store = request.node.callspec.params.get("deployment", "sqlite")
 
     @asynccontextmanager
     async def opened(key: str) -> AsyncIterator[ViewHost]:
         async with mcp_client(deployment.url, key) as client:
-            host = ViewHost(page, client, deployment.url, ARTIFACTS, suffix=store)
+            host = ViewHost(page, client, host_url, ARTIFACTS, suffix=store)
             await host.attach()
             yield host
 

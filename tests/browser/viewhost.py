@@ -12,8 +12,6 @@ from mcp import Client
 if TYPE_CHECKING:
     from playwright.async_api import ConsoleMessage, Dialog, FrameLocator, Page, Request
 
-# The host page's own origin; Playwright serves it, so no network is involved.
-HOST_ORIGIN = "http://mcp-host.test"
 # A host's theme: the standard MCP Apps variables, light-dark() so a theme switch applies.
 HOST_STYLES = {
     "--color-background-primary": "light-dark(#faf9f5, #262624)",
@@ -46,7 +44,7 @@ class ToolCall:
 class ViewHost:
     page: Page
     client: Client
-    server_url: str
+    host_url: str  # where the test host page is served
     artifacts: Path
     suffix: str = ""
     calls: list[ToolCall] = field(default_factory=list)
@@ -62,7 +60,7 @@ class ViewHost:
         self.page.on("request", self._on_request)
         self.page.on("console", self._on_console)
         await self.page.expose_function("memspaceCallTool", self._forward)
-        await self.page.goto(f"{HOST_ORIGIN}/")
+        await self.page.goto(self.host_url)
 
     async def open(self, view: str, tool: str, arguments: dict[str, Any] | None = None,
                    theme: str = "light") -> FrameLocator:
@@ -118,7 +116,7 @@ class ViewHost:
         assert self.dialogs == [], f"a dialog fired: {self.dialogs}"
         assert self.console_errors == [], f"console errors: {self.console_errors}"
         stray = [u for u in self.requests
-                 if not u.startswith(HOST_ORIGIN) and not u.startswith(allowed_requests or ("\0",))]
+                 if u != self.host_url and not u.startswith(allowed_requests or ("\0",))]
         assert stray == [], f"the view made requests: {stray}"
         for call in self.calls:
             visibility = self.tools[call.name].meta["ui"]["visibility"]

@@ -22,7 +22,7 @@ from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES
 from memspace.services.search import SearchRequest
 from memspace.services.spaces import space_listing
-from memspace.services.views import memory_json
+from memspace.services.views import document_json, iso, memory_json
 
 APP_ONLY: list[Visibility] = ["app"]
 SpaceArg = Annotated[str | None, Field(description="Space slug; omit for the active space.")]
@@ -38,6 +38,7 @@ def register_app_tools(apps: Apps, app: Container, *, picker_uri: str, save_uri:
     _register_space_tools(apps, app, picker_uri)
     _register_save_tools(apps, app, save_uri)
     _register_graph_tools(apps, app, graph_uri)
+    _register_upload_tools(apps, app, upload_uri)
 
 
 def _register_space_tools(apps: Apps, app: Container, uri: str) -> None:
@@ -131,3 +132,34 @@ def _register_graph_tools(apps: Apps, app: Container, uri: str) -> None:
         who = principal_of(ctx)
         detail = call(lambda: app.memories.get(who, memoryId, space))
         return present.result(present.memory_text(detail), detail)
+
+
+def _register_upload_tools(apps: Apps, app: Container, uri: str) -> None:
+    @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="upload_ticket_ui", annotations=READ_ONLY,
+               description="A short-lived ticket the upload view sends instead of the API key.")
+    def upload_ticket_ui(ctx: Context, space: SpaceArg = None) -> CallToolResult:
+        who = principal_of(ctx)
+        ticket = call(lambda: app.uploads.issue(who, space))
+        data = {
+            "ticket": ticket.token,
+            "space": ticket.space,
+            "expiresAt": iso(ticket.expires_at),
+            "uploadUrl": f"{app.settings.public_origin}/v1/documents",
+            "maxBytes": app.ingestion.max_upload_bytes,
+        }
+        # The ticket stays out of the text: only the view needs it, never a model.
+        return present.result(f"Upload ticket for '{ticket.space}' issued.", data)
+
+    @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="document_status_ui", annotations=READ_ONLY,
+               description="An uploaded document's status and progress, and the facts it produced.")
+    def document_status_ui(
+        ctx: Context,
+        documentId: Annotated[str, Field(description="Document id.")],  # noqa: N803
+        space: SpaceArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        document, facts = call(lambda: app.documents.facts(who, documentId, space))
+        data = {"document": document_json(document), "facts": [memory_json(m) for m in facts]}
+        text = (f"[{document.id}] {document.title}: {document.status.value}, "
+                f"{document.fact_count} facts")
+        return present.result(text, data)

@@ -154,6 +154,7 @@ def _register_launchers(apps: Apps, app: Container) -> None:
             "space": slug,
             "access": target.access.value,
             "uploadUrl": url,
+            "maxBytes": app.ingestion.max_upload_bytes,
             "recentDocuments": [document_json(d) for d in page.items],
         }
         text = (f"Opened the upload form for space '{slug}'. Without a UI, upload from a terminal: "

@@ -53,6 +53,8 @@ export interface DocumentInfo {
   sizeBytes: number;
   status: "queued" | "processing" | "done" | "failed";
   factCount: number;
+  chunksTotal: number;
+  chunksDone: number;
   createdAt: string;
   createdBy: string;
   error?: string;
