@@ -31,6 +31,6 @@ async def test_the_view_follows_the_hosts_theme(deployment: Deployment, open_vie
         await host.change_theme("dark")
         await expect(view.locator("body")).to_have_css("background-color", DARK_BACKGROUND)
         if view_name == "memory-graph":
-            await expect(view.locator(".stage")).to_have_attribute("aria-busy", "false")
+            await expect(view.locator(".stage")).to_have_attribute("aria-busy", "false", timeout=30_000)
         await host.screenshot(f"{view_name}-dark")
         host.assert_clean()
