@@ -93,8 +93,14 @@ async def test_clicking_a_node_shows_its_history_and_source(
         await find_and_click(view, host.page, "onerror")
         await expect(panel.locator("#detail-content")).to_have_text(XSS)
         assert await view.locator("img").count() == 0
+        search = view.get_by_role("searchbox", name="Search memories")
+        await search.fill("Payments use Stripe")
+        await search.press("Enter")
+        await search.press("Tab")  # keyboard only: the centred memory opens with Enter
+        await host.page.keyboard.press("Enter")
+        await expect(panel.locator("#detail-content")).to_have_text("Payments use Stripe")
         calls = [c.arguments["memoryId"] for c in host.called("memory_detail_ui")]
-        assert calls == [ids["adyen"], ids["stripe"], ids["xss"]]
+        assert calls == [ids["adyen"], ids["stripe"], ids["xss"], ids["stripe"]]
         host.assert_clean()
     with capsys.disabled():
         print(f"\nmemory graph, {NODES} nodes ({host.suffix}): {frames}")

@@ -25,7 +25,8 @@ const legend = h("div", { class: "legend" });
 const scene = new Scene();
 const stage = h("div", { class: "stage", "aria-busy": "true" });
 const status = h("div", { class: "stage-status" }, "Loading…");
-scene.canvas.setAttribute("role", "img");
+scene.canvas.setAttribute("role", "application");
+scene.canvas.setAttribute("aria-roledescription", "memory graph");
 stage.append(scene.canvas, status);
 fill(root,
   h("header", { class: "view" }, h("h1", {}, "Memory graph"), summary, h("span", { class: "grow" }),
@@ -77,7 +78,8 @@ function show(graph: Graph): void {
   summary.textContent = `${graph.space} · ${plural(graph.nodes.length, "memory", "memories")}`
     + (inactive ? ` (${inactive} superseded)` : "") + ` · ${plural(links.length, "relation")}`
     + (graph.truncated ? " · newest only" : "");
-  scene.canvas.setAttribute("aria-label", `Graph of ${summary.textContent}`);
+  scene.canvas.setAttribute("aria-label", `Graph of ${summary.textContent}. Search to centre a `
+    + "memory, then press Enter here to open it.");
   renderLegend(colours, counts);
   status.textContent = graph.nodes.length ? "" : "No memories in this space yet.";
   scene.setData(nodes, links);

@@ -2,38 +2,15 @@
 // loop ticks the simulation and draws. Canvas, not SVG or DOM nodes, so 500 nodes and their
 // edges stay smooth; text drawn here is fillText, never markup.
 
-import {
-  forceCollide,
-  forceLink,
-  forceManyBody,
-  forceSimulation,
-  forceX,
-  forceY,
-  type Simulation,
-  type SimulationLinkDatum,
-  type SimulationNodeDatum,
-} from "d3-force";
-import type { Memory, RelationType } from "../shared/types";
+import { forceCollide, forceLink, forceManyBody, forceSimulation, forceX, forceY, type Simulation } from "d3-force";
+import { paint, type GraphLink, type GraphNode } from "./draw";
 import { readTheme, type Theme } from "./palette";
 
-export interface GraphNode extends SimulationNodeDatum {
-  id: string;
-  memory: Memory;
-  colour: string;
-  r: number;
-}
-
-export interface GraphLink extends SimulationLinkDatum<GraphNode> {
-  source: GraphNode;
-  target: GraphNode;
-  type: RelationType;
-}
+export type { GraphLink, GraphNode } from "./draw";
 
 /** User Timing entry per animated frame (tick + draw); devtools and the browser test read it. */
 export const FRAME_MEASURE = "memspace-graph-frame";
-const DASHES: Record<RelationType, number[]> = { UPDATES: [], EXTENDS: [5, 3], DERIVES: [1.5, 2.5] };
 const CLICK_SLOP_PX = 4; // a press that moves less than this is a click, not a drag
-const LABEL_CHARS = 70;
 
 export class Scene {
   readonly canvas = document.createElement("canvas");
@@ -48,6 +25,7 @@ export class Scene {
   private size = { width: 0, height: 0, ratio: 1 };
   private theme: Theme = readTheme();
   private hovered: GraphNode | undefined;
+  private centred: GraphNode | undefined; // what Enter on the focused canvas opens
   private selected: GraphNode | undefined;
   private matches: Set<string> | null = null;
   private neighbourhood = new Set<string>(); // the selected node and its direct links, never dimmed
@@ -108,6 +86,7 @@ export class Scene {
     if (!node || node.x === undefined || node.y === undefined) return;
     const k = Math.max(this.view.k, 1.6);
     this.view = { k, x: this.size.width / 2 - node.x * k, y: this.size.height / 2 - node.y * k };
+    this.centred = node;
     this.fitted = true;
     this.dirty = true;
   }
@@ -164,114 +143,10 @@ export class Scene {
   }
 
   private draw(): void {
-    const { ctx, view, theme } = this;
-    const { width, height, ratio } = this.size;
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.fillStyle = theme.background;
-    ctx.fillRect(0, 0, width, height);
-    ctx.translate(view.x, view.y);
-    ctx.scale(view.k, view.k);
-    this.drawLinks();
-    this.drawNodes();
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    for (const node of new Set([this.selected, this.hovered])) if (node) this.drawLabel(node);
-  }
-
-  private dimmed(node: GraphNode): boolean {
-    return this.matches !== null && !this.matches.has(node.id) && !this.neighbourhood.has(node.id);
-  }
-
-  private drawLinks(): void {
-    const near = (l: GraphLink) => this.neighbourhood.has(l.source.id) && this.neighbourhood.has(l.target.id)
-      && (l.source === this.selected || l.target === this.selected);
-    for (const type of ["UPDATES", "EXTENDS", "DERIVES"] as const) {
-      const links = this.links.filter((l) => l.type === type);
-      this.strokeLinks(links.filter((l) => !near(l)), type, this.matches ? 0.25 : 0.75, 1.3);
-      this.strokeLinks(links.filter(near), type, 1, 2.2);
-    }
-    this.ctx.globalAlpha = 1;
-  }
-
-  private strokeLinks(links: GraphLink[], type: RelationType, alpha: number, width: number): void {
-    if (!links.length) return;
-    const { ctx } = this;
-    const k = this.view.k;
-    ctx.strokeStyle = ctx.fillStyle = this.theme.edge[type];
-    ctx.lineWidth = width / k;
-    ctx.setLineDash(DASHES[type].map((d) => d / k));
-    ctx.globalAlpha = alpha;
-    ctx.beginPath();
-    const heads: [number, number, number][] = [];
-    for (const { source: s, target: t } of links) {
-      const dx = (t.x ?? 0) - (s.x ?? 0), dy = (t.y ?? 0) - (s.y ?? 0);
-      const length = Math.hypot(dx, dy) || 1;
-      // Edges run from the newer fact to the one it updates, extends or derives from.
-      const ex = (t.x ?? 0) - (dx / length) * (t.r + 1), ey = (t.y ?? 0) - (dy / length) * (t.r + 1);
-      ctx.moveTo(s.x ?? 0, s.y ?? 0);
-      ctx.lineTo(ex, ey);
-      heads.push([ex, ey, Math.atan2(dy, dx)]);
-    }
-    ctx.stroke();
-    ctx.setLineDash([]);
-    ctx.beginPath();
-    const size = (4 + width) / k;
-    for (const [x, y, angle] of heads) {
-      ctx.moveTo(x, y);
-      ctx.lineTo(x - size * Math.cos(angle - 0.42), y - size * Math.sin(angle - 0.42));
-      ctx.lineTo(x - size * Math.cos(angle + 0.42), y - size * Math.sin(angle + 0.42));
-      ctx.closePath();
-    }
-    ctx.fill();
-  }
-
-  private drawNodes(): void {
-    const { ctx } = this;
-    const k = this.view.k;
-    // Superseded and forgotten facts first and faded: history stays visible but behind.
-    const ordered = [...this.nodes].sort((a, b) => Number(a.memory.active) - Number(b.memory.active));
-    for (const node of ordered) {
-      const x = node.x ?? 0, y = node.y ?? 0;
-      ctx.globalAlpha = this.dimmed(node) ? 0.12 : node.memory.active ? 1 : 0.4;
-      ctx.beginPath();
-      ctx.arc(x, y, node.r, 0, 2 * Math.PI);
-      ctx.fillStyle = node.memory.active ? node.colour : this.theme.background;
-      ctx.fill();
-      if (!node.memory.active) {
-        ctx.strokeStyle = node.colour;
-        ctx.lineWidth = 1.5 / k;
-        ctx.stroke();
-      }
-      const ring = node === this.selected ? 3 : node === this.hovered || (this.matches?.has(node.id) ?? false) ? 2 : 0;
-      if (ring) {
-        ctx.globalAlpha = 1;
-        ctx.strokeStyle = this.theme.ring;
-        ctx.lineWidth = ring / k;
-        ctx.beginPath();
-        ctx.arc(x, y, node.r + (ring + 1) / k, 0, 2 * Math.PI);
-        ctx.stroke();
-      }
-    }
-    ctx.globalAlpha = 1;
-  }
-
-  private drawLabel(node: GraphNode): void {
-    const { ctx } = this;
-    const text = node.memory.content.length > LABEL_CHARS
-      ? `${node.memory.content.slice(0, LABEL_CHARS - 1)}…` : node.memory.content;
-    const sx = (node.x ?? 0) * this.view.k + this.view.x;
-    const sy = (node.y ?? 0) * this.view.k + this.view.y;
-    ctx.font = "12px system-ui, sans-serif";
-    const width = Math.min(ctx.measureText(text).width + 12, this.size.width - 8);
-    const left = Math.max(4, Math.min(sx + 10, this.size.width - width - 4));
-    const top = Math.max(4, sy - 26);
-    ctx.globalAlpha = 0.95;
-    ctx.fillStyle = this.theme.text;
-    ctx.beginPath();
-    ctx.roundRect(left, top, width, 20, 5);
-    ctx.fill();
-    ctx.globalAlpha = 1;
-    ctx.fillStyle = this.theme.background;
-    ctx.fillText(text, left + 6, top + 14, width - 12);
+    paint(this.ctx, {
+      nodes: this.nodes, links: this.links, view: this.view, size: this.size, theme: this.theme,
+      selected: this.selected, hovered: this.hovered, matches: this.matches, neighbourhood: this.neighbourhood,
+    });
   }
 
   private nodeAt(sx: number, sy: number): GraphNode | undefined {
@@ -287,6 +162,13 @@ export class Scene {
 
   private listen(): void {
     const c = this.canvas;
+    c.tabIndex = 0; // keyboard: search + Enter centres a memory, then Enter here opens it
+    c.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") this.select(this.centred?.id ?? this.selected?.id);
+      else if (e.key === "Escape") this.select(undefined);
+      else return;
+      e.preventDefault();
+    });
     const point = (e: PointerEvent | WheelEvent) => {
       const box = c.getBoundingClientRect();
       return { x: e.clientX - box.left, y: e.clientY - box.top };
