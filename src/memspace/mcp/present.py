@@ -111,6 +111,9 @@ def spaces_text(spaces: list[dict[str, Any]]) -> str:
 def memory_text(detail: dict[str, Any]) -> str:
     memory = detail["memory"]
     lines = [_line(memory), f"Saved by {memory['createdBy']} at {memory['createdAt']}."]
+    source = detail.get("source")
+    if source:
+        lines.append(f"From document [{source['id']}] {source['title']} ({source['kind']}).")
     if not memory["active"]:
         if memory.get("invalidatedBy"):
             lines.append(f"Replaced by {memory['invalidatedBy']} at {memory['invalidatedAt']}.")
