@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from memspace.config import Settings
 from memspace.domain.ports import BlobStore, Clock, Embedder, FactExtractor, GraphStore
+from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.reader import FileReader, ReaderLimits
 from memspace.llm.tokens import TokenCounter
 from memspace.services.access import AccessService
@@ -126,16 +127,19 @@ def build(
     access = AccessService(store, clock)
     profiles = ProfileService(store)
     limits = Limits(settings.max_memory_chars, settings.max_page_size)
-    memories = MemoryService(store, embedder, access, clock, limits, extractor)
+    # Adds embed through this, so a document's chunks can be embedded ahead in batches.
+    batched = PrefetchingEmbedder(embedder)
+    memories = MemoryService(store, batched, access, clock, limits, extractor)
     files = DocumentFiles(blobs or build_blobs(settings))
     reader = build_reader(settings)
     ingestion = IngestionService(store, access, memories, reader, files, clock,
-                                 settings.max_upload_bytes)
+                                 settings.max_upload_bytes, batched.prefetch)
     admin = AdminService(store, clock)
     # The demo loads without a model, so it looks the same on every machine.
-    flat = MemoryService(store, embedder, access, clock, limits)
+    flat = MemoryService(store, batched, access, clock, limits)
     seeder = Seeder(admin, access, flat, IngestionService(
-        store, access, flat, reader, files, clock, settings.max_upload_bytes), store, clock)
+        store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
+        store, clock)
     return Container(
         settings=settings,
         store=store,

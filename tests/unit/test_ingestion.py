@@ -10,6 +10,7 @@ import pytest
 
 from memspace.domain.errors import Conflict, Forbidden, InvalidInput, TooLarge, Unavailable
 from memspace.domain.models import Document, DocumentStatus, MemoryFilter
+from memspace.domain.ports import WriteBatch
 from memspace.services.search import SearchRequest
 from tests.support import corpus
 from tests.support.fakes import MemoryBlobStore, fact
@@ -52,7 +53,9 @@ def test_an_upload_is_stored_then_queued_then_each_chunk_becomes_a_linked_memory
         DocumentStatus.QUEUED, 3, "Runbook", "ana")
     assert blobs(world).blobs[f"{queued.space_id}/{queued.id}/original"] == NOTES
     assert contents(world) == []
+    calls = world.embedder.calls
     done = world.app.ingestion.process(queued)
+    assert world.embedder.calls == calls + 1  # the three chunks embedded in one batch
     assert (done.status, done.chunks_done, done.fact_count, done.error) == (
         DocumentStatus.DONE, 3, 3, None)
     assert contents(world) == ["Deploys go out on Thursdays.", "Every deploy needs two approvals.",
@@ -138,21 +141,23 @@ def test_a_failure_mid_way_keeps_what_was_done_and_a_retry_goes_on(world: World)
     who = world.principal({"acme": "rw"})
     small_chunks(world)
     queued = world.app.ingestion.upload(who, "runbook.txt", NOTES).document
-    embed = world.embedder.embed
+    store = world.app.store
+    write = store.write
     calls = 0
 
-    def flaky(texts: list[str]) -> list[list[float]]:
+    def flaky(batch: WriteBatch) -> None:
         nonlocal calls
         calls += 1
         if calls == 2:
-            raise Unavailable("the embedding model could not run")
-        return embed(texts)
+            raise Unavailable("the store did not answer")
+        write(batch)
 
-    world.embedder.embed = flaky  # type: ignore[method-assign]
+    store.write = flaky  # type: ignore[method-assign]
     failed = world.app.ingestion.process(queued)
+    store.write = write  # type: ignore[method-assign]
     assert failed.status is DocumentStatus.FAILED and failed.chunks_done == 1
     assert failed.error is not None and failed.error.startswith(
-        "stopped at chunk 2 of 3 (line 3): the embedding model could not run")
+        "stopped at chunk 2 of 3 (line 3): the store did not answer")
     assert contents(world) == ["Deploys go out on Thursdays."]
     other = world.app.ingestion.upload(who, "other.txt", b"Other text.").document
     with pytest.raises(Conflict, match="is queued; only a failed document can be retried"):

@@ -14,7 +14,7 @@ again from `chunksDone`, so no chunk is skipped and none is turned into facts tw
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PureWindowsPath
 from typing import Any
@@ -36,6 +36,9 @@ from memspace.services.memories import MemoryService
 from memspace.services.views import document_json
 
 MAX_TITLE_CHARS = 200
+# Chunks embedded together ahead of the adds that need them (see embeddings/prefetch.py): the
+# local model's batch size is 256, and 64 keeps the first add of a window waiting ~1 s at most.
+PREFETCH_WINDOW = 64
 UNFINISHED = (DocumentStatus.QUEUED, DocumentStatus.PROCESSING)
 
 Progress = Callable[[Document], None]
@@ -63,7 +66,8 @@ class Uploaded:
 class IngestionService:
     def __init__(self, store: GraphStore, access: AccessService, memories: MemoryService,
                  reader: DocumentReader, files: DocumentFiles, clock: Clock,
-                 max_upload_bytes: int) -> None:
+                 max_upload_bytes: int,
+                 prefetch: Callable[[Sequence[str]], None] | None = None) -> None:
         self._store = store
         self._access = access
         self._memories = memories
@@ -71,6 +75,7 @@ class IngestionService:
         self._files = files
         self._clock = clock
         self.max_upload_bytes = max_upload_bytes
+        self._prefetch = prefetch
         self._listeners: list[Callable[[Document], None]] = []
 
     def on_queued(self, listener: Callable[[Document], None]) -> None:
@@ -175,6 +180,8 @@ class IngestionService:
         for index in range(current.chunks_done, len(chunks)):
             if should_stop():
                 return current
+            if self._prefetch is not None and (index - current.chunks_done) % PREFETCH_WINDOW == 0:
+                self._prefetch([c.text.strip() for c in chunks[index:index + PREFETCH_WINDOW]])
             chunk = chunks[index]
             try:
                 added = self._memories.add(writer, chunk.text, space.slug,
