@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 
 import pytest
 
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
 from memspace.domain.errors import Conflict, Forbidden, InvalidInput, TooLarge, Unavailable
 from memspace.domain.models import Document, DocumentStatus, MemoryFilter
 from memspace.domain.ports import WriteBatch
 from memspace.services.search import SearchRequest
+from memspace.stores.sqlite import SqliteStore
 from tests.support import corpus
-from tests.support.fakes import MemoryBlobStore, fact
+from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock, fact
 from tests.unit.conftest import World
 
 NOTES = b"Deploys go out on Thursdays.\n\nEvery deploy needs two approvals.\n\nRollbacks are announced."
@@ -182,6 +186,19 @@ def test_a_retry_reads_the_original_again_under_the_current_limits(world: World)
     assert world.app.ingestion.process(requeued).fact_count == 1
 
 
+def test_chunks_are_embedded_a_window_at_a_time(world: World) -> None:
+    from memspace.services.ingestion import PREFETCH_WINDOW
+
+    who = world.principal({"acme": "rw"})
+    small_chunks(world)
+    lines = b"\n\n".join(b"Fact number %d is here." % i for i in range(PREFETCH_WINDOW + 6))
+    document = world.app.ingestion.upload(who, "many.txt", lines).document
+    calls = world.embedder.calls
+    done = world.app.ingestion.process(document)
+    assert done.chunks_done == PREFETCH_WINDOW + 6
+    assert world.embedder.calls == calls + 2
+
+
 def test_a_chunk_that_repeats_a_memory_is_a_duplicate_and_still_counts_as_done(world: World) -> None:
     who = world.principal({"acme": "rw"})
     world.app.memories.add(who, "Deploys go out on Thursdays.")
@@ -209,25 +226,33 @@ def test_with_a_model_each_chunk_is_one_extraction_and_its_facts_link_back(model
     assert {m.origin for m in rows} == {"line 1", "line 3", "line 5"}
 
 
-def test_the_worker_resumes_unfinished_documents_and_takes_new_uploads(world: World) -> None:
-    who = world.principal({"acme": "rw"})
-    left = world.app.ingestion.upload(who, "left.txt", b"Left over from the last run.").document
-    worker = world.app.worker
-    worker.start()
+def test_the_worker_resumes_unfinished_documents_and_takes_new_uploads(tmp_path: Path) -> None:
+    # A file store: the worker's thread and this one write at once, which the shared-cache
+    # in-memory database of the other tests refuses (SQLITE_LOCKED ignores the busy timeout).
+    settings = Settings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]
+    app = build(settings, store=SqliteStore(tmp_path / "memspace.db"), embedder=HashEmbedder(),
+                clock=StepClock(), blobs=MemoryBlobStore())
+    app.admin.create_space("acme")
+    who = app.access.operator()
+    left = app.ingestion.upload(who, "left.txt", b"Left over from the last run.", "acme").document
+    app.worker.start()
     try:
-        fresh = world.app.ingestion.upload(who, "fresh.txt", b"Uploaded while running.").document
-        assert wait_for(world, left).status is DocumentStatus.DONE
-        assert wait_for(world, fresh).status is DocumentStatus.DONE
+        fresh = app.ingestion.upload(who, "fresh.txt", b"Uploaded while running.", "acme").document
+        assert wait_for(app, left).status is DocumentStatus.DONE
+        assert wait_for(app, fresh).status is DocumentStatus.DONE
     finally:
-        worker.stop()
-    assert contents(world) == ["Left over from the last run.", "Uploaded while running."]
+        app.worker.stop()
+    rows = app.store.list_memories(MemoryFilter(left.space_id), 10)
+    assert sorted(m.content for m in rows) == ["Left over from the last run.",
+                                               "Uploaded while running."]
+    app.close()
 
 
-def wait_for(world: World, document: Document, bound_s: float = 30.0) -> Document:
+def wait_for(app: Container, document: Document, bound_s: float = 30.0) -> Document:
     """Poll until the document is done or failed; the bound only guards against a hang."""
     deadline = time.monotonic() + bound_s
     while True:
-        current = world.app.store.get_document(document.space_id, document.id)
+        current = app.store.get_document(document.space_id, document.id)
         assert current is not None
         if current.status in (DocumentStatus.DONE, DocumentStatus.FAILED):
             return current

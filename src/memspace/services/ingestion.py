@@ -177,10 +177,11 @@ class IngestionService:
         # The uploader's words: memories are written by, and recorded as, who uploaded.
         writer = Principal(name=current.created_by, key_id=None,
                            grants={space.id: Access.READWRITE})
-        for index in range(current.chunks_done, len(chunks)):
+        first = current.chunks_done
+        for index in range(first, len(chunks)):
             if should_stop():
                 return current
-            if self._prefetch is not None and (index - current.chunks_done) % PREFETCH_WINDOW == 0:
+            if self._prefetch is not None and (index - first) % PREFETCH_WINDOW == 0:
                 self._prefetch([c.text.strip() for c in chunks[index:index + PREFETCH_WINDOW]])
             chunk = chunks[index]
             try:
