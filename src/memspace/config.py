@@ -63,10 +63,9 @@ class Settings(BaseSettings):
     # Characters per chunk (one add each). all-MiniLM-L6-v2 reads 256 word pieces and ignores
     # the rest. Its tokenizer gives 3.9-4.9 characters per piece on prose, Markdown and PDF text
     # (the seed documents, bench_ingest.py's PDF), so 990-1,250 characters fit and an 800-char
-    # chunk lies whole in its vector; numeric CSV rows give ~2.8 (about 700 fit), so the end of
-    # a CSV chunk may miss its vector while it stays in full-text search and in the memory.
-    # Redo: bench/bench_ingest.py prints the share of chunks longer than the window. A chunk is
-    # one add, so it never exceeds max_memory_chars whatever this says.
+    # chunk lies whole in its vector; numeric CSV rows give ~2.8 (about 700 fit), so CSV chunks
+    # get 3/4 of this (ingest/reader.py). Redo: bench/bench_ingest.py prints the share of chunks
+    # longer than the window. A chunk is one add: it never exceeds max_memory_chars.
     chunk_chars: int = Field(default=800, ge=100)
 
     @field_validator("llm_model", "llm_api_base", "neo4j_uri", "neo4j_database", "public_url",
