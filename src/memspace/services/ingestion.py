@@ -174,7 +174,7 @@ class IngestionService:
                                        "retry the document to read its original again")
         current = self._store.update_document(space.id, current.id, DocumentStatus.PROCESSING,
                                               chunks_total=len(chunks))
-        # The uploader's words: memories are written by, and recorded as, who uploaded.
+        # Memories are written as the uploader (their createdBy), and into this space only.
         writer = Principal(name=current.created_by, key_id=None,
                            grants={space.id: Access.READWRITE})
         first = current.chunks_done
