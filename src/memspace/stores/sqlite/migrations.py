@@ -124,6 +124,63 @@ MIGRATIONS: list[str] = [
     ALTER TABLE memories ADD COLUMN changed_version INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX memories_by_change ON memories (space_id, changed_version, id);
     """,
+    # 5: OAuth 2.1 (domain/oauth.py): registered clients, one-time login links, token families
+    # and their codes/access/refresh tokens, each stored as a SHA-256 only
+    """
+    CREATE TABLE oauth_clients (
+        client_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        redirect_uris TEXT NOT NULL,   -- JSON array
+        created_at TEXT NOT NULL,
+        metadata TEXT NOT NULL         -- the registered metadata, JSON
+    );
+    CREATE TABLE oauth_login_links (
+        sha256 TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        used_at TEXT
+    );
+    CREATE TABLE oauth_families (
+        id TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL REFERENCES oauth_clients(client_id),
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        grants TEXT NOT NULL,          -- JSON {space id: access}
+        resource TEXT NOT NULL,
+        redirect_uri TEXT NOT NULL,
+        code_challenge TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+    );
+    CREATE INDEX oauth_families_by_client ON oauth_families (client_id);
+    CREATE TABLE oauth_tokens (
+        sha256 TEXT PRIMARY KEY,
+        family_id TEXT NOT NULL REFERENCES oauth_families(id),
+        kind TEXT NOT NULL CHECK (kind IN ('code', 'access', 'refresh')),
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        used_at TEXT
+    );
+    CREATE INDEX oauth_tokens_by_family ON oauth_tokens (family_id);
+    """,
+    # 5: versions of facts (optimistic concurrency), and handoffs between agents and sessions
+    """
+    ALTER TABLE memories ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+    CREATE TABLE handoffs (
+        id TEXT PRIMARY KEY,
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        agent TEXT NOT NULL,
+        agent_key TEXT NOT NULL,      -- casefolded, so lookups ignore case in any script
+        topic TEXT NOT NULL,
+        topic_key TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        lists TEXT NOT NULL,          -- JSON: done, nextSteps, openQuestions, links
+        created_at TEXT NOT NULL,
+        created_by TEXT NOT NULL
+    );
+    CREATE INDEX handoffs_by_space ON handoffs (space_id, created_at, id);
+    CREATE INDEX handoffs_by_agent ON handoffs (space_id, agent_key, created_at);
+    """,
 ]
 
 
