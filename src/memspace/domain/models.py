@@ -76,6 +76,9 @@ class Memory:
     invalidated_by: str | None = None
     forget_reason: str | None = None
     forgotten_by: str | None = None
+    # Which change of the fact this is: 1 when first saved, a correction's memory carries the
+    # next number after the one it replaces, forgetting bumps it (optimistic concurrency).
+    version: int = 1
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,23 @@ class ChunkSource:
     document_id: str
     chunk: int  # index in the document's chunks
     origin: str | None = None
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """What one agent or session leaves for the next: where the work stands and what comes next."""
+
+    id: str
+    space_id: str
+    agent: str
+    topic: str
+    summary: str
+    done: tuple[str, ...]
+    next_steps: tuple[str, ...]
+    open_questions: tuple[str, ...]
+    links: tuple[str, ...]
+    created_at: datetime
+    created_by: str
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from memspace.domain.models import (
     ChunkSource,
     Document,
     DocumentStatus,
+    Handoff,
     Memory,
     MemoryFilter,
     Neighbour,
@@ -190,6 +191,19 @@ class GraphStore(Protocol):
 
     def release_idempotency(self, space_id: str, scope: str, key: str) -> None:
         """Drop an unfinished claim (the call failed), so a retry runs again."""
+
+    # handoffs
+    def add_handoff(self, handoff: Handoff) -> None:
+        """Raises NotFound when the space does not exist."""
+
+    def latest_handoff(self, space_id: str, agent: str | None = None,
+                       topic: str | None = None) -> Handoff | None:
+        """The newest handoff of the space, narrowed to an agent and/or a topic (both matched
+        case-insensitively)."""
+
+    def list_handoffs(self, space_id: str, limit: int, after: PageAfter | None = None,
+                      agent: str | None = None) -> list[Handoff]:
+        """Newest first (created_at, then id, descending), optionally one agent's."""
 
     # documents
     def add_document(self, document: Document) -> None:

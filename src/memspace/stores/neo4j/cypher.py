@@ -19,7 +19,7 @@ def memory_fields(var: str) -> str:
     return (
         f"{var} {{.id, .spaceId, .content, .category, .active, .createdAt, .createdBy, "
         ".contentHash, .documentId, .origin, .invalidatedAt, .invalidatedBy, .forgetReason, "
-        ".forgottenBy}"
+        ".forgottenBy, .version}"
     )
 
 
@@ -157,7 +157,7 @@ FORGET_STATE = "MATCH (m:Memory {id: $id}) WHERE m.spaceId = $space RETURN m.act
 FORGET = f"""
 MATCH (m:Memory {{id: $id}}) WHERE m.spaceId = $space
 SET m.active = false, m.invalidatedAt = $at, m.forgetReason = $reason, m.forgottenBy = $by,
-    m.changed = $version
+    m.changed = $version, m.version = coalesce(m.version, 1) + 1
 REMOVE m._lock
 RETURN {memory_fields("m")} AS memory
 """
@@ -299,6 +299,31 @@ RELEASE_IDEMPOTENCY = """
 MATCH (i:IdempotencyKey {spaceId: $space, scope: $scope, key: $key}) WHERE i.result IS NULL
 DELETE i
 """
+
+# -- handoffs ---------------------------------------------------------------------------------
+
+HANDOFF_FIELDS = (
+    "h {.id, .spaceId, .agent, .topic, .summary, .done, .nextSteps, .openQuestions, .links, "
+    ".createdAt, .createdBy}"
+)
+CREATE_HANDOFF = """
+MATCH (s:Space {id: $props.spaceId})
+CREATE (h:Handoff) SET h = $props
+RETURN h.id AS id
+"""
+
+
+def handoffs(agent: bool, topic: bool, paged: bool) -> str:
+    """Newest first; `agentKey`/`topicKey` are casefolded copies, so matching ignores case."""
+    condition = "h.spaceId = $space"
+    condition += " AND h.agentKey = $agent" if agent else ""
+    condition += " AND h.topicKey = $topic" if topic else ""
+    condition += " AND (h.createdAt < $at OR (h.createdAt = $at AND h.id < $id))" if paged else ""
+    return f"""
+MATCH (h:Handoff) WHERE {condition}
+RETURN {HANDOFF_FIELDS} AS handoff ORDER BY h.createdAt DESC, h.id DESC LIMIT $limit
+"""
+
 
 # -- documents --------------------------------------------------------------------------------
 

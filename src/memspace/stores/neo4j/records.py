@@ -15,6 +15,7 @@ from memspace.domain.models import (
     ApiKey,
     Document,
     DocumentStatus,
+    Handoff,
     Memory,
     Relation,
     RelationType,
@@ -84,7 +85,7 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         "contentHash": m.content_hash, "documentId": m.document_id, "origin": m.origin,
         "invalidatedAt": utc(m.invalidated_at) if m.invalidated_at is not None else None,
         "invalidatedBy": m.invalidated_by, "forgetReason": m.forget_reason,
-        "forgottenBy": m.forgotten_by,
+        "forgottenBy": m.forgotten_by, "version": m.version,
     }
 
 
@@ -97,6 +98,7 @@ def memory_from(p: Props) -> Memory:
         origin=p["origin"],
         invalidated_at=_opt_dt(p["invalidatedAt"]), invalidated_by=p["invalidatedBy"],
         forget_reason=p["forgetReason"], forgotten_by=p["forgottenBy"],
+        version=p.get("version") or 1,  # memories written before versions existed are v1
     )
 
 
@@ -127,4 +129,23 @@ def document_from(p: Props) -> Document:
         error=p["error"],
         # Documents stored before ingestion existed have no progress properties.
         chunks_total=p["chunksTotal"] or 0, chunks_done=p["chunksDone"] or 0,
+    )
+
+
+def handoff_props(h: Handoff) -> Props:
+    return {
+        "id": h.id, "spaceId": h.space_id, "agent": h.agent, "agentKey": h.agent.casefold(),
+        "topic": h.topic, "topicKey": h.topic.casefold(), "summary": h.summary,
+        "done": list(h.done), "nextSteps": list(h.next_steps),
+        "openQuestions": list(h.open_questions), "links": list(h.links),
+        "createdAt": utc(h.created_at), "createdBy": h.created_by,
+    }
+
+
+def handoff_from(p: Props) -> Handoff:
+    return Handoff(
+        id=p["id"], space_id=p["spaceId"], agent=p["agent"], topic=p["topic"],
+        summary=p["summary"], done=tuple(p["done"] or ()), next_steps=tuple(p["nextSteps"] or ()),
+        open_questions=tuple(p["openQuestions"] or ()), links=tuple(p["links"] or ()),
+        created_at=_dt(p["createdAt"]), created_by=p["createdBy"],
     )

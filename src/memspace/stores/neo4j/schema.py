@@ -44,6 +44,8 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT document_space_sha256 IF NOT EXISTS FOR (d:Document) "
     "REQUIRE (d.spaceId, d.sha256) IS UNIQUE",
     "CREATE INDEX document_status IF NOT EXISTS FOR (d:Document) ON (d.status)",
+    "CREATE CONSTRAINT handoff_id IF NOT EXISTS FOR (h:Handoff) REQUIRE h.id IS UNIQUE",
+    "CREATE INDEX handoff_space_created IF NOT EXISTS FOR (h:Handoff) ON (h.spaceId, h.createdAt)",
     f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (m:Memory) ON (m.embedding) "
     f"OPTIONS {{indexConfig: {{`vector.dimensions`: {EMBEDDING_DIMENSIONS}, "
     "`vector.similarity_function`: 'cosine'}}",
@@ -53,7 +55,7 @@ STATEMENTS: tuple[str, ...] = (
 
 # Registered up front so that reads on a fresh database, before any node carries one of these,
 # do not draw "property key does not exist" notices (warnings under `python -X dev`).
-LABELS = ("Space", "ApiKey", "Memory", "Document", "IdempotencyKey")
+LABELS = ("Space", "ApiKey", "Memory", "Document", "IdempotencyKey", "Handoff")
 RELATIONSHIP_TYPES = ("GRANTS", "UPDATES", "EXTENDS", "DERIVES", "HAS_FACT")
 PROPERTY_KEYS = (
     "id", "slug", "name", "description", "createdAt", "lastActiveAt", "prefix", "sha256",
@@ -62,6 +64,8 @@ PROPERTY_KEYS = (
     "invalidatedBy", "forgetReason", "forgottenBy", "reason", "_lock", "title", "kind",
     "sizeBytes", "status", "error", "factCount", "llmCalls", "promptTokens", "completionTokens",
     "scope", "key", "result", "_fresh", "seq", "version", "changed", "origin", "chunksTotal", "chunksDone",
+    "agent", "agentKey", "topic", "topicKey", "summary", "done", "nextSteps", "openQuestions",
+    "links",
 )
 
 

@@ -163,7 +163,7 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX oauth_tokens_by_family ON oauth_tokens (family_id);
     """,
-    # 5: versions of facts (optimistic concurrency), and handoffs between agents and sessions
+    # 6: versions of facts (optimistic concurrency), and handoffs between agents and sessions
     """
     ALTER TABLE memories ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
     CREATE TABLE handoffs (

@@ -20,7 +20,7 @@ from memspace.domain.models import (
 
 MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
-    "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin"
+    "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version"
 )
 
 
@@ -88,6 +88,7 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         invalidated_by=row["invalidated_by"],
         forget_reason=row["forget_reason"],
         forgotten_by=row["forgotten_by"],
+        version=row["version"],
     )
 
 

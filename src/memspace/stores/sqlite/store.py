@@ -21,6 +21,7 @@ from memspace.domain.models import (
     ApiKey,
     Document,
     DocumentStatus,
+    Handoff,
     Memory,
     MemoryFilter,
     Neighbour,
@@ -32,7 +33,7 @@ from memspace.domain.models import (
 )
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, UsageTotals, Vector, WriteBatch
 from memspace.domain.text import max_edits, query_words, tolerated, words
-from memspace.stores.sqlite import documents
+from memspace.stores.sqlite import documents, handoffs
 from memspace.stores.sqlite.migrations import migrate
 from memspace.stores.sqlite.rows import (
     MEMORY_COLUMNS,
@@ -234,13 +235,13 @@ class SqliteStore:
             documents.check_sources(conn, batch.space_id, batch.memories)
             conn.executemany(
                 f"INSERT INTO memories ({MEMORY_COLUMNS}, changed_version) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (m.id, batch.space_id, m.content, m.category,
                      vector_blob(m.embedding) if m.embedding is not None else None,
                      int(m.active), ts(m.created_at), m.created_by, m.content_hash, m.document_id,
                      ts(m.invalidated_at) if m.invalidated_at else None, m.invalidated_by,
-                     m.forget_reason, m.forgotten_by, m.origin, stamp)
+                     m.forget_reason, m.forgotten_by, m.origin, m.version, stamp)
                     for m in batch.memories
                 ],
             )
@@ -291,7 +292,7 @@ class SqliteStore:
             stamp = self._touch(conn, space_id, at)
             conn.execute(
                 "UPDATE memories SET active = 0, invalidated_at = ?, forget_reason = ?, "
-                "forgotten_by = ?, changed_version = ? WHERE id = ?",
+                "forgotten_by = ?, changed_version = ?, version = version + 1 WHERE id = ?",
                 (ts(at), reason, by, stamp, memory_id),
             )
         memory = self.get_memory(space_id, memory_id)
@@ -595,6 +596,18 @@ class SqliteStore:
             )
 
     # -- documents --------------------------------------------------------------------------
+
+    def add_handoff(self, handoff: Handoff) -> None:
+        with self._tx() as conn:
+            handoffs.insert(conn, handoff)
+
+    def latest_handoff(self, space_id: str, agent: str | None = None,
+                       topic: str | None = None) -> Handoff | None:
+        return handoffs.latest(self._conn(), space_id, agent, topic)
+
+    def list_handoffs(self, space_id: str, limit: int, after: PageAfter | None = None,
+                      agent: str | None = None) -> list[Handoff]:
+        return handoffs.page(self._conn(), space_id, limit, after, agent)
 
     def add_document(self, document: Document) -> None:
         with self._tx() as conn:

@@ -1,0 +1,69 @@
+"""Handoffs in the embedded store: one row each, the four lists as one JSON column."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from memspace.domain.errors import NotFound
+from memspace.domain.models import Handoff
+from memspace.domain.ports import PageAfter
+from memspace.stores.sqlite.rows import req_ts, ts
+
+
+def insert(conn: sqlite3.Connection, handoff: Handoff) -> None:
+    if conn.execute("SELECT 1 FROM spaces WHERE id = ?", (handoff.space_id,)).fetchone() is None:
+        raise NotFound(f"no space '{handoff.space_id}'")
+    lists = {"done": handoff.done, "nextSteps": handoff.next_steps,
+             "openQuestions": handoff.open_questions, "links": handoff.links}
+    conn.execute(
+        "INSERT INTO handoffs (id, space_id, agent, agent_key, topic, topic_key, summary, lists, "
+        "created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (handoff.id, handoff.space_id, handoff.agent, handoff.agent.casefold(), handoff.topic,
+         handoff.topic.casefold(), handoff.summary, json.dumps(lists, ensure_ascii=False),
+         ts(handoff.created_at), handoff.created_by),
+    )
+
+
+def latest(conn: sqlite3.Connection, space_id: str, agent: str | None,
+           topic: str | None) -> Handoff | None:
+    sql, args = _where(space_id, agent, topic)
+    row = conn.execute(
+        f"SELECT * FROM handoffs WHERE {sql} ORDER BY created_at DESC, id DESC LIMIT 1", args
+    ).fetchone()
+    return _from_row(row) if row else None
+
+
+def page(conn: sqlite3.Connection, space_id: str, limit: int, after: PageAfter | None,
+         agent: str | None) -> list[Handoff]:
+    sql, args = _where(space_id, agent, None)
+    if after is not None:
+        sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
+        args += [ts(after.created_at), ts(after.created_at), after.id]
+    rows = conn.execute(
+        f"SELECT * FROM handoffs WHERE {sql} ORDER BY created_at DESC, id DESC LIMIT ?",
+        [*args, limit],
+    ).fetchall()
+    return [_from_row(r) for r in rows]
+
+
+def _where(space_id: str, agent: str | None, topic: str | None) -> tuple[str, list[object]]:
+    sql = "space_id = ?"
+    args: list[object] = [space_id]
+    if agent is not None:
+        sql += " AND agent_key = ?"
+        args.append(agent.casefold())
+    if topic is not None:
+        sql += " AND topic_key = ?"
+        args.append(topic.casefold())
+    return sql, args
+
+
+def _from_row(row: sqlite3.Row) -> Handoff:
+    lists = json.loads(row["lists"])
+    return Handoff(
+        id=row["id"], space_id=row["space_id"], agent=row["agent"], topic=row["topic"],
+        summary=row["summary"], done=tuple(lists["done"]), next_steps=tuple(lists["nextSteps"]),
+        open_questions=tuple(lists["openQuestions"]), links=tuple(lists["links"]),
+        created_at=req_ts(row["created_at"]), created_by=row["created_by"],
+    )
