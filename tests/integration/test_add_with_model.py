@@ -99,6 +99,7 @@ def test_invalid_json_gets_one_retry(team: Team) -> None:
 
 @pytest.mark.parametrize("steps, words", [
     ((Reply("nope"), Reply("still nope")), "no valid answer"),
+    ((Reply("this is not json at all {"), Reply("still not json")), "no valid answer"),
     ((Delay(5),), "timed out"),
     ((Status(429, retry_after=30),), "rate limited"),
     ((Status(503),), "503"),

@@ -102,6 +102,19 @@ def test_a_failing_model_still_stores_the_content_flat(model_world: World) -> No
     assert "timed out" in result.warnings[0] and result.llm_calls == 1
 
 
+def test_an_extractor_bug_still_stores_the_content_flat_with_a_warning(model_world: World) -> None:
+    who = model_world.principal({"acme": "rw"})
+
+    def broken() -> None:
+        raise ValueError("substring not found")
+
+    _model(model_world).before_answer = broken
+    result = model_world.app.memories.add(who, "Never lose this sentence either")
+    assert (result.status, result.mode) == ("created", "flat")
+    assert result.memories[0].content == "Never lose this sentence either"
+    assert "failed unexpectedly" in result.warnings[0] and "ValueError" in result.warnings[0]
+
+
 def test_an_exact_repeat_costs_no_model_call(model_world: World) -> None:
     who = model_world.principal({"acme": "rw"})
     model = _model(model_world)

@@ -111,8 +111,7 @@ class LitellmExtractor:
             usage = getattr(response, "usage", None)
             prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
             completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
-            choices = getattr(response, "choices", None) or []
-            text = (choices[0].message.content or "") if choices else ""
+            text = _answer_text(response)
             try:
                 answer = parse_answer(text)
             except InvalidAnswer as err:
@@ -199,14 +198,19 @@ def parse_answer(text: str) -> FactsAnswer:
     fenced = _FENCE.match(body)
     if fenced:
         body = fenced.group(1)
-    if not body.startswith("{") and "{" in body:
-        body = body[body.index("{"):body.rindex("}") + 1]
     if not body:
         raise InvalidAnswer("the answer was empty")
+    start, end = body.find("{"), body.rfind("}")
+    if start < 0:
+        raise InvalidAnswer(f"not valid JSON: no object in the answer (it starts {body[:40]!r})")
+    if end < start:
+        raise InvalidAnswer("not valid JSON: the object is cut off (it opens with '{' and never closes)")
     try:
-        data = json.loads(body)
+        data = json.loads(body[start:end + 1])
     except json.JSONDecodeError as exc:
         raise InvalidAnswer(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from exc
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number; nesting 1,000 deep
+        raise InvalidAnswer(f"not valid JSON ({type(exc).__name__}: {str(exc)[:80]})") from exc
     try:
         return FactsAnswer.model_validate(data)
     except ValidationError as exc:
@@ -214,6 +218,14 @@ def parse_answer(text: str) -> FactsAnswer:
             f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}"
             for e in exc.errors(include_url=False)[:5])
         raise InvalidAnswer(f"JSON does not match the schema ({problems})") from exc
+
+
+def _answer_text(response: Any) -> str:
+    """The first choice's message text; "" when the response has none (parse_answer says so)."""
+    choices = getattr(response, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    content = getattr(message, "content", None)
+    return content if isinstance(content, str) else ""
 
 
 def _retry_request(err: InvalidAnswer) -> str:

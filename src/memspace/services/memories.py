@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from memspace.domain.errors import Conflict, ExtractionFailed, InvalidInput, NotFound
+from memspace.domain.errors import Conflict, ExtractionFailed, InvalidInput, MemspaceError, NotFound
 from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, RelationType, Space
 from memspace.domain.ports import (
     Candidate,
@@ -36,6 +37,8 @@ from memspace.services.paging import (
 )
 from memspace.services.reconcile import MAX_RETARGETS, plan_extraction, retarget
 from memspace.services.views import document_json, memory_json, neighbour_json, relation_json
+
+log = logging.getLogger(__name__)
 
 DEFAULT_CATEGORY = "general"
 # Existing memories shown to the model per add (DESIGN §3): the 5 most similar active ones.
@@ -227,6 +230,14 @@ class MemoryService:
                 principal, space, text, category, source,
                 [f"stored as one flat memory because fact extraction failed: {exc.message}"],
                 (exc.llm_calls, exc.prompt_tokens, exc.completion_tokens))
+        except MemspaceError:
+            raise
+        except Exception as exc:  # an extractor's bug must not lose the note: flat, and say so
+            log.exception("fact extractor failed unexpectedly; storing the content flat")
+            return self._add_flat(
+                principal, space, text, category, source,
+                [f"stored as one flat memory because fact extraction failed unexpectedly "
+                 f"({type(exc).__name__}: {str(exc)[:200]}); the server log has the details"])
         spent = (extraction.llm_calls, extraction.prompt_tokens, extraction.completion_tokens)
         if not extraction.facts:
             return self._add_flat(principal, space, text, category, source,
