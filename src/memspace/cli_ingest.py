@@ -26,11 +26,8 @@ PLAN = "demo.json"
 
 
 def seed_dir() -> Path:
-    """The demo's folder: inside the installed package, else the repository's seed/."""
-    packaged = Path(memspace.__file__).resolve().parent / "seed"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "seed"
+    """The demo's folder, package data of memspace (src/memspace/seed/)."""
+    return Path(memspace.__file__).resolve().parent / "seed"
 
 
 def _bar() -> Progress:

@@ -1,7 +1,8 @@
 """Prompt files: `prompts/<task>.v<N>.md`, a `# system` and a `# user` section with `{{name}}` slots.
 
-The files live at the repository root (DESIGN §1). An installed wheel carries them as
-`memspace/prompts/`; an editable install or a checkout reads the root folder directly.
+One file per LLM task (DESIGN §1). They live inside the package, `src/memspace/prompts/`, so a
+wheel or the Docker image carries them as ordinary package data; the repository's top-level
+`prompts/` is a symlink to that folder.
 """
 
 from __future__ import annotations
@@ -18,12 +19,8 @@ _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def prompts_dir() -> Path:
-    """Where the prompt files are: inside the installed package, else the repo root's prompts/."""
-    packaged = Path(memspace.__file__).resolve().parent / "prompts"
-    if packaged.is_dir():
-        return packaged
-    # src/memspace/llm/prompts.py -> parents[3] is the repository root.
-    return Path(__file__).resolve().parents[3] / "prompts"
+    """The package's prompt folder (memspace/prompts/)."""
+    return Path(memspace.__file__).resolve().parent / "prompts"
 
 
 @dataclass(frozen=True)
