@@ -13,7 +13,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from memspace import cli_ingest
+from memspace import __version__, cli_ingest, cli_oauth
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError
@@ -31,8 +31,23 @@ app.add_typer(space_app, name="space")
 app.add_typer(key_app, name="key")
 document_app = typer.Typer(help="List documents and retry failed ones.", no_args_is_help=True)
 app.add_typer(document_app, name="document")
+app.add_typer(cli_oauth.oauth_app, name="oauth")
+app.command("login-link")(cli_oauth.login_link)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"memspace {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """memspace: shared, graph-shaped memory for teams of AI agents."""
 
 
 def _container() -> Container:
