@@ -8,6 +8,8 @@
     ├── NotFound         no such thing *visible to this caller* (spaces, memories, documents)
     ├── Forbidden        visible, but the grant does not allow this (a read key writing)
     ├── Conflict         the state moved under the caller (already superseded, slug taken)
+    │   ├── DuplicateContent  an active memory of the space already says exactly this
+    │   └── StaleVersion      the caller's expectedVersion is not the fact's current version
     └── Unavailable      a backing service (store, model) cannot answer right now
         └── ExtractionFailed  the LLM failed or answered nonsense (the add falls back to flat)
 
@@ -69,6 +71,37 @@ class Conflict(MemspaceError):
     """The action conflicts with the current state (e.g. the memory was already superseded)."""
 
     code = "conflict"
+
+
+class DuplicateContent(Conflict):
+    """A write would store content (same normalised hash) that an active memory of the space
+    already holds. The store checks it inside the write transaction and writes nothing;
+    `existing` maps each repeated content hash to the id of the active memory holding it."""
+
+    code = "duplicate"
+
+    def __init__(self, existing: dict[str, str]) -> None:
+        ids = ", ".join(f"'{i}'" for i in sorted(set(existing.values())))
+        super().__init__(f"an active memory of this space already says exactly this ({ids}); "
+                         "nothing was written")
+        self.existing = existing
+
+
+class StaleVersion(Conflict):
+    """The caller acted on version `have` of a fact whose current version is `current` (another
+    writer corrected or forgot it since the caller read it)."""
+
+    code = "stale_version"
+
+    def __init__(self, memory_id: str, have: int, current: int, head_id: str | None) -> None:
+        now = f" (memory '{head_id}')" if head_id and head_id != memory_id else ""
+        super().__init__(
+            f"memory '{memory_id}': you have v{have}, current is v{current}{now} — reload it "
+            "with getMemory or search_memory and reapply your change to the current version")
+        self.memory_id = memory_id
+        self.have = have
+        self.current = current
+        self.head_id = head_id
 
 
 class Unavailable(MemspaceError):

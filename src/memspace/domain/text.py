@@ -14,6 +14,16 @@ def normalise(content: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", content).casefold().split())
 
 
+# Characters that show nothing: controls, format characters (zero-width space and joiners,
+# bidi marks, soft hyphen, BOM) and lone surrogates. Whitespace is tested separately.
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs"})
+
+
+def visible(content: str) -> bool:
+    """Does the text show anything? "\u200b\u200b" and "\u00ad \ufeff" do not."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in _INVISIBLE for ch in content)
+
+
 def content_hash(content: str) -> str:
     return hashlib.sha256(normalise(content).encode("utf-8")).hexdigest()
 

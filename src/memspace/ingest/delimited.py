@@ -39,7 +39,9 @@ def read_csv(text: str, max_rows: int) -> list[Block]:
                 f"line is {MAX_LINE_CHARS:,}): its line breaks were lost or it is not a CSV "
                 "export; export it again as CSV"
             )
-    records = csv.reader(io.StringIO(text, newline=""), _dialect(text[:SNIFF_CHARS]))
+    # strict: a quote left open must fail the file; the lenient default reads on to the end of
+    # the file as one field and merges every row after it into one memory.
+    records = csv.reader(io.StringIO(text, newline=""), _dialect(text[:SNIFF_CHARS]), strict=True)
     blocks: list[Block] = []
     names: list[str] | None = None
     number = 0

@@ -6,10 +6,17 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from memspace.domain.errors import Conflict, ExtractionFailed, InvalidInput, MemspaceError, NotFound
+from memspace.domain.errors import (
+    Conflict,
+    DuplicateContent,
+    ExtractionFailed,
+    InvalidInput,
+    MemspaceError,
+    NotFound,
+)
 from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, RelationType, Space
 from memspace.domain.ports import (
     Candidate,
@@ -22,7 +29,8 @@ from memspace.domain.ports import (
     PageAfter,
     WriteBatch,
 )
-from memspace.domain.text import content_hash
+from memspace.domain.text import content_hash, visible
+from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
 from memspace.services.documents import document_titles
@@ -34,8 +42,10 @@ from memspace.services.paging import (
     encode_change_cursor,
     encode_cursor,
     fingerprint,
+    utc_time,
 )
-from memspace.services.reconcile import MAX_RETARGETS, plan_extraction, retarget
+from memspace.services.reconcile import MAX_RETARGETS, drop_repeats, plan_extraction, retarget
+from memspace.services.similar import similar_on_save
 from memspace.services.views import document_json, memory_json, neighbour_json, relation_json
 
 log = logging.getLogger(__name__)
@@ -68,6 +78,7 @@ class AddResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     replay: dict[str, Any] | None = None  # the stored answer of an earlier call, same key
+    similar: list[dict[str, Any]] = field(default_factory=list)  # see services/similar.py
 
     def as_json(self) -> dict[str, Any]:
         if self.replay is not None:
@@ -80,6 +91,8 @@ class AddResult:
             "relations": [relation_json(r) for r in self.relations],
             "superseded": self.superseded,
             "warnings": self.warnings,
+            "similar": self.similar,
+            "reviewSuggested": bool(self.similar),
             "usage": {
                 "llmCalls": self.llm_calls,
                 "promptTokens": self.prompt_tokens,
@@ -116,8 +129,9 @@ class MemoryService:
 
     def _content(self, content: str | None, what: str = "content") -> str:
         text = (content or "").strip()
-        if not text:
-            raise InvalidInput(f"{what} is empty; pass the fact to remember as text")
+        if not visible(text):
+            raise InvalidInput(f"{what} is empty (or only invisible characters such as "
+                               "zero-width spaces); pass the fact to remember as text")
         if len(text) > self._limits.max_memory_chars:
             raise InvalidInput(
                 f"{what} is {len(text):,} characters; one memory holds at most "
@@ -168,6 +182,8 @@ class MemoryService:
         the document's progress in the same transaction."""
         target = self._access.resolve(principal, space, write=True)
         text = self._content(content)
+        if observed_at is not None:  # kept in its own offset; only checked to be representable
+            utc_time(observed_at, "observedAt")
         key = (idempotency_key or "").strip()
         if not key:
             return self._add(principal, target.space, text, category, speaker, observed_at, source)
@@ -190,6 +206,12 @@ class MemoryService:
              speaker: str | None, observed_at: datetime | None,
              source: ChunkSource | None) -> AddResult:
         result = self._add_new(principal, space, text, category, speaker, observed_at, source)
+        if result.status == "created" and source is None:
+            # Facts the model related to nothing (all of them in flat mode) may still restate
+            # or contradict an older memory: list the close ones for the caller to review.
+            related = {r.source_id for r in result.relations}
+            result.similar = similar_on_save(
+                self._store, space.id, [m for m in result.memories if m.id not in related])
         if result.llm_calls:
             self._store.record_usage(space.id, result.llm_calls, result.prompt_tokens,
                                      result.completion_tokens)
@@ -211,7 +233,15 @@ class MemoryService:
                   spent: tuple[int, int, int] = (0, 0, 0)) -> AddResult:
         memory = self._embedded(self._new_memory(space.id, text, self._category(category),
                                                  principal.actor, source))
-        self._store.write(WriteBatch(space.id, [memory], at=memory.created_at, source=source))
+        try:
+            self._store.write(WriteBatch(space.id, [memory], at=memory.created_at, source=source))
+        except DuplicateContent as exc:  # the same text committed first by a concurrent add
+            known = self._store.get_memory(space.id, exc.existing[memory.content_hash])
+            if known is None:
+                raise
+            return AddResult("duplicate", "flat", space.slug, [known], warnings=list(warnings),
+                             llm_calls=spent[0], prompt_tokens=spent[1],
+                             completion_tokens=spent[2])
         return AddResult("created", "flat", space.slug, [memory], warnings=list(warnings),
                          llm_calls=spent[0], prompt_tokens=spent[1], completion_tokens=spent[2])
 
@@ -250,16 +280,21 @@ class MemoryService:
             lambda digest: self._store.find_active_by_hash(space.id, digest),
             principal.actor,
         )
-        if not plan.memories:
-            return AddResult("duplicate", "extracted", space.slug, plan.known, warnings=plan.warnings,
-                             llm_calls=spent[0], prompt_tokens=spent[1], completion_tokens=spent[2])
-        at = plan.memories[-1].created_at
-        for attempt in range(MAX_RETARGETS + 1):
+        at = plan.memories[-1].created_at if plan.memories else self._clock.now()
+        for attempt in range(2 * MAX_RETARGETS + 1):
+            if not plan.memories:
+                return AddResult("duplicate", "extracted", space.slug, plan.known,
+                                 warnings=plan.warnings, llm_calls=spent[0],
+                                 prompt_tokens=spent[1], completion_tokens=spent[2])
             try:
                 self._store.write(plan.batch(space.id, at, source))
                 break
+            except DuplicateContent as exc:  # facts a concurrent add committed first
+                if attempt == 2 * MAX_RETARGETS:
+                    raise
+                drop_repeats(plan, exc.existing, space.id, self._store)
             except Conflict:
-                if attempt == MAX_RETARGETS or not retarget(plan, space.id, self._store):
+                if attempt == 2 * MAX_RETARGETS or not retarget(plan, space.id, self._store):
                     raise
         return AddResult("created", "extracted", space.slug, plan.memories, plan.relations,
                          list(plan.supersede), plan.warnings, *spent)
@@ -294,7 +329,13 @@ class MemoryService:
                 continue
             vectors = self._embedder.embed([m.content for m in fresh])
             batch = [replace(m, embedding=v) for m, v in zip(fresh, vectors, strict=True)]
-            self._store.write(WriteBatch(target.space.id, batch, at=batch[-1].created_at))
+            try:
+                self._store.write(WriteBatch(target.space.id, batch, at=batch[-1].created_at))
+            except DuplicateContent as exc:  # a concurrent add saved some of these first
+                result.duplicates += sum(m.content_hash in exc.existing for m in batch)
+                batch = [m for m in batch if m.content_hash not in exc.existing]
+                if batch:
+                    self._store.write(WriteBatch(target.space.id, batch, at=batch[-1].created_at))
             result.created += len(batch)
         return result
 
@@ -306,21 +347,30 @@ class MemoryService:
         space: str | None = None,
         category: str | None = None,
         reason: str | None = None,
+        expected_version: int | None = None,
     ) -> AddResult:
-        """A new memory that UPDATES the old one; the old one becomes inactive, never erased."""
-        target, old, text = self._checked_correction(principal, memory_id, content, space)
-        memory = self._embedded(
+        """A new memory that UPDATES the old one; the old one becomes inactive, never erased.
+        With `expected_version`, refused (StaleVersion) unless that is still the fact's current
+        version."""
+        target, old, text = self._checked_correction(principal, memory_id, content, space,
+                                                     expected_version)
+        memory = self._embedded(replace(
             self._new_memory(target.space.id, text, self._category(category or old.category),
-                             principal.actor)
-        )
+                             principal.actor), version=old.version + 1))
         relation = Relation(
             memory.id, old.id, RelationType.UPDATES, memory.created_at, principal.actor,
             (reason or "").strip() or "corrected by hand",
         )
-        self._store.write(
-            WriteBatch(target.space.id, [memory], [relation], {old.id: memory.id},
-                       at=memory.created_at)
-        )
+        try:
+            self._store.write(
+                WriteBatch(target.space.id, [memory], [relation], {old.id: memory.id},
+                           at=memory.created_at)
+            )
+        except Conflict as exc:
+            if expected_version is None:
+                raise
+            raise versions.after_lost_race(self._store, target.space.id, old.id,
+                                           expected_version, exc) from exc
         return AddResult(
             "created", "flat", target.space.slug, [memory], [relation], superseded=[old.id]
         )
@@ -348,11 +398,13 @@ class MemoryService:
         }
 
     def _checked_correction(
-        self, principal: Principal, memory_id: str, content: str | None, space: str | None
+        self, principal: Principal, memory_id: str, content: str | None, space: str | None,
+        expected_version: int | None = None,
     ) -> tuple[SpaceAccess, Memory, str]:
         """The space, the memory to correct and the correction's text, or the reason why not."""
         target = self._access.resolve(principal, space, write=True)
         old = self._memory_in(target.space.id, memory_id)
+        versions.check(self._store, target.space.id, old, expected_version)
         if not old.active:
             head = f" by '{old.invalidated_by}'" if old.invalidated_by else ""
             raise Conflict(
@@ -371,8 +423,10 @@ class MemoryService:
         content: str | None = None,
         reason: str | None = None,
         space: str | None = None,
+        expected_version: int | None = None,
     ) -> Memory:
-        """Deactivate a memory, found by id or by its exact content, with the reason recorded."""
+        """Deactivate a memory, found by id or by its exact content, with the reason recorded.
+        With `expected_version`, refused (StaleVersion) unless that is still its version."""
         target = self._access.resolve(principal, space, write=True)
         if memory_id:
             old = self._memory_in(target.space.id, memory_id)
@@ -386,8 +440,16 @@ class MemoryService:
             old = found
         else:
             raise InvalidInput("to forget, pass memoryId (preferred) or the exact content")
+        versions.check(self._store, target.space.id, old, expected_version)
         why = (reason or "").strip() or "forgotten on request"
-        return self._store.forget(target.space.id, old.id, why, principal.actor, self._clock.now())
+        try:
+            return self._store.forget(target.space.id, old.id, why, principal.actor,
+                                      self._clock.now())
+        except Conflict as exc:
+            if expected_version is None:
+                raise
+            raise versions.after_lost_race(self._store, target.space.id, old.id,
+                                           expected_version, exc) from exc
 
     def _memory_in(self, space_id: str, memory_id: str) -> Memory:
         memory = self._store.get_memory(space_id, (memory_id or "").strip())
@@ -465,8 +527,8 @@ class MemoryService:
                     "this cursor belongs to a different listing (another space or category); "
                     "repeat the call that produced it, or start again from a time"
                 ) from None
-        if pinned is not None and pinned.tzinfo is None:
-            pinned = pinned.replace(tzinfo=UTC)
+        if pinned is not None:
+            pinned = utc_time(pinned, "since")
         query = fingerprint("changes", target.space.id, category=cat)
         rows = self._store.list_changes(MemoryFilter(target.space.id, cat), size, after, pinned)
         if rows:

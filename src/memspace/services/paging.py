@@ -6,7 +6,7 @@ import base64
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Generic, TypeVar
 
 from memspace.domain.errors import InvalidInput
@@ -27,6 +27,22 @@ def fingerprint(kind: str, space_id: str, **filters: object) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+def utc_time(value: datetime, what: str = "time") -> datetime:
+    """The same instant in UTC (a time without an offset is taken as UTC).
+
+    Raises:
+        InvalidInput: the instant lies outside years 1-9999 once in UTC, e.g.
+            0001-01-01T00:00:00+14:00 (Python cannot represent it: OverflowError).
+    """
+    try:
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
+    except (OverflowError, ValueError) as exc:
+        raise InvalidInput(
+            f"{what} {value.isoformat()} is out of range: in UTC it falls outside years "
+            "1-9999; pass a time such as 2026-05-01T09:00:00Z"
+        ) from exc
+
+
 def encode_cursor(query: str, after: PageAfter) -> str:
     payload = {"q": query, "t": after.created_at.isoformat(), "i": after.id}
     return base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
@@ -37,7 +53,7 @@ def decode_cursor(cursor: str, query: str) -> PageAfter:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         payload = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        after = PageAfter(datetime.fromisoformat(payload["t"]), str(payload["i"]))
+        after = PageAfter(_in_range(datetime.fromisoformat(payload["t"])), str(payload["i"]))
         made_for = str(payload["q"])
     except (ValueError, KeyError, TypeError) as exc:
         raise InvalidInput(
@@ -50,6 +66,14 @@ def decode_cursor(cursor: str, query: str) -> PageAfter:
             "repeat the call that produced it, or start again without a cursor"
         )
     return after
+
+
+def _in_range(value: datetime) -> datetime:
+    """A cursor's time in UTC; ValueError (a damaged cursor) when it cannot be one."""
+    try:
+        return utc_time(value)
+    except InvalidInput as exc:
+        raise ValueError(exc.message) from exc
 
 
 def clamp_limit(limit: int, maximum: int) -> int:
@@ -77,7 +101,7 @@ def decode_change_cursor(cursor: str) -> tuple[str, ChangeAfter | None, datetime
         payload = json.loads(base64.urlsafe_b64decode((body + "=" * (-len(body) % 4)).encode()))
         after = (ChangeAfter(int(payload["s"]), str(payload["i"]))
                  if payload["s"] is not None else None)
-        since = datetime.fromisoformat(payload["t"]) if payload["t"] else None
+        since = _in_range(datetime.fromisoformat(payload["t"])) if payload["t"] else None
         return str(payload["q"]), after, since
     except (ValueError, KeyError, TypeError) as exc:
         raise InvalidInput(

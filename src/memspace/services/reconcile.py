@@ -80,6 +80,9 @@ def plan_extraction(
                     )
                     continue
                 plan.supersede.setdefault(target.id, stored.id)
+                # The fact moves on: its new memory carries the next version number.
+                stored = replace(stored, version=max(stored.version, target.version + 1))
+                plan.memories[-1] = stored
             plan.relations.append(
                 Relation(stored.id, target.id, kind, stored.created_at, actor, reason or None)
             )
@@ -109,6 +112,8 @@ def retarget(plan: Plan, space_id: str, store: GraphStore) -> bool:
             head = nxt
         if head.active and head.id != new_id:
             plan.supersede[head.id] = new_id
+            plan.memories = [replace(m, version=max(m.version, head.version + 1))
+                             if m.id == new_id else m for m in plan.memories]
             plan.relations = [
                 replace(r, target_id=head.id)
                 if r.source_id == new_id and r.target_id == old_id and r.type is RelationType.UPDATES
@@ -120,3 +125,16 @@ def retarget(plan: Plan, space_id: str, store: GraphStore) -> bool:
             )
         moved = True
     return moved
+
+
+def drop_repeats(plan: Plan, existing: dict[str, str], space_id: str, store: GraphStore) -> None:
+    """After the store refused facts that an active memory already holds (another add of the
+    same text committed first): report those as known, and write the rest without them."""
+    dropped = {m.id for m in plan.memories if m.content_hash in existing}
+    plan.memories = [m for m in plan.memories if m.id not in dropped]
+    plan.relations = [r for r in plan.relations if r.source_id not in dropped]
+    plan.supersede = {old: new for old, new in plan.supersede.items() if new not in dropped}
+    for memory_id in dict.fromkeys(existing.values()):
+        known = store.get_memory(space_id, memory_id)
+        if known is not None:
+            plan.known.append(known)

@@ -7,6 +7,7 @@ so no driver exception ever leaves this package.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -107,7 +108,9 @@ class Neo4jConnection:
                         if exc.is_retryable():
                             self._down_until = now + DOWN_MEMORY_S
                         raise
-                time.sleep(delay)
+                # Jitter: writers that collided (a deadlock aborts one of two) must not collide
+                # again on the same beat.
+                time.sleep(random.uniform(delay / 2, delay))
                 delay = min(delay * 2, RETRY_MAX_DELAY_S)
 
     def transact(self, work: Callable[[Transaction], T], write: bool, conflict: str = CONFLICT) -> T:

@@ -15,7 +15,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
-from memspace.domain.errors import Conflict, NotFound, Unavailable
+from memspace.domain.errors import Conflict, DuplicateContent, NotFound, Unavailable
 from memspace.domain.models import (
     Access,
     ApiKey,
@@ -233,6 +233,7 @@ class SqliteStore:
                         "forgot it); search again and correct the current version"
                     )
             documents.check_sources(conn, batch.space_id, batch.memories)
+            self._refuse_repeats(conn, batch)
             conn.executemany(
                 f"INSERT INTO memories ({MEMORY_COLUMNS}, changed_version) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -265,6 +266,23 @@ class SqliteStore:
             )
             if batch.source is not None:
                 documents.advance(conn, batch.space_id, batch.source)
+
+    @staticmethod
+    def _refuse_repeats(conn: sqlite3.Connection, batch: WriteBatch) -> None:
+        """One active memory per content in a space, checked under the write lock (so two
+        writers racing with the same text cannot both pass, as a check before it let them)."""
+        hashes = [m.content_hash for m in batch.memories if m.active]
+        if len(set(hashes)) != len(hashes):
+            raise Conflict("the batch holds the same content twice; write it once")
+        if not hashes:
+            return
+        rows = conn.execute(
+            "SELECT content_hash, min(id) FROM memories WHERE space_id = ? AND active = 1 AND "
+            "content_hash IN (SELECT value FROM json_each(?)) GROUP BY content_hash",
+            (batch.space_id, json.dumps(hashes)),
+        ).fetchall()
+        if rows:
+            raise DuplicateContent({str(r[0]): str(r[1]) for r in rows})
 
     @staticmethod
     def _touch(conn: sqlite3.Connection, space_id: str, at: datetime | None) -> int:
