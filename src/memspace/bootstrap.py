@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from memspace.config import Settings
 from memspace.domain.ports import BlobStore, Clock, Embedder, FactExtractor, GraphStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
+from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
 from memspace.llm.tokens import TokenCounter
 from memspace.services.access import AccessService
@@ -131,7 +132,8 @@ def build(
     batched = PrefetchingEmbedder(embedder)
     memories = MemoryService(store, batched, access, clock, limits, extractor)
     files = DocumentFiles(blobs or build_blobs(settings))
-    reader = build_reader(settings)
+    reader = BudgetedReader(build_reader(settings), ParseBudget(
+        settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
     ingestion = IngestionService(store, access, memories, reader, files, clock,
                                  settings.max_upload_bytes, batched.prefetch)
     admin = AdminService(store, clock)

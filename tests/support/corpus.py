@@ -4,6 +4,7 @@ CSVs in two encodings, Markdown with code fences, and the broken files people re
 from __future__ import annotations
 
 import io
+import zlib
 from dataclasses import dataclass
 
 from fpdf import FPDF
@@ -98,3 +99,31 @@ def binary_as_csv() -> Upload:
 def csv_with_a_long_line(size: int = 10 * 1024 * 1024) -> Upload:
     """A header, then one 10 MB line (a file whose line breaks were lost)."""
     return Upload("huge-line.csv", b"a,b\n" + b"x" * size + b"\n")
+
+
+def hostile_pdf(pages: int = 10, operators: int = 100_000) -> bytes:
+    """Small and slow: every page shares one compressed content stream of `operators` text
+    operators (~4 KB; pypdf spends seconds per page on it, ~47 s for the ten)."""
+    ops = b"BT /F1 1 Tf " + b"1 0 0 1 0 0 Tm (a) Tj " * (operators // 3) + b"ET"
+    stream = zlib.compress(ops, 9)
+    kids = " ".join(f"{4 + i} 0 R" for i in range(pages)).encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        *[b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R "
+          b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (4 + pages)] * pages,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    out.write(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
+              % (len(objects) + 1, xref))
+    return out.getvalue()

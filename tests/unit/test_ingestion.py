@@ -54,8 +54,9 @@ def test_an_upload_is_stored_then_queued_then_each_chunk_becomes_a_linked_memory
     uploaded = world.app.ingestion.upload(who, "runbook.txt", NOTES, title="Runbook")
     queued = uploaded.document
     assert (queued.status, queued.chunks_total, queued.title, queued.created_by) == (
-        DocumentStatus.QUEUED, 3, "Runbook", "ana")
+        DocumentStatus.QUEUED, 0, "Runbook", "ana")  # nothing is parsed in the request
     assert blobs(world).blobs[f"{queued.space_id}/{queued.id}/original"] == NOTES
+    assert f"{queued.space_id}/{queued.id}/extracted.json" not in blobs(world).blobs
     assert contents(world) == []
     calls = world.embedder.calls
     done = world.app.ingestion.process(queued)
@@ -94,11 +95,13 @@ def test_an_unreadable_file_is_kept_and_its_document_fails_with_the_reason(
     who = world.principal({"acme": "rw"})
     world.app.memories.add(who, "Something already known")
     uploaded = world.app.ingestion.upload(who, name, data).document
-    assert uploaded.status is DocumentStatus.FAILED and reason in (uploaded.error or "")
+    assert uploaded.status is DocumentStatus.QUEUED  # read by the worker, not the request
+    failed = world.app.ingestion.process(uploaded)
+    assert failed.status is DocumentStatus.FAILED and reason in (failed.error or "")
     assert blobs(world).blobs[f"{uploaded.space_id}/{uploaded.id}/original"] == data
-    assert world.app.store.get_document(uploaded.space_id, uploaded.id) == uploaded
+    assert world.app.store.get_document(uploaded.space_id, uploaded.id) == failed
     assert contents(world) == ["Something already known"]
-    assert world.app.ingestion.process(uploaded).status is DocumentStatus.FAILED
+    assert world.app.ingestion.process(failed).status is DocumentStatus.FAILED
 
 
 @pytest.mark.parametrize("name, data, error, words", [
@@ -177,13 +180,16 @@ def test_a_retry_reads_the_original_again_under_the_current_limits(world: World)
 
     who = world.principal({"acme": "rw"})
     world.app.ingestion._reader = FileReader(ReaderLimits(max_pdf_pages=1))  # type: ignore[attr-defined]
-    failed = world.app.ingestion.upload(who, "pricing.pdf", corpus.two_page_pdf()).document
+    uploaded = world.app.ingestion.upload(who, "pricing.pdf", corpus.two_page_pdf()).document
+    failed = world.app.ingestion.process(uploaded)
     assert "has 2 pages; the limit is 1" in (failed.error or "")
-    assert world.app.ingestion.retry(who, failed.id).status is DocumentStatus.FAILED
+    still = world.app.ingestion.process(world.app.ingestion.retry(who, failed.id))
+    assert still.status is DocumentStatus.FAILED
     world.app.ingestion._reader = FileReader()  # type: ignore[attr-defined]
     requeued = world.app.ingestion.retry(who, failed.id)
-    assert (requeued.status, requeued.chunks_total) == (DocumentStatus.QUEUED, 1)
-    assert world.app.ingestion.process(requeued).fact_count == 1
+    assert requeued.status is DocumentStatus.QUEUED
+    done = world.app.ingestion.process(requeued)
+    assert (done.chunks_total, done.fact_count) == (1, 1)
 
 
 def test_chunks_are_embedded_a_window_at_a_time(world: World) -> None:

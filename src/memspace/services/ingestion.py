@@ -1,12 +1,15 @@
 """Turning uploaded files into memories, without ever losing what was uploaded.
 
 The order is the guarantee:
-1. upload: the original bytes are stored, then its text is extracted and stored as chunks, then
-   the document is recorded `queued` (or `failed` with the reason, the original still kept).
-2. process: `processing`; each chunk goes through the add pipeline (MemoryService.add, exactly
-   as add_memory), whose write links the facts to the document and advances `chunksDone` in the
-   same transaction; then `done`. A failure stops at the chunk, says which and why, and leaves
-   the document `failed` and retryable; a retry goes on from the first chunk not done.
+1. upload: the original bytes are stored, then the document is recorded `queued`. Nothing is
+   parsed in the request: a file built to be slow to read must not hold it (issue 11).
+2. process: its text is extracted (in a child process under MEMSPACE_MAX_PARSE_SECONDS, see
+   ingest/budget.py) and stored as chunks, or the document ends `failed` with the reason, the
+   original still kept; then `processing`; each chunk goes through the add pipeline
+   (MemoryService.add, exactly as add_memory), whose write links the facts to the document
+   and advances `chunksDone` in the same transaction; then `done`. A failure stops at the
+   chunk, says which and why, and leaves the document `failed` and retryable; a retry goes on
+   from the first chunk not done.
 A restart finds documents left `queued` or `processing` (`unfinished`) and processes them
 again from `chunksDone`, so no chunk is skipped and none is turned into facts twice.
 """
@@ -27,7 +30,7 @@ from memspace.domain.errors import (
     TooLarge,
     UnreadableDocument,
 )
-from memspace.domain.models import Access, ChunkSource, Document, DocumentStatus
+from memspace.domain.models import Access, Chunk, ChunkSource, Document, DocumentStatus
 from memspace.domain.ports import Clock, DocumentReader, GraphStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
@@ -108,7 +111,6 @@ class IngestionService:
             created_at=self._clock.now(), created_by=principal.actor,
         )
         self._files.put_original(document, data)
-        document = self._extract(document, data)
         try:
             self._store.add_document(document)
         except Conflict:  # the same file arrived twice at once: the other upload won
@@ -121,7 +123,7 @@ class IngestionService:
 
     def retry(self, principal: Principal, document_id: str, space: str | None = None) -> Document:
         """Queue a failed document again: from its first chunk not done, or, when its text was
-        never extracted, by reading the stored original again (under the current limits).
+        never extracted, to read the stored original again (under the current limits).
 
         Raises:
             Conflict: the document has not failed.
@@ -135,18 +137,14 @@ class IngestionService:
             raise Conflict(f"document '{document.id}' is {document.status.value}; only a failed "
                            "document can be retried")
         try:
-            total = len(self._files.text(document).chunks)
+            total: int | None = len(self._files.text(document).chunks)
         except NotFound:
             try:
-                original = self._files.original(document)
+                self._files.original(document)
             except NotFound as exc:
                 raise NotFound(f"the original of document '{document.id}' is missing from the "
                                f"data folder ({exc.message}); upload the file again") from exc
-            extracted = self._extract(document, original)
-            if extracted.status is DocumentStatus.FAILED:
-                return self._store.update_document(document.space_id, document.id,
-                                                   DocumentStatus.FAILED, extracted.error)
-            total = extracted.chunks_total
+            total = None  # read again by `process`
         queued = self._store.update_document(document.space_id, document.id,
                                              DocumentStatus.QUEUED, chunks_total=total)
         self._announce(queued)
@@ -167,11 +165,9 @@ class IngestionService:
         space = self._store.get_space(document.space_id)
         if current is None or space is None or current.status not in UNFINISHED:
             return current or document
-        try:
-            chunks = self._files.text(current).chunks
-        except NotFound:
-            return self.fail(current, "its extracted text is missing from the data folder; "
-                                       "retry the document to read its original again")
+        chunks = self._chunks(current)
+        if isinstance(chunks, Document):
+            return chunks
         current = self._store.update_document(space.id, current.id, DocumentStatus.PROCESSING,
                                               chunks_total=len(chunks))
         # Memories are written as the uploader (their createdBy), and into this space only.
@@ -200,15 +196,24 @@ class IngestionService:
                 progress(current)
         return self._store.update_document(space.id, current.id, DocumentStatus.DONE)
 
-    def _extract(self, document: Document, data: bytes) -> Document:
-        """The document queued with its chunks stored, or failed with the reason it cannot be."""
+    def _chunks(self, document: Document) -> tuple[Chunk, ...] | Document:
+        """The document's stored chunks; read from its original (and stored) the first time.
+        When it cannot be read, the document as failed with the reason."""
         try:
-            text = self._reader.read(document.kind, data)
+            return self._files.text(document).chunks
+        except NotFound:
+            pass
+        try:
+            original = self._files.original(document)
+        except NotFound:
+            return self.fail(document, "its original is missing from the data folder; upload "
+                                       "the file again")
+        try:
+            text = self._reader.read(document.kind, original)
         except UnreadableDocument as exc:
-            return replace(document, status=DocumentStatus.FAILED, error=exc.message)
+            return self.fail(document, exc.message)
         self._files.put_text(document, text)
-        return replace(document, status=DocumentStatus.QUEUED, error=None,
-                       chunks_total=len(text.chunks))
+        return text.chunks
 
     def fail(self, document: Document, reason: str) -> Document:
         """Mark the document failed with the reason (it stays retryable)."""
