@@ -18,6 +18,7 @@ from memspace.services.context import ProfileService
 from memspace.services.document_files import DocumentFiles
 from memspace.services.documents import DocumentService
 from memspace.services.graph import GraphService
+from memspace.services.handoffs import HandoffService
 from memspace.services.ingest_worker import IngestionWorker
 from memspace.services.ingestion import IngestionService
 from memspace.services.memories import Limits, MemoryService
@@ -43,6 +44,7 @@ class Container:
     profiles: ProfileService
     graphs: GraphService
     briefings: BriefingService
+    handoffs: HandoffService
     uploads: UploadTickets
     portability: PortabilityService
 
@@ -157,6 +159,7 @@ def build(
         profiles=profiles,
         graphs=GraphService(store, access),
         briefings=BriefingService(store, embedder, access, clock, TokenCounter().count),
+        handoffs=HandoffService(store, access, clock),
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
         portability=PortabilityService(store, embedder, access, files),
     )

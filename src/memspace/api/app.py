@@ -17,6 +17,7 @@ from memspace.api.cors import UploadCors
 from memspace.api.documents import router as documents_router
 from memspace.api.errors import memspace_error_handler
 from memspace.api.routes import router
+from memspace.api.workflow_routes import router as workflow_router
 from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError
 from memspace.mcp.server import build_mcp_server
@@ -67,6 +68,7 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.add_exception_handler(MemspaceError, memspace_error_handler)
     app.include_router(router)
     app.include_router(documents_router)
+    app.include_router(workflow_router)
     app.mount("/", mcp_app)
     app.add_middleware(ApiKeyMiddleware, access=container.access, tickets=container.uploads)
     app.add_middleware(UploadCors)  # outermost: a refused upload still tells the browser why

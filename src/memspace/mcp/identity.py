@@ -12,6 +12,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memspace.domain.errors import MemspaceError
+from memspace.mcp.errors import coded
 from memspace.services.access import Principal
 
 PRINCIPAL_STATE_KEY = "memspace.principal"
@@ -44,7 +45,7 @@ def as_tool_error() -> Iterator[None]:
     try:
         yield
     except MemspaceError as exc:
-        raise ToolError(f"{exc.code}: {exc.message}") from exc
+        raise coded(exc) from exc
 
 
 def call(fn: Callable[[], T]) -> T:

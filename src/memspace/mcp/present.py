@@ -13,7 +13,8 @@ def result(text: str, data: dict[str, Any]) -> CallToolResult:
 
 def _line(memory: dict[str, Any]) -> str:
     state = "" if memory.get("active", True) else " [inactive]"
-    line = f"[{memory['id']}] ({memory['category']}){state} {memory['content']}"
+    version = f" v{memory['version']}" if "version" in memory else ""
+    line = f"[{memory['id']}]{version} ({memory['category']}){state} {memory['content']}"
     if memory.get("documentId"):
         where = ", ".join(x for x in (memory.get("documentTitle"), memory.get("origin")) if x)
         line += f" (from {where or 'document ' + memory['documentId']})"
@@ -23,7 +24,9 @@ def _line(memory: dict[str, Any]) -> str:
 def search_text(data: dict[str, Any]) -> str:
     results = data["results"]
     head = f"{len(results)} result(s) in space '{data['space']}' ({data['searchMode']} search)"
-    lines = [head + (":" if results else ". Nothing matched; try other words or a keyword.")]
+    empty = (f". {data['message']}." if data.get("message")
+             else ". Nothing matched; try other words or a keyword.")
+    lines = [head + (":" if results else empty)]
     for n, hit in enumerate(results, start=1):
         lines.append(f"{n}. {_line(hit)}")
         for rel in hit["relatedMemories"]:
@@ -53,6 +56,11 @@ def add_text(data: dict[str, Any]) -> str:
     if data["superseded"]:
         lines.append("Superseded (now inactive): " + ", ".join(data["superseded"]))
     lines += [f"Warning: {w}" for w in data["warnings"]]
+    if data.get("similar"):
+        lines.append("Similar memories already in the space — if the new memory replaces one of "
+                     "these, call correct_memory with its id (and forget the new one):")
+        lines += [f"- [{s['id']}] v{s['version']} ({s['similarity']:.2f}) {s['content']}"
+                  for s in data["similar"]]
     return "\n".join(lines)
 
 
@@ -125,4 +133,16 @@ def memory_text(detail: dict[str, Any]) -> str:
                      f"{rel['createdAt']}{why}")
     for near in detail["relatedMemories"]:
         lines.append(f"  {near['hops']} hop(s) via {near['relation']}: {_line(near)}")
+    return "\n".join(lines)
+
+
+def handoff_text(h: dict[str, Any]) -> str:
+    """A handoff as a person or the next agent reads it."""
+    lines = [f"Handoff [{h['id']}] from {h['agent']} on '{h['topic']}' ({h['createdAt']}, "
+             f"saved by {h['createdBy']}):", h["summary"]]
+    for title, key in (("Done", "done"), ("Next steps", "nextSteps"),
+                       ("Open questions", "openQuestions"), ("Links", "links")):
+        if h[key]:
+            lines.append(f"{title}:")
+            lines += [f"- {item}" for item in h[key]]
     return "\n".join(lines)

@@ -7,8 +7,10 @@ from mcp.server.mcpserver import MCPServer
 from memspace import __version__
 from memspace.bootstrap import Container
 from memspace.mcp.apps import build_apps
+from memspace.mcp.errors import CodedErrorsServer
 from memspace.mcp.resources import register_resources
 from memspace.mcp.tools import register_tools
+from memspace.mcp.workflow_tools import register_workflow_tools
 
 INSTRUCTIONS = """\
 memspace is the shared memory of your team: other agents and people read and write the same
@@ -20,7 +22,7 @@ can use; tools act on your active space unless you pass `space`."""
 
 
 def build_mcp_server(app: Container) -> MCPServer:
-    server: MCPServer = MCPServer(
+    server: MCPServer = CodedErrorsServer(
         name="memspace",
         title="memspace — shared team memory",
         instructions=INSTRUCTIONS,
@@ -29,5 +31,6 @@ def build_mcp_server(app: Container) -> MCPServer:
         extensions=[build_apps(app)],
     )
     register_tools(server, app)
+    register_workflow_tools(server, app)
     register_resources(server, app)
     return server

@@ -89,10 +89,12 @@ def register_tools(server: MCPServer, app: Container) -> None:
         speaker: Annotated[str | None, Field(description="Who said it, so 'I'/'we' resolve to a name (e.g. the user's name).")] = None,
         observedAt: Annotated[datetime | None, Field(description="When it was said (ISO 8601), so 'yesterday' resolves to a date.")] = None,  # noqa: N803
         idempotencyKey: Annotated[str | None, Field(description="Any unique string; retrying with the same key returns the first result instead of saving twice.")] = None,  # noqa: N803
+        expectedVersion: Annotated[int | None, Field(ge=1, description="With forget: the `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         if action == "forget":
-            gone = call(lambda: app.memories.forget(who, memoryId, content, reason, space))
+            gone = call(lambda: app.memories.forget(who, memoryId, content, reason, space,
+                                                    expectedVersion))
             data = {"status": "forgotten", "memory": memory_json(gone)}
             return present.result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
         added = call(lambda: app.memories.add(
@@ -106,7 +108,9 @@ def register_tools(server: MCPServer, app: Container) -> None:
         description=(
             "Replace a memory that is wrong or outdated. Creates a new memory with an UPDATES link "
             "to the old one, which becomes inactive (kept as history, shown in relatedMemories). "
-            "Get `memoryId` from search_memory or listMemories. Say in `reason` why it changed."
+            "Get `memoryId` from search_memory or listMemories. Say in `reason` why it changed. "
+            "Pass the `version` you read as `expectedVersion`: if someone changed the fact since, "
+            "the call is refused (stale_version) instead of overwriting their change."
         ),
     )
     def correct_memory(
@@ -116,9 +120,11 @@ def register_tools(server: MCPServer, app: Container) -> None:
         reason: Annotated[str | None, Field(description="Why the old fact no longer holds.")] = None,
         category: Annotated[str | None, Field(description="New category; default keeps the old one.")] = None,
         space: SpaceArg = None,
+        expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the fact changed since.")] = None,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
-        added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason))
+        added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason,
+                                                  expectedVersion))
         data = added.as_json()
         return present.result(present.add_text(data), data)
 

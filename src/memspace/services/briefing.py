@@ -1,4 +1,5 @@
-"""The `context` prompt: what a key's spaces know, ranked and packed into a token budget."""
+"""What a key's spaces know, ranked and packed into a token budget: one implementation behind
+the `get_context` tool, the `context` prompt and `memspace context`."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from memspace.domain.errors import InvalidInput
-from memspace.domain.models import Memory, MemoryFilter, Space
+from memspace.domain.errors import InvalidInput, Unavailable
+from memspace.domain.models import Handoff, Memory, MemoryFilter, Space
 from memspace.domain.ports import Clock, Embedder, GraphStore
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.search import fuse
@@ -25,6 +27,23 @@ HALF_LIFE_DAYS = 365.0
 LINKS_SATURATE = 10
 POINTER_WORDS = 8
 SEAM_MARGIN = 8
+OPEN_CONFLICTS = 5
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A level of detail: the default budget and how many words of each memory are shown."""
+
+    budget: int
+    excerpt_words: int | None  # None: whole memories
+
+
+# lean fits a small context window beside the task; deep reads a space in full.
+DETAILS = {
+    "lean": Detail(800, 30),
+    "balanced": Detail(2_000, 80),
+    "deep": Detail(6_000, None),
+}
 
 
 @dataclass
@@ -34,21 +53,60 @@ class Briefing:
     shortened: list[str] = field(default_factory=list)
     omitted: list[str] = field(default_factory=list)
     tokens: int = 0
+    budget: int = 0
+    detail: str = "balanced"
+    space: str = ""
+    handoff: str | None = None  # id of the handoff shown, if any
+    notes: list[str] = field(default_factory=list)
+
+    def meta(self) -> dict[str, Any]:
+        return {"space": self.space, "detail": self.detail, "budget": self.budget,
+                "spent": self.tokens, "selected": len(self.included) + len(self.shortened),
+                "shortened": len(self.shortened), "omitted": len(self.omitted),
+                "omittedIds": self.omitted, "handoffId": self.handoff, "notes": self.notes}
 
 
 @dataclass(frozen=True)
 class _Entry:
-    memory: Memory
+    id: str
+    full: str
+    pointer: str
     header: str | None  # the section header this entry opens, when it is the first placed
 
-    def full(self) -> str:
-        day = self.memory.created_at.date().isoformat()
-        return f"- [{self.memory.id}] ({self.memory.category}, {day}) {self.memory.content}\n"
 
-    def pointer(self) -> str:
-        words = self.memory.content.split()
-        head = " ".join(words[:POINTER_WORDS]) + (" …" if len(words) > POINTER_WORDS else "")
-        return f"- [{self.memory.id}] ({self.memory.category}) {head}\n"
+def _words(text: str, limit: int | None) -> str:
+    words = text.split()
+    if limit is None or len(words) <= limit:
+        return " ".join(words)
+    return " ".join(words[:limit]) + " …"
+
+
+def _memory_entry(memory: Memory, header: str | None, excerpt: int | None) -> _Entry:
+    day = memory.created_at.date().isoformat()
+    full = f"- [{memory.id}] ({memory.category}, {day}) {_words(memory.content, excerpt)}\n"
+    pointer = f"- [{memory.id}] ({memory.category}) {_words(memory.content, POINTER_WORDS)}\n"
+    return _Entry(memory.id, full, pointer, header)
+
+
+def _handoff_entry(h: Handoff) -> _Entry:
+    when = h.created_at.strftime("%Y-%m-%d %H:%M UTC")
+    lines = [f"- [{h.id}] {h.agent} on '{h.topic}', {when}: {h.summary}"]
+    for title, items in (("Done", h.done), ("Next", h.next_steps),
+                         ("Open questions", h.open_questions), ("Links", h.links)):
+        if items:
+            lines.append(f"  {title}: " + "; ".join(items))
+    pointer = f"- [{h.id}] {h.agent} on '{h.topic}', {when}: {_words(h.summary, POINTER_WORDS)}\n"
+    return _Entry(h.id, "\n".join(lines) + "\n", pointer,
+                  "## Latest handoff (latest_handoff shows it whole)\n")
+
+
+def _conflict_entry(new: Memory, old: Memory, first: bool) -> _Entry:
+    full = (f"- [{new.id}] {_words(new.content, 30)}\n"
+            f"  still active beside [{old.id}] {_words(old.content, 30)}\n")
+    pointer = f"- [{new.id}] updates [{old.id}], both active\n"
+    header = ("## Open conflicts: both sides are active — correct one (correct_memory) or "
+              "forget the other\n") if first else None
+    return _Entry(f"{new.id}>{old.id}", full, pointer, header)
 
 
 class BriefingService:
@@ -61,27 +119,54 @@ class BriefingService:
         self._count = count_tokens
 
     def brief(self, principal: Principal, query: str | None = None,
-              max_tokens: int = 2_000) -> Briefing:
-        """The active space's profile and best memories, then up to three other recently active
-        readable spaces; entries that do not fit are shortened to a pointer, then omitted."""
-        if not MIN_TOKENS <= max_tokens <= MAX_TOKENS:
+              max_tokens: int | None = None, detail: str = "balanced",
+              space: str | None = None) -> Briefing:
+        """The space's latest handoff, open conflicts and best memories, then up to three other
+        recently active readable spaces; entries that do not fit are shortened to a pointer,
+        then omitted. `detail` sets the budget and excerpt length; `max_tokens` overrides the
+        budget."""
+        if detail not in DETAILS:
+            raise InvalidInput(f"detail must be one of {', '.join(DETAILS)}")
+        level = DETAILS[detail]
+        budget = level.budget if max_tokens is None else max_tokens
+        if not MIN_TOKENS <= budget <= MAX_TOKENS:
             raise InvalidInput(f"maxTokens must be between {MIN_TOKENS} and {MAX_TOKENS:,}")
-        target = self._access.resolve(principal, None)
+        target = self._access.resolve(principal, space)
         others = sorted(
             (v for v in self._access.visible_spaces(principal) if v.space.id != target.space.id),
             key=lambda v: v.space.last_active_at, reverse=True)[:OTHER_SPACES]
         q = (query or "").strip() or None
-        head = self._header(target, q)
-        entries = [_Entry(m, "## What this space knows, most useful first\n" if i == 0 else None)
-                   for i, m in enumerate(self._ranked(target.space, q))]
+        notes: list[str] = []
+        entries: list[_Entry] = []
+        handoff = self._store.latest_handoff(target.space.id)
+        if handoff is not None:
+            entries.append(_handoff_entry(handoff))
+        entries += self._conflicts(target.space)
+        entries += [_memory_entry(m, "## What this space knows, most useful first\n" if i == 0
+                                  else None, level.excerpt_words)
+                    for i, m in enumerate(self._ranked(target.space, q, notes))]
         for other in others:
-            ranked = self._ranked(other.space, q)[:PER_OTHER_SPACE]
+            ranked = self._ranked(other.space, q, notes)[:PER_OTHER_SPACE]
             title = (f"## Also readable: {other.space.slug} ({other.access.value})"
                      + (f" — {other.space.description}" if other.space.description else "") + "\n")
-            entries += [_Entry(m, title if i == 0 else None) for i, m in enumerate(ranked)]
-        return self._pack(head, entries, max_tokens)
+            entries += [_memory_entry(m, title if i == 0 else None, level.excerpt_words)
+                        for i, m in enumerate(ranked)]
+        out = self._pack(self._header(target, q, notes[:1]), entries, budget)
+        out.budget, out.detail, out.space = budget, detail, target.space.slug
+        out.handoff = handoff.id if handoff is not None and handoff.id not in out.omitted else None
+        out.notes = notes[:1]
+        return out
 
-    def _header(self, target: SpaceAccess, query: str | None) -> str:
+    def _conflicts(self, space: Space) -> list[_Entry]:
+        entries: list[_Entry] = []
+        for relation in self._store.open_conflicts(space.id, OPEN_CONFLICTS):
+            new = self._store.get_memory(space.id, relation.source_id)
+            old = self._store.get_memory(space.id, relation.target_id)
+            if new is not None and old is not None:
+                entries.append(_conflict_entry(new, old, not entries))
+        return entries
+
+    def _header(self, target: SpaceAccess, query: str | None, notes: list[str]) -> str:
         space = target.space
         stats = self._store.space_stats(space.id)
         lines = [f"# Shared memory: space '{space.slug}' ({space.name}, {target.access.value})"]
@@ -91,16 +176,21 @@ class BriefingService:
                      "Ids in brackets work with getMemory; search_memory finds more.")
         if query:
             lines.append(f"Ranked for: {query}")
+        lines += notes
         return "\n".join(lines) + "\n\n"
 
-    def _ranked(self, space: Space, query: str | None) -> list[Memory]:
+    def _ranked(self, space: Space, query: str | None, notes: list[str]) -> list[Memory]:
         where = MemoryFilter(space.id)
         pool = {m.id: m for m in self._store.list_memories(where, CANDIDATES)}
         relevance: dict[str, float] = {}
         if query:
-            [vector] = self._embedder.embed([query])
-            fused = fuse([self._store.vector_search(where, vector, CANDIDATES // 2),
-                          self._store.text_search(where, query, CANDIDATES // 2)])
+            try:
+                [vector] = self._embedder.embed([query])
+                by_vector = self._store.vector_search(where, vector, CANDIDATES // 2)
+            except Unavailable as exc:  # words still rank while the model is down
+                by_vector = []
+                notes.append(f"Ranked by words only (embedder unavailable: {exc.message})")
+            fused = fuse([by_vector, self._store.text_search(where, query, CANDIDATES // 2)])
             top = fused[0][1] if fused else 1.0
             for memory, fused_score, _ in fused:
                 pool.setdefault(memory.id, memory)
@@ -135,17 +225,17 @@ class BriefingService:
             if entry.header is not None:
                 open_header = entry.header  # printed with the first entry placed under it
             prefix = f"\n{open_header}" if open_header else ""
-            for text, bucket in ((entry.full(), out.included), (entry.pointer(), out.shortened)):
+            for text, bucket in ((entry.full, out.included), (entry.pointer, out.shortened)):
                 # +1: BPE may merge across the seam, so pieces counted apart can undercount.
                 cost = self._count(prefix + text) + 1
                 if used + cost + reserve <= budget:
                     out.text += prefix + text
                     used += cost
-                    bucket.append(entry.memory.id)
+                    bucket.append(entry.id)
                     open_header = None
                     break
             else:
-                out.omitted.append(entry.memory.id)
+                out.omitted.append(entry.id)
         if out.omitted:
             # Counted on the whole text, so the result is exact whatever the seams did above.
             listed = len(out.omitted)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memspace.domain.errors import InvalidInput
+from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.models import Memory, MemoryFilter, ScoredMemory
 from memspace.domain.ports import Embedder, GraphStore
 from memspace.services.access import AccessService, Principal
@@ -109,7 +109,8 @@ class SearchService:
         for n in related:
             by_origin.setdefault(n.origin_id, []).append(neighbour_json(n, titles))
         list_names = {"hybrid": ["vector", "text"], "hybrid+keyword": ["vector", "text", "keyword"],
-                      "keyword": ["keyword"], "category": ["category"]}[mode]
+                      "keyword": ["keyword"], "category": ["category"]}.get(
+                          mode, ["vector", "text", "keyword"])  # degraded: the vector list is empty
         results = []
         for memory, score, found_in in hits:
             item = memory_json(memory, titles)
@@ -123,6 +124,9 @@ class SearchService:
             "results": results,
             "total": len(results),
         }
+        if not results and not self._store.space_stats(target.space.id).active_memories:
+            answer["message"] = (f"no memories in {target.space.slug} yet: save what you learn "
+                                 "with add_memory")
         if request.include_profile:
             answer["profile"] = self._profiles.profile(target.space)
         return answer
@@ -132,17 +136,19 @@ class SearchService:
     ) -> tuple[str, list[tuple[Memory, float, list[int]]]]:
         depth = max(FUSION_DEPTH, limit * 3)
         if query:
-            [vector] = self._embedder.embed([query])
-            lists = [
-                self._store.vector_search(where, vector, depth),
-                self._store.text_search(where, query, depth),
-            ]
+            degraded = None
+            try:
+                [vector] = self._embedder.embed([query])
+                by_vector = self._store.vector_search(where, vector, depth)
+            except Unavailable as exc:  # words still find memories while the model is down
+                by_vector, degraded = [], f"keyword (embedder unavailable: {exc.message})"
+            lists = [by_vector, self._store.text_search(where, query, depth)]
             if not keyword:
-                return "hybrid", fuse(lists)
+                return degraded or "hybrid", fuse(lists)
             exact = self._store.keyword_search(where, keyword, depth * 4)
             allowed = {h.memory.id for h in exact}
             fused = fuse([*lists, exact])
-            return "hybrid+keyword", [f for f in fused if f[0].id in allowed]
+            return degraded or "hybrid+keyword", [f for f in fused if f[0].id in allowed]
         if keyword:
             return "keyword", fuse([self._store.keyword_search(where, keyword, depth)])
         newest = self._store.list_memories(where, limit)

@@ -22,6 +22,7 @@ def memory_json(memory: Memory, titles: Mapping[str, str] | None = None) -> dict
         "active": memory.active,
         "createdAt": iso(memory.created_at),
         "createdBy": memory.created_by,
+        "version": memory.version,
     }
     if memory.document_id:
         data["documentId"] = memory.document_id

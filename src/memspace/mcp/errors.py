@@ -1,0 +1,123 @@
+"""Tool errors an agent can act on: every failed call answers `isError` with structured content
+`{"code", "message"}` (plus `example`, a corrected call, where one can be given), `code` from
+a closed set (DESIGN §10), and the same text for clients that read only text."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import CallToolResult, InputRequiredResult, TextContent
+from pydantic import ValidationError
+
+from memspace.domain.errors import MemspaceError
+
+log = logging.getLogger(__name__)
+
+CODES = ("invalid_input", "not_found", "forbidden", "unauthenticated", "conflict",
+         "stale_version", "too_large", "duplicate", "unavailable")
+# Domain codes finer than the closed set, folded into the code a caller acts on the same way.
+FOLDED = {"unreadable_document": "invalid_input", "extraction_failed": "unavailable"}
+# Placeholder values for a corrected example call, by JSON-schema type.
+PLACEHOLDERS: dict[str, Any] = {"string": "…", "integer": 1, "boolean": True, "array": ["…"]}
+
+
+class CodedToolError(ToolError):
+    """A ToolError that knows its code (raised for domain errors by `identity.call`)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+def code_of(exc: MemspaceError) -> str:
+    """The closed-set code of a domain error: its own, a folded one, or its nearest parent's."""
+    for kind in type(exc).__mro__:
+        code = str(getattr(kind, "code", ""))
+        code = FOLDED.get(code, code)
+        if code in CODES:
+            return code
+    return "unavailable"
+
+
+def coded(exc: MemspaceError) -> CodedToolError:
+    return CodedToolError(code_of(exc), exc.message)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and cause not in seen:
+        seen.append(cause)
+        cause = cause.__cause__
+    return seen
+
+
+def example_call(schema: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
+    """A call of `name` with every required argument filled with a placeholder of its type."""
+    if not schema:
+        return None
+    props: dict[str, Any] = schema.get("properties", {})
+    args = {}
+    for arg in schema.get("required", []):
+        spec = props.get(arg, {})
+        kinds = [spec.get("type")] + [s.get("type") for s in spec.get("anyOf", [])]
+        kind = next((k for k in kinds if k in PLACEHOLDERS), "string")
+        args[arg] = spec.get("enum", [PLACEHOLDERS[kind]])[0]
+    return {"name": name, "arguments": args}
+
+
+def classify(exc: ToolError, tool: str, schema: dict[str, Any] | None) -> dict[str, Any]:
+    """`{"code", "message"[, "example"]}` for a failed call of `tool`."""
+    for link in _chain(exc):
+        if isinstance(link, CodedToolError):
+            return {"code": link.code, "message": link.message}
+        if isinstance(link, ValidationError):
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                for e in link.errors())
+            data: dict[str, Any] = {"code": "invalid_input",
+                                    "message": f"{tool} got unusable arguments ({problems})"}
+            example = example_call(schema, tool)
+            if example:
+                data["example"] = example
+                data["message"] += " — see `example` for the shape of a valid call"
+            return data
+    text = str(exc).removeprefix(f"Error executing tool {tool}: ")
+    if text.startswith("Unknown tool"):
+        return {"code": "invalid_input", "message": f"{text}; list the tools to see their names"}
+    code, _, rest = text.partition(": ")
+    if code in CODES:
+        return {"code": code, "message": rest}
+    return {"code": "invalid_input", "message": text}
+
+
+def error_result(data: dict[str, Any]) -> CallToolResult:
+    text = f"{data['code']}: {data['message']}"
+    if "example" in data:
+        text += f"\nExample: {data['example']}"
+    return CallToolResult(content=[TextContent(text=text)], structured_content=data,
+                          is_error=True)
+
+
+class CodedErrorsServer(MCPServer[Any]):
+    """MCPServer whose failed tool calls carry a code in structured content."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            # A crash: its text stays in the server log, the caller gets a code to act on.
+            log.exception("Tool %r raised an unexpected exception", name)
+            return error_result({"code": "unavailable", "message": f"{name} failed on the "
+                                 "server (the server log has the details); retry later"})
+        except ToolError as exc:
+            tool = self._tool_manager.get_tool(name)
+            data = classify(exc, name, tool.parameters if tool is not None else None)
+            log.info("Tool %r failed: %s", name, data["code"])
+            return error_result(data)

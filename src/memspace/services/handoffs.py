@@ -1,0 +1,107 @@
+"""Handoffs: what an agent or session leaves for the next one working in the same space."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from memspace.domain.errors import InvalidInput
+from memspace.domain.models import Handoff
+from memspace.domain.ports import Clock, GraphStore, PageAfter
+from memspace.services.access import AccessService, Principal
+from memspace.services.clock import new_id
+from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
+from memspace.services.views import iso
+
+MAX_SUMMARY_CHARS = 4_000
+MAX_ITEMS = 50
+MAX_ITEM_CHARS = 1_000
+MAX_NAME_CHARS = 100
+DEFAULT_TOPIC = "general"
+MAX_PAGE = 50
+
+
+def handoff_json(handoff: Handoff) -> dict[str, Any]:
+    return {
+        "id": handoff.id,
+        "agent": handoff.agent,
+        "topic": handoff.topic,
+        "summary": handoff.summary,
+        "done": list(handoff.done),
+        "nextSteps": list(handoff.next_steps),
+        "openQuestions": list(handoff.open_questions),
+        "links": list(handoff.links),
+        "createdAt": iso(handoff.created_at),
+        "createdBy": handoff.created_by,
+    }
+
+
+def _name(value: str | None, what: str, default: str) -> str:
+    text = " ".join((value or "").split()) or default
+    if len(text) > MAX_NAME_CHARS:
+        raise InvalidInput(f"{what} is longer than {MAX_NAME_CHARS} characters; use a short label")
+    return text
+
+
+def _items(values: Sequence[str] | None, what: str) -> tuple[str, ...]:
+    items = tuple(t for t in ((v or "").strip() for v in values or ()) if t)
+    if len(items) > MAX_ITEMS:
+        raise InvalidInput(f"{what} has {len(items)} items; at most {MAX_ITEMS}. Group them")
+    for item in items:
+        if len(item) > MAX_ITEM_CHARS:
+            raise InvalidInput(f"an item of {what} is {len(item):,} characters; at most "
+                               f"{MAX_ITEM_CHARS:,}. Save long findings with add_memory")
+    return items
+
+
+class HandoffService:
+    def __init__(self, store: GraphStore, access: AccessService, clock: Clock) -> None:
+        self._store = store
+        self._access = access
+        self._clock = clock
+
+    def save(self, principal: Principal, summary: str | None, agent: str | None = None,
+             topic: str | None = None, done: Sequence[str] | None = None,
+             next_steps: Sequence[str] | None = None, open_questions: Sequence[str] | None = None,
+             links: Sequence[str] | None = None, space: str | None = None) -> tuple[str, Handoff]:
+        """Store a handoff in a space the caller may write; `agent` defaults to the key's name."""
+        target = self._access.resolve(principal, space, write=True)
+        text = (summary or "").strip()
+        if not text:
+            raise InvalidInput("summary is empty; say in a few sentences where the work stands")
+        if len(text) > MAX_SUMMARY_CHARS:
+            raise InvalidInput(f"summary is {len(text):,} characters; at most "
+                               f"{MAX_SUMMARY_CHARS:,}. Put details in done / nextSteps")
+        handoff = Handoff(
+            id=new_id(), space_id=target.space.id, agent=_name(agent, "agent", principal.name),
+            topic=_name(topic, "topic", DEFAULT_TOPIC), summary=text,
+            done=_items(done, "done"), next_steps=_items(next_steps, "nextSteps"),
+            open_questions=_items(open_questions, "openQuestions"),
+            links=_items(links, "links"), created_at=self._clock.now(),
+            created_by=principal.actor,
+        )
+        self._store.add_handoff(handoff)
+        return target.space.slug, handoff
+
+    def latest(self, principal: Principal, agent: str | None = None, topic: str | None = None,
+               space: str | None = None) -> tuple[str, Handoff | None]:
+        """The newest handoff of a readable space, optionally by one agent and/or on one topic."""
+        target = self._access.resolve(principal, space)
+        who = " ".join((agent or "").split()) or None
+        about = " ".join((topic or "").split()) or None
+        return target.space.slug, self._store.latest_handoff(target.space.id, who, about)
+
+    def list(self, principal: Principal, agent: str | None = None, limit: int = 10,
+             cursor: str | None = None, space: str | None = None) -> tuple[str, Page[Handoff]]:
+        """Newest first, a page at a time (the cursor is tied to this space and agent)."""
+        target = self._access.resolve(principal, space)
+        who = " ".join((agent or "").split()) or None
+        size = clamp_limit(limit, MAX_PAGE)
+        query = fingerprint("handoffs", target.space.id, agent=(who or "").casefold())
+        after: PageAfter | None = decode_cursor(cursor, query) if cursor else None
+        rows = self._store.list_handoffs(target.space.id, size + 1, after, who)
+        next_cursor = None
+        if len(rows) > size:
+            rows = rows[:size]
+            next_cursor = encode_cursor(query, PageAfter(rows[-1].created_at, rows[-1].id))
+        return target.space.slug, Page(rows, next_cursor)

@@ -1,0 +1,49 @@
+"""Similar memories on save: what a new memory may replace, for the caller to review.
+
+Without a model nothing classifies a new memory against the space, so a saved fact that
+contradicts an older one would leave both active. The add's answer lists the closest active
+memories instead, with a hint to correct rather than keep both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from memspace.domain.models import Memory, MemoryFilter
+from memspace.domain.ports import GraphStore
+
+# Cosine similarity (all-MiniLM-L6-v2) from which an active memory is listed. Measured with
+# bench/similar_pairs.py on hand-written pairs: a fact and the fact that replaces it scored
+# 0.49-0.90 ("Use ruff for linting" / "We switched from flake8 to ruff" 0.49, "Deploys happen
+# on Tuesdays" / "…on Thursdays from now on" 0.89); unrelated facts 0.06-0.32 ("Our standup is
+# at 9:30" / "Lunch is at noon" 0.32). 0.45 lists every replacement and no unrelated pair; a
+# related fact on the same subject may show (0.60 "Alice owns billing" / "billing is written in
+# Go") — it is a hint for the caller to judge, never acted on.
+SIMILAR_ON_SAVE = 0.45
+MAX_SIMILAR = 3
+HINT = "if the new memory replaces this one, call correct_memory with memoryId='{id}'"
+
+
+def similar_on_save(store: GraphStore, space_id: str, saved: Sequence[Memory],
+                    exclude: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Up to MAX_SIMILAR active memories of the space at or above SIMILAR_ON_SAVE to any of
+    `saved` (those themselves and `exclude` left out), most similar first."""
+    skip = {m.id for m in saved} | set(exclude)
+    best: dict[str, tuple[float, Memory, str]] = {}
+    for memory in saved:
+        if memory.embedding is None:
+            continue
+        hits = store.vector_search(MemoryFilter(space_id), memory.embedding,
+                                   MAX_SIMILAR + len(skip))
+        for hit in hits:
+            if hit.memory.id in skip or hit.score < SIMILAR_ON_SAVE:
+                continue
+            if hit.score > best.get(hit.memory.id, (-1.0,))[0]:
+                best[hit.memory.id] = (hit.score, hit.memory, memory.id)
+    ranked = sorted(best.values(), key=lambda b: (-b[0], b[1].id))[:MAX_SIMILAR]
+    return [
+        {"id": m.id, "content": m.content, "category": m.category, "version": m.version,
+         "similarity": round(score, 3), "similarTo": new_id, "hint": HINT.format(id=m.id)}
+        for score, m, new_id in ranked
+    ]
