@@ -10,6 +10,16 @@ import pytest
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--ops", type=int, default=int(os.environ.get("MEMSPACE_TEST_OPS", "2000")),
+        help="random operations per store in tests/load/test_isolation.py (default 2000; "
+             "10000+ for a long soak)")
+    parser.addoption(
+        "--writers", type=int, default=16,
+        help="concurrent writers in tests/load/test_concurrent_writes.py (default 16)")
+
+
 def skip_or_fail(reason: str) -> None:
     """Outside CI a missing real part skips; under CI=true it is a failure."""
     if IN_CI:

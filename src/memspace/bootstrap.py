@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memspace.config import Settings
+from memspace.domain.oauth import OAuthStore
 from memspace.domain.ports import BlobStore, Clock, Embedder, FactExtractor, GraphStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.budget import BudgetedReader, ParseBudget
@@ -22,6 +23,7 @@ from memspace.services.handoffs import HandoffService
 from memspace.services.ingest_worker import IngestionWorker
 from memspace.services.ingestion import IngestionService
 from memspace.services.memories import Limits, MemoryService
+from memspace.services.oauth import OAuthService
 from memspace.services.portability import PortabilityService
 from memspace.services.search import SearchService
 from memspace.services.seeding import Seeder
@@ -47,6 +49,7 @@ class Container:
     handoffs: HandoffService
     uploads: UploadTickets
     portability: PortabilityService
+    oauth: OAuthService
 
     def close(self) -> None:
         self.store.close()
@@ -60,6 +63,22 @@ def build_store(settings: Settings) -> GraphStore:
     from memspace.stores.sqlite import SqliteStore
 
     return SqliteStore(settings.sqlite_path)
+
+
+def build_oauth_store(store: GraphStore) -> OAuthStore:
+    """OAuth records live beside the graph, in the same database (domain/oauth.py)."""
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.oauth import SqliteOAuthStore
+
+        return SqliteOAuthStore(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.oauth import Neo4jOAuthStore
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jOAuthStore(store)
+    raise TypeError(f"no OAuth store for {type(store).__name__}")
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -162,4 +181,5 @@ def build(
         handoffs=HandoffService(store, access, clock),
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
         portability=PortabilityService(store, embedder, access, files),
+        oauth=OAuthService(build_oauth_store(store), access, admin, clock),
     )

@@ -16,6 +16,7 @@ from memspace.api.auth import ApiKeyMiddleware
 from memspace.api.cors import UploadCors
 from memspace.api.documents import router as documents_router
 from memspace.api.errors import memspace_error_handler
+from memspace.api.oauth import oauth_setup
 from memspace.api.routes import router
 from memspace.api.workflow_routes import router as workflow_router
 from memspace.bootstrap import Container
@@ -69,8 +70,11 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.include_router(router)
     app.include_router(documents_router)
     app.include_router(workflow_router)
+    oauth = oauth_setup(container)  # before the catch-all mount below
+    app.router.routes.extend(oauth[1] if oauth else [])
     app.mount("/", mcp_app)
-    app.add_middleware(ApiKeyMiddleware, access=container.access, tickets=container.uploads)
+    app.add_middleware(ApiKeyMiddleware, access=container.access, tickets=container.uploads,
+                       oauth=oauth[0] if oauth else None)
     app.add_middleware(UploadCors)  # outermost: a refused upload still tells the browser why
     return app
 

@@ -10,13 +10,18 @@ ASGI state for tools and routes to read.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import anyio.to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+if TYPE_CHECKING:
+    from memspace.api.oauth import ProtectedResource
+
 from memspace.domain.errors import MemspaceError, Unauthenticated
 from memspace.mcp.identity import PRINCIPAL_STATE_KEY, current_principal
 from memspace.services.access import AccessService, Principal
+from memspace.services.oauth import ACCESS_PREFIX
 from memspace.services.uploads import TICKET_PREFIX, UploadTickets
 
 PROTECTED_PREFIXES = ("/mcp", "/v1/")
@@ -37,10 +42,12 @@ def presented_key(headers: dict[bytes, bytes]) -> str | None:
 
 
 class ApiKeyMiddleware:
-    def __init__(self, app: ASGIApp, access: AccessService, tickets: UploadTickets) -> None:
+    def __init__(self, app: ASGIApp, access: AccessService, tickets: UploadTickets,
+                 oauth: ProtectedResource | None = None) -> None:
         self.app = app
         self.access = access
         self.tickets = tickets
+        self.oauth = oauth  # OAuth access tokens (api/oauth) beside keys, when the server issues them
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith(PROTECTED_PREFIXES):
@@ -53,7 +60,7 @@ class ApiKeyMiddleware:
         try:
             principal = await anyio.to_thread.run_sync(self._identify, scope, presented_key(headers))
         except Unauthenticated as exc:
-            await _reject(send, 401, exc.message)
+            await _reject(send, 401, exc.message, self.oauth.metadata_url if self.oauth else None)
             return
         except MemspaceError as exc:
             await _reject(send, 503, exc.message)
@@ -66,7 +73,10 @@ class ApiKeyMiddleware:
             current_principal.reset(token)
 
     def _identify(self, scope: Scope, raw: str | None) -> Principal:
-        """An API key anywhere below the protected prefixes; an upload ticket on its route only."""
+        """An API key or OAuth access token anywhere below the protected prefixes; an upload
+        ticket on its route only."""
+        if self.oauth is not None and (raw or "").startswith(ACCESS_PREFIX):
+            return self.oauth.oauth.authenticate(raw or "", self.oauth.resource)
         if not (raw or "").startswith(TICKET_PREFIX):
             return self.access.authenticate(raw)
         if (scope.get("method"), scope["path"]) != TICKET_ROUTE:
@@ -74,7 +84,7 @@ class ApiKeyMiddleware:
         return self.tickets.redeem(raw or "")
 
 
-async def _reject(send: Send, status: int, message: str) -> None:
+async def _reject(send: Send, status: int, message: str, metadata_url: str | None = None) -> None:
     body = json.dumps({"error": "unauthenticated" if status == 401 else "unavailable",
                        "message": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
@@ -82,7 +92,9 @@ async def _reject(send: Send, status: int, message: str) -> None:
         safe = message.replace('"', "'")
         headers.append(
             (b"www-authenticate",
-             f'Bearer realm="memspace", error="invalid_token", error_description="{safe}"'.encode())
+             (f'Bearer realm="memspace", error="invalid_token", error_description="{safe}"'
+              # RFC 9728 §5.1: where an OAuth client discovers how to get a token
+              + (f', resource_metadata="{metadata_url}"' if metadata_url else "")).encode())
         )
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -6,9 +6,10 @@ import hashlib
 import re
 import secrets
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from memspace.domain.errors import Forbidden, NotFound, Unauthenticated, Unavailable
+from memspace.domain.errors import Forbidden, InvalidInput, NotFound, Unauthenticated, Unavailable
 from memspace.domain.models import Access, ApiKey, Space
 from memspace.domain.ports import Clock, GraphStore
 
@@ -16,6 +17,9 @@ from memspace.domain.ports import Clock, GraphStore
 # recognised, so the caller gets the real error (the store is down, from the tool it called)
 # instead of an HTTP 503 before MCP. Safe: with the store down, nothing can be read or written.
 STALE_AUTH_S = 300.0
+
+# Which of two grants is narrower: a delegated principal never holds more than its key.
+_RANK = {Access.READ: 0, Access.READWRITE: 1}
 
 KEY_PATTERN = re.compile(r"^msk_([A-Za-z0-9]{8})_([A-Za-z0-9_-]{32,64})$")
 
@@ -149,6 +153,47 @@ class AccessService:
             if access is not None:
                 result.append(SpaceAccess(space, access))
         return result
+
+    def delegated(self, key_id: str, granted: Mapping[str, Access] | None = None) -> Principal:
+        """The principal an OAuth token stands for: its key, narrowed to what was granted at
+        consent (None: all of it) and to what the key holds now. Re-reads the key, so revoking it or lowering
+        one of its grants takes effect on the next call.
+
+        Raises:
+            Unauthenticated: the key is gone or revoked.
+        """
+        key = self._store.get_key(key_id)
+        if key is None or key.revoked_at is not None:
+            raise Unauthenticated(
+                "the API key this connection was approved with has been revoked; connect again "
+                "and sign in with a current key or a new `memspace login-link`"
+            )
+        granted = key.grants if granted is None else granted
+        grants = {space_id: min(access, key.grants[space_id], key=_RANK.__getitem__)
+                  for space_id, access in granted.items() if space_id in key.grants}
+        only = next(iter(grants)) if len(grants) == 1 else None
+        return Principal(
+            name=key.name, key_id=key.id, grants=grants,
+            default_space_id=key.default_space_id if key.default_space_id in grants else only,
+            active_space_id=key.active_space_id if key.active_space_id in grants else None,
+        )
+
+    def grantable(self, principal: Principal, wanted: Mapping[str, Access]) -> dict[str, Access]:
+        """Checks what a person approves on the consent page against what they hold:
+        `wanted` maps slugs to access; the answer maps space ids to access.
+
+        Raises:
+            InvalidInput: nothing was chosen.
+            NotFound: a space the principal cannot see (same words as a missing one).
+            Forbidden: read-write asked where the principal can only read.
+        """
+        if not wanted:
+            raise InvalidInput("choose at least one space to share with this client")
+        granted: dict[str, Access] = {}
+        for slug, access in wanted.items():
+            target = self.resolve(principal, slug, write=access.can_write)
+            granted[target.space.id] = access
+        return granted
 
     def set_active_space(self, principal: Principal, slug: str) -> SpaceAccess:
         if principal.key_id is None:

@@ -1,0 +1,166 @@
+"""The consent page: sign in (an API key or a `memspace login-link`), choose spaces and access,
+approve or deny. Server-rendered HTML with inline styles and no script or external asset.
+
+CSRF: the GET sets a random cookie (HttpOnly, SameSite=Strict) and puts the same value in the
+form; a POST whose field and cookie differ is refused. The pending request and the signed-in
+identity travel as signed values (signing.py), the identity bound to that cookie value, so a
+form copied to another browser or altered in transit is refused too.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from html import escape
+from urllib.parse import urlsplit
+
+import anyio.to_thread
+from mcp.server.auth.provider import construct_redirect_uri
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from memspace.api.oauth.signing import Signer
+from memspace.domain.errors import MemspaceError
+from memspace.domain.models import Access
+from memspace.services.access import AccessService
+from memspace.services.oauth import OAuthService
+
+CSRF_COOKIE = "memspace_csrf"
+HEADERS = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+STYLE = """body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;
+color:#1d1d1f}h1{font-size:1.3rem}input[type=password],input[type=text]{width:100%;padding:.5rem;
+box-sizing:border-box}button{padding:.5rem 1rem;margin:.75rem .5rem 0 0}.error{color:#b00020}
+table{border-collapse:collapse;width:100%}td{padding:.3rem 0}.muted{color:#666;font-size:.9rem}"""
+
+
+class ConsentPage:
+    def __init__(self, oauth: OAuthService, access: AccessService, signer: Signer, issuer: str,
+                 resource: str) -> None:
+        self._oauth = oauth
+        self._access = access
+        self._signer = signer
+        self._issuer = issuer
+        self._resource = resource
+
+    async def show(self, request: Request) -> Response:
+        pending = self._signer.verify("consent", request.query_params.get("request", ""))
+        if pending is None:
+            return _page("Link expired", "<p class=error>This consent link is invalid or has "
+                         "expired. Start connecting again from your MCP client.</p>", 400)
+        csrf = secrets.token_urlsafe(32)
+        response = await self._sign_in_form(request.query_params["request"], pending, csrf, None)
+        response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict", path="/authorize",
+                            secure=self._issuer.startswith("https://"))
+        return response
+
+    async def submit(self, request: Request) -> Response:
+        form = await request.form()
+        field = {k: v for k, v in form.items() if isinstance(v, str)}
+        csrf = request.cookies.get(CSRF_COOKIE, "")
+        raw_request = field.get("request", "")
+        pending = self._signer.verify("consent", raw_request)
+        if not csrf or not hmac.compare_digest(csrf, field.get("csrf", "")) or pending is None:
+            return _page("Refused", "<p class=error>This form expired or did not come from this "
+                         "browser's consent page. Start connecting again from your MCP client.</p>",
+                         403)
+        if field.get("step") == "deny":
+            return self._back(pending, error="access_denied",
+                              error_description="the person declined")
+        if field.get("step") == "signin":
+            try:
+                who = await anyio.to_thread.run_sync(self._oauth.sign_in, field.get("credential", ""))
+            except MemspaceError as exc:
+                return await self._sign_in_form(raw_request, pending, csrf, exc.message)
+            assert who.key_id is not None
+            return await self._choose_form(raw_request, pending, csrf, who.key_id, None)
+        identity = self._signer.verify("identity", field.get("identity", ""))
+        if identity is None or not hmac.compare_digest(str(identity.get("x", "")), csrf):
+            return _page("Refused", "<p class=error>Sign in again.</p>", 403)
+        wanted = {name[len("grant:"):]: Access(value) for name, value in field.items()
+                  if name.startswith("grant:") and value in (Access.READ, Access.READWRITE)}
+        try:
+            code = await anyio.to_thread.run_sync(
+                lambda: self._oauth.approve(pending["c"], identity["k"], wanted, pending["r"],
+                                            pending["p"], self._resource))
+        except MemspaceError as exc:
+            return await self._choose_form(raw_request, pending, csrf, identity["k"], exc.message)
+        return self._back(pending, code=code)
+
+    def _back(self, pending: dict[str, str], **params: str) -> Response:
+        url = construct_redirect_uri(pending["r"], **params, state=pending.get("s"), iss=self._issuer)
+        return RedirectResponse(url, status_code=302, headers={"Cache-Control": "no-store"})
+
+    async def _client_line(self, pending: dict[str, str]) -> str:
+        client = await anyio.to_thread.run_sync(self._oauth.client, pending["c"])
+        name = client.name if client else "an unknown client"
+        target = urlsplit(pending["r"])
+        where = target.netloc or f"{target.scheme}:"
+        return (f"<p><b>{escape(name)}</b> wants to use your memspace memory. It will be sent "
+                f"back to <b>{escape(where)}</b>.</p>")
+
+    async def _sign_in_form(self, raw_request: str, pending: dict[str, str], csrf: str,
+                            error: str | None) -> HTMLResponse:
+        body = (await self._client_line(pending)
+                + (f"<p class=error>{escape(error)}</p>" if error else "")
+                + f"""<form method=post action="/authorize/consent">{_hidden(raw_request, csrf)}
+<label for=credential>Sign in with your API key (msk_…) or a one-time link from
+<code>memspace login-link</code></label>
+<input id=credential name=credential type=password autocomplete=off required autofocus>
+<button name=step value=signin>Sign in</button></form>
+<form method=post action="/authorize/consent">{_hidden(raw_request, csrf)}
+<button name=step value=deny>Deny</button></form>""")
+        return _page("Connect to memspace", body, 401 if error else 200)
+
+    async def _choose_form(self, raw_request: str, pending: dict[str, str], csrf: str, key_id: str,
+                           error: str | None) -> HTMLResponse:
+        try:
+            who = await anyio.to_thread.run_sync(self._oauth.identity, key_id)
+            spaces = await anyio.to_thread.run_sync(self._access.visible_spaces, who)
+        except MemspaceError as exc:
+            return await self._sign_in_form(raw_request, pending, csrf, exc.message)
+        identity = self._signer.sign("identity", {"k": key_id, "x": csrf})
+        rows = "".join(_select(s.space.slug, s.access) for s in spaces)
+        body = (await self._client_line(pending)
+                + f"<p>Signed in as <b>{escape(who.name)}</b>. Choose what this client may use:</p>"
+                + (f"<p class=error>{escape(error)}</p>" if error else "")
+                + f"""<form method=post action="/authorize/consent">{_hidden(raw_request, csrf)}
+<input type=hidden name=identity value="{escape(identity)}"><table>{rows}</table>
+<p class=muted>Never more than your own access. Revoke any time: <code>memspace oauth revoke</code>.</p>
+<button name=step value=approve>Approve</button><button name=step value=deny>Deny</button></form>""")
+        return _page("Choose spaces", body, 400 if error else 200)
+
+
+def _select(slug: str, held: Access) -> str:
+    """One space's choice, preset to what the signed-in key holds; read-write only if held."""
+    options = [("none", "no access"), ("read", "read")]
+    if held.can_write:
+        options.append(("readwrite", "read and write"))
+    html = "".join(f"<option value={v}{' selected' if v == held.value else ''}>{label}</option>"
+                   for v, label in options)
+    return (f"<tr><td><label for='g-{escape(slug)}'>{escape(slug)}</label></td><td><select "
+            f"id='g-{escape(slug)}' name='grant:{escape(slug)}'>{html}</select></td></tr>")
+
+
+def _hidden(raw_request: str, csrf: str) -> str:
+    return (f'<input type=hidden name=request value="{escape(raw_request)}">'
+            f'<input type=hidden name=csrf value="{escape(csrf)}">')
+
+
+def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    html = (f"<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport "
+            f"content='width=device-width,initial-scale=1'><title>{escape(title)}</title>"
+            f"<style>{STYLE}</style></head><body><h1>{escape(title)}</h1>{body}</body></html>")
+    return HTMLResponse(html, status_code=status, headers=HEADERS)
+
+
+def login_link_page(request: Request) -> Response:
+    """Where a printed login link lands when opened: its code is in the #fragment, which never
+    reaches the server, so opening it uses nothing up."""
+    return _page("memspace sign-in link", "<p>This is a one-time sign-in link for memspace. Copy "
+                 "the whole link from your terminal and paste it into <b>Sign in</b> on the consent "
+                 "page your MCP client opened.</p>")
