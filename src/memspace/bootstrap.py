@@ -11,6 +11,7 @@ from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
 from memspace.llm.tokens import TokenCounter
+from memspace.metrics import Metrics, metered_services, watched_ports
 from memspace.services.access import AccessService
 from memspace.services.admin import AdminService
 from memspace.services.briefing import BriefingService

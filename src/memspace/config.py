@@ -49,6 +49,10 @@ class Settings(BaseSettings):
     # Unset: a random secret per process, so set it when several replicas share one URL.
     upload_secret: SecretStr | None = None
 
+    # Prometheus metrics at /metrics (src/memspace/metrics.py lists them). Off by default:
+    # the endpoint is unauthenticated, like /readyz, and shows only counts and timings.
+    metrics: bool = False
+
     # Limits. One memory is one fact; long material belongs in a document upload.
     max_memory_chars: int = Field(default=8_000, ge=100)
     max_query_chars: int = Field(default=2_000, ge=10)

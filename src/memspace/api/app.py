@@ -16,6 +16,7 @@ from memspace.api.auth import ApiKeyMiddleware
 from memspace.api.cors import UploadCors
 from memspace.api.documents import router as documents_router
 from memspace.api.errors import memspace_error_handler
+from memspace.api.metrics import add_metrics_route
 from memspace.api.oauth import oauth_setup
 from memspace.api.routes import router
 from memspace.api.workflow_routes import router as workflow_router

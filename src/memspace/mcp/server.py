@@ -8,6 +8,7 @@ from memspace import __version__
 from memspace.bootstrap import Container
 from memspace.mcp.apps import build_apps
 from memspace.mcp.errors import CodedErrorsServer
+from memspace.mcp.metered import time_tool_calls
 from memspace.mcp.resources import register_resources
 from memspace.mcp.tools import register_tools
 from memspace.mcp.workflow_tools import register_workflow_tools

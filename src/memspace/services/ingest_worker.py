@@ -36,6 +36,10 @@ class IngestionWorker:
         self._thread = threading.Thread(target=self._run, name="memspace-ingest", daemon=True)
         self._thread.start()
 
+    def queue_depth(self) -> int:
+        """Documents handed over and not yet taken up (approximate while the worker runs)."""
+        return self._inbox.qsize()
+
     def submit(self, document: Document) -> None:
         self._inbox.put(document)
 

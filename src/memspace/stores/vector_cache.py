@@ -97,6 +97,13 @@ class VectorCache:
             picked = candidates[np.argsort(-scores[candidates], kind="stable")]
             return [(int(entry.seqs[i]), float(scores[i])) for i in picked]
 
+    def stats(self) -> tuple[int, int, int]:
+        """(spaces, vectors, bytes of their matrices, spare capacity included) held now."""
+        with self._lock:
+            entries = list(self._spaces.values())
+        return (len(entries), sum(e.size for e in entries),
+                sum(e.matrix.nbytes + e.seqs.nbytes for e in entries))
+
     def _refresh(self, source: VectorSource, space_id: str) -> _SpaceVectors:
         version = source.vector_version(space_id)
         entry = self._spaces.setdefault(space_id, _SpaceVectors())

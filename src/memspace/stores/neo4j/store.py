@@ -59,7 +59,7 @@ class Neo4jStore:
         retry_window_s: float = 5.0,
     ) -> None:
         self._db = Neo4jConnection(uri, user, password, database, connect_timeout_s, retry_window_s)
-        self._vectors = VectorCache()
+        self._vectors = self.vector_cache = VectorCache()  # sizes exported by /metrics
         self._space_locks: dict[str, threading.Lock] = {}
         self._space_locks_guard = threading.Lock()
         try:

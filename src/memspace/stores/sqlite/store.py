@@ -63,7 +63,7 @@ class SqliteStore:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        self._vectors = VectorCache()
+        self._vectors = self.vector_cache = VectorCache()  # sizes exported by /metrics
         self._vocab: tuple[int, list[str]] = (-1, [])
         self._keeper = self._conn()  # keeps a shared in-memory database alive
         migrate(self._keeper)

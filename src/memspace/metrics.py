@@ -1,0 +1,195 @@
+"""Prometheus metrics (`MEMSPACE_METRICS=true`, served at /metrics), hooked in at the edges.
+
+Nothing in domain/ or services/ knows about them: bootstrap wraps the ports (the store, the
+fact extractor) and subclasses the two services whose results are counted, and the MCP server
+times each tool call. Labels are closed sets (tool names, modes, statuses, error kinds): no
+memory content, no space, no key or actor ever becomes a label or a value.
+
+    memspace_tool_call_duration_seconds{tool,status}  histogram; status "ok" or the error code
+    memspace_memory_adds_total{mode,status}           mode extracted | flat | fallback | pending
+    memspace_model_calls_total{outcome}               outcome ok | failed
+    memspace_model_tokens_total{kind}                 kind prompt | completion
+    memspace_ingestion_queue_depth                    documents waiting for the worker
+    memspace_documents_processed_total{outcome}       outcome done | failed | interrupted
+    memspace_store_errors_total{kind}                 kind: the domain error's class name
+    memspace_vector_cache_spaces / _vectors / _bytes  the in-process vector cache of the store
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, cast
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics
+
+from memspace.domain.errors import ExtractionFailed, MemspaceError
+from memspace.domain.models import Document, DocumentStatus
+from memspace.domain.ports import Candidate, Extraction, FactExtractor, GraphStore
+from memspace.services.ingestion import IngestionService
+from memspace.services.memories import AddResult, MemoryService
+
+# Tool calls take ~5 ms (a listing) to a model's timeout (30 s by default).
+TOOL_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+class Metrics:
+    """The instruments of one app, in a registry of its own (several apps may share a process)."""
+
+    def __init__(self) -> None:
+        # One `*_created` timestamp series per labelled child doubles the page for nothing a
+        # dashboard uses (rate() needs none). The switch is process-wide in prometheus-client.
+        disable_created_metrics()
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.tool_seconds = Histogram("memspace_tool_call_duration_seconds",
+                                      "MCP tool calls by tool and outcome", ["tool", "status"],
+                                      buckets=TOOL_BUCKETS, registry=r)
+        self.adds = Counter("memspace_memory_adds", "Memory adds by mode and status",
+                            ["mode", "status"], registry=r)
+        self.model_calls = Counter("memspace_model_calls", "Fact-extraction model calls",
+                                   ["outcome"], registry=r)
+        self.model_tokens = Counter("memspace_model_tokens", "Model tokens spent", ["kind"],
+                                    registry=r)
+        self.queue_depth = Gauge("memspace_ingestion_queue_depth",
+                                 "Documents waiting for the ingestion worker", registry=r)
+        self.documents = Counter("memspace_documents_processed", "Documents processed by outcome",
+                                 ["outcome"], registry=r)
+        self.store_errors = Counter("memspace_store_errors", "Errors raised by the store, by kind",
+                                    ["kind"], registry=r)
+        self.cache_spaces = Gauge("memspace_vector_cache_spaces", "Spaces in the vector cache",
+                                  registry=r)
+        self.cache_vectors = Gauge("memspace_vector_cache_vectors", "Vectors in the vector cache",
+                                   registry=r)
+        self.cache_bytes = Gauge("memspace_vector_cache_bytes",
+                                 "Bytes held by the vector cache's matrices", registry=r)
+
+    def watch_queue(self, depth: Callable[[], int]) -> None:
+        self.queue_depth.set_function(lambda: float(depth()))
+
+    def watch_vector_cache(self, stats: Callable[[], tuple[int, int, int]]) -> None:
+        """`stats` gives (spaces, vectors, bytes), read at each scrape."""
+        self.cache_spaces.set_function(lambda: float(stats()[0]))
+        self.cache_vectors.set_function(lambda: float(stats()[1]))
+        self.cache_bytes.set_function(lambda: float(stats()[2]))
+
+    def tool_call(self, tool: str, status: str, seconds: float) -> None:
+        self.tool_seconds.labels(tool, status).observe(seconds)
+
+    def added(self, result: AddResult, model_configured: bool) -> None:
+        if result.status == "replayed":
+            return  # the first call was counted
+        mode = result.mode
+        if mode == "flat" and model_configured and result.status == "created":
+            mode = "fallback"  # a model was asked (or meant to be) and the note went in whole
+        self.adds.labels(mode, result.status).inc()
+
+    def model_spent(self, calls: int, prompt: int, completion: int, failed: bool) -> None:
+        """A finished extraction: all its calls count as failed when it failed in the end."""
+        self.model_calls.labels("failed" if failed else "ok").inc(calls)
+        self.model_tokens.labels("prompt").inc(prompt)
+        self.model_tokens.labels("completion").inc(completion)
+
+    def processed(self, document: Document) -> None:
+        outcome = {DocumentStatus.DONE: "done", DocumentStatus.FAILED: "failed"}.get(
+            document.status, "interrupted")
+        self.documents.labels(outcome).inc()
+
+    def store_error(self, exc: BaseException) -> None:
+        self.store_errors.labels(type(exc).__name__ if isinstance(exc, MemspaceError)
+                                 else "unexpected").inc()
+
+
+class WatchedStore:
+    """A GraphStore that counts the errors coming out of the real one, and is otherwise it.
+
+    `__class__` answers the real store's class, so wiring that picks an adapter by type (the
+    OAuth store beside the graph) still sees a SqliteStore or a Neo4jStore.
+    """
+
+    def __init__(self, inner: GraphStore, metrics: Metrics) -> None:
+        self._inner = inner
+        self._metrics = metrics
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return type(self._inner)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._inner, name)
+        if not callable(value):
+            return value
+
+        @functools.wraps(value)
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return value(*args, **kwargs)
+            except Exception as exc:
+                self._metrics.store_error(exc)
+                raise
+
+        self.__dict__[name] = counted  # later calls skip __getattr__
+        return counted
+
+
+class WatchedExtractor:
+    """The fact extractor, counting its calls and tokens (failed ones too)."""
+
+    def __init__(self, inner: FactExtractor, metrics: Metrics) -> None:
+        self._inner = inner
+        self._metrics = metrics
+
+    def extract(self, content: str, candidates: Sequence[Candidate], speaker: str | None = None,
+                observed_at: datetime | None = None) -> Extraction:
+        try:
+            extraction = self._inner.extract(content, candidates, speaker, observed_at)
+        except ExtractionFailed as exc:
+            self._metrics.model_spent(exc.llm_calls, exc.prompt_tokens, exc.completion_tokens, True)
+            raise
+        self._metrics.model_spent(extraction.llm_calls, extraction.prompt_tokens,
+                                  extraction.completion_tokens, False)
+        return extraction
+
+
+class MeteredMemoryService(MemoryService):
+    """MemoryService whose adds are counted by mode."""
+
+    def __init__(self, metrics: Metrics, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.metrics = metrics
+        self.model_configured = self._extractor is not None
+
+    def add(self, *args: Any, **kwargs: Any) -> AddResult:
+        result = super().add(*args, **kwargs)
+        self.metrics.added(result, self.model_configured)
+        return result
+
+
+class MeteredIngestionService(IngestionService):
+    """IngestionService whose processed documents are counted by outcome."""
+
+    def __init__(self, metrics: Metrics, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.metrics = metrics
+
+    def process(self, *args: Any, **kwargs: Any) -> Document:
+        document = super().process(*args, **kwargs)
+        self.metrics.processed(document)
+        return document
+
+
+def watched_ports(metrics: Metrics, store: GraphStore,
+                  extractor: FactExtractor | None) -> tuple[GraphStore, FactExtractor | None]:
+    """The store and the extractor as the services should see them when metrics are on."""
+    watched = cast(GraphStore, WatchedStore(store, metrics))
+    return watched, (WatchedExtractor(extractor, metrics) if extractor is not None else None)
+
+
+def metered_services(metrics: Metrics | None) -> tuple[Callable[..., MemoryService],
+                                                        Callable[..., IngestionService]]:
+    """The constructors bootstrap uses for the counted services: the plain classes when off."""
+    if metrics is None:
+        return MemoryService, IngestionService
+    return (functools.partial(MeteredMemoryService, metrics),
+            functools.partial(MeteredIngestionService, metrics))
