@@ -13,7 +13,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from memspace import __version__, cli_ingest, cli_oauth
+from memspace import __version__, cli_ingest, cli_oauth, cli_workflow
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError
@@ -33,6 +33,8 @@ document_app = typer.Typer(help="List documents and retry failed ones.", no_args
 app.add_typer(document_app, name="document")
 app.add_typer(cli_oauth.oauth_app, name="oauth")
 app.command("login-link")(cli_oauth.login_link)
+app.add_typer(cli_workflow.handoff_app, name="handoff")
+app.command("context")(cli_workflow.context)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 

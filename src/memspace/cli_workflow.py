@@ -1,0 +1,116 @@
+"""`memspace context` and `memspace handoff save|latest|list`: an agent session's start and end
+from a terminal or a hook, through the same services as the get_context and handoff tools."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
+from memspace.domain.errors import MemspaceError
+from memspace.mcp import present
+from memspace.services.access import AccessService
+from memspace.services.handoffs import handoff_json
+
+handoff_app = typer.Typer(help="Save and read handoffs between agents and sessions.",
+                          no_args_is_help=True)
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+SpaceOpt = Annotated[str, typer.Option("--space", "-s", help="Space slug.")]
+AgentOpt = Annotated[str | None, typer.Option(help="Only handoffs by this agent.")]
+
+
+def _run(work: Any) -> Any:
+    container = build(Settings())
+    try:
+        return work(container)
+    except MemspaceError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from exc
+    finally:
+        container.close()
+
+
+def _out(data: Any, as_json: bool, text: str) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else text)
+
+
+def context(
+    space: SpaceOpt,
+    query: Annotated[str | None, typer.Option(help="The task at hand, to rank by relevance.")] = None,
+    detail: Annotated[str, typer.Option(help="lean | balanced | deep.")] = "balanced",
+    max_tokens: Annotated[int | None, typer.Option(
+        "--max-tokens", help="Token budget (overrides the detail level's).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print what a space knows, packed into a token budget (the get_context tool's text)."""
+
+    def work(app: Container) -> None:
+        brief = app.briefings.brief(AccessService.operator(), query, max_tokens, detail, space)
+        _out({"context": brief.text, "meta": brief.meta()}, as_json, brief.text.rstrip())
+
+    _run(work)
+
+
+@handoff_app.command("save")
+def handoff_save(
+    space: SpaceOpt,
+    summary: Annotated[str, typer.Option(help="Where the work stands, in a few sentences.")],
+    agent: Annotated[str | None, typer.Option(help="Who is handing off.")] = None,
+    topic: Annotated[str | None, typer.Option(help="What the work is about.")] = None,
+    done: Annotated[list[str] | None, typer.Option(help="Something finished; repeatable.")] = None,
+    next_step: Annotated[list[str] | None, typer.Option(
+        "--next", help="A next step; repeatable.")] = None,
+    question: Annotated[list[str] | None, typer.Option(
+        help="An open question; repeatable.")] = None,
+    link: Annotated[list[str] | None, typer.Option(help="A file, PR or URL; repeatable.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Leave a handoff for the next agent or session (the save_handoff tool)."""
+
+    def work(app: Container) -> None:
+        slug, saved = app.handoffs.save(AccessService.operator(), summary, agent, topic, done,
+                                        next_step, question, link, space)
+        _out({"space": slug, "handoff": handoff_json(saved)}, as_json,
+             f"Saved handoff [{saved.id}] in '{slug}'.")
+
+    _run(work)
+
+
+@handoff_app.command("latest")
+def handoff_latest(
+    space: SpaceOpt,
+    agent: AgentOpt = None,
+    topic: Annotated[str | None, typer.Option(help="Only handoffs on this topic.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the newest handoff (exits 0 with a note when there is none, so hooks stay quiet)."""
+
+    def work(app: Container) -> None:
+        slug, found = app.handoffs.latest(AccessService.operator(), agent, topic, space)
+        shown = handoff_json(found) if found else None
+        _out({"space": slug, "handoff": shown}, as_json,
+             present.handoff_text(shown) if shown else f"No handoff in '{slug}' yet.")
+
+    _run(work)
+
+
+@handoff_app.command("list")
+def handoff_list(
+    space: SpaceOpt,
+    agent: AgentOpt = None,
+    limit: Annotated[int, typer.Option(help="How many, newest first (1-50).")] = 10,
+    as_json: JsonOpt = False,
+) -> None:
+    """List a space's handoffs, newest first."""
+
+    def work(app: Container) -> None:
+        slug, page = app.handoffs.list(AccessService.operator(), agent, limit, None, space)
+        rows = [handoff_json(h) for h in page.items]
+        text = "\n".join(f"[{h['id']}] {h['createdAt']} {h['agent']} on '{h['topic']}': "
+                         f"{h['summary']}" for h in rows)
+        _out({"space": slug, "handoffs": rows}, as_json, text or f"No handoffs in '{slug}' yet.")
+
+    _run(work)
