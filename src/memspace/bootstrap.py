@@ -51,6 +51,7 @@ class Container:
     uploads: UploadTickets
     portability: PortabilityService
     oauth: OAuthService
+    metrics: Metrics | None = None  # MEMSPACE_METRICS
 
     def close(self) -> None:
         self.store.close()
@@ -146,17 +147,21 @@ def build(
     store = store or build_store(settings)
     embedder = embedder or build_embedder(settings)
     extractor = extractor or build_extractor(settings)
+    metrics = Metrics() if settings.metrics else None
+    if metrics is not None:
+        store, extractor = watched_ports(metrics, store, extractor)
+    memory_service, ingestion_service = metered_services(metrics)
     clock = clock or SystemClock()
     access = AccessService(store, clock)
     profiles = ProfileService(store)
     limits = Limits(settings.max_memory_chars, settings.max_page_size)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
-    memories = MemoryService(store, batched, access, clock, limits, extractor)
+    memories = memory_service(store, batched, access, clock, limits, extractor)
     files = DocumentFiles(blobs or build_blobs(settings))
     reader = BudgetedReader(build_reader(settings), ParseBudget(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
-    ingestion = IngestionService(store, access, memories, reader, files, clock,
+    ingestion = ingestion_service(store, access, memories, reader, files, clock,
                                  settings.max_upload_bytes, batched.prefetch)
     admin = AdminService(store, clock)
     # The demo loads without a model, so it looks the same on every machine.
@@ -166,6 +171,7 @@ def build(
         store, clock)
     return Container(
         settings=settings,
+        metrics=metrics,
         store=store,
         embedder=embedder,
         access=access,

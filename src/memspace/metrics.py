@@ -40,7 +40,7 @@ class Metrics:
     def __init__(self) -> None:
         # One `*_created` timestamp series per labelled child doubles the page for nothing a
         # dashboard uses (rate() needs none). The switch is process-wide in prometheus-client.
-        disable_created_metrics()
+        disable_created_metrics()  # type: ignore[no-untyped-call]
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.tool_seconds = Histogram("memspace_tool_call_duration_seconds",

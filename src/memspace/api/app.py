@@ -73,6 +73,7 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.include_router(workflow_router)
     oauth = oauth_setup(container)  # before the catch-all mount below
     app.router.routes.extend(oauth[1] if oauth else [])
+    add_metrics_route(app, container)  # MEMSPACE_METRICS=true
     app.mount("/", mcp_app)
     app.add_middleware(ApiKeyMiddleware, access=container.access, tickets=container.uploads,
                        oauth=oauth[0] if oauth else None)

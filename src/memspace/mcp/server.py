@@ -34,4 +34,6 @@ def build_mcp_server(app: Container) -> MCPServer:
     register_tools(server, app)
     register_workflow_tools(server, app)
     register_resources(server, app)
+    if app.metrics is not None:
+        time_tool_calls(server, app.metrics)
     return server
