@@ -4,6 +4,7 @@ expiry, revocation and the refusals, against a served memspace on each store."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -84,11 +85,14 @@ async def person(server: Server) -> AsyncIterator[Person]:
     await someone.aclose()
 
 
-def sdk_oauth(server: Server, person: Person, storage: MemoryTokens) -> OAuthClientProvider:
-    """The SDK's OAuthClientProvider; its browser step is the Person approving the consent."""
+def sdk_oauth(server: Server, person: Person, storage: MemoryTokens,
+              asked: list[str]) -> OAuthClientProvider:
+    """The SDK's OAuthClientProvider; its browser step is the Person approving the consent
+    (each authorization URL it was sent to lands in `asked`)."""
     answers: list[AuthorizationCodeResult] = []
 
     async def open_browser(url: str) -> None:
+        asked.append(url)
         query = await person.code_for(url)
         answers.append(AuthorizationCodeResult(code=query["code"], state=query.get("state"),
                                                iss=query.get("iss")))
@@ -103,8 +107,9 @@ def sdk_oauth(server: Server, person: Person, storage: MemoryTokens) -> OAuthCli
 
 async def test_the_sdk_client_signs_in_and_sees_only_the_granted_spaces(
         server: Server, person: Person) -> None:
-    storage = MemoryTokens()
-    http = httpx2.AsyncClient(auth=sdk_oauth(server, person, storage), timeout=30)
+    storage, asked = MemoryTokens(), []
+    oauth = sdk_oauth(server, person, storage, asked)
+    http = httpx2.AsyncClient(auth=oauth, timeout=30)
     async with http, Client(streamable_http_client(server.mcp, http_client=http)) as client:
         spaces = {s["slug"]: s["access"] for s in data(await client.call_tool("listSpaces", {}))["spaces"]}
         assert spaces == {server.shared: "readwrite", server.readonly: "read"}
@@ -117,8 +122,26 @@ async def test_the_sdk_client_signs_in_and_sees_only_the_granted_spaces(
         refused = error_text(await client.call_tool("add_memory", {"content": "x",
                                                                    "space": server.readonly}))
         assert "only read" in refused
-    assert storage.tokens is not None and storage.tokens.access_token.startswith("msa_")
-    assert storage.client is not None and storage.client.client_secret is None
+        assert len(asked) == 1 and "code_challenge_method=S256" in asked[0]
+        assert storage.tokens is not None and storage.tokens.access_token.startswith("msa_")
+        assert storage.client is not None and storage.client.client_secret is None
+
+        # Half an hour later, for the server and the client alike: the SDK refreshes on its own.
+        first = storage.tokens
+        server.clock.offset += ACCESS_TTL + timedelta(seconds=1)
+        try:
+            oauth.context.token_expiry_time = time.time() - 1
+            data(await client.call_tool("listSpaces", {}))
+            assert len(asked) == 1 and storage.tokens.refresh_token != first.refresh_token
+            # The first refresh token, replayed (say, stolen): refused, and the family with it,
+            # so the client's next call is refused and it has to ask the person again.
+            async with httpx.AsyncClient() as raw:
+                replay = await refresh(raw, server, storage.client.client_id, first.refresh_token or "")
+            assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
+            data(await client.call_tool("listSpaces", {}))
+            assert len(asked) == 2
+        finally:
+            server.clock.offset = timedelta()
 
 
 async def register(http: httpx.AsyncClient, server: Server, redirect: str = REDIRECT) -> str:
