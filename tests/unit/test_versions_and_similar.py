@@ -1,0 +1,108 @@
+"""Versions of facts (optimistic concurrency) and similar memories on save, in the services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memspace.domain.errors import Conflict, InvalidInput, StaleVersion
+from memspace.domain.ports import WriteBatch
+from tests.support.fakes import ScriptedExtractor, fact
+from tests.unit.conftest import World
+
+
+def _model(world: World) -> ScriptedExtractor:
+    assert world.extractor is not None
+    return world.extractor
+
+
+def test_a_fact_the_model_updates_carries_the_next_version(model_world: World) -> None:
+    who = model_world.principal({"acme": "rw"})
+    model = _model(model_world)
+    model.facts(fact("The deploy window is Friday afternoon"))
+    [old] = model_world.app.memories.add(who, "deploy window is friday afternoon").memories
+    model.facts(fact("The deploy window is Thursday afternoon", x=(0, "updates")))
+    [new] = model_world.app.memories.add(who, "deploy window moved to thursday").memories
+    assert (old.version, new.version) == (1, 2)
+
+
+def test_similar_memories_are_listed_only_for_facts_the_model_related_to_nothing(
+    model_world: World,
+) -> None:
+    who = model_world.principal({"acme": "rw"})
+    model = _model(model_world)
+    for text in ("deploy window is friday afternoon", "the staging cluster runs kubernetes nodes"):
+        model.facts(fact(text))
+        model_world.app.memories.add(who, text)
+    model.facts(fact("deploy window is friday afternoon and evening", x=(0, "extends")),
+                fact("the staging cluster runs kubernetes pods"))
+    result = model_world.app.memories.add(who, "deploy window is friday afternoon and evening")
+    answer = result.as_json()
+    assert [s["content"] for s in answer["similar"]] == ["the staging cluster runs kubernetes nodes"]
+    assert answer["similar"][0]["similarTo"] == result.memories[1].id
+    assert answer["reviewSuggested"] is True
+
+
+def test_flat_mode_lists_at_most_three_similar_memories_most_similar_first(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    for n in range(5):
+        world.app.memories.add(who, "alpha beta gamma delta " + " ".join(f"w{i}" for i in range(n)))
+    answer = world.app.memories.add(who, "alpha beta gamma delta epsilon").as_json()
+    similarities = [s["similarity"] for s in answer["similar"]]
+    assert len(similarities) == 3 and similarities == sorted(similarities, reverse=True)
+    unrelated = world.app.memories.add(who, "lunch is served at noon").as_json()
+    assert unrelated["similar"] == [] and unrelated["reviewSuggested"] is False
+
+
+def test_a_correction_that_loses_the_race_is_refused_as_stale(
+    world: World, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    who = world.principal({"acme": "rw"})
+    rival = world.principal({"acme": "rw"}, name="rival")
+    [memory] = world.app.memories.add(who, "The API limit is 100 per minute").memories
+    store: Any = world.app.store
+    write = store.write
+
+    def rival_first(batch: WriteBatch) -> None:
+        # Both read v1; the rival's correction commits between our check and our write.
+        monkeypatch.setattr(store, "write", write)
+        world.app.memories.correct(rival, memory.id, "The API limit is 300 per minute")
+        write(batch)
+
+    monkeypatch.setattr(store, "write", rival_first)
+    with pytest.raises(StaleVersion) as refused:
+        world.app.memories.correct(who, memory.id, "The API limit is 500 per minute",
+                                   expected_version=1)
+    assert (refused.value.have, refused.value.current) == (1, 2)
+    assert "you have v1, current is v2" in refused.value.message
+
+
+def test_a_forget_that_loses_the_race_is_refused_as_stale(
+    world: World, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    who = world.principal({"acme": "rw"})
+    [memory] = world.app.memories.add(who, "The VPN needs a hardware token").memories
+    store: Any = world.app.store
+    forget = store.forget
+
+    def someone_first(*args: Any) -> Any:
+        monkeypatch.setattr(store, "forget", forget)
+        world.app.memories.correct(who, memory.id, "The VPN needs an app token")
+        return forget(*args)
+
+    monkeypatch.setattr(store, "forget", someone_first)
+    with pytest.raises(StaleVersion, match="you have v1, current is v2"):
+        world.app.memories.forget(who, memory.id, expected_version=1)
+
+
+def test_naming_an_old_memory_with_the_current_version_points_at_the_current_one(
+    world: World,
+) -> None:
+    who = world.principal({"acme": "rw"})
+    [old] = world.app.memories.add(who, "Standup is at 9:30").memories
+    [new] = world.app.memories.correct(who, old.id, "Standup is at 10:00").memories
+    with pytest.raises(Conflict, match=f"pass memoryId='{new.id}'"):
+        world.app.memories.correct(who, old.id, "Standup is at 10:30", expected_version=2)
+    with pytest.raises(InvalidInput, match="starts at 1"):
+        world.app.memories.correct(who, new.id, "Standup is at 10:30", expected_version=0)
