@@ -97,3 +97,14 @@ def test_revoking_a_client_revokes_each_live_family_once(
     assert oauth.revoke_client(client_id, NOW) == 2
     assert oauth.revoke_client(client_id, NOW) == 0
     assert all(f.revoked_at == NOW for f in oauth.list_families() if f.client_id == client_id)
+
+
+def test_expired_tokens_are_purged_and_live_ones_kept(setup: tuple[OAuthStore, str, str, str]) -> None:
+    oauth, key_id, client_id, space_id = setup
+    family, code = _family(key_id, client_id, space_id)
+    oauth.start_family(family, code)
+    live = FamilyToken(_id(), family.id, TokenKind.REFRESH, NOW, NOW + timedelta(days=30))
+    assert oauth.use_token(code.sha256, NOW, [live])
+    assert oauth.purge_tokens(NOW + timedelta(days=1)) >= 1
+    assert oauth.get_token(code.sha256) is None
+    assert oauth.get_token(live.sha256) == (live, family)

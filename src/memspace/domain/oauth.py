@@ -98,6 +98,10 @@ class OAuthStore(Protocol):
 
     def revoke_family(self, family_id: str, at: datetime) -> None: ...
 
+    def purge_tokens(self, expired_before: datetime) -> int:
+        """Deletes codes and tokens that expired before then; returns how many."""
+        ...
+
     def revoke_client(self, client_id: str, at: datetime) -> int:
         """Revokes every family of the client; returns how many were still live."""
         ...

@@ -37,6 +37,9 @@ REFRESH_TTL = timedelta(days=30)
 # RFC 6749 §4.1.2: "A maximum authorization code lifetime of 10 minutes is RECOMMENDED".
 CODE_TTL = timedelta(minutes=5)
 LOGIN_LINK_TTL = timedelta(minutes=15)
+# Expired codes and tokens are deleted on each redemption once this much older than their
+# expiry: a day in which a replayed one still answers "expired" rather than "unknown".
+PURGE_AFTER = timedelta(days=1)
 
 ACCESS_PREFIX, REFRESH_PREFIX, CODE_PREFIX, LINK_PREFIX = "msa_", "msr_", "msc_", "msl_"
 LINK_IN_TEXT = re.compile(r"msl_[A-Za-z0-9_-]{32,64}")
@@ -224,6 +227,7 @@ class OAuthService:
             raise Unauthenticated(
                 f"this {kind.value} was already used, so every token it led to is now revoked "
                 "(RFC 9700 §4.14); sign in again")
+        self._store.purge_tokens(now - PURGE_AFTER)  # each refresh adds two rows; keep it flat
         return IssuedTokens(access, refresh, int(ACCESS_TTL.total_seconds()))
 
     def authenticate(self, raw: str, resource: str) -> Principal:

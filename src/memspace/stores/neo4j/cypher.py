@@ -457,6 +457,11 @@ MATCH (f:OAuthFamily {clientId: $id}) WHERE f.revokedAt IS NULL
 SET f.revokedAt = $at
 RETURN count(f) AS revoked
 """
+OAUTH_PURGE_TOKENS = """
+MATCH (t:OAuthToken) WHERE t.expiresAt < $before
+DETACH DELETE t
+RETURN count(t) AS purged
+"""
 OAUTH_LIST_FAMILIES = "MATCH (f:OAuthFamily) RETURN f {.*} AS family ORDER BY f.createdAt, f.id"
 # Created (idempotently) by Neo4jOAuthStore beside the graph's schema (schema.py).
 OAUTH_SCHEMA = (
@@ -466,6 +471,7 @@ OAUTH_SCHEMA = (
     "CREATE CONSTRAINT oauth_login_link_sha256 IF NOT EXISTS FOR (l:OAuthLoginLink) "
     "REQUIRE l.sha256 IS UNIQUE",
     "CREATE INDEX oauth_family_client IF NOT EXISTS FOR (f:OAuthFamily) ON (f.clientId)",
+    "CREATE INDEX oauth_token_expiry IF NOT EXISTS FOR (t:OAuthToken) ON (t.expiresAt)",
 )
 OAUTH_LABELS = ("OAuthClient", "OAuthLoginLink", "OAuthFamily", "OAuthToken")
 OAUTH_PROPERTY_KEYS = (

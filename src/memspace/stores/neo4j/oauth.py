@@ -124,6 +124,13 @@ class Neo4jOAuthStore:
     def revoke_family(self, family_id: str, at: datetime) -> None:
         self._db.write(lambda tx: tx.run(cypher.OAUTH_REVOKE_FAMILY, id=family_id, at=utc(at)).consume())
 
+    def purge_tokens(self, expired_before: datetime) -> int:
+        def work(tx: Transaction) -> int:
+            return int(tx.run(cypher.OAUTH_PURGE_TOKENS, before=utc(expired_before))
+                       .single(strict=True)["purged"])
+
+        return self._db.write(work)
+
     def revoke_client(self, client_id: str, at: datetime) -> int:
         def work(tx: Transaction) -> int:
             return int(tx.run(cypher.OAUTH_REVOKE_CLIENT, id=client_id, at=utc(at))

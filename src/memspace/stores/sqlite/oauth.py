@@ -119,6 +119,11 @@ class SqliteOAuthStore:
             conn.execute("UPDATE oauth_families SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                          (ts(at), family_id))
 
+    def purge_tokens(self, expired_before: datetime) -> int:
+        with self._store._tx() as conn:
+            return int(conn.execute("DELETE FROM oauth_tokens WHERE expires_at < ?",
+                                    (ts(expired_before),)).rowcount)
+
     def revoke_client(self, client_id: str, at: datetime) -> int:
         with self._store._tx() as conn:
             return int(conn.execute(
