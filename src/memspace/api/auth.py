@@ -1,10 +1,10 @@
-"""API-key authentication in front of /mcp and /v1, as plain ASGI middleware.
+"""API keys and OAuth access tokens checked in front of /mcp and /v1, as plain ASGI middleware.
 
-The SDK's own bearer auth (TokenVerifier + AuthSettings) requires an OAuth issuer and
-advertises protected-resource metadata, which sends some clients into an OAuth flow for what is
-a static key (DESIGN §9). So keys are checked here, before MCP sees the request: a bad key gets
-401 with a `WWW-Authenticate` header that says why, and a good one leaves its Principal in the
-ASGI state for tools and routes to read.
+Both arrive in the one `Authorization: Bearer` header, which the SDK's bearer middleware would
+take for OAuth only; so they are told apart here by prefix (msk_ key, msa_ OAuth token, mst_
+upload ticket) before MCP sees the request. A bad one gets 401 with a `WWW-Authenticate` that
+says why and, when OAuth is on, where to discover how to sign in (RFC 9728 resource_metadata);
+a good one leaves its Principal in the ASGI state for tools and routes to read.
 """
 
 from __future__ import annotations
