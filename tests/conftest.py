@@ -1,11 +1,16 @@
-"""Shared fixtures: where Neo4j comes from, and the CI rule that a skip of a real part fails."""
+"""Shared fixtures: where Neo4j and the language model come from, and the CI rule that a skip of a
+real part fails."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.support.llm_server import LLMEndpoint
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -37,3 +42,15 @@ def neo4j_uri() -> Iterator[str]:
             yield uri
     except Neo4jUnavailable as exc:
         skip_or_fail(f"no Neo4j server: {exc}")
+
+
+@pytest.fixture(scope="session")
+def llm_endpoint() -> Iterator[LLMEndpoint]:
+    """A real model: MEMSPACE_TEST_LLM_API_BASE, or tools/llm-local (started for the session)."""
+    from tests.support.llm_server import LLMUnavailable, llm_server
+
+    try:
+        with llm_server() as endpoint:
+            yield endpoint
+    except LLMUnavailable as exc:
+        skip_or_fail(f"no language model: {exc}")

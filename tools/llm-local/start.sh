@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Install (once, cached) and start the local model server, OpenAI-compatible on 127.0.0.1, in the
+# background; wait until it answers. Idempotent: exits 0 if our server is already up. The last
+# line printed is the base URL to use as MEMSPACE_LLM_API_BASE: http://127.0.0.1:PORT/v1
+#
+# Env: LLM_LOCAL_MODEL (qwen2.5-coder-1.5b; see install.py), LLM_LOCAL_PORT (8091),
+#      LLM_LOCAL_HOME (~/.cache/memspace/llm: runtime and model cache), LLM_LOCAL_THREADS (nproc),
+#      LLM_LOCAL_CTX (8192), LLM_LOCAL_START_TIMEOUT (120 s, after the install),
+#      LLM_LOCAL_PYTHON (python3, runs the installer), LLM_LOCAL_PID_FILE / LLM_LOCAL_LOG_FILE
+#      (<this dir>/llm.pid, llm.log: set both to run a second server).
+set -euo pipefail
+
+DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+MODEL="${LLM_LOCAL_MODEL:-qwen2.5-coder-1.5b}"
+PORT="${LLM_LOCAL_PORT:-8091}"
+THREADS="${LLM_LOCAL_THREADS:-$(nproc)}"
+CTX="${LLM_LOCAL_CTX:-8192}"
+TIMEOUT="${LLM_LOCAL_START_TIMEOUT:-120}"
+PYTHON="${LLM_LOCAL_PYTHON:-python3}"
+PID_FILE="${LLM_LOCAL_PID_FILE:-$DIR/llm.pid}"
+LOG_FILE="${LLM_LOCAL_LOG_FILE:-$DIR/llm.log}"
+URL="http://127.0.0.1:$PORT/v1"
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
+# A pid counts as ours only if it is alive and runs our serve.py (guards against pid reuse).
+our_pid() { [[ -n "${1:-}" ]] && grep -qaF -- "$DIR/serve.py" "/proc/$1/cmdline" 2>/dev/null; }
+# llama.cpp answers /health with 503 while it loads the model and 200 once it can serve.
+healthy() { "$PYTHON" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' \
+    "http://127.0.0.1:$PORT/health" 2>/dev/null; }
+die() { echo "llm-local: $*" >&2; exit 1; }
+# A failed start leaves no server behind: stop the whole process group, then report.
+fail() {
+    echo "llm-local: $*" >&2
+    if our_pid "${PID:-}"; then kill -KILL -- "-$PID" 2>/dev/null || kill -KILL "$PID" 2>/dev/null || true; fi
+    rm -f "$PID_FILE"
+    if [[ -f "$LOG_FILE" ]]; then echo "--- last lines of $LOG_FILE:" >&2; tail -n 30 "$LOG_FILE" >&2; fi
+    exit 1
+}
+
+# Serialise concurrent start.sh runs (parallel test workers): one installs and starts, the others
+# wait here and then find it running. fd 9 is closed for the server (9>&- below).
+exec 9>"$DIR/.start.lock"
+flock -w 1800 9 || die "could not take $DIR/.start.lock"
+
+PID=""
+if [[ -f "$PID_FILE" ]]; then
+    PID="$(cat "$PID_FILE")"
+    if our_pid "$PID"; then
+        RUNNING_PORT="$(tr '\0' '\n' <"/proc/$PID/cmdline" | grep -A1 -x -- --port | tail -n 1)"
+        [[ "$RUNNING_PORT" == "$PORT" ]] \
+            || die "already running (pid $PID) on port $RUNNING_PORT, not $PORT; run $DIR/stop.sh first"
+        if healthy; then
+            echo "llm-local: already running (pid $PID)"
+            echo "$URL"
+            exit 0
+        fi
+        echo "llm-local: pid $PID is still starting; waiting"
+    else
+        rm -f "$PID_FILE"   # stale
+        PID=""
+    fi
+fi
+
+if [[ -z "$PID" ]]; then
+    port_open && die "port $PORT on 127.0.0.1 is already in use by another process (set LLM_LOCAL_PORT)"
+    command -v "$PYTHON" >/dev/null || die "$PYTHON not found (the installer needs Python 3.10+)"
+    # The installer prints "<runtime python> <model file>" on its last line; progress goes to stderr.
+    INSTALLED="$("$PYTHON" "$DIR/install.py" "$MODEL" | tail -n 1)" || die "install failed (see above)"
+    read -r RUNTIME MODEL_FILE <<<"$INSTALLED"
+    # setsid: its own session and process group, so Ctrl-C in this shell does not stop it and
+    # fail()/stop.sh can end the group. OMP_WAIT_POLICY: see serve.py.
+    OMP_WAIT_POLICY=PASSIVE nohup setsid "$RUNTIME" "$DIR/serve.py" --model "$MODEL_FILE" \
+        --port "$PORT" --alias "$MODEL" --threads "$THREADS" --ctx "$CTX" \
+        >"$LOG_FILE" 2>&1 </dev/null 9>&- &
+    PID=$!
+    echo "$PID" >"$PID_FILE"
+    echo "llm-local: started $MODEL as pid $PID (log $LOG_FILE)"
+fi
+
+deadline=$((SECONDS + TIMEOUT))
+until grep -q "LLM-LOCAL READY" "$LOG_FILE" 2>/dev/null && healthy; do
+    our_pid "$PID" || fail "server (pid $PID) exited during startup"
+    ((SECONDS < deadline)) || fail "not answering on $URL after ${TIMEOUT}s; stopped it"
+    sleep 0.2
+done
+echo "llm-local: ready (pid $PID)"
+echo "$URL"
