@@ -295,7 +295,8 @@ async def test_redirect_uris_match_exactly_except_a_loopback_port(server: Server
         assert plain.status_code == 400 and plain.json()["error"] == "invalid_redirect_uri"
 
 
-async def test_tokens_are_only_for_this_server(server: Server, person: Person) -> None:
+async def test_tokens_are_only_for_this_server(server: Server, person: Person,
+                                              embedder: LocalEmbedder) -> None:
     async with httpx.AsyncClient(timeout=30) as http:
         client_id = await register(http, server)
         _, challenge = pkce()
@@ -303,9 +304,18 @@ async def test_tokens_are_only_for_this_server(server: Server, person: Person) -
                                               resource="https://other.example/mcp"))
         assert parse_qs(urlsplit(answer.headers["location"]).query)["error"] == ["invalid_target"]
         tokens = await tokens_for(http, server, person, client_id)
-        elsewhere = server.app.oauth.authenticate
-        with pytest.raises(Exception, match="issued for"):
-            elsewhere(tokens["access_token"], "https://other.example/mcp")
+        # A second deployment on the same store, at another address: another resource.
+        other_port = free_port()
+        other = build(server.app.settings.model_copy(update={"port": other_port}), embedder=embedder)
+        try:
+            with running_server(other, port=other_port) as other_url:
+                assert other_url != server.url
+                refused = await call_mcp(http, Server(other_url, other, server.clock, "", "", "", ""),
+                                         tokens["access_token"])
+        finally:
+            other.close()
+        assert refused.status_code == 401 and f"issued for {server.mcp}" in refused.json()["message"]
+        assert (await call_mcp(http, server, tokens["access_token"])).status_code == 200
 
 
 async def test_consent_never_grants_more_than_the_signed_in_key(server: Server) -> None:
