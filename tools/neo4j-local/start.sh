@@ -25,8 +25,37 @@ else JAVA="java"; fi
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
 # A pid counts as ours only if it is alive and runs our main class (guards against pid reuse).
 our_pid() { [[ -n "${1:-}" ]] && grep -qaF -- "$MAIN_CLASS" "/proc/$1/cmdline" 2>/dev/null; }
+# Alive at all, and not a zombie waiting for us to reap it. While a server we just launched
+# goes through nohup -> setsid -> bash -> java, its cmdline changes under us (and is empty for
+# an instant at each exec), so a starting server is judged by this, not by its main class.
+alive() {
+    [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null || return 1
+    local state
+    state="$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)"
+    [[ -n "$state" && "$state" != Z ]]
+}
+STARTED_HERE=""
+# A start that fails must not leave a server behind (it would hold the port for the next run).
+stop_started() {
+    [[ -n "$STARTED_HERE" ]] || return 0
+    STARTED_HERE=""
+    if alive "$PID"; then
+        kill -TERM "$PID" 2>/dev/null || true
+        for _ in $(seq 100); do alive "$PID" || break; sleep 0.2; done
+        alive "$PID" && kill -KILL "$PID" 2>/dev/null || true
+        echo "neo4j-local: stopped the server this start launched (pid $PID)" >&2
+    fi
+    rm -f "$PID_FILE"
+}
+trap stop_started EXIT
+trap 'exit 130' INT TERM
 die() { echo "neo4j-local: $*" >&2; exit 1; }
-fail() { echo "neo4j-local: $*" >&2; if [[ -f "$LOG_FILE" ]]; then echo "--- last lines of $LOG_FILE:" >&2; tail -n 40 "$LOG_FILE" >&2; fi; exit 1; }
+fail() {
+    echo "neo4j-local: $*" >&2
+    if [[ -f "$LOG_FILE" ]]; then echo "--- last lines of $LOG_FILE:" >&2; tail -n 40 "$LOG_FILE" >&2; fi
+    stop_started
+    exit 1
+}
 
 # Serialise concurrent start.sh runs (e.g. parallel test workers): one builds and starts, the
 # others wait here and then find it running. fd 9 is closed for the server (9>&- below).
@@ -101,27 +130,42 @@ if [[ -z "$PID" ]]; then
     EXTRA_OPTS=(${NEO4J_LOCAL_JAVA_OPTS:-})
 
     mkdir -p "$DATA_DIR"
+    rm -f "$PID_FILE"
     # setsid: own session, so a Ctrl-C in the shell that started it does not stop the server.
-    nohup setsid "$JAVA" "${JAVA_OPTS[@]}" "${EXTRA_OPTS[@]}" \
+    # setsid forks when it leads a process group (a shell with job control), so $! is not
+    # always the server: the last shell of the chain writes its own pid, which java inherits
+    # through exec.
+    # shellcheck disable=SC2016
+    nohup setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' neo4j-local "$PID_FILE" \
+        "$JAVA" "${JAVA_OPTS[@]}" "${EXTRA_OPTS[@]}" \
         -cp "$DIR/target/classes:$DIR/target/lib/*" "$MAIN_CLASS" \
         --port "$PORT" --data-dir "$DATA_DIR" --pagecache "$PAGECACHE" \
         >"$LOG_FILE" 2>&1 </dev/null 9>&- &
-    PID=$!
-    echo "$PID" >"$PID_FILE"
+    LAUNCHER=$!
+    for _ in $(seq 200); do [[ -s "$PID_FILE" ]] && break; sleep 0.05; done
+    PID="$(cat "$PID_FILE" 2>/dev/null || true)"
+    if [[ -z "$PID" ]]; then
+        PID="$LAUNCHER"; STARTED_HERE=1
+        fail "the server did not start (no pid written by pid $LAUNCHER)"
+    fi
+    STARTED_HERE=1
     echo "neo4j-local: started pid $PID (log $LOG_FILE, data $DATA_DIR)"
 fi
 
 # --- wait for "ready" (default database available) and the Bolt port answering ---------------
 deadline=$((SECONDS + TIMEOUT))
 until grep -q "NEO4J-LOCAL READY" "$LOG_FILE" 2>/dev/null && port_open; do
-    if ! our_pid "$PID"; then
+    if ! alive "$PID"; then
         rm -f "$PID_FILE"
+        STARTED_HERE=""
         fail "server (pid $PID) exited during startup"
     fi
     if ((SECONDS >= deadline)); then
-        fail "not ready after ${TIMEOUT}s (pid $PID left running; stop it with $DIR/stop.sh)"
+        [[ -n "$STARTED_HERE" ]] || fail "not ready after ${TIMEOUT}s (pid $PID, started by an earlier run, left running; stop it with $DIR/stop.sh)"
+        fail "not ready after ${TIMEOUT}s (NEO4J_LOCAL_START_TIMEOUT); the server was stopped"
     fi
     sleep 0.5
 done
+STARTED_HERE=""  # ready: from here on it is meant to outlive this script
 grep "NEO4J-LOCAL READY" "$LOG_FILE" | tail -n 1
 echo "$URI"
