@@ -27,13 +27,32 @@ our_pid() { [[ -n "${1:-}" ]] && grep -qaF -- "$DIR/serve.py" "/proc/$1/cmdline"
 # llama.cpp answers /health with 503 while it loads the model and 200 once it can serve.
 healthy() { "$PYTHON" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' \
     "http://127.0.0.1:$PORT/health" 2>/dev/null; }
+# Alive and not a zombie. While a server we just launched goes through nohup -> setsid -> bash
+# -> python, its cmdline changes under us, so a starting server is judged by this instead.
+alive() {
+    [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null || return 1
+    local state
+    state="$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)"
+    [[ -n "$state" && "$state" != Z ]]
+}
+STARTED_HERE=""
+# A start that fails or is interrupted leaves no server behind (it would hold the port).
+stop_started() {
+    [[ -n "$STARTED_HERE" ]] || return 0
+    STARTED_HERE=""
+    if alive "${PID:-}"; then
+        kill -KILL -- "-$PID" 2>/dev/null || kill -KILL "$PID" 2>/dev/null || true
+        echo "llm-local: stopped the server this start launched (pid $PID)" >&2
+    fi
+    rm -f "$PID_FILE"
+}
+trap stop_started EXIT
+trap 'exit 130' INT TERM
 die() { echo "llm-local: $*" >&2; exit 1; }
-# A failed start leaves no server behind: stop the whole process group, then report.
 fail() {
     echo "llm-local: $*" >&2
-    if our_pid "${PID:-}"; then kill -KILL -- "-$PID" 2>/dev/null || kill -KILL "$PID" 2>/dev/null || true; fi
-    rm -f "$PID_FILE"
     if [[ -f "$LOG_FILE" ]]; then echo "--- last lines of $LOG_FILE:" >&2; tail -n 30 "$LOG_FILE" >&2; fi
+    stop_started
     exit 1
 }
 
@@ -67,21 +86,34 @@ if [[ -z "$PID" ]]; then
     # The installer prints "<runtime python> <model file>" on its last line; progress goes to stderr.
     INSTALLED="$("$PYTHON" "$DIR/install.py" "$MODEL" | tail -n 1)" || die "install failed (see above)"
     read -r RUNTIME MODEL_FILE <<<"$INSTALLED"
+    rm -f "$PID_FILE"
     # setsid: its own session and process group, so Ctrl-C in this shell does not stop it and
-    # fail()/stop.sh can end the group. OMP_WAIT_POLICY: see serve.py.
-    OMP_WAIT_POLICY=PASSIVE nohup setsid "$RUNTIME" "$DIR/serve.py" --model "$MODEL_FILE" \
-        --port "$PORT" --alias "$MODEL" --threads "$THREADS" --ctx "$CTX" \
-        >"$LOG_FILE" 2>&1 </dev/null 9>&- &
-    PID=$!
-    echo "$PID" >"$PID_FILE"
+    # stop.sh can end the group. setsid forks when it leads a process group (a shell with job
+    # control), so $! is not always the server: the last shell of the chain writes its own pid,
+    # which python inherits through exec. OMP_WAIT_POLICY: see serve.py.
+    # shellcheck disable=SC2016
+    OMP_WAIT_POLICY=PASSIVE nohup setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' llm-local \
+        "$PID_FILE" "$RUNTIME" "$DIR/serve.py" --model "$MODEL_FILE" --port "$PORT" \
+        --alias "$MODEL" --threads "$THREADS" --ctx "$CTX" >"$LOG_FILE" 2>&1 </dev/null 9>&- &
+    LAUNCHER=$!
+    STARTED_HERE=1
+    PID="$LAUNCHER"
+    # (a forking setsid's parent may exit before its child writes: give the chain 10 s)
+    for _ in $(seq 200); do [[ -s "$PID_FILE" ]] && break; sleep 0.05; done
+    [[ -s "$PID_FILE" ]] || fail "the server did not start (no pid written by pid $LAUNCHER)"
+    PID="$(cat "$PID_FILE")"
     echo "llm-local: started $MODEL as pid $PID (log $LOG_FILE)"
 fi
 
 deadline=$((SECONDS + TIMEOUT))
 until grep -q "LLM-LOCAL READY" "$LOG_FILE" 2>/dev/null && healthy; do
-    our_pid "$PID" || fail "server (pid $PID) exited during startup"
-    ((SECONDS < deadline)) || fail "not answering on $URL after ${TIMEOUT}s; stopped it"
+    alive "$PID" || fail "server (pid $PID) exited during startup"
+    if ((SECONDS >= deadline)); then
+        [[ -n "$STARTED_HERE" ]] || fail "not ready after ${TIMEOUT}s (pid $PID, started by an earlier run, left running; stop it with $DIR/stop.sh)"
+        fail "not answering on $URL after ${TIMEOUT}s (LLM_LOCAL_START_TIMEOUT); the server was stopped"
+    fi
     sleep 0.2
 done
+STARTED_HERE=""  # ready: from here on it is meant to outlive this script
 echo "llm-local: ready (pid $PID)"
 echo "$URL"
