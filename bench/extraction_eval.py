@@ -1,6 +1,6 @@
 """Fact-extraction quality: run LitellmExtractor over labelled cases and print figures. Asserts nothing.
 
-Usage: extraction_eval.py [--cases PATH] [--limit N] [--misses]
+Usage: extraction_eval.py [--cases PATH] [--limit N] [--misses] [--local] [--timeout S]
 
 The model comes from MEMSPACE_LLM_MODEL (plus MEMSPACE_LLM_API_BASE / MEMSPACE_LLM_API_KEY for an
 OpenAI-compatible server), read through memspace.config.Settings like the service does, e.g.
@@ -8,18 +8,25 @@ OpenAI-compatible server), read through memspace.config.Settings like the servic
   MEMSPACE_LLM_MODEL=openai/qwen2.5:7b-instruct MEMSPACE_LLM_API_BASE=http://127.0.0.1:11434/v1 \\
   MEMSPACE_LLM_API_KEY=ollama .venv/bin/python bench/extraction_eval.py --misses
 
+or, with the pinned local model (tools/llm-local; `make llm` starts it), `--local`:
+
+  make llm && .venv/bin/python bench/extraction_eval.py --local
+
 Each case (bench/data/extraction_cases.jsonl) gives the existing candidate facts, the new content
 (optionally its speaker and observed_at), the expected number of facts and the expected
 relations {candidate, type}. Relations are compared as the set of (candidate, type) pairs over
 all facts of a case. Printed: precision/recall per relation type, how often a candidate that
 should stay unrelated was left alone, UPDATES wrongly given to restatements and other subjects,
-exact fact counts, calls/tokens/seconds per add, and failures.
+exact fact counts, how often the first answer was valid JSON of the right shape, cases where an
+UPDATES not expected would deactivate a true memory, calls/tokens per add, latency p50/p95, and
+failures. Latency figures are only honest on an idle machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -27,6 +34,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from pydantic import SecretStr
 
 from memspace.config import Settings
 from memspace.domain.errors import ExtractionFailed
@@ -96,6 +105,8 @@ class Tally:
         self.completion_tokens: list[int] = []
         self.seconds: list[float] = []
         self.failures: list[tuple[str, str]] = []
+        self.first_valid = 0  # answers usable on the first call (no retry, no failure)
+        self.cases_wrong_update = 0  # cases with an UPDATES the labels do not have
 
     def score(self, case: Case, got: Extraction) -> bool:
         predicted = predicted_pairs(got)
@@ -112,6 +123,10 @@ class Tally:
             if candidate.number not in expected_related:
                 self.unrelated += 1
                 self.unrelated_ok += candidate.number not in predicted_related
+        self.first_valid += got.llm_calls == 1
+        expected_updates = {n for n, kind in case.expected if kind == "updates"}
+        self.cases_wrong_update += any(kind == "updates" and n not in expected_updates
+                                       for n, kind in predicted)
         if case.kind in MUST_NOT_UPDATE:
             self.must_not_update += 1
             self.wrong_updates += any(kind == "updates" for _, kind in predicted)
@@ -137,16 +152,21 @@ class Tally:
         print(f"\nno relation where none expected   {ratio(self.unrelated_ok, self.unrelated)} candidates")
         print(f"UPDATES on must-not-update cases  {ratio(self.wrong_updates, self.must_not_update)} cases"
               f" ({', '.join(MUST_NOT_UPDATE)}; lower is better)")
+        print(f"wrong UPDATES (a true memory off) {ratio(self.cases_wrong_update, len(self.calls))} cases"
+              " (all kinds; aim <= 2%)")
         print(f"fact count exact                  {ratio(self.count_ok, self.scored)} cases")
+        print(f"valid JSON on the first call      {ratio(self.first_valid, len(self.calls))} adds")
         print("\nkind               relations exactly right")
         for kind, results in sorted(self.by_kind.items()):
             print(f"{kind:<18} {ratio(sum(results), len(results))}")
         if self.calls:
-            p95 = sorted(self.seconds)[max(0, round(0.95 * len(self.seconds)) - 1)]
+            ordered = sorted(self.seconds)
+            p50 = ordered[max(0, round(0.50 * len(ordered)) - 1)]
+            p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
             print(f"\nper add: {statistics.mean(self.calls):.2f} calls, "
                   f"{statistics.mean(self.prompt_tokens):.0f} prompt + "
                   f"{statistics.mean(self.completion_tokens):.0f} completion tokens, "
-                  f"{statistics.mean(self.seconds):.2f} s mean, {p95:.2f} s p95")
+                  f"{p50:.2f} s p50, {p95:.2f} s p95, {statistics.mean(self.seconds):.2f} s mean")
         for case_id, reason in self.failures:
             print(f"failed {case_id}: {reason}")
 
@@ -156,9 +176,21 @@ def main() -> int:
     parser.add_argument("--cases", type=Path, default=CASES)
     parser.add_argument("--limit", type=int, default=None, help="only the first N cases")
     parser.add_argument("--misses", action="store_true", help="print every case not exactly right")
+    parser.add_argument("--local", action="store_true",
+                        help="use tools/llm-local (`make llm`) at 127.0.0.1:$LLM_LOCAL_PORT (8091)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per call (default MEMSPACE_LLM_TIMEOUT_S; 600 with --local, "
+                             "whose first call fills the prompt cache)")
     args = parser.parse_args()
 
     settings = Settings()
+    if args.local:
+        port = os.environ.get("LLM_LOCAL_PORT", "8091")
+        settings = settings.model_copy(update={
+            "llm_model": "openai/local", "llm_api_base": f"http://127.0.0.1:{port}/v1",
+            "llm_api_key": SecretStr("local"), "llm_timeout_s": args.timeout or 600.0})
+    elif args.timeout:
+        settings = settings.model_copy(update={"llm_timeout_s": args.timeout})
     if not settings.llm_model:
         print("extraction_eval needs a model, nothing was run. Set MEMSPACE_LLM_MODEL to a litellm "
               "model string (e.g. openai/gpt-4o-mini), or for a local OpenAI-compatible server "
