@@ -7,6 +7,7 @@ from typing import Any
 from memspace.domain.models import MemoryFilter
 from memspace.domain.ports import GraphStore
 from memspace.services.access import AccessService, Principal
+from memspace.services.handoffs import handoff_json
 from memspace.services.paging import clamp_limit
 from memspace.services.views import memory_json, relation_json
 
@@ -21,7 +22,8 @@ class GraphService:
 
     def graph(self, principal: Principal, space: str | None = None, limit: int = 500,
               include_inactive: bool = True) -> dict[str, Any]:
-        """Up to `limit` newest memories of the space and every relation among them."""
+        """Up to `limit` newest memories of the space, every relation among them, and the
+        space's latest handoff (shown in the view's detail panel)."""
         target = self._access.resolve(principal, space)
         size = clamp_limit(limit, MAX_NODES)
         where = MemoryFilter(target.space.id, include_inactive=include_inactive)
@@ -29,9 +31,11 @@ class GraphService:
         truncated = len(memories) > size
         memories = memories[:size]
         edges = self._store.relations_among(target.space.id, [m.id for m in memories])
+        handoff = self._store.latest_handoff(target.space.id)
         return {
             "space": target.space.slug,
             "nodes": [memory_json(m) for m in memories],
             "edges": [relation_json(r) for r in edges],
             "truncated": truncated,
+            "latestHandoff": handoff_json(handoff) if handoff is not None else None,
         }

@@ -1,9 +1,10 @@
 // The panel for one memory: its text, who saved it and when, its history (what it updates or
-// was replaced by, with reasons) and the document it came from.
+// was replaced by, with reasons) and the document it came from. It also shows the space's
+// latest handoff (what the last agent or session left for the next one).
 
 import { fill, h } from "../shared/dom";
 import { ago } from "../shared/format";
-import type { Memory, MemoryDetail, Relation } from "../shared/types";
+import type { Handoff, Memory, MemoryDetail, Relation } from "../shared/types";
 
 const VERB_OUT = { UPDATES: "Replaces", EXTENDS: "Extends", DERIVES: "Derived from" } as const;
 const VERB_IN = { UPDATES: "Replaced by", EXTENDS: "Extended by", DERIVES: "Used to derive" } as const;
@@ -49,6 +50,22 @@ export class DetailPanel {
       detail.source
         ? h("p", { class: "source" }, h("span", { class: "badge" }, detail.source.kind), " ", detail.source.title)
         : h("p", { class: "muted" }, memory.createdBy ? `Written directly by ${memory.createdBy}.` : "Written directly."));
+  }
+
+  showHandoff(handoff: Handoff): void {
+    const list = (title: string, items: string[]) => items.length
+      ? [h("h2", {}, title), h("ul", { class: "handoff-list" }, ...items.map((i) => h("li", {}, i)))] : [];
+    this.element.hidden = false;
+    fill(this.element,
+      h("div", { class: "detail-head" },
+        h("span", { class: "badge" }, "handoff"), h("span", { class: "badge" }, handoff.topic),
+        h("span", { class: "grow" }),
+        h("button", { class: "close", "aria-label": "Close details", on: { click: () => this.onClose() } }, "×")),
+      h("div", { class: "content", id: "detail-content" }, handoff.summary),
+      h("div", { class: "meta" }, `From ${handoff.agent} ${ago(handoff.createdAt, this.locale)}`
+        + (handoff.createdBy !== handoff.agent ? ` (saved by ${handoff.createdBy})` : "")),
+      ...list("Done", handoff.done), ...list("Next steps", handoff.nextSteps),
+      ...list("Open questions", handoff.openQuestions), ...list("Links", handoff.links));
   }
 
   private head(memory: Memory): HTMLElement {

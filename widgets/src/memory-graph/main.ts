@@ -7,13 +7,15 @@ import "./style.css";
 import { byId, fill, h } from "../shared/dom";
 import { plural } from "../shared/format";
 import { connect, errorMessage, type Host } from "../shared/host";
-import type { Memory, MemoryDetail, Relation } from "../shared/types";
+import type { Handoff, Memory, MemoryDetail, Relation } from "../shared/types";
 import { DetailPanel } from "./detail";
 import { categoryColours, OTHER } from "./palette";
 import { Scene, type GraphLink, type GraphNode } from "./scene";
 
 interface Launch { space: string }
-interface Graph { space: string; nodes: Memory[]; edges: Relation[]; truncated: boolean }
+interface Graph {
+  space: string; nodes: Memory[]; edges: Relation[]; truncated: boolean; latestHandoff: Handoff | null;
+}
 
 const GRAPH_HEIGHT = 520;
 const LEGEND_CATEGORIES = 8;
@@ -21,6 +23,7 @@ const root = byId<HTMLElement>("app");
 const summary = h("span", { class: "sub" });
 const search = h("input", { type: "search", placeholder: "Search memories…", "aria-label": "Search memories" });
 const matchCount = h("span", { class: "hint", "aria-live": "polite" });
+const handoffButton = h("button", { class: "handoff", hidden: true }, "Latest handoff");
 const legend = h("div", { class: "legend" });
 const scene = new Scene();
 const stage = h("div", { class: "stage", "aria-busy": "true" });
@@ -29,7 +32,7 @@ scene.canvas.setAttribute("role", "application");
 scene.canvas.setAttribute("aria-roledescription", "memory graph");
 stage.append(scene.canvas, status);
 fill(root,
-  h("header", { class: "view" }, h("h1", {}, "Memory graph"), summary, h("span", { class: "grow" }),
+  h("header", { class: "view" }, h("h1", {}, "Memory graph"), summary, handoffButton, h("span", { class: "grow" }),
     h("div", { class: "search" }, search, matchCount)),
   legend, stage);
 
@@ -83,6 +86,10 @@ function show(graph: Graph): void {
   renderLegend(colours, counts);
   status.textContent = graph.nodes.length ? "" : "No memories in this space yet.";
   scene.setData(nodes, links);
+  const handoff = graph.latestHandoff;
+  handoffButton.hidden = !handoff;
+  handoffButton.onclick = handoff ? () => { scene.select(undefined); asked++; detail?.showHandoff(handoff); } : null;
+  if (handoff) handoffButton.title = `${handoff.agent} on ${handoff.topic}: ${handoff.summary}`;
 }
 
 async function load(launch: Launch, connected: Host): Promise<void> {

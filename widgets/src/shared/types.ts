@@ -31,6 +31,19 @@ export interface Memory {
   forgottenBy?: string;
 }
 
+export interface Handoff {
+  id: string;
+  agent: string;
+  topic: string;
+  summary: string;
+  done: string[];
+  nextSteps: string[];
+  openQuestions: string[];
+  links: string[];
+  createdAt: string;
+  createdBy: string;
+}
+
 export interface Neighbour extends Memory {
   hops: number;
   relation: RelationType;
