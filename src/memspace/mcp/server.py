@@ -15,11 +15,13 @@ from memspace.mcp.workflow_tools import register_workflow_tools
 
 INSTRUCTIONS = """\
 memspace is the shared memory of your team: other agents and people read and write the same
-spaces. Search it (search_memory) before you start a task or answer a question about the
+spaces. Start a task with get_context (the latest handoff, open conflicts and the most useful
+memories in one call); search it (search_memory) before you answer a question about the
 project, and save durable facts you learn (add_memory): decisions, conventions, preferences,
 findings. One self-contained fact per memory. When a fact is wrong or outdated, correct it
-(correct_memory) rather than adding a contradicting one. listSpaces shows which spaces your key
-can use; tools act on your active space unless you pass `space`."""
+(correct_memory, with the expectedVersion you read) rather than adding a contradicting one.
+Before you stop, leave a handoff (save_handoff) for the next agent or session. listSpaces
+shows which spaces your key can use; tools act on your active space unless you pass `space`."""
 
 
 def build_mcp_server(app: Container) -> MCPServer:
