@@ -438,6 +438,29 @@ def test_document_status_error_and_progress_are_updated(store: GraphStore) -> No
         store.update_document(other.id, doc.id, DocumentStatus.DONE)
 
 
+def test_a_document_lease_is_held_by_one_owner_until_it_runs_out(store: GraphStore) -> None:
+    space = new_space(store)
+    doc = replace(b.document(space.id), uploaded_by_key="key-1")
+    store.add_document(doc)
+    assert store.get_document(space.id, doc.id) == doc  # the uploading key is kept
+    now, lease = b.BASE, timedelta(minutes=2)
+    taken = store.claim_document(space.id, doc.id, "server-a", now, now + lease)
+    assert taken is not None and taken.status is DocumentStatus.PROCESSING
+    later = now + timedelta(minutes=1)
+    assert store.claim_document(space.id, doc.id, "server-b", later, later + lease) is None
+    renewed = store.claim_document(space.id, doc.id, "server-a", later, later + lease)
+    assert renewed is not None
+    expired = later + lease + timedelta(seconds=1)  # server-a stopped renewing (it crashed)
+    assert store.claim_document(space.id, doc.id, "server-b", expired, expired + lease)
+    store.release_document(space.id, doc.id, "server-b")  # a clean stop
+    assert store.claim_document(space.id, doc.id, "server-a", expired, expired + lease)
+    store.update_document(space.id, doc.id, DocumentStatus.DONE, uploaded_by_key="key-2")
+    assert store.claim_document(space.id, doc.id, "server-c", expired, expired + lease) is None
+    done = store.get_document(space.id, doc.id)
+    assert done is not None and (done.status, done.uploaded_by_key) == (DocumentStatus.DONE, "key-2")
+    assert store.claim_document(new_space(store).id, doc.id, "x", now, now + lease) is None
+
+
 def test_a_space_holds_one_document_per_sha256(store: GraphStore) -> None:
     space, other = new_space(store), new_space(store)
     doc = b.document(space.id)

@@ -108,6 +108,9 @@ class Document:
     error: str | None = None
     chunks_total: int = 0
     chunks_done: int = 0  # chunks 0..chunks_done-1 went through the add pipeline
+    # The API key that uploaded (or last retried) it: processing stops if it is revoked or loses
+    # write access to the space. None for the local operator (CLI).
+    uploaded_by_key: str | None = None
 
 
 @dataclass(frozen=True)

@@ -223,8 +223,10 @@ class GraphStore(Protocol):
         error: str | None = None,
         chunks_total: int | None = None,
         chunks_done: int | None = None,
+        uploaded_by_key: str | None = None,
     ) -> Document:
-        """Set the status and its error (None clears it), and the progress counts that are given.
+        """Set the status and its error (None clears it), and the progress counts and the
+        uploading key that are given.
 
         Raises:
             NotFound: no such document in the space.
@@ -234,6 +236,19 @@ class GraphStore(Protocol):
 
     def documents_with_status(self, statuses: Sequence[DocumentStatus]) -> list[Document]:
         """Documents of every space in these states, oldest first (what a restart resumes)."""
+
+    def claim_document(self, space_id: str, document_id: str, owner: str, now: datetime,
+                       until: datetime) -> Document | None:
+        """Take (or renew) the processing lease of a queued or processing document, atomically.
+
+        Succeeds, marking it `processing` with the lease held by `owner` until `until`, when it
+        is queued, or processing with no lease, a lease past `now`, or a lease `owner` holds.
+        Returns None when another owner holds a live lease or the document is done/failed/gone:
+        so two servers sharing a store never process one document at once.
+        """
+
+    def release_document(self, space_id: str, document_id: str, owner: str) -> None:
+        """Drop `owner`'s lease (a clean stop), so the next start resumes the document at once."""
 
 
 class BlobStore(Protocol):

@@ -16,7 +16,7 @@ import threading
 
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Document
-from memspace.services.ingestion import IngestionService
+from memspace.services.ingestion import LEASE, IngestionService
 
 log = logging.getLogger(__name__)
 
@@ -56,16 +56,25 @@ class IngestionWorker:
                         "next start", timeout_s)
 
     def _run(self) -> None:
+        self._enqueue_unfinished()
+        while not self._stopping.is_set():
+            try:
+                queued = self._inbox.get(timeout=LEASE.total_seconds())
+            except queue.Empty:
+                # Idle: look for documents whose lease ran out (another server sharing the
+                # store died while processing them); a live holder's are skipped by the claim.
+                self._enqueue_unfinished()
+                continue
+            if queued is None:
+                break
+            self._process(queued)
+
+    def _enqueue_unfinished(self) -> None:
         try:
             for document in self._ingestion.unfinished():
                 self._inbox.put(document)
         except MemspaceError as exc:
             log.error("could not look for unfinished documents: %s", exc.message)
-        while not self._stopping.is_set():
-            queued = self._inbox.get()
-            if queued is None:
-                break
-            self._process(queued)
 
     def _process(self, document: Document) -> None:
         try:

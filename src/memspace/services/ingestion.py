@@ -12,13 +12,23 @@ The order is the guarantee:
    from the first chunk not done.
 A restart finds documents left `queued` or `processing` (`unfinished`) and processes them
 again from `chunksDone`, so no chunk is skipped and none is turned into facts twice.
+
+A server processes a document only while it holds its lease (GraphStore.claim_document), so two
+servers sharing a store never work on one document at once; a crashed server's lease runs out
+after LEASE and another (or its restart) takes over. Processing stops, the document `failed`,
+as soon as the key that uploaded it is revoked or may no longer write the space.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import socket
+import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from pathlib import PureWindowsPath
 from typing import Any
 
@@ -43,6 +53,11 @@ MAX_TITLE_CHARS = 200
 # local model's batch size is 256, and 64 keeps the first add of a window waiting ~1 s at most.
 PREFETCH_WINDOW = 64
 UNFINISHED = (DocumentStatus.QUEUED, DocumentStatus.PROCESSING)
+# How long a processing lease lasts without renewal, and how often it is renewed. A step between
+# two renewals is one chunk (embedding, at most two model calls of MEMSPACE_LLM_TIMEOUT_S = 30 s)
+# or reading the file (MEMSPACE_MAX_PARSE_SECONDS = 60 s): both well inside two minutes.
+LEASE = timedelta(minutes=2)
+RENEW_EVERY_S = 10.0
 
 Progress = Callable[[Document], None]
 
@@ -80,6 +95,8 @@ class IngestionService:
         self.max_upload_bytes = max_upload_bytes
         self._prefetch = prefetch
         self._listeners: list[Callable[[Document], None]] = []
+        # Who holds a lease: unique per service instance, readable in the store.
+        self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
     def on_queued(self, listener: Callable[[Document], None]) -> None:
         """Call `listener` with each document that becomes `queued` (the worker's inbox)."""
@@ -109,6 +126,7 @@ class IngestionService:
             id=new_id(), space_id=target.space.id, title=_title(title, name), kind=kind,
             size_bytes=len(data), sha256=digest, status=DocumentStatus.QUEUED,
             created_at=self._clock.now(), created_by=principal.actor,
+            uploaded_by_key=principal.key_id,
         )
         self._files.put_original(document, data)
         try:
@@ -145,8 +163,10 @@ class IngestionService:
                 raise NotFound(f"the original of document '{document.id}' is missing from the "
                                f"data folder ({exc.message}); upload the file again") from exc
             total = None  # read again by `process`
+        # The retrier's key answers for it from now on (the uploader's may be the revoked one).
         queued = self._store.update_document(document.space_id, document.id,
-                                             DocumentStatus.QUEUED, chunks_total=total)
+                                             DocumentStatus.QUEUED, chunks_total=total,
+                                             uploaded_by_key=principal.key_id)
         self._announce(queued)
         return queued
 
@@ -165,6 +185,14 @@ class IngestionService:
         space = self._store.get_space(document.space_id)
         if current is None or space is None or current.status not in UNFINISHED:
             return current or document
+        claimed = self._claim(current)
+        if claimed is None:  # another server holds it
+            return current
+        current = claimed
+        renewed = time.monotonic()
+        refusal = self._uploader_refusal(current)
+        if refusal is not None:
+            return self.fail(current, refusal)
         chunks = self._chunks(current)
         if isinstance(chunks, Document):
             return chunks
@@ -176,7 +204,16 @@ class IngestionService:
         first = current.chunks_done
         for index in range(first, len(chunks)):
             if should_stop():
+                self._store.release_document(space.id, current.id, self.worker_id)
                 return current
+            if time.monotonic() - renewed > RENEW_EVERY_S:
+                if self._claim(current) is None:  # our lease ran out and another server has it
+                    return current
+                renewed = time.monotonic()
+            refusal = self._uploader_refusal(current)
+            if refusal is not None:
+                return self.fail(current, f"stopped at chunk {index + 1} of {len(chunks)}: "
+                                          f"{refusal}")
             if self._prefetch is not None and (index - first) % PREFETCH_WINDOW == 0:
                 self._prefetch([c.text.strip() for c in chunks[index:index + PREFETCH_WINDOW]])
             chunk = chunks[index]
@@ -195,6 +232,25 @@ class IngestionService:
             if progress is not None:
                 progress(current)
         return self._store.update_document(space.id, current.id, DocumentStatus.DONE)
+
+    def _claim(self, document: Document) -> Document | None:
+        now = self._clock.now()
+        return self._store.claim_document(document.space_id, document.id, self.worker_id, now,
+                                          now + LEASE)
+
+    def _uploader_refusal(self, document: Document) -> str | None:
+        """Why the key answering for the document may no longer have it processed, if so."""
+        if document.uploaded_by_key is None:  # the local operator
+            return None
+        key = self._store.get_key(document.uploaded_by_key)
+        if key is None or key.revoked_at is not None:
+            return ("the API key that uploaded it was revoked, so its processing stopped; a "
+                    "writer of this space can retry the document")
+        access = key.grants.get(document.space_id)
+        if access is None or not access.can_write:
+            return (f"the API key that uploaded it ('{key.name}') may no longer write this space, "
+                    "so its processing stopped; a writer of this space can retry the document")
+        return None
 
     def _chunks(self, document: Document) -> tuple[Chunk, ...] | Document:
         """The document's stored chunks; read from its original (and stored) the first time.

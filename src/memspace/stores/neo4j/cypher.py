@@ -337,7 +337,7 @@ RETURN {HANDOFF_FIELDS} AS handoff ORDER BY h.createdAt DESC, h.id DESC LIMIT $l
 
 DOCUMENT_FIELDS = (
     "d {.id, .spaceId, .title, .kind, .sizeBytes, .sha256, .status, .error, .factCount, "
-    ".createdAt, .createdBy, .chunksTotal, .chunksDone}"
+    ".createdAt, .createdBy, .chunksTotal, .chunksDone, .uploadedByKey}"
 )
 CREATE_DOCUMENT = "CREATE (d:Document) SET d = $props"
 GET_DOCUMENT = f"""
@@ -355,8 +355,25 @@ RETURN {DOCUMENT_FIELDS} AS document ORDER BY d.createdAt, d.id
 UPDATE_DOCUMENT = f"""
 MATCH (d:Document {{id: $id}}) WHERE d.spaceId = $space
 SET d.status = $status, d.error = $error, d.chunksTotal = coalesce($total, d.chunksTotal),
-    d.chunksDone = coalesce($done, d.chunksDone)
+    d.chunksDone = coalesce($done, d.chunksDone), d.uploadedByKey = coalesce($key, d.uploadedByKey)
 RETURN {DOCUMENT_FIELDS} AS document
+"""
+# The processing lease (GraphStore.claim_document). SET on the node takes its write lock before
+# the WHERE of the next clause reads it again, so of two claimers one waits and then sees the
+# other's lease.
+CLAIM_DOCUMENT = f"""
+MATCH (d:Document {{id: $id}}) WHERE d.spaceId = $space
+SET d._claim = true
+WITH d
+WHERE d.status = 'queued' OR (d.status = 'processing' AND (d.leaseOwner IS NULL
+      OR d.leaseOwner = $owner OR d.leaseUntil IS NULL OR d.leaseUntil < $now))
+SET d.status = 'processing', d.leaseOwner = $owner, d.leaseUntil = $until
+REMOVE d._claim
+RETURN {DOCUMENT_FIELDS} AS document
+"""
+RELEASE_DOCUMENT = """
+MATCH (d:Document {id: $id}) WHERE d.spaceId = $space AND d.leaseOwner = $owner
+SET d.leaseOwner = null, d.leaseUntil = null
 """
 
 

@@ -118,6 +118,7 @@ def document_props(d: Document) -> Props:
         "sizeBytes": d.size_bytes, "sha256": d.sha256, "status": d.status.value,
         "error": d.error, "factCount": d.fact_count, "createdAt": utc(d.created_at),
         "createdBy": d.created_by, "chunksTotal": d.chunks_total, "chunksDone": d.chunks_done,
+        "uploadedByKey": d.uploaded_by_key,
     }
 
 
@@ -129,6 +130,7 @@ def document_from(p: Props) -> Document:
         error=p["error"],
         # Documents stored before ingestion existed have no progress properties.
         chunks_total=p["chunksTotal"] or 0, chunks_done=p["chunksDone"] or 0,
+        uploaded_by_key=p.get("uploadedByKey"),
     )
 
 

@@ -64,6 +64,7 @@ PROPERTY_KEYS = (
     "invalidatedBy", "forgetReason", "forgottenBy", "reason", "_lock", "title", "kind",
     "sizeBytes", "status", "error", "factCount", "llmCalls", "promptTokens", "completionTokens",
     "scope", "key", "result", "_fresh", "seq", "version", "changed", "origin", "chunksTotal", "chunksDone",
+    "uploadedByKey", "leaseOwner", "leaseUntil", "_claim",
     "agent", "agentKey", "topic", "topicKey", "summary", "done", "nextSteps", "openQuestions",
     "links",
 )

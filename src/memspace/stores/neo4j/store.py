@@ -450,11 +450,12 @@ class Neo4jStore:
         error: str | None = None,
         chunks_total: int | None = None,
         chunks_done: int | None = None,
+        uploaded_by_key: str | None = None,
     ) -> Document:
         def work(tx: Transaction) -> Document:
             row = tx.run(cypher.UPDATE_DOCUMENT, id=document_id, space=space_id,
                          status=status.value, error=error, total=chunks_total,
-                         done=chunks_done).single()
+                         done=chunks_done, key=uploaded_by_key).single()
             if row is None:
                 raise NotFound(f"no document '{document_id}' in this space")
             return rec.document_from(row["document"])
@@ -468,3 +469,16 @@ class Neo4jStore:
     def documents_with_status(self, statuses: Sequence[DocumentStatus]) -> list[Document]:
         rows = self._db.read(cypher.DOCUMENTS_WITH_STATUS, statuses=[s.value for s in statuses])
         return [rec.document_from(r["document"]) for r in rows]
+
+    def claim_document(self, space_id: str, document_id: str, owner: str, now: datetime,
+                       until: datetime) -> Document | None:
+        def work(tx: Transaction) -> Document | None:
+            row = tx.run(cypher.CLAIM_DOCUMENT, id=document_id, space=space_id, owner=owner,
+                         now=rec.utc(now), until=rec.utc(until)).single()
+            return rec.document_from(row["document"]) if row else None
+
+        return self._db.write(work)
+
+    def release_document(self, space_id: str, document_id: str, owner: str) -> None:
+        self._db.write(lambda tx: tx.run(cypher.RELEASE_DOCUMENT, id=document_id, space=space_id,
+                                      owner=owner).consume())

@@ -16,12 +16,12 @@ def insert(conn: sqlite3.Connection, document: Document) -> None:
     try:
         conn.execute(
             "INSERT INTO documents (id, space_id, title, kind, size_bytes, sha256, status, error, "
-            "fact_count, created_at, created_by, chunks_total, chunks_done) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "fact_count, created_at, created_by, chunks_total, chunks_done, uploaded_by_key) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (document.id, document.space_id, document.title, document.kind, document.size_bytes,
              document.sha256, document.status.value, document.error, document.fact_count,
              ts(document.created_at), document.created_by, document.chunks_total,
-             document.chunks_done),
+             document.chunks_done, document.uploaded_by_key),
         )
     except sqlite3.IntegrityError as exc:
         raise Conflict(
@@ -66,14 +66,35 @@ def with_status(conn: sqlite3.Connection, statuses: Sequence[DocumentStatus]) ->
 
 
 def update(conn: sqlite3.Connection, space_id: str, document_id: str, status: DocumentStatus,
-           error: str | None, chunks_total: int | None, chunks_done: int | None) -> None:
+           error: str | None, chunks_total: int | None, chunks_done: int | None,
+           uploaded_by_key: str | None = None) -> None:
     cur = conn.execute(
         "UPDATE documents SET status = ?, error = ?, chunks_total = coalesce(?, chunks_total), "
-        "chunks_done = coalesce(?, chunks_done) WHERE id = ? AND space_id = ?",
-        (status.value, error, chunks_total, chunks_done, document_id, space_id),
+        "chunks_done = coalesce(?, chunks_done), "
+        "uploaded_by_key = coalesce(?, uploaded_by_key) WHERE id = ? AND space_id = ?",
+        (status.value, error, chunks_total, chunks_done, uploaded_by_key, document_id, space_id),
     )
     if cur.rowcount != 1:
         raise NotFound(f"no document '{document_id}' in this space")
+
+
+def claim(conn: sqlite3.Connection, space_id: str, document_id: str, owner: str, now: str,
+          until: str) -> bool:
+    """Take or renew the processing lease (GraphStore.claim_document); True when held."""
+    cur = conn.execute(
+        "UPDATE documents SET status = 'processing', lease_owner = ?, lease_until = ? "
+        "WHERE id = ? AND space_id = ? AND (status = 'queued' OR (status = 'processing' AND "
+        "(lease_owner IS NULL OR lease_owner = ? OR lease_until IS NULL OR lease_until < ?)))",
+        (owner, until, document_id, space_id, owner, now),
+    )
+    return cur.rowcount == 1
+
+
+def release(conn: sqlite3.Connection, space_id: str, document_id: str, owner: str) -> None:
+    conn.execute(
+        "UPDATE documents SET lease_owner = NULL, lease_until = NULL "
+        "WHERE id = ? AND space_id = ? AND lease_owner = ?", (document_id, space_id, owner),
+    )
 
 
 def check_sources(conn: sqlite3.Connection, space_id: str, memories: Sequence[Memory]) -> None:

@@ -181,6 +181,13 @@ MIGRATIONS: list[str] = [
     CREATE INDEX handoffs_by_space ON handoffs (space_id, created_at, id);
     CREATE INDEX handoffs_by_agent ON handoffs (space_id, agent_key, created_at);
     """,
+    # 7: documents remember the key that uploaded them (revoking it stops their processing),
+    # and carry a processing lease (two servers sharing a store never process one at once)
+    """
+    ALTER TABLE documents ADD COLUMN uploaded_by_key TEXT;
+    ALTER TABLE documents ADD COLUMN lease_owner TEXT;
+    ALTER TABLE documents ADD COLUMN lease_until TEXT;
+    """,
 ]
 
 

@@ -118,4 +118,5 @@ def document_from_row(row: sqlite3.Row) -> Document:
         created_by=row["created_by"],
         chunks_total=row["chunks_total"],
         chunks_done=row["chunks_done"],
+        uploaded_by_key=row["uploaded_by_key"],
     )

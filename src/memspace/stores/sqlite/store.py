@@ -647,9 +647,11 @@ class SqliteStore:
         error: str | None = None,
         chunks_total: int | None = None,
         chunks_done: int | None = None,
+        uploaded_by_key: str | None = None,
     ) -> Document:
         with self._tx() as conn:
-            documents.update(conn, space_id, document_id, status, error, chunks_total, chunks_done)
+            documents.update(conn, space_id, document_id, status, error, chunks_total, chunks_done,
+                             uploaded_by_key)
         updated = self.get_document(space_id, document_id)
         assert updated is not None
         return updated
@@ -659,3 +661,13 @@ class SqliteStore:
 
     def documents_with_status(self, statuses: Sequence[DocumentStatus]) -> list[Document]:
         return documents.with_status(self._conn(), statuses)
+
+    def claim_document(self, space_id: str, document_id: str, owner: str, now: datetime,
+                       until: datetime) -> Document | None:
+        with self._tx() as conn:
+            held = documents.claim(conn, space_id, document_id, owner, ts(now), ts(until))
+        return self.get_document(space_id, document_id) if held else None
+
+    def release_document(self, space_id: str, document_id: str, owner: str) -> None:
+        with self._tx() as conn:
+            documents.release(conn, space_id, document_id, owner)
