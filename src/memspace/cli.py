@@ -325,6 +325,27 @@ def seed(
     typer.echo(cli_ingest.demo_text(report))
 
 
+@app.command()
+def doctor(
+    model: Annotated[bool, typer.Option(
+        "--model", help="Also make one small call to the configured model.")] = False,
+) -> None:
+    """Check the setup: store, data dir, embedding model, model, public URL. Exits 1 when
+    something needs fixing, and says what to do."""
+    from memspace.doctor import run_checks
+
+    try:
+        settings = Settings()
+    except ValueError as exc:
+        typer.echo(f"FIX  configuration: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    checks = run_checks(settings, call_model=model)
+    for check in checks:
+        typer.echo(check.line())
+    if not all(c.ok for c in checks):
+        raise typer.Exit(1)
+
+
 def main() -> None:
     app()
 
