@@ -41,6 +41,8 @@ def populate(app: Container, slug: str) -> None:
     space = app.store.get_space_by_slug(slug)
     assert space is not None
     app.store.write(WriteBatch(space.id, [], [b.relation(extra, second, RelationType.EXTENDS)]))
+    app.handoffs.save(OPERATOR, "Moved CI to GitHub Actions", "ci-bot", "ci", ["workflows"],
+                      ["drop Jenkins"], ["keep the cache?"], [".github/workflows/ci.yml"], slug)
     uploaded = app.ingestion.upload(OPERATOR, "deploys.md", NOTE, slug, "Deploy rules")
     app.ingestion.process(uploaded.document)
 
@@ -61,7 +63,14 @@ def test_export_import_export_gives_the_same_file_across_stores(
         destination.admin.create_space(copy, "Exported", "A space with history")
         report = destination.portability.import_space(OPERATOR, copy, first)
         assert (report.documents, report.memories, report.relations) == (1, 6, 2)
+        assert report.handoffs == 1
         assert export(destination, copy) == first
+        records = [json.loads(line) for line in first]
+        versions = {r["content"]: r["version"] for r in records if r["type"] == "memory"}
+        assert versions["CI runs on GitHub Actions"] == 2  # a correction moves the fact on
+        assert versions["Temporary wifi password is x"] == 2  # so does forgetting
+        [handoff] = [r for r in records if r["type"] == "handoff"]
+        assert (handoff["agent"], handoff["nextSteps"]) == ("ci-bot", ["drop Jenkins"])
         # The copy works: search finds the head, its history hangs off it, the text is there.
         found = destination.search.search(OPERATOR, SearchRequest(keyword="github actions",
                                                                    space=copy))

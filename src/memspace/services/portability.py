@@ -5,8 +5,9 @@ file (with kept ids):
 
     {"type": "header", "format": "memspace-export", "version": 1, "name": …, "description": …}
     {"type": "document", "id": …, "title": …, …, "text": {"chunks": […], "notes": […]} | null}
-    {"type": "memory", "id": …, "content": …, "active": …, "invalidatedBy": …, …}
+    {"type": "memory", "id": …, "content": …, "active": …, "invalidatedBy": …, "version": …, …}
     {"type": "relation", "from": …, "to": …, "relation": "UPDATES", …}
+    {"type": "handoff", "id": …, "agent": …, "topic": …, "summary": …, "nextSteps": […], …}
 
 Originals of uploads stay behind (metadata and extracted text travel). Embeddings are not
 exported: the importing side embeds with its own model, so a space can move to a store that
@@ -27,6 +28,7 @@ from memspace.domain.models import (
     Chunk,
     Document,
     DocumentStatus,
+    Handoff,
     Memory,
     MemoryFilter,
     Relation,
@@ -36,6 +38,7 @@ from memspace.domain.ports import Embedder, ExtractedText, GraphStore, PageAfter
 from memspace.domain.text import content_hash
 from memspace.services.access import AccessService, Principal
 from memspace.services.document_files import DocumentFiles
+from memspace.services.handoffs import handoff_json
 from memspace.services.views import iso
 
 FORMAT = "memspace-export"
@@ -49,6 +52,7 @@ class ImportReport:
     documents: int = 0
     memories: int = 0
     relations: int = 0
+    handoffs: int = 0
     remapped: bool = False
 
 
@@ -85,6 +89,7 @@ class PortabilityService:
                 "documentId": memory.document_id, "origin": memory.origin,
                 "invalidatedAt": iso(memory.invalidated_at), "invalidatedBy": memory.invalidated_by,
                 "forgetReason": memory.forget_reason, "forgottenBy": memory.forgotten_by,
+                "version": memory.version,
             }
         relations = self._store.relations_among(sid, [m.id for m in memories])
         for rel in sorted(relations,
@@ -92,6 +97,18 @@ class PortabilityService:
             yield {"type": "relation", "from": rel.source_id, "to": rel.target_id,
                    "relation": rel.type.value, "createdAt": iso(rel.created_at),
                    "createdBy": rel.created_by, "reason": rel.reason}
+        for handoff in reversed(self._all_handoffs(sid)):  # oldest first, like the rest
+            yield {"type": "handoff", **handoff_json(handoff)}
+
+    def _all_handoffs(self, space_id: str) -> list[Handoff]:
+        out: list[Handoff] = []
+        after: PageAfter | None = None
+        while True:
+            page = self._store.list_handoffs(space_id, PAGE, after)
+            out += page
+            if len(page) < PAGE:
+                return out
+            after = PageAfter(page[-1].created_at, page[-1].id)
 
     def _all_memories(self, space_id: str) -> list[Memory]:
         where = MemoryFilter(space_id, include_inactive=True)
@@ -143,7 +160,7 @@ class PortabilityService:
         remap: dict[str, str] = {}
         if new_ids:
             for record in records:
-                if record["type"] in ("memory", "document"):
+                if record["type"] in ("memory", "document", "handoff"):
                     remap[record["id"]] = uuid.uuid4().hex
 
         def ident(value: Any) -> Any:
@@ -168,7 +185,21 @@ class PortabilityService:
         for start in range(0, len(relations), PAGE):
             self._write(WriteBatch(sid, [], relations[start:start + PAGE]))
             report.relations += len(relations[start:start + PAGE])
+        for record in (r for r in records if r["type"] == "handoff"):
+            self._import_handoff(sid, record, ident)
+            report.handoffs += 1
         return report
+
+    def _import_handoff(self, space_id: str, r: dict[str, Any], ident: Any) -> None:
+        handoff = Handoff(
+            ident(r["id"]), space_id, r["agent"], r["topic"], r["summary"], tuple(r["done"]),
+            tuple(r["nextSteps"]), tuple(r["openQuestions"]), tuple(r["links"]),
+            _time(r["createdAt"]) or datetime.min, r["createdBy"])
+        try:
+            self._store.add_handoff(handoff)
+        except Conflict as exc:
+            raise Conflict(f"handoff '{handoff.id}' is already in this store: import with new "
+                           "ids (--new-ids)") from exc
 
     def _write(self, batch: WriteBatch) -> None:
         try:
@@ -230,5 +261,5 @@ class PortabilityService:
             content_hash=content_hash(r["content"]), document_id=ident(r.get("documentId")),
             invalidated_at=_time(r.get("invalidatedAt")), invalidated_by=ident(r.get("invalidatedBy")),
             forget_reason=r.get("forgetReason"), forgotten_by=r.get("forgottenBy"),
-            origin=r.get("origin"),
+            origin=r.get("origin"), version=int(r.get("version") or 1),
         )
