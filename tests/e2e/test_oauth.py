@@ -26,7 +26,7 @@ from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.oauth import ACCESS_TTL
-from tests.support.oauth_browser import MemoryTokens, Person, pkce
+from tests.support.oauth_browser import MemoryTokens, Person, field, pkce
 from tests.support.server import data, error_text, free_port, running_server
 
 pytestmark = pytest.mark.e2e
@@ -365,3 +365,26 @@ async def test_api_keys_work_as_before_beside_oauth(server: Server) -> None:
         async with http, Client(streamable_http_client(server.mcp, http_client=http)) as client:
             spaces = data(await client.call_tool("listSpaces", {}))["spaces"]
             assert {s["slug"] for s in spaces} >= {server.shared, server.private, server.readonly}
+
+
+async def test_the_consent_page_loads_nothing_from_elsewhere_and_can_be_declined(
+        server: Server) -> None:
+    wrong = Person("msk_00000000_" + "x" * 43)
+    try:
+        async with httpx.AsyncClient(timeout=30) as http:
+            client_id = await register(http, server)
+            refused = await wrong.sign_in(authorize_url(server, client_id, pkce()[1]))
+            assert refused.status_code == 401 and "unknown API key" in refused.text
+            page = await wrong.http.get(authorize_url(server, client_id, pkce()[1]),
+                                        follow_redirects=True)
+            assert page.headers["content-security-policy"].startswith("default-src 'none'")
+            assert page.headers["x-frame-options"] == "DENY"
+            assert "src=" not in page.text and "<script" not in page.text and "href=" not in page.text
+            declined = await wrong.http.post(str(page.url).split("?")[0], data={
+                "request": field(page.text, "request"), "csrf": field(page.text, "csrf"),
+                "step": "deny"})
+            back = parse_qs(urlsplit(declined.headers["location"]).query)
+            assert back["error"] == ["access_denied"] and back["state"] == ["st4te"]
+            assert declined.headers["location"].startswith(REDIRECT)
+    finally:
+        await wrong.aclose()
