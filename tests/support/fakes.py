@@ -102,3 +102,9 @@ class MemoryBlobStore:
         if key not in self.blobs:
             raise NotFound(f"nothing is stored at {key}")
         return self.blobs[key]
+
+    def written_before(self, age_s: float) -> list[str]:
+        return sorted(self.blobs) if age_s <= 0 else []
+
+    def delete(self, key: str) -> None:
+        self.blobs.pop(key, None)

@@ -4,8 +4,14 @@ store never both work on it), and only while the key that uploaded it may still 
 from __future__ import annotations
 
 import copy
+import os
+import time
+from pathlib import Path
 
 from memspace.domain.models import Access, Document, DocumentStatus, MemoryFilter
+from memspace.services.document_files import DocumentFiles
+from memspace.services.ingestion import ORPHAN_AGE_S
+from memspace.stores.files import FilesystemBlobStore
 from tests.unit.conftest import World
 from tests.unit.test_ingestion import NOTES, small_chunks
 
@@ -81,3 +87,33 @@ def test_a_clean_stop_releases_the_lease_so_the_next_start_goes_on_at_once(world
     restarted = copy.copy(world.app.ingestion)
     restarted.worker_id = "the-restarted-server"
     assert restarted.process(queued).status is DocumentStatus.DONE
+
+
+def test_files_of_an_upload_a_crash_cut_short_are_swept_once_old(tmp_path: Path) -> None:
+    blobs = FilesystemBlobStore(tmp_path)
+    blobs.put("space-1/kept/original", b"a document's file")
+    blobs.put("space-1/ghost/original", b"written, then the server died")
+    leftover = tmp_path / "space-1" / "ghost" / ".original.abc123.tmp"  # a put cut short
+    leftover.write_bytes(b"half")
+    blobs.put("space-1/recent/original", b"an upload in flight")
+    old = time.time() - 2 * ORPHAN_AGE_S
+    for key in ("space-1/kept/original", "space-1/ghost/original",
+                "space-1/ghost/.original.abc123.tmp"):
+        os.utime(tmp_path / key, (old, old))
+    recorded = {("space-1", "kept")}
+    removed = DocumentFiles(blobs).sweep_orphans(lambda s, d: (s, d) in recorded, ORPHAN_AGE_S)
+    assert removed == 2
+    assert not (tmp_path / "space-1" / "ghost").exists()  # its emptied folder too
+    assert blobs.get("space-1/kept/original") == b"a document's file"
+    assert blobs.get("space-1/recent/original") == b"an upload in flight"
+
+
+def test_the_sweep_keeps_every_file_of_a_recorded_document(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    uploaded = world.app.ingestion.upload(who, "runbook.txt", NOTES).document
+    world.app.ingestion.process(uploaded)
+    files = world.app.ingestion._files._blobs  # type: ignore[attr-defined]
+    files.put(f"{uploaded.space_id}/never-recorded/original", b"orphan")
+    assert world.app.ingestion.sweep_orphans(age_s=0) == 1
+    assert sorted(files.blobs) == [f"{uploaded.space_id}/{uploaded.id}/extracted.json",
+                                   f"{uploaded.space_id}/{uploaded.id}/original"]

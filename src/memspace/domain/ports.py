@@ -264,6 +264,13 @@ class BlobStore(Protocol):
     def get(self, key: str) -> bytes:
         """Raises NotFound when nothing is stored under `key`, Unavailable when unreadable."""
 
+    def written_before(self, age_s: float) -> list[str]:
+        """Keys last written more than `age_s` seconds ago, with the leftovers of writes a crash
+        cut short (which `get` never returns, but `delete` removes)."""
+
+    def delete(self, key: str) -> None:
+        """Remove the value (and folders left empty); nothing stored is not an error."""
+
 
 @dataclass(frozen=True)
 class ExtractedText:

@@ -10,6 +10,7 @@ the same chunks, whatever the chunk size is when a restarted server resumes it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from memspace.domain.errors import Unavailable
 from memspace.domain.models import Chunk, Document
@@ -32,6 +33,23 @@ class DocumentFiles:
     def original(self, document: Document) -> bytes:
         """Raises NotFound when the original is gone from the data folder."""
         return self._blobs.get(self._key(document, "original"))
+
+    def sweep_orphans(self, has_document: Callable[[str, str], bool], age_s: float) -> int:
+        """Delete what a crash left of uploads that never became a document (the original is
+        written before the document is recorded) once older than `age_s`; how many blobs."""
+        known: dict[tuple[str, str], bool] = {}
+        removed = 0
+        for key in self._blobs.written_before(age_s):
+            parts = key.split("/")
+            if len(parts) != 3:
+                continue
+            owner = (parts[0], parts[1])
+            if owner not in known:
+                known[owner] = has_document(*owner)
+            if not known[owner]:
+                self._blobs.delete(key)
+                removed += 1
+        return removed
 
     def put_text(self, document: Document, text: ExtractedText) -> None:
         payload = {

@@ -56,6 +56,7 @@ class IngestionWorker:
                         "next start", timeout_s)
 
     def _run(self) -> None:
+        self._sweep()
         self._enqueue_unfinished()
         while not self._stopping.is_set():
             try:
@@ -63,11 +64,21 @@ class IngestionWorker:
             except queue.Empty:
                 # Idle: look for documents whose lease ran out (another server sharing the
                 # store died while processing them); a live holder's are skipped by the claim.
+                self._sweep()
                 self._enqueue_unfinished()
                 continue
             if queued is None:
                 break
             self._process(queued)
+
+    def _sweep(self) -> None:
+        try:
+            removed = self._ingestion.sweep_orphans()
+        except (MemspaceError, OSError) as exc:
+            log.error("could not clean up files of interrupted uploads: %s", exc)
+            return
+        if removed:
+            log.info("removed %d file(s) of uploads interrupted before they were recorded", removed)
 
     def _enqueue_unfinished(self) -> None:
         try:

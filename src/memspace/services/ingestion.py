@@ -58,6 +58,9 @@ UNFINISHED = (DocumentStatus.QUEUED, DocumentStatus.PROCESSING)
 # or reading the file (MEMSPACE_MAX_PARSE_SECONDS = 60 s): both well inside two minutes.
 LEASE = timedelta(minutes=2)
 RENEW_EVERY_S = 10.0
+# An upload writes its original, then records the document, within a second or two (the upload
+# itself is already read by then); files an hour old without a document were left by a crash.
+ORPHAN_AGE_S = 3600.0
 
 Progress = Callable[[Document], None]
 
@@ -169,6 +172,13 @@ class IngestionService:
                                              uploaded_by_key=principal.key_id)
         self._announce(queued)
         return queued
+
+    def sweep_orphans(self, age_s: float = ORPHAN_AGE_S) -> int:
+        """Delete the stored files of uploads a crash stopped before their document was
+        recorded; how many files. Only older ones: an upload in flight is not an orphan."""
+        return self._files.sweep_orphans(
+            lambda space_id, document_id: self._store.get_document(space_id, document_id)
+            is not None, age_s)
 
     def unfinished(self) -> list[Document]:
         """Documents a previous run left queued or processing, oldest first."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import time
 from pathlib import Path
 
 from memspace.domain.errors import NotFound, Unavailable
@@ -59,6 +60,33 @@ class FilesystemBlobStore:
             raise NotFound(f"nothing is stored at {path}") from exc
         except OSError as exc:
             raise Unavailable(f"could not read {path} ({exc.strerror or exc})") from exc
+
+
+    def written_before(self, age_s: float) -> list[str]:
+        cutoff = time.time() - age_s
+        keys = []
+        for path in self.root.rglob("*"):
+            try:
+                if path.is_file() and path.stat().st_mtime < cutoff:
+                    keys.append(path.relative_to(self.root).as_posix())
+            except OSError:  # gone meanwhile
+                continue
+        return sorted(keys)
+
+    def delete(self, key: str) -> None:
+        # Not _path: the leftovers of a cut-short write are hidden temporary files.
+        path = (self.root / key).resolve()
+        root = self.root.resolve()
+        if root not in path.parents:
+            raise ValueError(f"invalid blob key {key!r}")
+        path.unlink(missing_ok=True)
+        for folder in path.parents:
+            if folder == root:
+                break
+            try:
+                folder.rmdir()
+            except OSError:  # not empty, or already gone
+                break
 
 
 def _fsync_dir(folder: Path) -> None:
