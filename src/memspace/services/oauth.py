@@ -132,12 +132,10 @@ class OAuthService:
             raise InvalidInput("register at least one redirect_uri")
         for uri in redirect_uris:
             check_redirect_uri(uri)
-        client = OAuthClient(new_id(), name.strip()[:200] or "unnamed client", tuple(redirect_uris),
-                             self._clock.now(), "")
-        record = {**metadata, "client_id": client.client_id,
-                  "client_id_issued_at": int(client.created_at.timestamp())}
-        client = OAuthClient(client.client_id, client.name, client.redirect_uris,
-                             client.created_at, json.dumps(record))
+        client_id, now = new_id(), self._clock.now()
+        record = {**metadata, "client_id": client_id, "client_id_issued_at": int(now.timestamp())}
+        client = OAuthClient(client_id, name.strip()[:200] or "unnamed client", tuple(redirect_uris),
+                             now, json.dumps(record))
         self._store.save_client(client)
         return client
 
