@@ -47,12 +47,13 @@ def login_link(
     def work(app: Container) -> None:
         grants = dict(parse_grant(g) for g in grant)
         made = app.oauth.create_login_link(name, grants, timedelta(minutes=minutes))
-        url = f"{app.settings.public_origin}/authorize/login#{made.code}"
+        url = f"{app.settings.public_origin}/authorize/login?code={made.code}"
         data = {"link": url, "keyId": made.key.id, "keyPrefix": made.key.prefix,
                 "expiresAt": iso(made.expires_at)}
         _out(data, as_json,
-             f"{url}\n\nOne-time sign-in for '{name}', valid until {iso(made.expires_at)}: paste it "
-             "into Sign in on the consent page your MCP client opens.\nRevoking the key "
+             f"{url}\n\nOne-time sign-in for '{name}', valid until {iso(made.expires_at)}: open it "
+             "in the browser where your MCP client's consent page opens (or paste it into its Sign "
+             "in box).\nRevoking the key "
              f"(memspace key revoke {made.key.prefix}) ends every connection made with it.")
 
     _run(work)

@@ -333,7 +333,7 @@ async def test_consent_never_grants_more_than_the_signed_in_key(server: Server) 
 async def test_a_login_link_signs_in_once_and_a_revoked_key_ends_its_tokens(server: Server) -> None:
     link = server.app.oauth.create_login_link(f"bob-{uuid.uuid4().hex[:6]}",
                                               {server.shared: Access.READ})
-    bob = Person(f"{server.url}/authorize/login#{link.code}")
+    bob = Person(f"{server.url}/authorize/login?code={link.code}")  # pasted
     try:
         async with httpx.AsyncClient(timeout=30) as http:
             client_id = await register(http, server)
@@ -388,3 +388,52 @@ async def test_the_consent_page_loads_nothing_from_elsewhere_and_can_be_declined
             assert declined.headers["location"].startswith(REDIRECT)
     finally:
         await wrong.aclose()
+
+
+async def test_a_login_link_opened_in_the_browser_offers_continue_on_the_consent_page(
+        server: Server) -> None:
+    link = server.app.oauth.create_login_link(f"carol-{uuid.uuid4().hex[:6]}",
+                                              {server.shared: Access.READWRITE})
+    carol = Person("")
+    try:
+        async with httpx.AsyncClient(timeout=30) as http:
+            client_id = await register(http, server)
+            opened = await carol.http.get(f"{server.url}/authorize/login?code={link.code}")
+            assert opened.status_code == 200 and "<script" not in opened.text
+            again = await carol.http.get(f"{server.url}/authorize/login?code={link.code}")
+            assert again.status_code == 200  # opening (or a chat app's preview) uses nothing up
+            form = {"code": field(again.text, "code"), "csrf": field(again.text, "csrf")}
+            signed = await carol.http.post(f"{server.url}/authorize/login", data=form)
+            assert signed.status_code == 200 and "Signed in as <b>carol" in signed.text
+            replayed = await carol.http.post(f"{server.url}/authorize/login", data=form)
+            assert replayed.status_code == 401 and "already used" in replayed.text
+
+            verifier, challenge = pkce()
+            page = await carol.http.get(authorize_url(server, client_id, challenge),
+                                        follow_redirects=True)
+            assert "Continue as carol" in page.text
+            consent_url = str(page.url).split("?")[0]
+            chosen = await carol.http.post(consent_url, data={
+                "request": field(page.text, "request"), "csrf": field(page.text, "csrf"),
+                "step": "link"})
+            assert chosen.status_code == 200 and "Signed in as <b>carol" in chosen.text
+            approved = await carol.http.post(consent_url, data={
+                "request": field(chosen.text, "request"), "csrf": field(chosen.text, "csrf"),
+                "identity": field(chosen.text, "identity"), "step": "approve",
+                f"grant:{server.shared}": "readwrite"})
+            code = parse_qs(urlsplit(approved.headers["location"]).query)["code"][0]
+            tokens = await http.post(f"{server.url}/token", data={
+                "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT,
+                "client_id": client_id, "code_verifier": verifier})
+            assert tokens.status_code == 200
+            assert (await call_mcp(http, server, tokens.json()["access_token"])).status_code == 200
+
+            elsewhere = Person("")  # another browser has no sign-in to continue with
+            try:
+                other = await elsewhere.http.get(authorize_url(server, client_id, pkce()[1]),
+                                                 follow_redirects=True)
+                assert "Continue as" not in other.text
+            finally:
+                await elsewhere.aclose()
+    finally:
+        await carol.aclose()

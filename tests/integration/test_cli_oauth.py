@@ -39,7 +39,7 @@ def test_a_login_link_is_printed_once_for_a_new_key_and_its_connections_can_be_r
     printed = run("login-link", "--name", "bob", "--grant", "team:rw", "--json")
     assert printed.exit_code == 0, printed.output
     link = json.loads(printed.stdout)
-    assert re.fullmatch(r"https://memspace\.example\.com/authorize/login#msl_[\w-]{43}", link["link"])
+    assert re.fullmatch(r"https://memspace\.example\.com/authorize/login\?code=msl_[\w-]{43}", link["link"])
     assert "bob" in run("key", "list").stdout
 
     settings = Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]

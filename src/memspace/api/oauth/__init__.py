@@ -31,8 +31,9 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Route, request_response
 from starlette.types import ASGIApp
 
-from memspace.api.oauth.consent import ConsentPage, login_link_page
+from memspace.api.oauth.consent import ConsentPage
 from memspace.api.oauth.handlers import Registration, Revocation
+from memspace.api.oauth.login_link import LOGIN_PATH, LoginLinkPage
 from memspace.api.oauth.provider import CONSENT_PATH, MemspaceProvider
 from memspace.api.oauth.signing import Signer
 from memspace.bootstrap import Container, upload_secret
@@ -78,6 +79,7 @@ def oauth_setup(container: Container) -> tuple[ProtectedResource, list[BaseRoute
     signer = Signer(upload_secret(container.settings) or secrets.token_bytes(32))
     provider = MemspaceProvider(container.oauth, signer, issuer, resource)
     consent = ConsentPage(container.oauth, container.access, signer, issuer, resource)
+    login = LoginLinkPage(container.oauth, signer, issuer)
     prm = ProtectedResourceMetadataHandler(ProtectedResourceMetadata(
         resource=AnyHttpUrl(resource), authorization_servers=[AnyHttpUrl(issuer)],
         resource_name="memspace"))
@@ -96,7 +98,8 @@ def oauth_setup(container: Container) -> tuple[ProtectedResource, list[BaseRoute
             DEFAULT_MAX_REQUEST_BODY_SIZE), methods=["GET", "POST"]),
         Route(CONSENT_PATH, consent.show, methods=["GET"]),
         Route(CONSENT_PATH, consent.submit, methods=["POST"]),
-        Route("/authorize/login", login_link_page, methods=["GET"]),
+        Route(LOGIN_PATH, login.show, methods=["GET"]),
+        Route(LOGIN_PATH, login.submit, methods=["POST"]),
         Route("/token", _browser_callable(request_response(token.handle), ["POST", "OPTIONS"]),
               methods=["POST", "OPTIONS"]),
         Route("/register", _browser_callable(

@@ -19,13 +19,16 @@ from mcp.server.auth.provider import construct_redirect_uri
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from memspace.api.oauth.signing import Signer
+from memspace.api.oauth.signing import SIGNED_TTL_S, Signer
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Access
 from memspace.services.access import AccessService
 from memspace.services.oauth import OAuthService
 
 CSRF_COOKIE = "memspace_csrf"
+# Set by opening a login link and pressing Sign in (login_link.py): the consent page then
+# offers "Continue as …" instead of asking for the link to be pasted.
+SIGNIN_COOKIE = "memspace_signin"
 HEADERS = {
     "Cache-Control": "no-store",
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
@@ -50,13 +53,20 @@ class ConsentPage:
     async def show(self, request: Request) -> Response:
         pending = self._signer.verify("consent", request.query_params.get("request", ""))
         if pending is None:
-            return _page("Link expired", "<p class=error>This consent link is invalid or has "
+            return render_page("Link expired", "<p class=error>This consent link is invalid or has "
                          "expired. Start connecting again from your MCP client.</p>", 400)
-        csrf = secrets.token_urlsafe(32)
-        response = await self._sign_in_form(request.query_params["request"], pending, csrf, None)
-        response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict", path="/authorize",
-                            secure=self._issuer.startswith("https://"))
+        csrf = browser_csrf(request)
+        response = await self._sign_in_form(request.query_params["request"], pending, csrf, None,
+                                            self._signed_in(request, csrf))
+        set_browser_cookie(response, CSRF_COOKIE, csrf, self._issuer)
         return response
+
+    def _signed_in(self, request: Request, csrf: str) -> str | None:
+        """The key a login link signed this browser in as, if it did (bound to its cookie)."""
+        identity = self._signer.verify("signin", request.cookies.get(SIGNIN_COOKIE, ""))
+        if identity is None or not hmac.compare_digest(str(identity.get("x", "")), csrf):
+            return None
+        return str(identity["k"])
 
     async def submit(self, request: Request) -> Response:
         form = await request.form()
@@ -65,12 +75,14 @@ class ConsentPage:
         raw_request = field.get("request", "")
         pending = self._signer.verify("consent", raw_request)
         if not csrf or not hmac.compare_digest(csrf, field.get("csrf", "")) or pending is None:
-            return _page("Refused", "<p class=error>This form expired or did not come from this "
+            return render_page("Refused", "<p class=error>This form expired or did not come from this "
                          "browser's consent page. Start connecting again from your MCP client.</p>",
                          403)
         if field.get("step") == "deny":
             return self._back(pending, error="access_denied",
                               error_description="the person declined")
+        if field.get("step") == "link" and (linked := self._signed_in(request, csrf)) is not None:
+            return await self._choose_form(raw_request, pending, csrf, linked, None)
         if field.get("step") == "signin":
             try:
                 who = await anyio.to_thread.run_sync(self._oauth.sign_in, field.get("credential", ""))
@@ -80,7 +92,7 @@ class ConsentPage:
             return await self._choose_form(raw_request, pending, csrf, who.key_id, None)
         identity = self._signer.verify("identity", field.get("identity", ""))
         if identity is None or not hmac.compare_digest(str(identity.get("x", "")), csrf):
-            return _page("Refused", "<p class=error>Sign in again.</p>", 403)
+            return render_page("Refused", "<p class=error>Sign in again.</p>", 403)
         wanted = {name[len("grant:"):]: Access(value) for name, value in field.items()
                   if name.startswith("grant:") and value in (Access.READ, Access.READWRITE)}
         try:
@@ -104,9 +116,18 @@ class ConsentPage:
                 f"back to <b>{escape(where)}</b>.</p>")
 
     async def _sign_in_form(self, raw_request: str, pending: dict[str, str], csrf: str,
-                            error: str | None) -> HTMLResponse:
+                            error: str | None, linked: str | None = None) -> HTMLResponse:
+        cont = ""
+        if linked is not None:
+            try:
+                who = await anyio.to_thread.run_sync(self._oauth.identity, linked)
+                cont = (f'<form method=post action="/authorize/consent">{_hidden(raw_request, csrf)}'
+                        f"<button name=step value=link>Continue as {escape(who.name)}</button></form>"
+                        "<p class=muted>or sign in another way:</p>")
+            except MemspaceError:
+                cont = ""
         body = (await self._client_line(pending)
-                + (f"<p class=error>{escape(error)}</p>" if error else "")
+                + (f"<p class=error>{escape(error)}</p>" if error else "") + cont
                 + f"""<form method=post action="/authorize/consent">{_hidden(raw_request, csrf)}
 <label for=credential>Sign in with your API key (msk_…) or a one-time link from
 <code>memspace login-link</code></label>
@@ -114,7 +135,7 @@ class ConsentPage:
 <button name=step value=signin>Sign in</button></form>
 <form method=post action="/authorize/consent">{_hidden(raw_request, csrf)}
 <button name=step value=deny>Deny</button></form>""")
-        return _page("Connect to memspace", body, 401 if error else 200)
+        return render_page("Connect to memspace", body, 401 if error else 200)
 
     async def _choose_form(self, raw_request: str, pending: dict[str, str], csrf: str, key_id: str,
                            error: str | None) -> HTMLResponse:
@@ -132,7 +153,7 @@ class ConsentPage:
 <input type=hidden name=identity value="{escape(identity)}"><table>{rows}</table>
 <p class=muted>Never more than your own access. Revoke any time: <code>memspace oauth revoke</code>.</p>
 <button name=step value=approve>Approve</button><button name=step value=deny>Deny</button></form>""")
-        return _page("Choose spaces", body, 400 if error else 200)
+        return render_page("Choose spaces", body, 400 if error else 200)
 
 
 def _select(slug: str, held: Access) -> str:
@@ -146,21 +167,23 @@ def _select(slug: str, held: Access) -> str:
             f"id='g-{escape(slug)}' name='grant:{escape(slug)}'>{html}</select></td></tr>")
 
 
+def browser_csrf(request: Request) -> str:
+    """This browser's CSRF value: kept while it lasts, so two open pages do not undo each other."""
+    return request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+
+
+def set_browser_cookie(response: Response, name: str, value: str, issuer: str) -> None:
+    response.set_cookie(name, value, max_age=SIGNED_TTL_S, httponly=True, samesite="strict",
+                        path="/authorize", secure=issuer.startswith("https://"))
+
+
 def _hidden(raw_request: str, csrf: str) -> str:
     return (f'<input type=hidden name=request value="{escape(raw_request)}">'
             f'<input type=hidden name=csrf value="{escape(csrf)}">')
 
 
-def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+def render_page(title: str, body: str, status: int = 200) -> HTMLResponse:
     html = (f"<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport "
             f"content='width=device-width,initial-scale=1'><title>{escape(title)}</title>"
             f"<style>{STYLE}</style></head><body><h1>{escape(title)}</h1>{body}</body></html>")
     return HTMLResponse(html, status_code=status, headers=HEADERS)
-
-
-def login_link_page(request: Request) -> Response:
-    """Where a printed login link lands when opened: its code is in the #fragment, which never
-    reaches the server, so opening it uses nothing up."""
-    return _page("memspace sign-in link", "<p>This is a one-time sign-in link for memspace. Copy "
-                 "the whole link from your terminal and paste it into <b>Sign in</b> on the consent "
-                 "page your MCP client opened.</p>")
