@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memspace.config import Settings
+from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
 from memspace.domain.ports import BlobStore, Clock, Embedder, FactExtractor, GraphStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
@@ -19,6 +20,7 @@ from memspace.services.clock import SystemClock
 from memspace.services.context import ProfileService
 from memspace.services.document_files import DocumentFiles
 from memspace.services.documents import DocumentService
+from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.graph import GraphService
 from memspace.services.handoffs import HandoffService
 from memspace.services.ingest_worker import IngestionWorker
@@ -52,6 +54,7 @@ class Container:
     portability: PortabilityService
     oauth: OAuthService
     metrics: Metrics | None = None  # MEMSPACE_METRICS
+    notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
     def close(self) -> None:
         self.store.close()
@@ -81,6 +84,22 @@ def build_oauth_store(store: GraphStore) -> OAuthStore:
     if isinstance(store, Neo4jStore):
         return Neo4jOAuthStore(store)
     raise TypeError(f"no OAuth store for {type(store).__name__}")
+
+
+def build_note_jobs(store: GraphStore) -> NoteJobStore:
+    """Jobs of notes saved without waiting live beside the graph, in the same database."""
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.note_jobs import SqliteNoteJobs
+
+        return SqliteNoteJobs(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.note_jobs import Neo4jNoteJobs
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jNoteJobs(store)
+    raise TypeError(f"no note job store for {type(store).__name__}")
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -147,6 +166,8 @@ def build(
     store = store or build_store(settings)
     embedder = embedder or build_embedder(settings)
     extractor = extractor or build_extractor(settings)
+    # Only with a model: without one an add stores its note as it is and nothing is deferred.
+    note_jobs = build_note_jobs(store) if extractor is not None else None
     metrics = Metrics() if settings.metrics else None
     if metrics is not None:
         store, extractor = watched_ports(metrics, store, extractor)
@@ -157,7 +178,9 @@ def build(
     limits = Limits(settings.max_memory_chars, settings.max_page_size)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
-    memories = memory_service(store, batched, access, clock, limits, extractor)
+    notes = (NoteExtraction(store, note_jobs, batched, extractor, clock)
+             if note_jobs is not None and extractor is not None else None)
+    memories = memory_service(store, batched, access, clock, limits, extractor, notes=notes)
     files = DocumentFiles(blobs or build_blobs(settings))
     reader = BudgetedReader(build_reader(settings), ParseBudget(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
@@ -180,7 +203,8 @@ def build(
         search=SearchService(store, embedder, access, profiles, settings.max_query_chars),
         documents=DocumentService(store, access, files, settings.max_page_size),
         ingestion=ingestion,
-        worker=IngestionWorker(ingestion),
+        worker=IngestionWorker(ingestion, notes),
+        notes=notes,
         seeder=seeder,
         profiles=profiles,
         graphs=GraphService(store, access),

@@ -55,6 +55,9 @@ def add_text(data: dict[str, Any]) -> str:
         lines.append(f"- {rel['from']} {rel['type']} {rel['to']}")
     if data["superseded"]:
         lines.append("Superseded (now inactive): " + ", ".join(data["superseded"]))
+    if data["mode"] == "pending":
+        lines.append("Its facts are extracted in the background; getMemory shows when they replace "
+                     "it (status pending -> extracted, or flat with the reason).")
     lines += [f"Warning: {w}" for w in data["warnings"]]
     if data.get("similar"):
         lines.append("Similar memories already in the space — if the new memory replaces one of "

@@ -72,7 +72,9 @@ def register_tools(server: MCPServer, app: Container) -> None:
             "who owns what. Name the subject (no bare 'it'); pass `speaker` and `observedAt` when "
             "the text says 'I' or 'yesterday'. With a model configured the text is split into "
             "atomic facts and linked to what the space already knows (a change of an existing fact "
-            "replaces it); otherwise it is stored as one memory. An exact repeat of an active memory is reported as `duplicate` and not stored again. "
+            "replaces it); otherwise it is stored as one memory. With a model the text is saved at "
+            "once (searchable immediately, `status: pending`) and split in the background; pass "
+            "`wait: true` to get the facts in the answer instead (takes a model call, seconds). An exact repeat of an active memory is reported as `duplicate` and not stored again. "
             "To fix a fact that is wrong or outdated use `correct_memory` instead. With "
             "`action: \"forget\"` it deactivates a memory (pass `memoryId`, or the exact `content`) "
             "with a `reason`; history is kept, nothing is erased."
@@ -90,6 +92,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
         observedAt: Annotated[datetime | None, Field(description="When it was said (ISO 8601), so 'yesterday' resolves to a date.")] = None,  # noqa: N803
         idempotencyKey: Annotated[str | None, Field(description="Any unique string; retrying with the same key returns the first result instead of saving twice.")] = None,  # noqa: N803
         expectedVersion: Annotated[int | None, Field(ge=1, description="With forget: the `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
+        wait: Annotated[bool, Field(description="With a model: true waits for the facts (one model call); false (default) saves now and extracts in the background.")] = False,
     ) -> CallToolResult:
         who = principal_of(ctx)
         if action == "forget":
@@ -98,7 +101,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
             data = {"status": "forgotten", "memory": memory_json(gone)}
             return present.result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
         added = call(lambda: app.memories.add(
-            who, content, space, category, speaker, observedAt, idempotencyKey)).as_json()
+            who, content, space, category, speaker, observedAt, idempotencyKey, wait=wait)).as_json()
         return present.result(present.add_text(added), added)
 
     @server.tool(

@@ -16,23 +16,33 @@ import threading
 
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Document
+from memspace.domain.notes import NoteJob
+from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.ingestion import LEASE, IngestionService
 
 log = logging.getLogger(__name__)
 
 
 class IngestionWorker:
-    def __init__(self, ingestion: IngestionService) -> None:
+    """Documents and notes saved without waiting (DESIGN §10), one at a time in arrival order,
+    so a burst of adds to one space is extracted in the order it was saved."""
+
+    def __init__(self, ingestion: IngestionService, notes: NoteExtraction | None = None) -> None:
         self._ingestion = ingestion
-        self._inbox: queue.Queue[Document | None] = queue.Queue()
+        self._notes = notes
+        self._inbox: queue.Queue[Document | NoteJob | None] = queue.Queue()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         ingestion.on_queued(self.submit)
+        if notes is not None:
+            notes.on_queued(self.submit)
 
     def start(self) -> None:
         if self._thread is not None:
             return
         self._stopping.clear()
+        # Before the thread runs, so notes left pending go ahead of any saved from now on.
+        self._enqueue_pending_notes()
         self._thread = threading.Thread(target=self._run, name="memspace-ingest", daemon=True)
         self._thread.start()
 
@@ -40,8 +50,8 @@ class IngestionWorker:
         """Documents handed over and not yet taken up (approximate while the worker runs)."""
         return self._inbox.qsize()
 
-    def submit(self, document: Document) -> None:
-        self._inbox.put(document)
+    def submit(self, job: Document | NoteJob) -> None:
+        self._inbox.put(job)
 
     def stop(self, timeout_s: float = 10.0) -> None:
         """Stop after the chunk in hand (a model call may take up to its timeout)."""
@@ -87,7 +97,20 @@ class IngestionWorker:
         except MemspaceError as exc:
             log.error("could not look for unfinished documents: %s", exc.message)
 
-    def _process(self, document: Document) -> None:
+    def _enqueue_pending_notes(self) -> None:
+        if self._notes is None:
+            return
+        try:
+            for job in self._notes.pending():
+                self._inbox.put(job)
+        except MemspaceError as exc:
+            log.error("could not look for pending notes: %s", exc.message)
+
+    def _process(self, job: Document | NoteJob) -> None:
+        if isinstance(job, NoteJob):
+            self._process_note(job)
+            return
+        document = job
         try:
             done = self._ingestion.process(document, should_stop=self._stopping.is_set)
         except MemspaceError as exc:  # the store is down: the document resumes on next start
@@ -98,6 +121,15 @@ class IngestionWorker:
             self._fail(document)
             return
         log.info("document %s: %s (%d facts)", done.id, done.status.value, done.fact_count)
+
+    def _process_note(self, job: NoteJob) -> None:
+        assert self._notes is not None
+        try:
+            self._notes.process(job)
+        except MemspaceError as exc:  # the store is down: the note stays pending for next start
+            log.error("note %s stays pending: %s", job.memory_id, exc.message)
+        except Exception:  # a bug must not end the worker; the note stays a plain memory
+            log.exception("note %s failed unexpectedly; it stays pending", job.memory_id)
 
     def _fail(self, document: Document) -> None:
         try:

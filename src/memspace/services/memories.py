@@ -34,6 +34,7 @@ from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
 from memspace.services.documents import document_titles
+from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.paging import (
     Page,
     clamp_limit,
@@ -68,7 +69,7 @@ class AddResult:
     """The result shape of DESIGN §3."""
 
     status: str  # "created" | "duplicate"
-    mode: str  # "extracted" | "flat"
+    mode: str  # "extracted" | "flat" | "pending" (stored now, facts extracted in the background)
     space: str
     memories: list[Memory]
     relations: list[Relation] = field(default_factory=list)
@@ -87,7 +88,8 @@ class AddResult:
             "status": self.status,
             "mode": self.mode,
             "space": self.space,
-            "memories": [memory_json(m) for m in self.memories],
+            "memories": [memory_json(m) | ({"status": "pending"} if self.mode == "pending" else {})
+                         for m in self.memories],
             "relations": [relation_json(r) for r in self.relations],
             "superseded": self.superseded,
             "warnings": self.warnings,
@@ -117,8 +119,11 @@ class MemoryService:
         clock: Clock,
         limits: Limits | None = None,
         extractor: FactExtractor | None = None,
+        notes: NoteExtraction | None = None,
     ) -> None:
         self._extractor = extractor
+        # With a model, adds that do not wait store the note and leave its facts to the worker.
+        self._notes = notes
         self._store = store
         self._embedder = embedder
         self._access = access
@@ -174,19 +179,22 @@ class MemoryService:
         idempotency_key: str | None = None,
         *,
         source: ChunkSource | None = None,
+        wait: bool = True,
     ) -> AddResult:
         """Split into facts and reconcile them with the space (with a model), or store one
         flat memory (without one, or when it fails). An exact repeat is a `duplicate`; a
         repeated `idempotency_key` replays the first call's result. `source` names the
         document chunk the content is: the memories written link to it, and the write advances
-        the document's progress in the same transaction."""
+        the document's progress in the same transaction. `wait=False` with a model stores the
+        content at once as a `pending` note whose facts the ingestion worker extracts later."""
         target = self._access.resolve(principal, space, write=True)
         text = self._content(content)
         if observed_at is not None:  # kept in its own offset; only checked to be representable
             utc_time(observed_at, "observedAt")
         key = (idempotency_key or "").strip()
         if not key:
-            return self._add(principal, target.space, text, category, speaker, observed_at, source)
+            return self._add(principal, target.space, text, category, speaker, observed_at, source,
+                             wait)
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
         scope = principal.key_id or principal.actor
@@ -195,7 +203,7 @@ class MemoryService:
             return AddResult("replayed", "", target.space.slug, [], replay=json.loads(stored))
         try:
             result = self._add(principal, target.space, text, category, speaker, observed_at,
-                               source)
+                               source, wait)
         except BaseException:
             self._store.release_idempotency(target.space.id, scope, key)
             raise
@@ -204,8 +212,9 @@ class MemoryService:
 
     def _add(self, principal: Principal, space: Space, text: str, category: str | None,
              speaker: str | None, observed_at: datetime | None,
-             source: ChunkSource | None) -> AddResult:
-        result = self._add_new(principal, space, text, category, speaker, observed_at, source)
+             source: ChunkSource | None, wait: bool = True) -> AddResult:
+        result = self._add_new(principal, space, text, category, speaker, observed_at, source,
+                               wait)
         if result.status == "created" and source is None:
             # Facts the model related to nothing (all of them in flat mode) may still restate
             # or contradict an older memory: list the close ones for the caller to review.
@@ -219,13 +228,15 @@ class MemoryService:
 
     def _add_new(self, principal: Principal, space: Space, text: str, category: str | None,
                  speaker: str | None, observed_at: datetime | None,
-                 source: ChunkSource | None) -> AddResult:
+                 source: ChunkSource | None, wait: bool = True) -> AddResult:
         existing = self._store.find_active_by_hash(space.id, content_hash(text))
         if existing is not None:
             return AddResult("duplicate", "flat" if self._extractor is None else "extracted",
                              space.slug, [existing])
         if self._extractor is None:
             return self._add_flat(principal, space, text, category, source)
+        if not wait and source is None and self._notes is not None:
+            return self._add_pending(principal, space, text, category, speaker, observed_at)
         return self._add_extracted(principal, space, text, category, speaker, observed_at, source)
 
     def _add_flat(self, principal: Principal, space: Space, text: str, category: str | None,
@@ -244,6 +255,17 @@ class MemoryService:
                              completion_tokens=spent[2])
         return AddResult("created", "flat", space.slug, [memory], warnings=list(warnings),
                          llm_calls=spent[0], prompt_tokens=spent[1], completion_tokens=spent[2])
+
+    def _add_pending(self, principal: Principal, space: Space, text: str, category: str | None,
+                     speaker: str | None, observed_at: datetime | None) -> AddResult:
+        """The note stored as it is (searchable now) and queued for background extraction."""
+        assert self._notes is not None
+        result = self._add_flat(principal, space, text, category, None)
+        if result.status == "created":
+            self._notes.queue(result.memories[0], speaker, observed_at,
+                              self._category(category) if category else None)
+            result.mode = "pending"
+        return result
 
     def _add_extracted(self, principal: Principal, space: Space, text: str,
                        category: str | None, speaker: str | None,
@@ -474,11 +496,16 @@ class MemoryService:
             titles[source.id] = source.title
         return {
             "space": target.space.slug,
-            "memory": memory_json(memory, titles),
+            "memory": memory_json(memory, titles) | self._note_status(target.space.id, memory.id),
             "relations": [relation_json(r) for r in relations],
             "relatedMemories": [neighbour_json(n, titles) for n in near],
             "source": document_json(source) if source else None,
         }
+
+    def _note_status(self, space_id: str, memory_id: str) -> dict[str, Any]:
+        """`status` (pending | extracted | flat) and `statusReason` of a note saved without waiting."""
+        job = self._notes.states(space_id, [memory_id]).get(memory_id) if self._notes else None
+        return {"status": job.state.value, "statusReason": job.reason} if job else {}
 
     def list(
         self,

@@ -188,6 +188,22 @@ MIGRATIONS: list[str] = [
     ALTER TABLE documents ADD COLUMN lease_owner TEXT;
     ALTER TABLE documents ADD COLUMN lease_until TEXT;
     """,
+    # 8: notes saved before extraction (domain/notes.py): one job per note, pending until the
+    # ingestion worker settles it
+    """
+    CREATE TABLE note_jobs (
+        memory_id TEXT PRIMARY KEY,
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        state TEXT NOT NULL,          -- pending | extracted | flat
+        created_at TEXT NOT NULL,
+        speaker TEXT,
+        observed_at TEXT,             -- ISO 8601 in the caller's own offset
+        category TEXT,
+        reason TEXT,
+        updated_at TEXT
+    );
+    CREATE INDEX note_jobs_pending ON note_jobs (state, created_at, memory_id);
+    """,
 ]
 
 

@@ -1,0 +1,69 @@
+"""NoteJobStore on Neo4j: one NoteJob node per note (no edges: it names its memory and space by
+id, as a memory names its space). Statements live in cypher.py."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from neo4j import Driver, NotificationDisabledClassification
+from neo4j.exceptions import ClientError
+
+from memspace.domain.notes import NoteJob, NoteState
+from memspace.stores.neo4j import cypher
+from memspace.stores.neo4j.records import utc
+from memspace.stores.neo4j.schema import _ALREADY_THERE
+from memspace.stores.neo4j.store import Neo4jStore
+
+
+def _job(p: dict[str, Any]) -> NoteJob:
+    observed, updated = p.get("observedAt"), p.get("updatedAt")
+    return NoteJob(p["memoryId"], p["spaceId"], NoteState(p["state"]),
+                   utc(p["createdAt"].to_native()), p.get("speaker"),
+                   datetime.fromisoformat(observed) if observed else None, p.get("category"),
+                   p.get("reason"), utc(updated.to_native()) if updated is not None else None)
+
+
+def _ensure_schema(driver: Driver, database: str | None) -> None:
+    quiet = [NotificationDisabledClassification.SCHEMA]
+    with driver.session(database=database, notifications_disabled_classifications=quiet) as session:
+        for statement in cypher.NOTE_JOB_SCHEMA:
+            try:
+                session.run(statement).consume()
+            except ClientError as exc:
+                if exc.code not in _ALREADY_THERE:
+                    raise
+        session.run("CALL db.createLabel('NoteJob')").consume()
+        session.run("UNWIND $names AS name CALL db.createProperty(name)",
+                    names=cypher.NOTE_JOB_PROPERTY_KEYS).consume()
+
+
+class Neo4jNoteJobs:
+    """Note jobs in the graph's database, through the graph store's connection."""
+
+    def __init__(self, store: Neo4jStore) -> None:
+        self._db = store._db
+        self._db.retrying(lambda: _ensure_schema(self._db.driver, self._db.database))
+
+    def add_note_job(self, job: NoteJob) -> None:
+        props = {"memoryId": job.memory_id, "spaceId": job.space_id, "state": job.state.value,
+                 "createdAt": utc(job.created_at), "speaker": job.speaker,
+                 "observedAt": job.observed_at.isoformat() if job.observed_at else None,
+                 "category": job.category, "reason": job.reason,
+                 "updatedAt": utc(job.updated_at) if job.updated_at else None}
+        self._db.write(lambda tx: tx.run(cypher.NOTE_JOB_ADD, props=props).consume(),
+                       f"memory '{job.memory_id}' already has a note job")
+
+    def settle_note_job(self, space_id: str, memory_id: str, state: NoteState, reason: str | None,
+                        at: datetime) -> None:
+        self._db.write(lambda tx: tx.run(cypher.NOTE_JOB_SETTLE, id=memory_id, space=space_id,
+                                         state=state.value, reason=reason, at=utc(at)).consume())
+
+    def note_jobs(self, space_id: str, memory_ids: list[str]) -> dict[str, NoteJob]:
+        if not memory_ids:
+            return {}
+        rows = self._db.read(cypher.NOTE_JOBS_OF, space=space_id, ids=memory_ids)
+        return {r["job"]["memoryId"]: _job(r["job"]) for r in rows}
+
+    def pending_note_jobs(self) -> list[NoteJob]:
+        return [_job(r["job"]) for r in self._db.read(cypher.NOTE_JOBS_PENDING)]
