@@ -53,8 +53,8 @@ class ConsentPage:
     async def show(self, request: Request) -> Response:
         pending = self._signer.verify("consent", request.query_params.get("request", ""))
         if pending is None:
-            return render_page("Link expired", "<p class=error>This consent link is invalid or has "
-                         "expired. Start connecting again from your MCP client.</p>", 400)
+            return render_page("Link expired", "<p class=error>This consent link is invalid or "
+                               "has expired. Start connecting again from your MCP client.</p>", 400)
         csrf = browser_csrf(request)
         response = await self._sign_in_form(request.query_params["request"], pending, csrf, None,
                                             self._signed_in(request, csrf))
@@ -75,13 +75,17 @@ class ConsentPage:
         raw_request = field.get("request", "")
         pending = self._signer.verify("consent", raw_request)
         if not csrf or not hmac.compare_digest(csrf, field.get("csrf", "")) or pending is None:
-            return render_page("Refused", "<p class=error>This form expired or did not come from this "
-                         "browser's consent page. Start connecting again from your MCP client.</p>",
-                         403)
+            return render_page("Refused", "<p class=error>This form expired or did not come from "
+                               "this browser's consent page. Start connecting again from your MCP "
+                               "client.</p>", 403)
         if field.get("step") == "deny":
             return self._back(pending, error="access_denied",
                               error_description="the person declined")
-        if field.get("step") == "link" and (linked := self._signed_in(request, csrf)) is not None:
+        if field.get("step") == "link":
+            linked = self._signed_in(request, csrf)
+            if linked is None:
+                return await self._sign_in_form(raw_request, pending, csrf, "the sign-in from your "
+                                                "link has expired: open the link again, or paste it")
             return await self._choose_form(raw_request, pending, csrf, linked, None)
         if field.get("step") == "signin":
             try:
@@ -91,7 +95,8 @@ class ConsentPage:
             assert who.key_id is not None
             return await self._choose_form(raw_request, pending, csrf, who.key_id, None)
         identity = self._signer.verify("identity", field.get("identity", ""))
-        if identity is None or not hmac.compare_digest(str(identity.get("x", "")), csrf):
+        if (field.get("step") != "approve" or identity is None
+                or not hmac.compare_digest(str(identity.get("x", "")), csrf)):
             return render_page("Refused", "<p class=error>Sign in again.</p>", 403)
         wanted = {name[len("grant:"):]: Access(value) for name, value in field.items()
                   if name.startswith("grant:") and value in (Access.READ, Access.READWRITE)}
