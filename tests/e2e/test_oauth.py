@@ -24,8 +24,8 @@ from pydantic import AnyUrl
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access
-from memspace.embeddings.local import LocalEmbedder
 from memspace.services.oauth import ACCESS_TTL
+from tests.support.fakes import HashEmbedder
 from tests.support.oauth_browser import MemoryTokens, Person, field, pkce
 from tests.support.server import data, error_text, free_port, running_server
 
@@ -59,7 +59,7 @@ class Server:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)], scope="module")
-def server(request: pytest.FixtureRequest, embedder: LocalEmbedder,
+def server(request: pytest.FixtureRequest,
            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     data_dir: Path = tmp_path_factory.mktemp("oauth")
     port = free_port()  # the issuer and the token audience name this port
@@ -67,7 +67,8 @@ def server(request: pytest.FixtureRequest, embedder: LocalEmbedder,
         "store": "neo4j", "neo4j_uri": request.getfixturevalue("neo4j_uri")}
     settings = Settings(_env_file=None, data_dir=data_dir, port=port, **extra)  # type: ignore[call-arg]
     clock = ShiftClock()
-    app = build(settings, embedder=embedder, clock=clock)
+    # Sign-in is what is under test, not recall: a hashing embedder keeps the model out of it.
+    app = build(settings, embedder=HashEmbedder(), clock=clock)
     tag = uuid.uuid4().hex[:8]
     shared, private, readonly = (app.admin.create_space(f"{n}-{tag}").slug
                                  for n in ("shared", "private", "readonly"))
@@ -295,8 +296,7 @@ async def test_redirect_uris_match_exactly_except_a_loopback_port(server: Server
         assert plain.status_code == 400 and plain.json()["error"] == "invalid_redirect_uri"
 
 
-async def test_tokens_are_only_for_this_server(server: Server, person: Person,
-                                              embedder: LocalEmbedder) -> None:
+async def test_tokens_are_only_for_this_server(server: Server, person: Person) -> None:
     async with httpx.AsyncClient(timeout=30) as http:
         client_id = await register(http, server)
         _, challenge = pkce()
@@ -306,7 +306,8 @@ async def test_tokens_are_only_for_this_server(server: Server, person: Person,
         tokens = await tokens_for(http, server, person, client_id)
         # A second deployment on the same store, at another address: another resource.
         other_port = free_port()
-        other = build(server.app.settings.model_copy(update={"port": other_port}), embedder=embedder)
+        other = build(server.app.settings.model_copy(update={"port": other_port}),
+                      embedder=HashEmbedder())
         try:
             with running_server(other, port=other_port) as other_url:
                 assert other_url != server.url
