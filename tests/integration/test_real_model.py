@@ -3,12 +3,13 @@ real litellm path and the real embedder. The assertions are invariants, never wo
 model may phrase, split and relate differently from run to run of its weights.
 
 Each real call takes seconds on 2 cores (~10 s with the 1.5B once its system prompt is cached,
-the first one up to minutes on a loaded machine), so this module makes five calls in all; the
+the first one up to minutes on a loaded machine), so this module makes six calls in all; the
 quality figures come from bench/extraction_eval.py, not from here.
 """
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access, Memory, MemoryFilter, RelationType
+from memspace.domain.notes import NoteJob, NoteState
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access import Principal
 from tests.support.llm_server import LLMEndpoint
@@ -122,6 +124,47 @@ def test_a_restatement_or_another_subject_deactivates_nothing(app: Container, ex
     assert result.mode == "extracted" and result.superseded == []
     assert all(m.active for m in space.memories(active_only=False))
     space.updates_edges_are_honoured()
+
+
+def test_a_note_saved_without_waiting_is_found_at_once_and_replaced_by_its_facts_in_the_background(
+    app: Container,
+) -> None:
+    space = Space(app)
+    text = "Bo owns the API gateway and the gateway deploys on Mondays."
+
+    saved = app.memories.add(space.agent, text, space.slug, wait=False)
+
+    assert (saved.mode, saved.llm_calls) == ("pending", 0)
+    note = saved.memories[0]
+    assert [m.id for m in space.memories()] == [note.id]  # stored and active before any call
+    assert app.notes is not None
+    app.worker.start()
+    try:
+        job = wait_settled(app, space.id, note.id)
+    finally:
+        app.worker.stop(timeout_s=CALL_TIMEOUT_S)
+    after = app.store.get_memory(space.id, note.id)
+    assert after is not None
+    if job.state is NoteState.EXTRACTED and not after.active:  # replaced: history kept
+        facts = space.memories()
+        assert facts and all(m.id != note.id for m in facts)
+        links = app.store.relations_of(space.id, note.id)
+        assert {r.source_id for r in links if r.type is RelationType.DERIVES} == {m.id for m in facts}
+    else:  # one fact as saved, or flat with the reason: the note stays what it was
+        assert after.active and job.reason
+    space.updates_edges_are_honoured()
+
+
+def wait_settled(app: Container, space_id: str, memory_id: str) -> NoteJob:
+    """Poll until the worker settles the note; the bound only guards against a hang."""
+    assert app.notes is not None
+    deadline = time.monotonic() + CALL_TIMEOUT_S
+    while True:
+        job = app.notes.states(space_id, [memory_id])[memory_id]
+        if job.state is not NoteState.PENDING:
+            return job
+        assert time.monotonic() < deadline, f"note still pending after {CALL_TIMEOUT_S} s"
+        time.sleep(0.2)
 
 
 def test_a_timeout_stores_the_note_flat_with_a_warning(llm_endpoint: LLMEndpoint, embedder: LocalEmbedder,
