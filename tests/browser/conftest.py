@@ -32,6 +32,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 HOST_PAGE = Path(__file__).with_name("host.html")
+# The SDK's AppBridge, bundled (tests/browser/build-host.mjs); host.html loads it.
+HOST_BRIDGE = Path(__file__).with_name("host-bridge.js")
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 
 pytestmark = pytest.mark.browser
@@ -105,15 +107,16 @@ def host_url() -> Iterator[str]:
     """The test host page, served from loopback like a desktop host's own page would be: a page
     on a public origin may not reach a server on 127.0.0.1 without the user's permission
     (Chromium's local network access rules), which is the host's business, not the views'."""
-    page = HOST_PAGE.read_bytes()
+    files = {"/": (HOST_PAGE.read_bytes(), "text/html; charset=utf-8"),
+             f"/{HOST_BRIDGE.name}": (HOST_BRIDGE.read_bytes(), "text/javascript; charset=utf-8")}
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            found = self.path == "/"
-            self.send_response(200 if found else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
+            body, kind = files.get(self.path, (b"", "text/plain"))
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", kind)
             self.end_headers()
-            self.wfile.write(page if found else b"")
+            self.wfile.write(body)
 
         def log_message(self, *args: object) -> None:
             pass
