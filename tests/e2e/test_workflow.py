@@ -152,6 +152,7 @@ async def test_a_stale_expected_version_is_refused_while_a_fresh_one_succeeds(
             "expectedVersion": 1}))
         assert stale["code"] == "stale_version"
         assert "you have v1, current is v2" in stale["message"] and v2["id"] in stale["message"]
+        assert (stale["yourVersion"], stale["currentVersion"], stale["currentId"]) == (1, 2, v2["id"])
         v3 = data(await client.call_tool("correct_memory", {
             "space": space, "memoryId": v2["id"], "content": "The API limit is 200/min",
             "expectedVersion": 2}))["memories"][0]
@@ -210,9 +211,13 @@ async def test_tool_errors_carry_a_code_and_say_what_to_do(deployment: Deploymen
     async with mcp_client(deployment.url, key) as client:
         nothing = failure(await client.call_tool("search_memory", {"space": space}))
         assert nothing["code"] == "invalid_input" and "query" in nothing["message"]
+        assert nothing["example"] == {"name": "search_memory",
+                                      "arguments": {"query": "how do we deploy to production?"}}
         shape = failure(await client.call_tool("correct_memory", {"space": space}))
-        assert shape["code"] == "invalid_input"
-        assert set(shape["example"]["arguments"]) == {"memoryId", "content"}
+        assert shape["code"] == "invalid_input" and "memoryId" in shape["message"]
+        assert {"memoryId", "content"} <= set(shape["example"]["arguments"])
+        placeholder = failure(await client.call_tool("getDocument", {"space": space}))
+        assert placeholder["example"] == {"name": "getDocument", "arguments": {"documentId": "…"}}
         missing = failure(await client.call_tool("getMemory", {"space": space, "memoryId": "x"}))
         assert missing["code"] == "not_found"
         hidden = failure(await client.call_tool("listMemories", {"space": "no-such-space"}))

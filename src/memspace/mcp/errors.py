@@ -12,7 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import ValidationError
 
-from memspace.domain.errors import MemspaceError
+from memspace.domain.errors import MemspaceError, StaleVersion
 
 log = logging.getLogger(__name__)
 
@@ -22,15 +22,28 @@ CODES = ("invalid_input", "not_found", "forbidden", "unauthenticated", "conflict
 FOLDED = {"unreadable_document": "invalid_input", "extraction_failed": "unavailable"}
 # Placeholder values for a corrected example call, by JSON-schema type.
 PLACEHOLDERS: dict[str, Any] = {"string": "…", "integer": 1, "boolean": True, "array": ["…"]}
+# Realistic calls for the tools agents get wrong most, shown with an invalid_input refusal.
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "search_memory": {"query": "how do we deploy to production?"},
+    "add_memory": {"content": "Deploys to production need two approvals", "category": "process"},
+    "correct_memory": {"memoryId": "<id from search_memory>", "expectedVersion": 1,
+                       "content": "Deploys to production need one approval",
+                       "reason": "policy changed"},
+    "get_context": {"query": "the task you are starting", "detail": "balanced"},
+    "save_handoff": {"summary": "Where the work stands", "nextSteps": ["what comes next"],
+                     "openQuestions": ["what is undecided"]},
+}
 
 
 class CodedToolError(ToolError):
-    """A ToolError that knows its code (raised for domain errors by `identity.call`)."""
+    """A ToolError that knows its code (raised for domain errors by `identity.call`); `extra`
+    goes into the structured content beside code and message."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, extra: dict[str, Any] | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.extra = extra or {}
 
 
 def code_of(exc: MemspaceError) -> str:
@@ -44,7 +57,11 @@ def code_of(exc: MemspaceError) -> str:
 
 
 def coded(exc: MemspaceError) -> CodedToolError:
-    return CodedToolError(code_of(exc), exc.message)
+    extra: dict[str, Any] = {}
+    if isinstance(exc, StaleVersion):  # what to reload, as data
+        extra = {"memoryId": exc.memory_id, "yourVersion": exc.have,
+                 "currentVersion": exc.current, "currentId": exc.head_id}
+    return CodedToolError(code_of(exc), exc.message, extra)
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
@@ -57,7 +74,10 @@ def _chain(exc: BaseException) -> list[BaseException]:
 
 
 def example_call(schema: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
-    """A call of `name` with every required argument filled with a placeholder of its type."""
+    """A realistic call of `name`, or one with every required argument filled with a
+    placeholder of its type."""
+    if name in EXAMPLES:
+        return {"name": name, "arguments": EXAMPLES[name]}
     if not schema:
         return None
     props: dict[str, Any] = schema.get("properties", {})
@@ -74,7 +94,10 @@ def classify(exc: ToolError, tool: str, schema: dict[str, Any] | None) -> dict[s
     """`{"code", "message"[, "example"]}` for a failed call of `tool`."""
     for link in _chain(exc):
         if isinstance(link, CodedToolError):
-            return {"code": link.code, "message": link.message}
+            refused = {"code": link.code, "message": link.message, **link.extra}
+            if link.code == "invalid_input" and tool in EXAMPLES:
+                refused["example"] = example_call(schema, tool)
+            return refused
         if isinstance(link, ValidationError):
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
