@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx2
 import pytest
 
 from memspace.bootstrap import Container, build
@@ -14,6 +15,8 @@ from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.embeddings.local import LocalEmbedder
 from tests.support.server import running_server
+
+ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 
 
 @pytest.fixture(scope="session")
@@ -45,12 +48,19 @@ class Deployment:
 def deployment(request: pytest.FixtureRequest, embedder: LocalEmbedder,
                tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
     data_dir: Path = tmp_path_factory.mktemp("e2e")
+    # Metrics on, as an operator would run it: every e2e test also goes through the metered
+    # wiring, and the page each module leaves is kept as a sample (tests/artifacts/metrics-*).
     if request.param == "sqlite":
-        settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
+        settings = Settings(_env_file=None, data_dir=data_dir, metrics=True)  # type: ignore[call-arg]
     else:
-        settings = Settings(_env_file=None, store="neo4j",  # type: ignore[call-arg]
+        settings = Settings(_env_file=None, store="neo4j", metrics=True,  # type: ignore[call-arg]
                             neo4j_uri=request.getfixturevalue("neo4j_uri"), data_dir=data_dir)
     app = build(settings, embedder=embedder)
     with running_server(app) as url:
         yield Deployment(url, app)
+        sample = httpx2.get(f"{url}/metrics", timeout=10)
+        assert sample.status_code == 200
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        module = request.module.__name__.rsplit(".", 1)[-1]
+        (ARTIFACTS / f"metrics-{module}-{request.param}.txt").write_text(sample.text, encoding="utf-8")
     app.close()
