@@ -1,10 +1,12 @@
 // Bundles host-bridge.mjs (the test host's side of MCP Apps, on the SDK's AppBridge) into
 // host-bridge.js, which host.html loads. The bundle is committed, like the built views, so the
-// browser tests need no npm; its first line names the ext-apps version it was built from, and
-// tests/browser/test_host_bridge.py fails when widgets/package-lock.json pins another one.
+// browser tests need no npm; its first line names the ext-apps version and the digest of the
+// sources it was built from, and tests/browser/test_host_bridge.py fails when
+// widgets/package-lock.json pins another version or the sources changed since.
 //
 //   node tests/browser/build-host.mjs      (after `cd widgets && npm ci`)
 
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -44,6 +46,9 @@ const result = await esbuild.build({
   logLevel: "warning",
   plugins: [englishOnlyZod],
 });
-const header = `// @modelcontextprotocol/ext-apps ${version} — built by tests/browser/build-host.mjs; do not edit\n`;
+const digest = createHash("sha256");
+for (const file of ["host-bridge.mjs", "build-host.mjs"]) digest.update(readFileSync(join(HERE, file)));
+const header = `// @modelcontextprotocol/ext-apps ${version} sources sha256:${digest.digest("hex")} — ` +
+  "built by tests/browser/build-host.mjs; do not edit\n";
 writeFileSync(join(HERE, "host-bridge.js"), header + result.outputFiles[0].text);
 console.log(`host-bridge.js  ext-apps ${version}  ${(result.outputFiles[0].text.length / 1024).toFixed(1)} KB`);

@@ -3,6 +3,7 @@ real clients build on, so a protocol mismatch between the views and the SDK fail
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -15,14 +16,18 @@ from tests.support.packaging import REPO
 LOCK = REPO / "widgets" / "package-lock.json"
 
 
-def test_the_host_bundle_is_built_from_the_ext_apps_version_the_views_use() -> None:
+def test_the_host_bundle_is_built_from_the_pinned_ext_apps_and_current_sources() -> None:
     packages = json.loads(LOCK.read_text(encoding="utf-8"))["packages"]
     pinned = packages["node_modules/@modelcontextprotocol/ext-apps"]["version"]
     header = HOST_BRIDGE.read_text(encoding="utf-8").partition("\n")[0]
-    built = re.match(r"// @modelcontextprotocol/ext-apps (\S+) ", header)
-    assert built is not None, "host-bridge.js lacks its header: run node tests/browser/build-host.mjs"
-    assert built.group(1) == pinned, ("host-bridge.js was built from another ext-apps: "
-                                      "`cd widgets && npm ci && node ../tests/browser/build-host.mjs`")
+    built = re.match(r"// @modelcontextprotocol/ext-apps (\S+) sources sha256:([0-9a-f]{64}) ", header)
+    rebuild = "rebuild it: `cd widgets && npm ci && node ../tests/browser/build-host.mjs`"
+    assert built is not None, f"host-bridge.js lacks its header; {rebuild}"
+    assert built.group(1) == pinned, f"host-bridge.js was built from ext-apps {built.group(1)}; {rebuild}"
+    sources = hashlib.sha256()
+    for name in ("host-bridge.mjs", "build-host.mjs"):
+        sources.update((HOST_BRIDGE.parent / name).read_bytes())
+    assert built.group(2) == sources.hexdigest(), f"host-bridge.mjs changed since the build; {rebuild}"
 
 
 @pytest.mark.browser

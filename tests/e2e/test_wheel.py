@@ -77,9 +77,11 @@ def _clean_env(**extra: str) -> dict[str, str]:
 
 
 def test_the_installed_wheel_is_its_own_memspace(installed: Path, tmp_path: Path) -> None:
-    where = subprocess.run([str(installed / "python"), "-c", "import memspace; print(memspace.__file__)"],
+    probe = ("import memspace; from memspace.llm.prompts import load_prompt; "
+             "load_prompt('extract_facts.v1'); print(memspace.__file__)")
+    where = subprocess.run([str(installed / "python"), "-c", probe],
                            cwd=tmp_path, env=_clean_env(), check=True, capture_output=True, text=True)
-    assert Path(where.stdout.strip()).is_relative_to(installed.parent)
+    assert Path(where.stdout.strip()).is_relative_to(installed.parent)  # and its prompt loads
     version = subprocess.run([str(installed / "memspace"), "--version"], cwd=tmp_path, env=_clean_env(),
                              check=True, capture_output=True, text=True)
     assert version.stdout.strip() == "memspace 0.1.0"
