@@ -177,7 +177,9 @@ async def test_an_unreadable_file_fails_with_what_to_do_and_nothing_else_changes
         shown = await mcp.call_tool("getDocument", {"documentId": document["id"]})
         assert reason in str(shown.content[0].text)  # type: ignore[union-attr]
         retried = data(await mcp.call_tool("retryDocument", {"documentId": document["id"]}))
-        assert retried["document"]["status"] == "failed" and reason in retried["document"]["error"]
+        assert retried["document"]["status"] == "queued"  # read again by the worker
+    again = await settled(client, document["id"])
+    assert again["status"] == "failed" and reason in again["error"]
 
 
 async def test_refused_uploads_store_nothing(http: Uploader) -> None:
