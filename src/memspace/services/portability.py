@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from memspace.domain.errors import Conflict, InvalidInput, NotFound
+from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
 from memspace.domain.models import (
     Chunk,
     Document,
@@ -204,6 +204,12 @@ class PortabilityService:
     def _write(self, batch: WriteBatch) -> None:
         try:
             self._store.write(batch)
+        except DuplicateContent as exc:
+            raise Conflict(
+                f"{exc.message}: this space already holds active memories saying exactly what "
+                "this export says (one active memory per content). Import into a new, empty "
+                "space, or forget those memories first"
+            ) from exc
         except Conflict as exc:
             raise Conflict(
                 f"{exc.message}. Some ids of this export already exist in this store (it was "
