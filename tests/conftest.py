@@ -25,6 +25,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="concurrent writers in tests/load/test_concurrent_writes.py (default 16)")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_memspace_environment() -> Iterator[None]:
+    """The caller's MEMSPACE_* settings stay out of the tests: a set MEMSPACE_LLM_MODEL would turn
+    a flat-mode test into a model call, and MEMSPACE_STORE=neo4j would move a "sqlite" server
+    onto a real Neo4j. Each test states its Settings; MEMSPACE_TEST_* (where the real Neo4j and
+    model are) are the tests' own knobs and stay. Session-wide, so session and module fixtures
+    that build servers see the cleaned environment too."""
+    saved = {name: value for name, value in os.environ.items()
+             if name.startswith("MEMSPACE_") and not name.startswith("MEMSPACE_TEST_")}
+    for name in saved:
+        del os.environ[name]
+    yield
+    os.environ.update(saved)
+
+
 def skip_or_fail(reason: str) -> None:
     """Outside CI a missing real part skips; under CI=true it is a failure."""
     if IN_CI:
