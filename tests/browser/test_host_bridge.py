@@ -47,6 +47,11 @@ async def test_the_sdk_bridge_initializes_the_view_and_delivers_input_and_result
         assert answer["result"]["protocolVersion"]  # chosen by the SDK, not by this test
         sent = [m.get("method") for m in traffic if m["direction"] == "host->view"]
         assert sent.index("ui/notifications/tool-input") < sent.index("ui/notifications/tool-result")
+        height = await host.page.locator("#view").evaluate("f => f.style.height")
+        traffic = await host.page.evaluate("window.traffic")  # read after: it holds that size
+        sizes = {f"{min(m['params']['height'], 900)}px" for m in traffic
+                 if m.get("method") == "ui/notifications/size-changed"}
+        assert height in sizes, f"the frame is {height!r}, the view reported {sizes}"
         await host.change_theme("dark")
         traffic = await host.page.evaluate("window.traffic")
         changed = [m for m in traffic if m.get("method") == "ui/notifications/host-context-changed"]
