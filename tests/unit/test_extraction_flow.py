@@ -51,6 +51,17 @@ def test_the_model_sees_the_most_similar_active_memories_as_numbered_candidates(
     assert candidates[0].content == "deploy window is friday"
 
 
+def test_the_model_sees_at_most_five_candidates(model_world: World) -> None:
+    who = model_world.principal({"acme": "rw"})
+    model = _model(model_world)
+    for n in range(7):
+        model.facts(fact(f"deploy rule number {n}"))
+        model_world.app.memories.add(who, f"deploy rule number {n}")
+    model.facts(fact("deploy rule number 8"))
+    model_world.app.memories.add(who, "deploy rule number 8")
+    assert [c.number for c in model.calls[-1][1]] == [0, 1, 2, 3, 4]
+
+
 def test_updates_deactivates_the_old_memory(model_world: World) -> None:
     who = model_world.principal({"acme": "rw"})
     model = _model(model_world)
