@@ -171,14 +171,14 @@ def build(
     metrics = Metrics() if settings.metrics else None
     if metrics is not None:
         store, extractor = watched_ports(metrics, store, extractor)
-    memory_service, ingestion_service = metered_services(metrics)
+    memory_service, ingestion_service, note_service = metered_services(metrics)
     clock = clock or SystemClock()
     access = AccessService(store, clock)
     profiles = ProfileService(store)
     limits = Limits(settings.max_memory_chars, settings.max_page_size)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
-    notes = (NoteExtraction(store, note_jobs, batched, extractor, clock)
+    notes = (note_service(store, note_jobs, batched, extractor, clock)
              if note_jobs is not None and extractor is not None else None)
     memories = memory_service(store, batched, access, clock, limits, extractor, notes=notes)
     files = DocumentFiles(blobs or build_blobs(settings))

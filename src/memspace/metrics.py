@@ -7,6 +7,7 @@ memory content, no space, no key or actor ever becomes a label or a value.
 
     memspace_tool_call_duration_seconds{tool,status}  histogram; status "ok" or the error code
     memspace_memory_adds_total{mode,status}           mode extracted | flat | fallback | pending
+    memspace_note_extractions_total{outcome}          a pending note settled: extracted | fallback
     memspace_model_calls_total{outcome}               outcome ok | failed
     memspace_model_tokens_total{kind}                 kind prompt | completion
     memspace_ingestion_queue_depth                    documents waiting for the worker
@@ -26,7 +27,9 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disa
 
 from memspace.domain.errors import ExtractionFailed, MemspaceError
 from memspace.domain.models import Document, DocumentStatus
+from memspace.domain.notes import NoteJob, NoteState
 from memspace.domain.ports import Candidate, Extraction, FactExtractor, GraphStore
+from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.ingestion import IngestionService
 from memspace.services.memories import AddResult, MemoryService
 
@@ -48,6 +51,8 @@ class Metrics:
                                       buckets=TOOL_BUCKETS, registry=r)
         self.adds = Counter("memspace_memory_adds", "Memory adds by mode and status",
                             ["mode", "status"], registry=r)
+        self.notes = Counter("memspace_note_extractions", "Notes saved without waiting, settled "
+                             "in the background", ["outcome"], registry=r)
         self.model_calls = Counter("memspace_model_calls", "Fact-extraction model calls",
                                    ["outcome"], registry=r)
         self.model_tokens = Counter("memspace_model_tokens", "Model tokens spent", ["kind"],
@@ -84,6 +89,12 @@ class Metrics:
         if mode == "flat" and model_configured and result.status == "created":
             mode = "fallback"  # a model was asked (or meant to be) and the note went in whole
         self.adds.labels(mode, result.status).inc()
+
+    def settled(self, job: NoteJob) -> None:
+        if job.state is NoteState.EXTRACTED:
+            self.notes.labels("extracted").inc()
+        elif job.state is NoteState.FLAT:
+            self.notes.labels("fallback").inc()
 
     def model_spent(self, calls: int, prompt: int, completion: int, failed: bool) -> None:
         """A finished extraction: all its calls count as failed when it failed in the end."""
@@ -179,6 +190,21 @@ class MeteredIngestionService(IngestionService):
         return document
 
 
+class MeteredNoteExtraction(NoteExtraction):
+    """NoteExtraction whose settled notes are counted by outcome."""
+
+    def __init__(self, metrics: Metrics, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.metrics = metrics
+
+    def process(self, job: NoteJob) -> NoteJob:
+        before = job.state
+        settled = super().process(job)
+        if before is NoteState.PENDING and settled.state is not NoteState.PENDING:
+            self.metrics.settled(settled)
+        return settled
+
+
 def watched_ports(metrics: Metrics, store: GraphStore,
                   extractor: FactExtractor | None) -> tuple[GraphStore, FactExtractor | None]:
     """The store and the extractor as the services should see them when metrics are on."""
@@ -187,9 +213,11 @@ def watched_ports(metrics: Metrics, store: GraphStore,
 
 
 def metered_services(metrics: Metrics | None) -> tuple[Callable[..., MemoryService],
-                                                        Callable[..., IngestionService]]:
+                                                        Callable[..., IngestionService],
+                                                        Callable[..., NoteExtraction]]:
     """The constructors bootstrap uses for the counted services: the plain classes when off."""
     if metrics is None:
-        return MemoryService, IngestionService
+        return MemoryService, IngestionService, NoteExtraction
     return (functools.partial(MeteredMemoryService, metrics),
-            functools.partial(MeteredIngestionService, metrics))
+            functools.partial(MeteredIngestionService, metrics),
+            functools.partial(MeteredNoteExtraction, metrics))

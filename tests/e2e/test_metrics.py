@@ -97,15 +97,26 @@ async def test_metrics_count_tool_calls_adds_model_documents_and_the_vector_cach
                            files={"file": ("runbook.md", b"# Runbook\n\nRestart the queue first.\n")})
     assert accepted.status_code == 202
     assert wait_for_document(served.url, served.key, accepted.json()["id"]) == "done"
+    async with mcp_client(served.url, served.key) as client:  # an agent's add: no waiting
+        note = data(await client.call_tool("add_memory", {"content": "Backups run nightly.",
+                                                           "space": served.slug}))
+    assert note["mode"] == "pending"
+    settled = 'memspace_note_extractions_total{outcome="extracted"}'
+    deadline = time.monotonic() + 60
+    while settled not in scrape(served.url) and time.monotonic() < deadline:
+        time.sleep(0.1)
 
     samples = scrape(served.url)
     calls = "memspace_tool_call_duration_seconds_count"
     assert samples[f'{calls}{{status="ok",tool="search_memory"}}'] == 1
+    assert samples[f'{calls}{{status="ok",tool="add_memory"}}'] == 1
     assert samples[f'{calls}{{status="invalid_input",tool="search_memory"}}'] == 1
     assert samples['memspace_memory_adds_total{mode="extracted",status="created"}'] >= 2  # + the chunk
     assert samples['memspace_memory_adds_total{mode="fallback",status="created"}'] == 1
+    assert samples['memspace_memory_adds_total{mode="pending",status="created"}'] == 1
+    assert samples[settled] == 1
     assert samples['memspace_model_calls_total{outcome="failed"}'] == 2
-    assert samples['memspace_model_calls_total{outcome="ok"}'] >= 2
+    assert samples['memspace_model_calls_total{outcome="ok"}'] >= 3  # add, chunk, note
     assert samples['memspace_model_tokens_total{kind="prompt"}'] >= 120 + 2 * 100
     assert samples['memspace_documents_processed_total{outcome="done"}'] == 1
     assert samples["memspace_ingestion_queue_depth{}"] == 0
