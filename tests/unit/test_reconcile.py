@@ -5,13 +5,15 @@ tests/integration/test_update_floor.py with the real model)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
-from memspace.domain.models import Memory, RelationType
-from memspace.domain.ports import Extraction
-from memspace.services.reconcile import Plan, plan_extraction
+from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
+from memspace.domain.ports import Extraction, WriteBatch
+from memspace.services.reconcile import Plan, drop_repeats, plan_extraction, retarget
 from tests.support import builders
+from tests.support.builders import BASE
 from tests.support.fakes import fact
 
 
@@ -67,3 +69,86 @@ def test_a_fact_already_active_is_reported_not_stored() -> None:
     active = builders.memory("space-1", "The deploy window is Thursday")
     made, _ = plan(0.9, known=active)
     assert (made.memories, made.relations, made.known) == ([], [], [active])
+
+
+class Memories:
+    """The one store call retarget and drop_repeats make: get_memory, from a dict."""
+
+    def __init__(self, *memories: Memory) -> None:
+        self.by_id = {m.id: m for m in memories}
+
+    def get_memory(self, space_id: str, memory_id: str) -> Memory | None:
+        assert space_id == "space-1"
+        return self.by_id.get(memory_id)
+
+
+def chain(*texts: str) -> list[Memory]:
+    """Memories each replaced by the next; the last one is active."""
+    made = [builders.memory("space-1", t) for t in texts]
+    for n in range(len(made) - 1):
+        made[n] = replace(made[n], active=False, invalidated_by=made[n + 1].id, version=n + 1)
+    made[-1] = replace(made[-1], version=len(made))
+    return made
+
+
+def update_plan(old: Memory) -> tuple[Plan, Memory, Relation, Relation]:
+    new = builders.memory("space-1", "The deploy window is Thursday")
+    update = Relation(new.id, old.id, RelationType.UPDATES, new.created_at, "agent", "moved")
+    extends = Relation(new.id, "mem-other", RelationType.EXTENDS, new.created_at, "agent", None)
+    plan = Plan(memories=[replace(new, version=old.version + 1)], relations=[update, extends],
+                supersede={old.id: new.id})
+    return plan, new, update, extends
+
+
+def test_an_update_that_lost_the_race_is_aimed_at_the_head_of_the_chain() -> None:
+    old, middle, head = chain("Friday", "Saturday", "Sunday")
+    plan, new, update, extends = update_plan(old)
+    assert retarget(plan, "space-1", Memories(old, middle, head)) is True  # type: ignore[arg-type]
+    assert plan.supersede == {head.id: new.id}
+    assert [m.version for m in plan.memories] == [4]
+    assert plan.relations == [replace(update, target_id=head.id), extends]
+    assert plan.warnings == [f"'{old.id}' changed while this was saved; updated its successor "
+                             f"'{head.id}' instead"]
+
+
+def test_an_update_whose_target_is_still_active_is_left_alone() -> None:
+    [old] = chain("Friday")
+    plan, new, update, extends = update_plan(old)
+    assert retarget(plan, "space-1", Memories(old)) is False  # type: ignore[arg-type]
+    assert (plan.supersede, plan.relations, plan.warnings) == ({old.id: new.id}, [update, extends], [])
+
+
+def test_an_update_already_at_the_head_or_on_a_broken_chain_is_dropped_quietly() -> None:
+    old, middle = chain("Friday", "Saturday")
+    plan, new, update, _ = update_plan(old)
+    broken = Memories(old)  # its successor is gone
+    assert retarget(plan, "space-1", broken) is True  # type: ignore[arg-type]
+    assert (plan.supersede, plan.warnings, plan.relations[0]) == ({}, [], update)
+    plan, new, update, _ = update_plan(old)
+    mine = replace(middle, id=new.id)  # the chain already ends at this very write
+    assert retarget(plan, "space-1", Memories(replace(old, invalidated_by=new.id), mine)) is True  # type: ignore[arg-type]
+    assert (plan.supersede, plan.warnings, [m.version for m in plan.memories]) == ({}, [], [2])
+
+
+def test_facts_another_add_committed_first_are_reported_as_known_and_not_written() -> None:
+    [old_a, old_b] = chain("A"), chain("B")
+    repeat, fresh = (builders.memory("space-1", t) for t in ("repeat", "fresh"))
+    known = builders.memory("space-1", "repeat")
+    plan = Plan(memories=[repeat, fresh],
+                relations=[Relation(repeat.id, old_a[0].id, RelationType.UPDATES, BASE, "a"),
+                           Relation(fresh.id, old_b[0].id, RelationType.UPDATES, BASE, "a")],
+                supersede={old_a[0].id: repeat.id, old_b[0].id: fresh.id})
+    drop_repeats(plan, {repeat.content_hash: known.id, "sha-gone": "mem-gone",
+                        "sha-same": known.id}, "space-1", Memories(known))  # type: ignore[arg-type]
+    assert [m.id for m in plan.memories] == [fresh.id]
+    assert [r.source_id for r in plan.relations] == [fresh.id]
+    assert plan.supersede == {old_b[0].id: fresh.id}
+    assert plan.known == [known]
+
+
+def test_a_plan_becomes_one_write_batch() -> None:
+    memory = builders.memory("space-1", "x")
+    plan = Plan(memories=[memory], supersede={"old": memory.id})
+    source = ChunkSource("doc-1", 2, "page 3")
+    assert plan.batch("space-1", BASE, source) == WriteBatch(
+        "space-1", [memory], [], {"old": memory.id}, at=BASE, source=source)
