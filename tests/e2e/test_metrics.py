@@ -4,6 +4,7 @@ memories' content or the keys in it."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Iterator
@@ -104,7 +105,7 @@ async def test_metrics_count_tool_calls_adds_model_documents_and_the_vector_cach
     settled = 'memspace_note_extractions_total{outcome="extracted"}'
     deadline = time.monotonic() + 60
     while settled not in scrape(served.url) and time.monotonic() < deadline:
-        time.sleep(0.1)
+        await asyncio.sleep(0.1)
 
     samples = scrape(served.url)
     calls = "memspace_tool_call_duration_seconds_count"
