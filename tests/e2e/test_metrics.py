@@ -4,7 +4,6 @@ memories' content or the keys in it."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 from collections.abc import Iterator
@@ -79,6 +78,15 @@ def wait_for_document(url: str, key: str, document_id: str) -> str:
     pytest.fail(f"document {document_id} still {status} after 60 s")
 
 
+def wait_for_sample(url: str, name: str) -> None:
+    """Until the worker has settled what the sample counts (60 s at most)."""
+    deadline = time.monotonic() + 60
+    while name not in scrape(url):
+        if time.monotonic() > deadline:
+            pytest.fail(f"{name} did not appear on /metrics within 60 s")
+        time.sleep(0.1)
+
+
 async def test_metrics_count_tool_calls_adds_model_documents_and_the_vector_cache(
         served: Served) -> None:
     who = served.app.access.authenticate(served.key)
@@ -103,9 +111,7 @@ async def test_metrics_count_tool_calls_adds_model_documents_and_the_vector_cach
                                                            "space": served.slug}))
     assert note["mode"] == "pending"
     settled = 'memspace_note_extractions_total{outcome="extracted"}'
-    deadline = time.monotonic() + 60
-    while settled not in scrape(served.url) and time.monotonic() < deadline:
-        await asyncio.sleep(0.1)
+    wait_for_sample(served.url, settled)
 
     samples = scrape(served.url)
     calls = "memspace_tool_call_duration_seconds_count"
