@@ -19,14 +19,12 @@ from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
 from tests.support.stores import make_store
 
-pytestmark = pytest.mark.neo4j  # the round trip crosses SQLite and Neo4j
-
 OPERATOR = AccessService.operator()
 NOTE = b"# Deploys\n\nDeploys need two approvals.\n\n## Rollback\n\nRollbacks need one.\n"
 
 
-def app_on(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Container:
-    folder = tmp_path / kind
+def app_on(kind: str, request: pytest.FixtureRequest, tmp_path: Path, role: str = "app") -> Container:
+    folder = tmp_path / f"{role}-{kind}"  # two SQLite deployments get a folder each
     settings = Settings(_env_file=None, data_dir=folder)  # type: ignore[call-arg]
     return build(settings, store=make_store(kind, request, folder), embedder=HashEmbedder())
 
@@ -51,11 +49,16 @@ def export(app: Container, slug: str) -> list[str]:
     return [json.dumps(r, ensure_ascii=False) for r in app.portability.export(OPERATOR, slug)]
 
 
-@pytest.mark.parametrize("source, target", [("sqlite", "neo4j"), ("neo4j", "sqlite")])
+@pytest.mark.parametrize("source, target", [
+    ("sqlite", "sqlite"),  # a move between two deployments on the embedded store
+    pytest.param("sqlite", "neo4j", marks=pytest.mark.neo4j),
+    pytest.param("neo4j", "sqlite", marks=pytest.mark.neo4j),
+])
 def test_export_import_export_gives_the_same_file_across_stores(
     source: str, target: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    origin, destination = app_on(source, request, tmp_path), app_on(target, request, tmp_path)
+    origin = app_on(source, request, tmp_path, "origin")
+    destination = app_on(target, request, tmp_path, "destination")
     try:
         slug, copy = f"src-{uuid.uuid4().hex[:8]}", f"dst-{uuid.uuid4().hex[:8]}"
         populate(origin, slug)
