@@ -179,7 +179,7 @@ class Neo4jStore:
             return cast(int, tx.run(query, ids=ids, space=space).single(strict=True)["found"])
 
         def work(tx: Transaction) -> None:
-            begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space, count=len(rows)).single()
+            begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space, count=len(rows), at=at).single()
             if begun is None:
                 raise NotFound(f"no space '{space}'")
             for offset, row in enumerate(rows, start=1):
@@ -219,15 +219,14 @@ class Neo4jStore:
                                   space=space, done=batch.source.chunk + 1).single(strict=True)
                 if advanced["found"] == 0:
                     raise NotFound(f"no document '{batch.source.document_id}' in this space")
-            if at is not None:
-                tx.run(cypher.TOUCH_SPACE, space=space, at=at).consume()
 
         with self._space_turn(space):
             self._db.write(work, conflict="a memory with one of these ids already exists")
 
     def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
         def work(tx: Transaction) -> Memory:
-            begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space_id, count=0).single()
+            begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space_id, count=0,
+                           at=rec.utc(at)).single()
             if begun is None:
                 raise NotFound(f"no space '{space_id}'")
             tx.run(cypher.LOCK_MEMORIES, ids=[memory_id], space=space_id).consume()
@@ -238,7 +237,6 @@ class Neo4jStore:
                 raise Conflict(f"memory '{memory_id}' is already inactive; nothing to forget")
             record = tx.run(cypher.FORGET, id=memory_id, space=space_id, at=rec.utc(at),
                             reason=reason, by=by, version=begun["version"]).single(strict=True)
-            tx.run(cypher.TOUCH_SPACE, space=space_id, at=rec.utc(at)).consume()
             return rec.memory_from(record["memory"])
 
         with self._space_turn(space_id):
