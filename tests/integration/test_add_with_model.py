@@ -125,3 +125,18 @@ def test_an_exact_repeat_makes_no_call(team: Team) -> None:
     team.add("standup 9:30", answer(("Standup is at 9:30", [])))
     again = team.add("Standup is at 9:30")
     assert again.status == "duplicate" and again.calls == 0
+
+
+def test_a_note_saved_without_waiting_is_replaced_by_its_facts_on_every_store(team: Team) -> None:
+    saved = team.add("Ana leads mobile and the app ships biweekly", wait=False)
+    assert (saved.mode, saved.calls) == ("pending", 0)
+    assert team.active() == ["Ana leads mobile and the app ships biweekly"]
+    assert team.app.notes is not None
+    [job] = [j for j in team.app.notes.pending() if j.memory_id == saved.memories[0].id]
+    team.llm.script(answer(("Ana leads the mobile team", []), ("The mobile app ships every two weeks", [])))
+
+    done = team.app.notes.process(job)
+
+    assert (done.state.value, done.reason) == ("extracted", "replaced by 2 facts")
+    assert team.active() == ["Ana leads the mobile team", "The mobile app ships every two weeks"]
+    assert team.app.memories.get(team.agent, job.memory_id)["memory"]["status"] == "extracted"
