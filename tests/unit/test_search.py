@@ -3,20 +3,8 @@ from __future__ import annotations
 import pytest
 
 from memspace.domain.errors import InvalidInput
-from memspace.domain.models import Memory, ScoredMemory
-from memspace.services.search import SearchRequest, fuse
-from tests.support import builders as b
+from memspace.services.search import SearchRequest
 from tests.unit.conftest import World
-
-
-def _hits(*ids: str) -> list[ScoredMemory]:
-    return [ScoredMemory(Memory(i, "s", i, "c", None, True, b.BASE, "t", i), 0.0) for i in ids]
-
-
-def test_fusion_rewards_agreement_between_rankings() -> None:
-    fused = fuse([_hits("a", "b", "c"), _hits("d", "b", "e")])
-    assert [m.id for m, _, _ in fused] == ["b", "a", "d", "c", "e"]
-    assert {m.id: lists for m, _, lists in fused}["b"] == [0, 1]
 
 
 def test_search_needs_something_to_search_for(world: World) -> None:

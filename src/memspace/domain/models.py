@@ -79,6 +79,13 @@ class Memory:
     # Which change of the fact this is: 1 when first saved, a correction's memory carries the
     # next number after the one it replaces, forgetting bumps it (optimistic concurrency).
     version: int = 1
+    # Who said it and when it was observed, as the caller gave them (DESIGN §10); observed_at
+    # keeps the caller's own offset.
+    speaker: str | None = None
+    observed_at: datetime | None = None
+    # The text this memory is read with, for search only (never shown as its content): the
+    # turn before it when it continues a conversation (services/conversation.py).
+    context: str | None = None
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,10 @@ class GraphStore(Protocol):
 
     def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None: ...
 
+    def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
+        """The newest memory `created_by` saved in the space at or after `since`, outside any
+        document (active or not): the turn a new one may continue."""
+
     def list_memories(
         self, where: MemoryFilter, limit: int, after: PageAfter | None = None
     ) -> list[Memory]:

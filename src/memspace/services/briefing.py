@@ -13,7 +13,7 @@ from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.models import Handoff, Memory, MemoryFilter, Space
 from memspace.domain.ports import Clock, Embedder, GraphStore
 from memspace.services.access import AccessService, Principal, SpaceAccess
-from memspace.services.search import fuse
+from memspace.services.ranking import blend
 
 MIN_TOKENS = 200
 MAX_TOKENS = 50_000
@@ -190,11 +190,12 @@ class BriefingService:
             except Unavailable as exc:  # words still rank while the model is down
                 by_vector = []
                 notes.append(f"Ranked by words only (embedder unavailable: {exc.message})")
-            fused = fuse([by_vector, self._store.text_search(where, query, CANDIDATES // 2)])
-            top = fused[0][1] if fused else 1.0
-            for memory, fused_score, _ in fused:
-                pool.setdefault(memory.id, memory)
-                relevance[memory.id] = fused_score / top
+            ranked = blend(by_vector, self._store.text_search(where, query, CANDIDATES // 2),
+                           query)
+            top = ranked[0].score if ranked and ranked[0].score > 0 else 1.0
+            for hit in ranked:
+                pool.setdefault(hit.memory.id, hit.memory)
+                relevance[hit.memory.id] = hit.score / top
         degree: dict[str, int] = {}
         for near in self._store.neighbours(space.id, list(pool), hops=1, per_origin=LINKS_SATURATE):
             degree[near.origin_id] = degree.get(near.origin_id, 0) + 1

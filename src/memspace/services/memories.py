@@ -33,6 +33,7 @@ from memspace.domain.text import content_hash, visible
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
+from memspace.services.conversation import preceding_turn, search_vectors
 from memspace.services.documents import document_titles
 from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.paging import (
@@ -56,6 +57,7 @@ DEFAULT_CATEGORY = "general"
 CANDIDATES = 5
 MAX_IDEMPOTENCY_KEY = 200
 MAX_CATEGORY_CHARS = 64
+MAX_SPEAKER_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -153,18 +155,39 @@ class MemoryService:
         return text or DEFAULT_CATEGORY
 
     def _new_memory(self, space_id: str, text: str, category: str, actor: str,
-                    source: ChunkSource | None = None) -> Memory:
+                    source: ChunkSource | None = None, speaker: str | None = None,
+                    observed_at: datetime | None = None) -> Memory:
         return Memory(
             id=new_id(), space_id=space_id, content=text, category=category, embedding=None,
             active=True, created_at=self._clock.now(), created_by=actor,
             content_hash=content_hash(text),
             document_id=source.document_id if source else None,
             origin=source.origin if source else None,
+            speaker=speaker, observed_at=observed_at,
         )
 
     def _embedded(self, memory: Memory) -> Memory:
         [vector] = self._embedder.embed([memory.content])
         return replace(memory, embedding=vector)
+
+    def _in_conversation(self, memory: Memory) -> tuple[Memory, Memory]:
+        """The memory to write (with its context and search vector, services/conversation.py)
+        and the same memory carrying its content vector, which is what similar-on-save
+        compares: the context would make every turn look like the one before it."""
+        if memory.document_id is None:
+            context = preceding_turn(self._store, memory.space_id, memory.created_by,
+                                     memory.created_at, memory.observed_at)
+            memory = replace(memory, context=context)
+        [(own, searched)] = search_vectors(self._embedder, [memory])
+        return replace(memory, embedding=searched), replace(memory, embedding=own)
+
+    @staticmethod
+    def _speaker(speaker: str | None) -> str | None:
+        name = " ".join((speaker or "").split())
+        if len(name) > MAX_SPEAKER_CHARS:
+            raise InvalidInput(f"speaker is longer than {MAX_SPEAKER_CHARS} characters; pass "
+                               "the name of who said it")
+        return name or None
 
     # -- use cases --------------------------------------------------------------------------
 
@@ -189,6 +212,7 @@ class MemoryService:
         content at once as a `pending` note whose facts the ingestion worker extracts later."""
         target = self._access.resolve(principal, space, write=True)
         text = self._content(content)
+        speaker = self._speaker(speaker)
         if observed_at is not None:  # kept in its own offset; only checked to be representable
             utc_time(observed_at, "observedAt")
         key = (idempotency_key or "").strip()
@@ -234,16 +258,18 @@ class MemoryService:
             return AddResult("duplicate", "flat" if self._extractor is None else "extracted",
                              space.slug, [existing])
         if self._extractor is None:
-            return self._add_flat(principal, space, text, category, source)
+            return self._add_flat(principal, space, text, category, source,
+                                  said=(speaker, observed_at))
         if not wait and source is None and self._notes is not None:
             return self._add_pending(principal, space, text, category, speaker, observed_at)
         return self._add_extracted(principal, space, text, category, speaker, observed_at, source)
 
     def _add_flat(self, principal: Principal, space: Space, text: str, category: str | None,
                   source: ChunkSource | None, warnings: Sequence[str] = (),
-                  spent: tuple[int, int, int] = (0, 0, 0)) -> AddResult:
-        memory = self._embedded(self._new_memory(space.id, text, self._category(category),
-                                                 principal.actor, source))
+                  spent: tuple[int, int, int] = (0, 0, 0),
+                  said: tuple[str | None, datetime | None] = (None, None)) -> AddResult:
+        memory, shown = self._in_conversation(self._new_memory(
+            space.id, text, self._category(category), principal.actor, source, *said))
         try:
             self._store.write(WriteBatch(space.id, [memory], at=memory.created_at, source=source))
         except DuplicateContent as exc:  # the same text committed first by a concurrent add
@@ -253,14 +279,15 @@ class MemoryService:
             return AddResult("duplicate", "flat", space.slug, [known], warnings=list(warnings),
                              llm_calls=spent[0], prompt_tokens=spent[1],
                              completion_tokens=spent[2])
-        return AddResult("created", "flat", space.slug, [memory], warnings=list(warnings),
+        return AddResult("created", "flat", space.slug, [shown], warnings=list(warnings),
                          llm_calls=spent[0], prompt_tokens=spent[1], completion_tokens=spent[2])
 
     def _add_pending(self, principal: Principal, space: Space, text: str, category: str | None,
                      speaker: str | None, observed_at: datetime | None) -> AddResult:
         """The note stored as it is (searchable now) and queued for background extraction."""
         assert self._notes is not None
-        result = self._add_flat(principal, space, text, category, None)
+        result = self._add_flat(principal, space, text, category, None,
+                                said=(speaker, observed_at))
         if result.status == "created":
             self._notes.queue(result.memories[0], speaker, observed_at,
                               self._category(category) if category else None)
@@ -281,7 +308,8 @@ class MemoryService:
             return self._add_flat(
                 principal, space, text, category, source,
                 [f"stored as one flat memory because fact extraction failed: {exc.message}"],
-                (exc.llm_calls, exc.prompt_tokens, exc.completion_tokens))
+                (exc.llm_calls, exc.prompt_tokens, exc.completion_tokens),
+                said=(speaker, observed_at))
         except MemspaceError:
             raise
         except Exception as exc:  # an extractor's bug must not lose the note: flat, and say so
@@ -289,15 +317,17 @@ class MemoryService:
             return self._add_flat(
                 principal, space, text, category, source,
                 [f"stored as one flat memory because fact extraction failed unexpectedly "
-                 f"({type(exc).__name__}: {str(exc)[:200]}); the server log has the details"])
+                 f"({type(exc).__name__}: {str(exc)[:200]}); the server log has the details"],
+                said=(speaker, observed_at))
         spent = (extraction.llm_calls, extraction.prompt_tokens, extraction.completion_tokens)
         if not extraction.facts:
             return self._add_flat(principal, space, text, category, source,
-                                  ["the model found no facts; stored the content as given"], spent)
+                                  ["the model found no facts; stored the content as given"], spent,
+                                  said=(speaker, observed_at))
         plan = plan_extraction(
             extraction, candidates,
             lambda fact, cat: self._new_memory(space.id, fact, self._category(category or cat),
-                                               principal.actor, source),
+                                               principal.actor, source, speaker, observed_at),
             self._embedder.embed,
             lambda digest: self._store.find_active_by_hash(space.id, digest),
             principal.actor,

@@ -24,6 +24,10 @@ def memory_json(memory: Memory, titles: Mapping[str, str] | None = None) -> dict
         "createdBy": memory.created_by,
         "version": memory.version,
     }
+    if memory.speaker:
+        data["speaker"] = memory.speaker
+    if memory.observed_at is not None:
+        data["observedAt"] = memory.observed_at.isoformat()  # in the offset the caller gave
     if memory.document_id:
         data["documentId"] = memory.document_id
         if titles and memory.document_id in titles:

@@ -19,7 +19,7 @@ def memory_fields(var: str) -> str:
     return (
         f"{var} {{.id, .spaceId, .content, .category, .active, .createdAt, .createdBy, "
         ".contentHash, .documentId, .origin, .invalidatedAt, .invalidatedBy, .forgetReason, "
-        ".forgottenBy, .version}"
+        ".forgottenBy, .version, .speaker, .observedAt, .context}"
     )
 
 
@@ -387,9 +387,9 @@ RETURN {DOCUMENT_FIELDS} AS document ORDER BY d.createdAt DESC, d.id DESC LIMIT 
 # -- search -----------------------------------------------------------------------------------
 
 
-def text_query(condition: str) -> str:
+def text_query(condition: str, index: str = TEXT_INDEX) -> str:
     return f"""
-CALL db.index.fulltext.queryNodes('{TEXT_INDEX}', $lucene, {{limit: $fetch}}) YIELD node AS m, score
+CALL db.index.fulltext.queryNodes('{index}', $lucene, {{limit: $fetch}}) YIELD node AS m, score
 WITH m, score WHERE {condition}
 RETURN {memory_fields("m")} AS memory, score
 ORDER BY score DESC, m.createdAt DESC, m.id LIMIT $limit
@@ -415,9 +415,28 @@ def lucene_in_space(space_id: str, content_query: str) -> str:
     return f'+spaceId:"{lucene_escape(space_id)}"^0 +({content_query})'
 
 
-def lucene_any(terms: list[str]) -> str:
-    """Any of the words, each as an exact (quoted) term."""
-    return " OR ".join(f'content:"{lucene_escape(t)}"' for t in terms)
+def lucene_any_term(terms: list[str]) -> str:
+    """Any of the index terms (domain.text.query_terms) in the `terms` field."""
+    return " OR ".join(f'terms:"{lucene_escape(t)}"' for t in terms)
+
+
+# The newest memory a writer saved in a space since a time, outside documents: the turn a new
+# memory may continue (services/conversation.py). Served by memory_space_created.
+LATEST_BY_WRITER = f"""
+MATCH (m:Memory {{spaceId: $space}})
+WHERE m.createdAt >= $since AND m.createdBy = $writer AND m.documentId IS NULL
+RETURN {memory_fields("m")} AS memory
+ORDER BY m.createdAt DESC, m.seq DESC LIMIT 1
+"""
+# Memories stored before index terms existed: filled in batches when the store connects.
+MEMORIES_WITHOUT_TERMS = """
+MATCH (m:Memory) WHERE m.terms IS NULL
+RETURN m.id AS id, m.content AS content LIMIT $limit
+"""
+SET_TERMS = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.id}) SET m.terms = row.terms
+"""
 
 
 def lucene_fuzzy_all(terms: list[tuple[str, int]]) -> str:

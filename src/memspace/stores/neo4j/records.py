@@ -22,6 +22,7 @@ from memspace.domain.models import (
     Space,
 )
 from memspace.domain.ports import Vector
+from memspace.domain.text import index_terms
 
 Props = dict[str, Any]
 
@@ -85,7 +86,10 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         "contentHash": m.content_hash, "documentId": m.document_id, "origin": m.origin,
         "invalidatedAt": utc(m.invalidated_at) if m.invalidated_at is not None else None,
         "invalidatedBy": m.invalidated_by, "forgetReason": m.forget_reason,
-        "forgottenBy": m.forgotten_by, "version": m.version,
+        "forgottenBy": m.forgotten_by, "version": m.version, "speaker": m.speaker,
+        # ISO text in the caller's own offset (a driver DateTime would keep only UTC)
+        "observedAt": m.observed_at.isoformat() if m.observed_at is not None else None,
+        "context": m.context, "terms": index_terms(m.content, m.context),
     }
 
 
@@ -99,6 +103,9 @@ def memory_from(p: Props) -> Memory:
         invalidated_at=_opt_dt(p["invalidatedAt"]), invalidated_by=p["invalidatedBy"],
         forget_reason=p["forgetReason"], forgotten_by=p["forgottenBy"],
         version=p.get("version") or 1,  # memories written before versions existed are v1
+        speaker=p.get("speaker"),
+        observed_at=datetime.fromisoformat(p["observedAt"]) if p.get("observedAt") else None,
+        context=p.get("context"),
     )
 
 

@@ -23,6 +23,12 @@ VECTOR_INDEX = "memory_embedding"
 TEXT_INDEX = "memory_text"
 TEXT_ANALYZER = "standard-no-stop-words"
 
+# The ranked full text of hybrid search: the terms made by domain.text.index_terms (stemmed,
+# stop words out, the turn before included), split on whitespace only, so Lucene indexes
+# exactly the terms the SQLite store indexes.
+TERMS_INDEX = "memory_terms"
+TERMS_ANALYZER = "whitespace"
+
 STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT space_id IF NOT EXISTS FOR (s:Space) REQUIRE s.id IS UNIQUE",
     "CREATE CONSTRAINT space_slug IF NOT EXISTS FOR (s:Space) REQUIRE s.slug IS UNIQUE",
@@ -51,6 +57,9 @@ STATEMENTS: tuple[str, ...] = (
     "`vector.similarity_function`: 'cosine'}}",
     f"CREATE FULLTEXT INDEX {TEXT_INDEX} IF NOT EXISTS FOR (m:Memory) ON EACH [m.content, m.spaceId] "
     f"OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{TEXT_ANALYZER}'}}}}",
+    f"CREATE FULLTEXT INDEX {TERMS_INDEX} IF NOT EXISTS FOR (m:Memory) ON EACH [m.terms, m.spaceId] "
+    f"OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{TERMS_ANALYZER}'}}}}",
+    "CREATE INDEX memory_space_writer IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.createdBy)",
 )
 
 # Registered up front so that reads on a fresh database, before any node carries one of these,
@@ -66,7 +75,7 @@ PROPERTY_KEYS = (
     "scope", "key", "result", "_fresh", "seq", "version", "changed", "origin", "chunksTotal", "chunksDone",
     "uploadedByKey", "leaseOwner", "leaseUntil", "_claim",
     "agent", "agentKey", "topic", "topicKey", "summary", "done", "nextSteps", "openQuestions",
-    "links",
+    "links", "speaker", "observedAt", "context", "terms",
 )
 
 

@@ -12,10 +12,11 @@ answers exactly in a few milliseconds.
 from __future__ import annotations
 
 from memspace.domain.models import MemoryFilter, ScoredMemory
-from memspace.domain.text import max_edits, query_words, tolerated, words
+from memspace.domain.text import max_edits, query_terms, tolerated, words
 from memspace.stores.neo4j import cypher
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection, Row
+from memspace.stores.neo4j.schema import TERMS_INDEX
 
 # The full-text index cannot filter by category or `active`, so a search asks Lucene for more
 # candidates than it returns and filters them in Cypher. The space itself is required inside
@@ -30,11 +31,14 @@ OVERFETCH_MARGIN = 100
 def text_search(
     conn: Neo4jConnection, where: MemoryFilter, text: str, limit: int
 ) -> list[ScoredMemory]:
-    """Any of the query's words (stop words dropped, as in every store), by Lucene BM25."""
-    terms = query_words(text)
-    if not terms:
+    """BM25 over the memories' index terms (domain.text.index_terms), any query term."""
+    wanted = query_terms(text)
+    if not wanted:
         return []
-    return _lucene(conn, where, cypher.lucene_any(terms), _fetch(limit), limit)
+    condition, params = cypher.memory_filter(where)
+    lucene = cypher.lucene_in_space(where.space_id, cypher.lucene_any_term(wanted))
+    return _scored(conn.read(cypher.text_query(condition, TERMS_INDEX), lucene=lucene,
+                             fetch=_fetch(limit), limit=limit, **params))
 
 
 def keyword_search(

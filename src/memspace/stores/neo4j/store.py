@@ -34,6 +34,7 @@ from memspace.domain.models import (
     SpaceStats,
 )
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, UsageTotals, Vector, WriteBatch
+from memspace.domain.text import index_terms
 from memspace.stores.neo4j import cypher, search
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
@@ -64,9 +65,23 @@ class Neo4jStore:
         self._space_locks_guard = threading.Lock()
         try:
             self._db.retrying(lambda: ensure_schema(self._db.driver, database))
+            self._backfill_terms()
         except BaseException:
             self._db.close()
             raise
+
+    def _backfill_terms(self, batch: int = 2_000) -> None:
+        """Give memories stored before index terms existed their terms (from their content)."""
+        while True:
+            rows = self._db.read(cypher.MEMORIES_WITHOUT_TERMS, limit=batch)
+            if not rows:
+                return
+            filled = [{"id": r["id"], "terms": index_terms(r["content"])} for r in rows]
+
+            def fill(tx: Transaction, rows: list[dict[str, str]] = filled) -> None:
+                tx.run(cypher.SET_TERMS, rows=rows).consume()
+
+            self._db.write(fill)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Neo4jStore:
@@ -248,6 +263,11 @@ class Neo4jStore:
 
     def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None:
         rows = self._db.read(cypher.FIND_ACTIVE_BY_HASH, space=space_id, hash=content_hash)
+        return rec.memory_from(rows[0]["memory"]) if rows else None
+
+    def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
+        rows = self._db.read(cypher.LATEST_BY_WRITER, space=space_id, writer=created_by,
+                             since=rec.utc(since))
         return rec.memory_from(rows[0]["memory"]) if rows else None
 
     def list_memories(

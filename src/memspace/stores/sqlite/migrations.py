@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from memspace.domain.text import index_terms
+
 # Timestamps are ISO-8601 UTC text with microseconds, so they sort as they compare.
 MIGRATIONS: list[str] = [
     # 1: the whole first schema
@@ -204,7 +206,43 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX note_jobs_pending ON note_jobs (state, created_at, memory_id);
     """,
+    # 9: who said a memory and when (DESIGN §10), the turn it continues (its search context),
+    # and the ranked full-text index over terms made in Python (domain.text.index_terms), the
+    # same terms the Neo4j store indexes. Rows written before get their terms in
+    # backfill_terms() below, which also rebuilds the index.
+    """
+    ALTER TABLE memories ADD COLUMN speaker TEXT;
+    ALTER TABLE memories ADD COLUMN observed_at TEXT;   -- ISO 8601 in the caller's own offset
+    ALTER TABLE memories ADD COLUMN context TEXT;
+    ALTER TABLE memories ADD COLUMN terms TEXT;
+    CREATE INDEX memories_by_writer ON memories (space_id, created_by, created_at)
+        WHERE document_id IS NULL;
+    CREATE VIRTUAL TABLE memory_terms USING fts5(
+        terms, content='memories', content_rowid='rowid', tokenize='unicode61 remove_diacritics 0'
+    );
+    CREATE TRIGGER memories_terms_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memory_terms (rowid, terms) VALUES (new.rowid, coalesce(new.terms, ''));
+    END;
+    """,
 ]
+
+
+def backfill_terms(conn: sqlite3.Connection) -> int:
+    """Give memories stored before migration 9 their index terms (from their content), then
+    rebuild the terms index; returns how many were filled. A no-op once every row has terms."""
+    rows = conn.execute("SELECT rowid, content FROM memories WHERE terms IS NULL").fetchall()
+    if not rows:
+        return 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.executemany("UPDATE memories SET terms = ? WHERE rowid = ?",
+                         [(index_terms(r[1]), r[0]) for r in rows])
+        conn.execute("INSERT INTO memory_terms (memory_terms) VALUES ('rebuild')")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return len(rows)
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -20,7 +20,8 @@ from memspace.domain.models import (
 
 MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
-    "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version"
+    "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version, "
+    "speaker, observed_at, context"
 )
 
 
@@ -89,6 +90,9 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         forget_reason=row["forget_reason"],
         forgotten_by=row["forgotten_by"],
         version=row["version"],
+        speaker=row["speaker"],
+        observed_at=datetime.fromisoformat(row["observed_at"]) if row["observed_at"] else None,
+        context=row["context"],
     )
 
 

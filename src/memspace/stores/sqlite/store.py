@@ -32,9 +32,9 @@ from memspace.domain.models import (
     SpaceStats,
 )
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, UsageTotals, Vector, WriteBatch
-from memspace.domain.text import max_edits, query_words, tolerated, words
+from memspace.domain.text import index_terms, max_edits, query_terms, tolerated, words
 from memspace.stores.sqlite import documents, handoffs
-from memspace.stores.sqlite.migrations import migrate
+from memspace.stores.sqlite.migrations import backfill_terms, migrate
 from memspace.stores.sqlite.rows import (
     MEMORY_COLUMNS,
     key_from_row,
@@ -67,6 +67,7 @@ class SqliteStore:
         self._vocab: tuple[int, list[str]] = (-1, [])
         self._keeper = self._conn()  # keeps a shared in-memory database alive
         migrate(self._keeper)
+        backfill_terms(self._keeper)
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -235,14 +236,16 @@ class SqliteStore:
             documents.check_sources(conn, batch.space_id, batch.memories)
             self._refuse_repeats(conn, batch)
             conn.executemany(
-                f"INSERT INTO memories ({MEMORY_COLUMNS}, changed_version) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO memories ({MEMORY_COLUMNS}, changed_version, terms) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (m.id, batch.space_id, m.content, m.category,
                      vector_blob(m.embedding) if m.embedding is not None else None,
                      int(m.active), ts(m.created_at), m.created_by, m.content_hash, m.document_id,
                      ts(m.invalidated_at) if m.invalidated_at else None, m.invalidated_by,
-                     m.forget_reason, m.forgotten_by, m.origin, m.version, stamp)
+                     m.forget_reason, m.forgotten_by, m.origin, m.version, m.speaker,
+                     m.observed_at.isoformat() if m.observed_at else None, m.context, stamp,
+                     index_terms(m.content, m.context))
                     for m in batch.memories
                 ],
             )
@@ -329,6 +332,15 @@ class SqliteStore:
             f"SELECT {MEMORY_COLUMNS} FROM memories WHERE space_id = ? AND content_hash = ? "
             "AND active = 1",
             (space_id, content_hash),
+        ).fetchone()
+        return memory_from_row(row) if row else None
+
+    def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
+        row = self._conn().execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories INDEXED BY memories_by_writer "
+            "WHERE space_id = ? AND created_by = ? AND created_at >= ? AND document_id IS NULL "
+            "ORDER BY created_at DESC, rowid DESC LIMIT 1",
+            (space_id, created_by, ts(since)),
         ).fetchone()
         return memory_from_row(row) if row else None
 
@@ -465,10 +477,18 @@ class SqliteStore:
         return self._memories_by_rowid([(r[0], -float(r[1])) for r in rows])
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
-        terms = query_words(text)
-        if not terms:
+        """BM25 over the memories' index terms (domain.text.index_terms), any query term."""
+        wanted = query_terms(text)
+        if not wanted:
             return []
-        return self._fts(where, " OR ".join(f'"{t}"' for t in terms), limit)
+        sql, args = self._filter_sql(where)
+        rows = self._conn().execute(
+            "SELECT f.rowid, bm25(memory_terms) AS rank FROM memory_terms f "
+            f"JOIN memories m ON m.rowid = f.rowid WHERE memory_terms MATCH ? AND {sql} "
+            "ORDER BY rank LIMIT ?",
+            (" OR ".join(f'"{t}"' for t in wanted), *args, limit),
+        ).fetchall()
+        return self._memories_by_rowid([(r[0], -float(r[1])) for r in rows])
 
     def _vocabulary(self) -> list[str]:
         conn = self._conn()

@@ -1,0 +1,85 @@
+"""Both stores index the same terms (domain.text.index_terms) and rank a fixed corpus alike."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta, timezone
+
+from memspace.domain.models import MemoryFilter
+from memspace.domain.ports import GraphStore, WriteBatch
+from tests.support import builders as b
+from tests.support.fakes import HashEmbedder
+
+EMBED = HashEmbedder()
+
+# A small conversation; the expected order was read off the ranking rule (BM25 over stems,
+# context terms included), and both stores must give exactly it.
+CORPUS = [
+    ("Caroline: I researched adoption agencies last week.", None),
+    ("Melanie: What made you choose them?", "Caroline: I researched adoption agencies last week."),
+    ("Caroline: They support LGBTQ parents, that matters to me.", "Melanie: What made you choose them?"),
+    ("Melanie: I painted a sunrise at the lake.", None),
+    ("Caroline: The painting is lovely!", "Melanie: I painted a sunrise at the lake."),
+]
+
+
+def _load(store: GraphStore) -> tuple[str, list[str]]:
+    space = b.space()
+    store.create_space(space)
+    ids = []
+    for content, context in CORPUS:
+        memory = replace(b.memory(space.id, content, EMBED.embed([content])[0]), context=context)
+        store.write(WriteBatch(space.id, [memory]))
+        ids.append(memory.id)
+    return space.id, ids
+
+
+def test_text_search_matches_stems_and_the_context_a_memory_is_read_with(store: GraphStore) -> None:
+    space_id, ids = _load(store)
+    found = store.text_search(MemoryFilter(space_id), "Who is researching adoptions?", 10)
+    # the turn itself first (its own words), then the reply that carries it as context
+    assert [h.memory.id for h in found] == [ids[0], ids[1]]
+    paint = store.text_search(MemoryFilter(space_id), "paintings", 10)
+    assert [h.memory.id for h in paint][:2] == [ids[4], ids[3]]
+    assert len(paint) == 2
+
+
+def test_the_context_is_searchable_but_not_shown_as_content(store: GraphStore) -> None:
+    space_id, ids = _load(store)
+    found = {h.memory.id: h.memory for h in store.text_search(MemoryFilter(space_id), "choose", 10)}
+    assert set(found) == {ids[1], ids[2]}  # said it, and read with it
+    assert "choose" not in found[ids[2]].content
+    stored = store.get_memory(space_id, ids[2])
+    assert stored is not None and stored.context == "Melanie: What made you choose them?"
+
+
+def test_speaker_and_observed_at_round_trip_in_the_callers_offset(store: GraphStore) -> None:
+    space = b.space()
+    store.create_space(space)
+    when = datetime(2023, 5, 8, 13, 56, tzinfo=timezone(timedelta(hours=-7)))
+    memory = replace(b.memory(space.id, "I went to a support group", EMBED.embed(["x"])[0]),
+                     speaker="Caroline", observed_at=when)
+    store.write(WriteBatch(space.id, [memory]))
+    back = store.get_memory(space.id, memory.id)
+    assert back is not None and back.speaker == "Caroline"
+    assert back.observed_at == when and back.observed_at.utcoffset() == timedelta(hours=-7)
+    [listed] = store.list_memories(MemoryFilter(space.id), 5)
+    assert (listed.speaker, listed.observed_at) == ("Caroline", when)
+
+
+def test_the_latest_save_of_a_writer_is_found_within_a_window(store: GraphStore) -> None:
+    space = b.space()
+    store.create_space(space)
+    start = datetime(2026, 3, 1, tzinfo=UTC)
+    older = replace(b.memory(space.id, "first", EMBED.embed(["a"])[0]), created_at=start,
+                    created_by="alice")
+    newer = replace(b.memory(space.id, "second", EMBED.embed(["b"])[0]),
+                    created_at=start + timedelta(minutes=5), created_by="alice")
+    other = replace(b.memory(space.id, "by bob", EMBED.embed(["c"])[0]),
+                    created_at=start + timedelta(minutes=6), created_by="bob")
+    for memory in (older, newer, other):
+        store.write(WriteBatch(space.id, [memory]))
+    found = store.latest_by_writer(space.id, "alice", start)
+    assert found is not None and found.id == newer.id
+    assert store.latest_by_writer(space.id, "alice", start + timedelta(minutes=10)) is None
+    assert store.latest_by_writer(space.id, "carol", start) is None

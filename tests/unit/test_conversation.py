@@ -1,0 +1,74 @@
+"""A memory continuing a conversation is searched with the turn before it (services/conversation.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from memspace.domain.models import Memory
+from memspace.services.conversation import CONTEXT_CHARS, TURN_GAP, search_vectors
+from memspace.services.search import SearchRequest
+from tests.unit.conftest import World
+
+
+def _stored(world: World, memory_id: str) -> Memory:
+    found = world.app.store.get_memory(world.app.store.get_space_by_slug("acme").id, memory_id)  # type: ignore[union-attr]
+    assert found is not None
+    return found
+
+
+def test_the_next_save_of_the_same_writer_is_read_with_the_turn_before(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    world.app.memories.add(who, "Melanie: How was the support group?")
+    reply = world.app.memories.add(who, "Caroline: Powerful, I will go again.").memories[0]
+    assert _stored(world, reply.id).context == "Melanie: How was the support group?"
+    assert _stored(world, reply.id).content == "Caroline: Powerful, I will go again."
+
+
+def test_another_writer_or_a_document_does_not_continue_the_conversation(world: World) -> None:
+    alice, bob = world.principal({"acme": "rw"}, "alice"), world.principal({"acme": "rw"}, "bob")
+    world.app.memories.add(alice, "Alice: the deploy is at five")
+    first = world.app.memories.add(bob, "Bob: lunch is at noon").memories[0]
+    assert _stored(world, first.id).context is None
+
+
+def test_turns_observed_far_apart_are_separate_conversations(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    day = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    world.app.memories.add(who, "Caroline: I went to a support group", observed_at=day)
+    same = world.app.memories.add(who, "Melanie: wow", observed_at=day).memories[0]
+    later = world.app.memories.add(who, "Melanie: hi again", observed_at=day + TURN_GAP * 2).memories[0]
+    assert _stored(world, same.id).context == "Caroline: I went to a support group"
+    assert _stored(world, later.id).context is None
+
+
+def test_a_long_turn_before_is_kept_by_its_end(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    world.app.memories.add(who, "x" * 150 + " the question at the end?")
+    reply = world.app.memories.add(who, "an answer").memories[0]
+    context = _stored(world, reply.id).context
+    assert context is not None and context.endswith("the question at the end?")
+    assert len(context) <= CONTEXT_CHARS + 1
+
+
+def test_the_search_vector_averages_content_and_content_with_its_context(world: World) -> None:
+    plain = Memory("a", "s", "powerful", "c", None, True, datetime(2026, 1, 1, tzinfo=UTC), "t", "h")
+    turn = Memory("b", "s", "powerful", "c", None, True, plain.created_at, "t", "h2",
+                  context="how was the group")
+    [(own_a, searched_a), (own_b, searched_b)] = search_vectors(world.embedder, [plain, turn])
+    assert list(searched_a) == list(own_a)  # no context: searched by what it says
+    [alone] = world.embedder.embed(["powerful"])
+    [joined] = world.embedder.embed(["how was the group\npowerful"])
+    both = [x + y for x, y in zip(alone, joined, strict=True)]
+    norm = sum(x * x for x in both) ** 0.5
+    assert list(own_b) == list(alone)
+    assert [round(x, 6) for x in searched_b] == [round(x / norm, 6) for x in both]
+
+
+def test_speaker_and_observed_at_are_kept_in_flat_mode_and_shown(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC) + timedelta(hours=2)
+    world.app.memories.add(who, "I went to a support group yesterday", speaker="Caroline",
+                           observed_at=when)
+    [hit] = world.app.search.search(who, SearchRequest(query="support group"))["results"]
+    assert hit["speaker"] == "Caroline"
+    assert datetime.fromisoformat(hit["observedAt"]) == when

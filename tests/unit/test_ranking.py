@@ -1,0 +1,64 @@
+"""The blend of vector and full-text lists (services/ranking.py)."""
+
+from __future__ import annotations
+
+from memspace.domain.models import Memory, ScoredMemory
+from memspace.services.ranking import SPEAKER_BOOST, blend, named, normalised
+from tests.support import builders as b
+
+
+def _memory(memory_id: str, speaker: str | None = None) -> Memory:
+    return Memory(memory_id, "s", memory_id, "c", None, True, b.BASE, "t", memory_id,
+                  speaker=speaker)
+
+
+def _hits(*scored: tuple[str, float], speakers: dict[str, str] | None = None) -> list[ScoredMemory]:
+    return [ScoredMemory(_memory(i, (speakers or {}).get(i)), s) for i, s in scored]
+
+
+def test_each_list_is_scaled_by_its_own_best_score() -> None:
+    assert normalised(_hits(("a", 12.0), ("b", 3.0))) == {"a": 1.0, "b": 0.25}
+    assert normalised(_hits(("a", 0.5), ("b", -0.2))) == {"a": 1.0, "b": 0.0}
+    assert normalised([]) == {}
+
+
+def test_a_memory_both_lists_rank_well_beats_one_only_one_list_ranks_first() -> None:
+    by_vector = _hits(("v-top", 0.9), ("both", 0.8))
+    by_text = _hits(("t-top", 20.0), ("both", 16.0))
+    ranked = blend(by_vector, by_text, "anything")
+    assert [r.memory.id for r in ranked] == ["both", "t-top", "v-top"]
+    assert ranked[0].score == (0.8 / 0.9 + 16.0 / 20.0) / 2
+    assert ranked[0].matched_by == ("vector", "text")
+
+
+def test_how_much_better_a_hit_is_counts_not_only_its_rank() -> None:
+    # RRF would tie "x" (1st in text) with "y" (1st in vector): both 1/(60+1). Here the text list
+    # says "x" is far ahead of its runner-up while the vector list barely prefers "y".
+    by_vector = _hits(("y", 0.80), ("x", 0.79))
+    by_text = _hits(("x", 30.0), ("y", 3.0))
+    assert [r.memory.id for r in blend(by_vector, by_text, "q")] == ["x", "y"]
+
+
+def test_a_list_that_is_empty_leaves_the_other_ranking_as_it_was() -> None:
+    ranked = blend([], _hits(("a", 5.0), ("b", 4.0)), "q")
+    assert [r.memory.id for r in ranked] == ["a", "b"]
+    assert all(r.matched_by == ("text",) for r in ranked)
+
+
+def test_a_query_naming_a_speaker_lifts_what_that_speaker_said() -> None:
+    speakers = {"mel": "Melanie", "car": "Caroline Rivera"}
+    by_text = _hits(("mel", 10.0), ("car", 9.5), speakers=speakers)
+    plain = blend([], by_text, "what did she paint")
+    assert [r.memory.id for r in plain] == ["mel", "car"]
+    asked = blend([], by_text, "What did caroline RIVERA paint?")
+    assert [r.memory.id for r in asked] == ["car", "mel"]
+    assert asked[0].score == 0.5 * 0.95 + SPEAKER_BOOST
+    assert asked[0].matched_by == ("text", "speaker")
+
+
+def test_a_speaker_is_named_only_by_every_word_of_the_name() -> None:
+    assert named("Caroline Rivera", {"caroline", "rivera", "paint"})
+    assert not named("Caroline Rivera", {"caroline", "paint"})
+    assert not named("Caro", {"caroline"})
+    assert not named(None, {"caroline"})
+    assert not named("  ", {"caroline"})
