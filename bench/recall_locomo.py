@@ -1,0 +1,326 @@
+"""Retrieval recall on LoCoMo, by the protocol of shared/bench/README.md. Prints; asserts nothing.
+
+One space per conversation, one memory per turn ("<speaker>: <text>", saved with `speaker` and
+`observedAt` = the session's date, as an agent logging the conversation would), flat mode (no
+model). Every question of categories 1-4 with evidence is asked through `search_memory` with
+default arguments (top 10; top 20 for R@20); a question is an any-hit at k when one of its
+evidence turns is in the top k, an all-hit when all are. The vector and full-text lists the
+search blends are also scored on their own, straight from the store.
+
+Conversations 26-44 are the part the search was tuned on; 47-50 are reported apart as held out.
+
+Usage:
+  recall_locomo.py [--store sqlite|neo4j] [--neo4j-uri bolt://...] [--mcp] [--only 26,30]
+                   [--data ../shared/bench/locomo10]
+  --mcp  loads and asks through a `memspace serve` subprocess over MCP (streamable HTTP), the
+         way agents reach it, instead of calling the services in process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from memspace.bootstrap import build  # noqa: E402
+from memspace.config import Settings  # noqa: E402
+from memspace.domain.models import Access, MemoryFilter  # noqa: E402
+from memspace.services.conversation import CONTEXT_CHARS  # noqa: E402
+from memspace.services.search import SearchRequest  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "bench" / "locomo10"
+TUNED = {"26", "30", "41", "42", "43", "44"}
+KS = (5, 10, 20)
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    speaker: str
+    content: str
+    observed_at: datetime | None
+    session: int
+
+
+@dataclass
+class Conversation:
+    name: str
+    turns: list[Turn]
+    questions: list[dict[str, Any]]
+
+
+@dataclass
+class Tally:
+    n: int = 0
+    any_hits: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
+    all_hits: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
+
+    def count(self, evidence: set[str], found: Sequence[set[str]]) -> None:
+        self.n += 1
+        for k in KS:
+            seen = set().union(*found[:k]) if found[:k] else set()
+            self.any_hits[k] += bool(evidence & seen)
+            self.all_hits[k] += evidence <= seen
+
+    def row(self) -> str:
+        if not self.n:
+            return "(no questions)"
+        a, b = self.any_hits, self.all_hits
+        return (f"R@5 any {a[5] / self.n:.3f}  R@10 any {a[10] / self.n:.3f}  "
+                f"R@20 any {a[20] / self.n:.3f}  R@10 all {b[10] / self.n:.3f}  (n={self.n})")
+
+
+def session_time(text: str | None) -> datetime | None:
+    """LoCoMo writes "1:56 pm on 8 May, 2023"; no zone is given, so UTC."""
+    if not text:
+        return None
+    try:
+        return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def load(data: Path, only: set[str] | None) -> list[Conversation]:
+    out = []
+    for path in sorted(data.glob("*.json")):
+        if only and path.stem not in only:
+            continue
+        raw = json.loads(path.read_text())
+        turns: list[Turn] = []
+        n = 1
+        while f"session_{n}" in raw:
+            when = session_time(raw.get(f"session_{n}_date_time"))
+            for t in raw[f"session_{n}"]:
+                turns.append(Turn(t["dia_id"], t["speaker"], f'{t["speaker"]}: {t["text"]}', when, n))
+            n += 1
+        questions = [q for q in raw["qa"] if q.get("category") in CATEGORIES and q.get("evidence")]
+        out.append(Conversation(path.stem, turns, questions))
+    return out
+
+
+class CachedEmbedder:
+    """The real embedder, primed in large batches with the texts the adds will ask for (a
+    memory's content, and the turn before + content): loading is faster, vectors identical."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._ready: dict[str, Any] = {}
+
+    @property
+    def dimensions(self) -> int:
+        return int(self._inner.dimensions)
+
+    def prime(self, texts: Sequence[str]) -> None:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._ready]
+        for start in range(0, len(missing), 256):
+            batch = missing[start:start + 256]
+            self._ready.update(zip(batch, self._inner.embed(batch), strict=True))
+
+    def embed(self, texts: Sequence[str]) -> list[Any]:
+        self.prime(texts)
+        return [self._ready[t] for t in texts]
+
+
+def likely_texts(conversations: Sequence[Conversation]) -> list[str]:
+    texts: list[str] = []
+    for c in conversations:
+        for i, t in enumerate(c.turns):
+            texts.append(t.content)
+            if i and c.turns[i - 1].session == t.session:
+                before = c.turns[i - 1].content
+                context = before if len(before) <= CONTEXT_CHARS else "…" + before[-CONTEXT_CHARS:]
+                texts.append(f"{context}\n{t.content}")
+        texts += [q["question"] for q in c.questions]
+    return texts
+
+
+def score(conversations: Sequence[Conversation], answers: dict[str, dict[str, list[set[str]]]],
+          lists: Sequence[str]) -> None:
+    for part, names in (("all ten", None), ("tuned on (26-44)", TUNED),
+                        ("held out (47-50)", {c.name for c in conversations} - TUNED)):
+        print(f"\n{part}:")
+        for name in lists:
+            tally = Tally()
+            for c in conversations:
+                if names is not None and c.name not in names:
+                    continue
+                for q, found in zip(c.questions, answers[name][c.name], strict=True):
+                    tally.count(set(q["evidence"]), found)
+            print(f"  {name:28s} {tally.row()}")
+    print("\nsearch_memory by category (all ten):")
+    for cat, label in CATEGORIES.items():
+        tally = Tally()
+        for c in conversations:
+            for q, found in zip(c.questions, answers["search_memory"][c.name], strict=True):
+                if q["category"] == cat:
+                    tally.count(set(q["evidence"]), found)
+        print(f"  {cat} {label:12s} {tally.row()}")
+
+
+def in_process(conversations: Sequence[Conversation], settings: Settings) -> dict[str, Any]:
+    from memspace.embeddings.local import LocalEmbedder
+
+    embedder = CachedEmbedder(LocalEmbedder())
+    start = time.perf_counter()
+    embedder.prime(likely_texts(conversations))
+    print(f"embedded ahead in {time.perf_counter() - start:.0f} s")
+    app = build(settings, embedder=embedder)
+    run = int(time.time())
+    slugs = {c.name: f"locomo-{c.name}-{run}" for c in conversations}
+    for slug in slugs.values():
+        app.admin.create_space(slug)
+    who = app.access.authenticate(app.admin.create_key(
+        "locomo", {s: Access.READWRITE for s in slugs.values()}).raw)
+    answers: dict[str, dict[str, list[set[str]]]] = defaultdict(dict)
+    latencies: list[float] = []
+    start = time.perf_counter()
+    for c in conversations:
+        dia: dict[str, set[str]] = defaultdict(set)
+        for t in c.turns:
+            result = app.memories.add(who, t.content, space=slugs[c.name], speaker=t.speaker,
+                                      observed_at=t.observed_at)
+            dia[result.memories[0].id].add(t.dia_id)
+        space_id = app.store.get_space_by_slug(slugs[c.name]).id  # type: ignore[union-attr]
+        where = MemoryFilter(space_id)
+        for name in ("search_memory", "vector list alone", "full-text list alone"):
+            answers[name][c.name] = []
+        for q in c.questions:
+            began = time.perf_counter()
+            top10 = app.search.search(who, SearchRequest(query=q["question"], space=slugs[c.name],
+                                                         include_profile=False))["results"]
+            latencies.append((time.perf_counter() - began) * 1000)
+            top20 = app.search.search(who, SearchRequest(query=q["question"], space=slugs[c.name],
+                                                         limit=20, include_profile=False))["results"]
+            ranked = [r["id"] for r in top10] + [r["id"] for r in top20[10:]]
+            answers["search_memory"][c.name].append([dia[i] for i in ranked])
+            [vector] = embedder.embed([q["question"]])
+            answers["vector list alone"][c.name].append(
+                [dia[h.memory.id] for h in app.store.vector_search(where, vector, 20)])
+            answers["full-text list alone"][c.name].append(
+                [dia[h.memory.id] for h in app.store.text_search(where, q["question"], 20)])
+    print(f"loaded and asked in {time.perf_counter() - start:.0f} s")
+    app.close()
+    return {"answers": answers, "latencies": latencies}
+
+
+def served(conversations: Sequence[Conversation], settings: Settings,
+           env: dict[str, str]) -> dict[str, Any]:
+    """Spaces and a key made in the data dir, then `memspace serve` on it, asked over MCP."""
+    app = build(settings)
+    run = int(time.time())
+    slugs = {c.name: f"locomo-{c.name}-{run}" for c in conversations}
+    for slug in slugs.values():
+        app.admin.create_space(slug)
+    key = app.admin.create_key("locomo", {s: Access.READWRITE for s in slugs.values()}).raw
+    app.close()
+    server = subprocess.Popen([sys.executable, "-m", "memspace.cli", "serve"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        return asyncio.run(over_mcp(conversations, slugs, key, server,
+                                    f"http://127.0.0.1:{env['MEMSPACE_PORT']}"))
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+async def over_mcp(conversations: Sequence[Conversation], slugs: dict[str, str], key: str,
+                   server: subprocess.Popen[bytes], url: str) -> dict[str, Any]:
+    import httpx
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    answers: dict[str, dict[str, list[set[str]]]] = defaultdict(dict)
+    latencies: list[float] = []
+    async with httpx.AsyncClient(timeout=5) as probe:
+        while True:
+            if server.poll() is not None:
+                raise SystemExit(f"memspace serve exited with {server.returncode}")
+            try:
+                if (await probe.get(f"{url}/readyz")).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            await asyncio.sleep(0.2)
+    http = httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=120)
+    async with http, Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client:
+        for c in conversations:
+            dia: dict[str, set[str]] = defaultdict(set)
+            for t in c.turns:
+                args: dict[str, Any] = {"content": t.content, "space": slugs[c.name],
+                                        "speaker": t.speaker}
+                if t.observed_at is not None:
+                    args["observedAt"] = t.observed_at.isoformat()
+                added = await client.call_tool("add_memory", args)
+                dia[added.structured_content["memories"][0]["id"]].add(t.dia_id)  # type: ignore[index]
+            answers["search_memory"][c.name] = []
+            for q in c.questions:
+                began = time.perf_counter()
+                top10 = await client.call_tool("search_memory", {
+                    "query": q["question"], "space": slugs[c.name]})
+                latencies.append((time.perf_counter() - began) * 1000)
+                top20 = await client.call_tool("search_memory", {
+                    "query": q["question"], "space": slugs[c.name], "limit": 20,
+                    "includeProfile": False})
+                ranked = ([r["id"] for r in top10.structured_content["results"]]  # type: ignore[index]
+                          + [r["id"] for r in top20.structured_content["results"][10:]])  # type: ignore[index]
+                answers["search_memory"][c.name].append([dia[i] for i in ranked])
+    return {"answers": answers, "latencies": latencies}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--store", choices=("sqlite", "neo4j"), default="sqlite")
+    parser.add_argument("--neo4j-uri",
+                        default=os.environ.get("MEMSPACE_NEO4J_URI", "bolt://127.0.0.1:7687"))
+    parser.add_argument("--mcp", action="store_true", help="through `memspace serve` over MCP")
+    parser.add_argument("--only", default="", help="comma-separated conversation names (file stems)")
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--port", type=int, default=8791)
+    args = parser.parse_args()
+    conversations = load(args.data, set(args.only.split(",")) if args.only else None)
+    if not conversations:
+        raise SystemExit(f"no LoCoMo conversations found in {args.data}")
+    data_dir = tempfile.mkdtemp(prefix="memspace-locomo-")
+    env = {**os.environ, "MEMSPACE_DATA_DIR": data_dir, "MEMSPACE_STORE": args.store,
+           "MEMSPACE_PORT": str(args.port), "MEMSPACE_LLM_MODEL": "",
+           "MEMSPACE_EMBEDDING_MODEL": "local"}
+    if args.store == "neo4j":
+        env["MEMSPACE_NEO4J_URI"] = args.neo4j_uri
+    settings = Settings(_env_file=None, data_dir=Path(data_dir), store=args.store,  # type: ignore[call-arg]
+                        neo4j_uri=args.neo4j_uri if args.store == "neo4j" else None)
+    print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
+    print(f"store {args.store}, {'MCP over HTTP' if args.mcp else 'in process'}, "
+          f"{sum(len(c.turns) for c in conversations):,} turns, "
+          f"{sum(len(c.questions) for c in conversations):,} questions, cores {os.cpu_count()}")
+    if args.mcp:
+        result = served(conversations, settings, env)
+        lists = ["search_memory"]
+    else:
+        result = in_process(conversations, settings)
+        lists = ["search_memory", "vector list alone", "full-text list alone"]
+    score(conversations, result["answers"], lists)
+    lat = sorted(result["latencies"])
+    print(f"\nsearch_memory latency (default arguments, query embedded each time): "
+          f"p50 {statistics.median(lat):.1f} ms  p95 {lat[int(0.95 * (len(lat) - 1))]:.1f} ms"
+          "  (a figure only on an idle machine)")
+
+
+if __name__ == "__main__":
+    main()
