@@ -132,7 +132,7 @@ def _cut_write(store: Neo4jStore, own_neo4j: OwnNeo4j) -> None:
 
     writer = threading.Thread(target=write)
     writer.start()
-    time.sleep(1.0)
+    _wait_for_a_running_write(own_neo4j.uri, writer)  # a fixed sleep tests nothing on a slow machine
     own_neo4j.kill()
     writer.join(timeout=120)
     assert outcome and isinstance(outcome[0], Unavailable), "the write finished before the kill"
@@ -143,3 +143,21 @@ def _cut_write(store: Neo4jStore, own_neo4j: OwnNeo4j) -> None:
     # The space still takes writes: nothing was left locked or half-numbered.
     store.write(WriteBatch(space.id, memories[:2], [relations[0]]))
     assert store.space_stats(space.id).relations == 1
+
+
+def _wait_for_a_running_write(uri: str, writer: threading.Thread) -> None:
+    """Until the server lists a transaction other than this query (the bulk write is under way);
+    the bound only turns a write that never starts into a failure."""
+    from neo4j import GraphDatabase
+
+    deadline = time.monotonic() + 120
+    with GraphDatabase.driver(uri, auth=None) as driver:
+        while True:
+            records, _, _ = driver.execute_query(
+                "SHOW TRANSACTIONS YIELD currentQuery WHERE NOT currentQuery STARTS WITH 'SHOW' "
+                "RETURN count(*) AS running")
+            if records[0]["running"] > 0:
+                return
+            assert writer.is_alive(), "the write finished before it was seen running"
+            assert time.monotonic() < deadline, "the bulk write never showed as a running transaction"
+            time.sleep(0.01)
