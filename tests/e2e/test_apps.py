@@ -32,7 +32,7 @@ async def test_views_are_self_contained_ui_resources_with_a_declared_csp(deploym
             assert "<script src" not in html and "<link" not in html
             csp = (content.meta or {})["ui"]["csp"]
             if view == "upload":
-                assert csp == {"connectDomains": [deployment.app.settings.public_origin]}
+                assert csp == {"connectDomains": [deployment.url]}  # where the server really is
             else:
                 assert csp == {"connectDomains": [], "resourceDomains": []}
 
