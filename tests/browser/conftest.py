@@ -90,12 +90,13 @@ def deployment(request: pytest.FixtureRequest, embedder: LocalEmbedder,
     # The port is chosen first: the upload view's CSP names the server's origin, and that
     # comes from Settings, as in production.
     port = free_port()
+    # Both stores keep uploads in a temporary folder, never in the checkout's ./data.
+    data_dir = tmp_path_factory.mktemp("browser")
     if request.param == "sqlite":
-        settings = Settings(_env_file=None, port=port,  # type: ignore[call-arg]
-                            data_dir=tmp_path_factory.mktemp("browser"))
+        settings = Settings(_env_file=None, port=port, data_dir=data_dir)  # type: ignore[call-arg]
     else:
         settings = Settings(_env_file=None, port=port, store="neo4j",  # type: ignore[call-arg]
-                            neo4j_uri=request.getfixturevalue("neo4j_uri"))
+                            neo4j_uri=request.getfixturevalue("neo4j_uri"), data_dir=data_dir)
     app = build(settings, embedder=embedder)
     with running_server(app, port) as url:
         yield Deployment(url, app)
