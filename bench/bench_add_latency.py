@@ -94,6 +94,7 @@ def main() -> int:
         base = settings.model_copy(update={"data_dir": Path(data), "store": "sqlite",
                                            "llm_timeout_s": args.timeout})
         flat = build(base.model_copy(update={"llm_model": None}), embedder=embedder)
+        round_of(flat, 1, wait=True)  # untimed: the new store's first write and caches
         flat_s, _ = round_of(flat, args.adds, wait=True)
         flat.close()
         app = build(base, embedder=embedder)
