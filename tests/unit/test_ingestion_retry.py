@@ -84,3 +84,14 @@ def test_the_upload_limit_says_the_size_the_limit_and_what_to_do() -> None:
         "limit; nothing was stored")
     assert too_large(limit).message.startswith(
         "the file is too large: the upload limit is 12,582,912 bytes (12 MiB,")
+
+
+def test_a_document_never_read_is_queued_to_be_read_again(world: World) -> None:
+    from tests.support import corpus
+
+    who = world.principal({"acme": "rw"})
+    failed = world.app.ingestion.process(
+        world.app.ingestion.upload(who, "locked.pdf", corpus.encrypted_pdf()).document)
+    assert (failed.status, failed.chunks_total) == (DocumentStatus.FAILED, 0)
+    requeued = world.app.ingestion.retry(who, failed.id, "acme")
+    assert (requeued.status, requeued.chunks_total, requeued.chunks_done) == (DocumentStatus.QUEUED, 0, 0)

@@ -152,3 +152,48 @@ def test_a_plan_becomes_one_write_batch() -> None:
     source = ChunkSource("doc-1", 2, "page 3")
     assert plan.batch("space-1", BASE, source) == WriteBatch(
         "space-1", [memory], [], {"old": memory.id}, at=BASE, source=source)
+
+
+def test_every_fact_is_weighed_past_repeats_known_facts_and_refused_relations() -> None:
+    old = builders.memory("space-1", "The deploy window is Friday")
+    known = builders.memory("space-1", "Billing runs on Postgres")
+    texts = ["The deploy window is Thursday", "Lunch is at noon", "Billing runs on Postgres",
+             "Releases need two approvals", old.content]
+    vectors = {t: [1.0, 0.0] if "deploy" in t or "approvals" in t else [0.0, 1.0] for t in texts}
+    extraction = Extraction((
+        fact("Lunch is at noon", x=(0, "updates"), y=(0, "extends")),  # refused, then kept
+        fact("Lunch is at noon"),  # a repeat within the answer
+        fact("Billing runs on Postgres"),  # already active
+        fact("The deploy window is Thursday", gone=(7, "extends"), a=(0, "updates")),
+        fact("Releases need two approvals", a=(0, "extends")),
+    ))
+    asked: list[str] = []
+
+    def find_known(content_hash: str) -> Memory | None:
+        asked.append(content_hash)
+        return known if content_hash == known.content_hash else None
+
+    made = plan_extraction(extraction, [old],
+                           lambda text, category: builders.memory("space-1", text, category=category),
+                           lambda batch: [vectors[t] for t in batch], find_known, "agent")
+    assert [m.content for m in made.memories] == [
+        "Lunch is at noon", "The deploy window is Thursday", "Releases need two approvals"]
+    assert [(r.type, r.target_id) for r in made.relations] == [
+        (RelationType.EXTENDS, old.id), (RelationType.UPDATES, old.id), (RelationType.EXTENDS, old.id)]
+    assert made.known == [known] and len(made.warnings) == 1
+    assert len(asked) == 4  # the repeat was not looked up again
+
+
+def test_only_the_lost_race_is_re_aimed_and_only_its_update() -> None:
+    settled, moved_on = chain("Friday")[0], chain("Monday", "Tuesday")
+    plan, new, update, extends = update_plan(moved_on[0])
+    bystander = builders.memory("space-1", "Standup is at 9:30")
+    other_update = Relation(bystander.id, settled.id, RelationType.UPDATES, BASE, "agent")
+    plan.memories.append(bystander)
+    plan.relations.append(other_update)
+    plan.supersede = {settled.id: bystander.id, **plan.supersede}  # the first one still stands
+    store = Memories(settled, *moved_on)
+    assert retarget(plan, "space-1", store) is True  # type: ignore[arg-type]
+    assert plan.supersede == {settled.id: bystander.id, moved_on[1].id: new.id}
+    assert [m.version for m in plan.memories] == [3, 1]
+    assert plan.relations == [replace(update, target_id=moved_on[1].id), extends, other_update]

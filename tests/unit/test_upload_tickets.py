@@ -133,3 +133,17 @@ def test_the_operator_gets_no_ticket(world: World) -> None:
     with pytest.raises(Forbidden) as refused:
         tickets(world, ManualClock()).issue(world.app.access.operator(), "acme")
     assert refused.value.message == "the local operator uploads with `memspace import FILE`, not a ticket"
+
+
+def test_a_ticket_says_when_it_expires_and_holds_to_that_second(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    clock = ManualClock()
+    issuer = tickets(world, clock)
+    ticket = issuer.issue(who, "acme")
+    assert ticket.expires_at == clock.at + timedelta(minutes=5)
+    clock.at = ticket.expires_at
+    assert issuer.redeem(ticket.token).key_id == who.key_id
+    clock.at += timedelta(seconds=1)
+    with pytest.raises(Unauthenticated) as expired:
+        issuer.redeem(ticket.token)
+    assert expired.value.message == "upload ticket expired; ask the upload view for a new one"
