@@ -1,6 +1,6 @@
 """Fact-extraction quality: run LitellmExtractor over labelled cases and print figures. Asserts nothing.
 
-Usage: extraction_eval.py [--cases PATH] [--limit N] [--misses] [--local] [--timeout S]
+Usage: extraction_eval.py [--cases PATH] [--limit N] [--misses] [--local] [--timeout S] [--no-floor]
 
 The model comes from MEMSPACE_LLM_MODEL (plus MEMSPACE_LLM_API_BASE / MEMSPACE_LLM_API_KEY for an
 OpenAI-compatible server), read through memspace.config.Settings like the service does, e.g.
@@ -18,8 +18,10 @@ relations {candidate, type}. Relations are compared as the set of (candidate, ty
 all facts of a case. Printed: precision/recall per relation type, how often a candidate that
 should stay unrelated was left alone, UPDATES wrongly given to restatements and other subjects,
 exact fact counts, how often the first answer was valid JSON of the right shape, cases where an
-UPDATES not expected would deactivate a true memory, calls/tokens per add, latency p50/p95, and
-failures. Latency figures are only honest on an idle machine.
+UPDATES not expected would deactivate a true memory (the model's answer, and what is left after
+the service's similarity floor, measured with the local embedder unless --no-floor),
+calls/tokens per add, latency p50/p95, and failures. Latency figures are only honest on an idle
+machine.
 """
 
 from __future__ import annotations
@@ -31,16 +33,20 @@ import statistics
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 from pydantic import SecretStr
 
 from memspace.config import Settings
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.ports import Candidate, Extraction
+from memspace.embeddings.local import LocalEmbedder
 from memspace.llm.extractor import PROMPT, LitellmExtractor
+from memspace.services.reconcile import UPDATE_SIMILARITY_FLOOR
 
 CASES = Path(__file__).resolve().parent / "data" / "extraction_cases.jsonl"
 TYPES = ("updates", "extends", "derives")
@@ -86,12 +92,25 @@ def predicted_pairs(extraction: Extraction) -> frozenset[Pair]:
     return frozenset((r.candidate, r.type.value.lower()) for f in extraction.facts for r in f.relations)
 
 
+def floor_similarity() -> Callable[[str, str], float]:
+    """Cosine similarity under the local embedder, as services/reconcile.py computes it."""
+    embedder = LocalEmbedder()
+
+    def similarity(a: str, b: str) -> float:
+        first, second = embedder.embed([a, b])
+        return float(np.dot(np.asarray(first), np.asarray(second)))
+
+    return similarity
+
+
 def ratio(hit: int, total: int) -> str:
     return f"{hit / total:6.1%} ({hit}/{total})" if total else "     - (0/0)"
 
 
 class Tally:
-    def __init__(self) -> None:
+    def __init__(self, similarity: Callable[[str, str], float] | None = None) -> None:
+        self.similarity = similarity  # of two texts under the service's embedder, when given
+        self.cases_wrong_update_kept = 0  # … and not vetoed by UPDATE_SIMILARITY_FLOOR
         self.tp: Counter[str] = Counter()
         self.fp: Counter[str] = Counter()
         self.fn: Counter[str] = Counter()
@@ -125,6 +144,11 @@ class Tally:
                 self.unrelated_ok += candidate.number not in predicted_related
         self.first_valid += got.llm_calls == 1
         expected_updates = {n for n, kind in case.expected if kind == "updates"}
+        wrong = [(f.text, case.candidates[r.candidate].content) for f in got.facts for r in f.relations
+                 if r.type.value.lower() == "updates" and r.candidate not in expected_updates]
+        if self.similarity is not None:
+            self.cases_wrong_update_kept += any(
+                self.similarity(fact, old) >= UPDATE_SIMILARITY_FLOOR for fact, old in wrong)
         self.cases_wrong_update += any(kind == "updates" and n not in expected_updates
                                        for n, kind in predicted)
         if case.kind in MUST_NOT_UPDATE:
@@ -154,6 +178,9 @@ class Tally:
               f" ({', '.join(MUST_NOT_UPDATE)}; lower is better)")
         print(f"wrong UPDATES (a true memory off) {ratio(self.cases_wrong_update, len(self.calls))} cases"
               " (all kinds; aim <= 2%)")
+        if self.similarity is not None:
+            print(f"  ... past the similarity floor  {ratio(self.cases_wrong_update_kept, len(self.calls))}"
+                  f" cases (the service refuses an UPDATES below {UPDATE_SIMILARITY_FLOOR})")
         print(f"fact count exact                  {ratio(self.count_ok, self.scored)} cases")
         print(f"valid JSON on the first call      {ratio(self.first_valid, len(self.calls))} adds")
         print("\nkind               relations exactly right")
@@ -178,6 +205,8 @@ def main() -> int:
     parser.add_argument("--misses", action="store_true", help="print every case not exactly right")
     parser.add_argument("--local", action="store_true",
                         help="use tools/llm-local (`make llm`) at 127.0.0.1:$LLM_LOCAL_PORT (8091)")
+    parser.add_argument("--no-floor", action="store_true",
+                        help="skip loading the local embedder for the similarity-floor figure")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per call (default MEMSPACE_LLM_TIMEOUT_S; 600 with --local, "
                              "whose first call fills the prompt cache)")
@@ -201,7 +230,7 @@ def main() -> int:
     api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
     extractor = LitellmExtractor(settings.llm_model, api_base=settings.llm_api_base, api_key=api_key,
                                  timeout_s=settings.llm_timeout_s)
-    tally = Tally()
+    tally = Tally(None if args.no_floor else floor_similarity())
     for case in cases:
         started = time.perf_counter()
         try:
