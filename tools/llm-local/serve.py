@@ -18,7 +18,7 @@ import threading
 # call 10-20x slower (issue 13). Read when the library loads, so it is set before the import.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-import xllamacpp  # noqa: E402  (after the environment it reads at load time)
+import xllamacpp  # after the environment it reads when it loads
 
 
 def main() -> None:
