@@ -31,7 +31,7 @@ from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType,
 from memspace.domain.ports import GraphStore, WriteBatch  # noqa: E402
 from memspace.domain.text import content_hash  # noqa: E402
 from memspace.services.clock import SystemClock  # noqa: E402
-from memspace.services.search import fuse  # noqa: E402
+from memspace.services.ranking import blend  # noqa: E402
 
 DIMS = 384
 TOPICS = 500
@@ -95,10 +95,10 @@ def run(name: str, store: GraphStore, size: int, queries: int, seed: int) -> Non
     def hybrid(expand: bool) -> Callable[[], object]:
         def go() -> object:
             i = next(it) % queries
-            fused = fuse([store.vector_search(where, probes[i].tolist(), 50),
-                          store.text_search(where, words[i], 50)])[:10]
+            fused = blend(store.vector_search(where, probes[i].tolist(), 50),
+                          store.text_search(where, words[i], 50), words[i])[:10]
             if expand:
-                store.neighbours(space.id, [m.id for m, _, _ in fused], hops=2, per_origin=5)
+                store.neighbours(space.id, [r.memory.id for r in fused], hops=2, per_origin=5)
             return fused
         return go
 

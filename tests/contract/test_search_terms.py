@@ -83,3 +83,21 @@ def test_the_latest_save_of_a_writer_is_found_within_a_window(store: GraphStore)
     assert found is not None and found.id == newer.id
     assert store.latest_by_writer(space.id, "alice", start + timedelta(minutes=10)) is None
     assert store.latest_by_writer(space.id, "carol", start) is None
+
+
+def test_a_crowded_other_space_cannot_hide_a_match_of_this_one(store: GraphStore) -> None:
+    # More better-scoring matches in another space than the ranked window holds
+    # (stores/sqlite/fulltext.py: 4 x limit + 100), so the window alone would miss ours.
+    ours, crowd = b.space(), b.space()
+    store.create_space(ours)
+    store.create_space(crowd)
+    loud = [b.memory(crowd.id, f"deploy deploy deploy {n}", EMBED.embed(["d"])[0])
+            for n in range(130)]
+    store.write(WriteBatch(crowd.id, loud))
+    quiet = b.memory(ours.id, "we deploy the billing service on Fridays after lunch",
+                     EMBED.embed(["q"])[0])
+    store.write(WriteBatch(ours.id, [quiet]))
+    found = store.text_search(MemoryFilter(ours.id), "deploy", 1)
+    assert [h.memory.id for h in found] == [quiet.id]
+    assert [h.memory.id for h in store.keyword_search(MemoryFilter(ours.id), "deploy", 1)] == [
+        quiet.id]

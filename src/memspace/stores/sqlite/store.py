@@ -33,7 +33,7 @@ from memspace.domain.models import (
 )
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, UsageTotals, Vector, WriteBatch
 from memspace.domain.text import index_terms, max_edits, query_terms, tolerated, words
-from memspace.stores.sqlite import documents, handoffs
+from memspace.stores.sqlite import documents, fulltext, handoffs
 from memspace.stores.sqlite.migrations import backfill_terms, migrate
 from memspace.stores.sqlite.rows import (
     MEMORY_COLUMNS,
@@ -467,14 +467,8 @@ class SqliteStore:
 
     def _fts(self, where: MemoryFilter, match: str, limit: int) -> list[ScoredMemory]:
         sql, args = self._filter_sql(where)
-        rows = self._conn().execute(
-            "SELECT f.rowid, bm25(memory_fts) AS rank FROM memory_fts f "
-            f"JOIN memories m ON m.rowid = f.rowid WHERE memory_fts MATCH ? AND {sql} "
-            "ORDER BY rank LIMIT ?",
-            (match, *args, limit),
-        ).fetchall()
-        # bm25() is lower-is-better and negative; report the usual positive score.
-        return self._memories_by_rowid([(r[0], -float(r[1])) for r in rows])
+        return self._memories_by_rowid(
+            fulltext.ranked(self._conn(), "memory_fts", match, sql, args, limit))
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         """BM25 over the memories' index terms (domain.text.index_terms), any query term."""
@@ -482,13 +476,9 @@ class SqliteStore:
         if not wanted:
             return []
         sql, args = self._filter_sql(where)
-        rows = self._conn().execute(
-            "SELECT f.rowid, bm25(memory_terms) AS rank FROM memory_terms f "
-            f"JOIN memories m ON m.rowid = f.rowid WHERE memory_terms MATCH ? AND {sql} "
-            "ORDER BY rank LIMIT ?",
-            (" OR ".join(f'"{t}"' for t in wanted), *args, limit),
-        ).fetchall()
-        return self._memories_by_rowid([(r[0], -float(r[1])) for r in rows])
+        match = " OR ".join(f'"{t}"' for t in wanted)
+        return self._memories_by_rowid(
+            fulltext.ranked(self._conn(), "memory_terms", match, sql, args, limit))
 
     def _vocabulary(self) -> list[str]:
         conn = self._conn()
