@@ -111,7 +111,7 @@ class VectorCache:
             return entry
         new = source.vectors_after(space_id, entry.last_seq)
         if new:
-            block = np.stack([_as_vector(r[1]) for r in new])
+            block = _as_block([r[1] for r in new])
             entry.append([int(r[0]) for r in new], block, [r[2] for r in new])
         inactive = np.asarray(source.inactive_seqs(space_id, entry.last_seq), dtype=np.int64)
         entry.active = np.ones(entry.size, dtype=bool)
@@ -123,6 +123,15 @@ class VectorCache:
             entry.active[positions[exact]] = False
         entry.version = version
         return entry
+
+
+def _as_block(raws: list[object]) -> np.ndarray:
+    """One float32 matrix from stored vectors. SQLite's blobs are joined and read at once: a
+    frombuffer per row plus np.stack was a third of a cold 100k-row load (cProfile)."""
+    if all(isinstance(r, bytes) for r in raws):
+        joined = b"".join(raws)  # type: ignore[arg-type]
+        return np.frombuffer(joined, dtype=np.float32).reshape(len(raws), -1)
+    return np.stack([_as_vector(r) for r in raws])
 
 
 def _as_vector(raw: object) -> np.ndarray:

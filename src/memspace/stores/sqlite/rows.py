@@ -33,7 +33,9 @@ def ts(value: datetime) -> str:
 def parse_ts(value: str | None) -> datetime | None:
     if value is None:
         return None
-    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    # fromisoformat reads what ts() writes ~10x faster than strptime, which was 4 ms of a
+    # 100k-memory search (100 rows read per hybrid search; cProfile, bench_stores.py data).
+    return datetime.fromisoformat(value).astimezone(UTC)
 
 
 def req_ts(value: str) -> datetime:
