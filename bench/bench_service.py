@@ -1,7 +1,12 @@
-"""Bulk-load and MCP-over-HTTP latency figures for one store. Prints; asserts nothing.
+"""Bulk-load, cold-start and MCP-over-HTTP figures for one store. Prints; asserts nothing.
 
-Usage: bench_service.py [--memories N] [--requests R] [--port P]
-The store comes from MEMSPACE_STORE (sqlite by default, in a temporary data dir).
+Usage: bench_service.py [--memories N] [--requests R] [--writers W] [--profile Q] [--port P]
+The store comes from MEMSPACE_STORE (sqlite by default, in a temporary data dir; for Neo4j set
+MEMSPACE_STORE=neo4j and MEMSPACE_NEO4J_URI). The memories are loaded through the service's
+bulk path (add_many: batched embedding, one transaction per batch), then a server is started on
+that store and timed from spawn to /readyz and to its first search. --writers W adds W clients
+adding at once to the same space; --profile Q ends with a cProfile of Q in-process hybrid
+searches (cumulative-time shares). Figures are honest only on an idle machine.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -55,21 +61,67 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-async def mcp_latency(url: str, key: str, requests: int, rng: random.Random) -> dict[str, list[float]]:
+def hybrid_query(rng: random.Random) -> str:
+    return f"who {rng.choice(VERBS)} the {rng.choice(SUBJECTS)} {rng.choice(THINGS)}?"
+
+
+def mcp_client(url: str, key: str) -> Any:
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=180)
+    return http, Client(streamable_http_client(f"{url}/mcp", http_client=http))
+
+
+async def first_search(url: str, key: str, rng: random.Random) -> float:
+    """ms of the first search a fresh server answers (its vector cache may still be loading)."""
+    http, client = mcp_client(url, key)
+    async with http, client:
+        start = time.perf_counter()
+        result = await client.call_tool("search_memory", {"query": hybrid_query(rng)})
+        if result.is_error:
+            raise SystemExit(f"search_memory failed: {result.content}")
+        return (time.perf_counter() - start) * 1000
+
+
+async def concurrent_adds(url: str, key: str, writers: int, each: int) -> tuple[list[float], int]:
+    """`writers` clients adding `each` memories at once to one space: (latencies ms, errors)."""
+    times: list[float] = []
+    errors = 0
+
+    async def writer(w: int) -> None:
+        nonlocal errors
+        http, client = mcp_client(url, key)
+        async with http, client:
+            rng = random.Random(1000 + w)
+            for i in range(each):
+                start = time.perf_counter()
+                try:
+                    result = await client.call_tool(
+                        "add_memory", {"content": sentence(rng, 20_000_000 + w * each + i)})
+                    errors += bool(result.is_error)
+                except Exception:  # a dropped connection or timeout is an error, not a crash
+                    errors += 1
+                times.append((time.perf_counter() - start) * 1000)
+
+    await asyncio.gather(*(writer(w) for w in range(writers)))
+    return times, errors
+
+
+async def mcp_latency(url: str, key: str, requests: int, rng: random.Random,
+                      added: list[str]) -> dict[str, list[float]]:
+    """Sequential add, hybrid search and keyword search; the added contents go to `added`."""
     timings: dict[str, list[float]] = {"add_memory": [], "search_memory (hybrid)": [],
                                        "search_memory (keyword)": []}
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60)
-    async with http, Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client:
+    http, client = mcp_client(url, key)
+    async with http, client:
         await client.call_tool("search_memory", {"query": "warm up"})
         for i in range(requests):
+            added.append(sentence(rng, 10_000_000 + i))
             calls = [
-                ("add_memory", {"content": sentence(rng, 10_000_000 + i)}),
-                ("search_memory (hybrid)", {"query": f"who {rng.choice(VERBS)} the "
-                                            f"{rng.choice(SUBJECTS)} {rng.choice(THINGS)}?"}),
+                ("add_memory", {"content": added[-1]}),
+                ("search_memory (hybrid)", {"query": hybrid_query(rng)}),
                 ("search_memory (keyword)", {"keyword": rng.choice(THINGS) + "s"}),
             ]
             for name, args in calls:
@@ -82,10 +134,76 @@ async def mcp_latency(url: str, key: str, requests: int, rng: random.Random) -> 
     return timings
 
 
+def row(name: str, values: list[float]) -> str:
+    return (f"  {name:26s} p50 {statistics.median(values):7.1f} ms   p95 {pct(values, 0.95):7.1f} ms"
+            f"   max {max(values):7.1f} ms")
+
+
+def embedding_cost(embedder: Any, added: list[str]) -> list[float]:
+    """ms to embed what a flat add of each text embeds: its content, and after the first add of
+    a writer also "previous + content" (services/conversation.py), in one call."""
+    times = []
+    for previous, content in zip([None, *added], added, strict=False):
+        texts = [content] + ([f"{previous}\n{content}"] if previous else [])
+        start = time.perf_counter()
+        embedder.embed(texts)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def profile_searches(app: Any, slug: str, queries: int, rng: random.Random) -> None:
+    """cProfile of in-process hybrid searches: where the server's time goes, HTTP aside."""
+    import cProfile
+    import pstats
+
+    from memspace.services.search import SearchRequest
+
+    operator = AccessService.operator()
+    app.search.search(operator, SearchRequest(query="warm up", space=slug))
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(queries):
+        app.search.search(operator, SearchRequest(query=hybrid_query(rng), space=slug))
+    profile.disable()
+    stats = pstats.Stats(profile)
+    total = stats.total_tt  # type: ignore[attr-defined]
+    print(f"cProfile of {queries} hybrid searches (cumulative share of in-process time):")
+    stats.sort_stats("cumulative").print_stats(r"memspace|sqlite3|neo4j|numpy|torch", 25)
+    print(f"  total {total * 1000 / queries:.1f} ms per search in process")
+
+
+def serve(port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "MEMSPACE_PORT": str(port)}
+    return subprocess.Popen([sys.executable, "-m", "memspace.cli", "serve"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_ready(url: str) -> float:
+    """ms until /readyz answers 200."""
+    import httpx
+
+    start = time.perf_counter()
+    while time.perf_counter() - start < 300:
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                return (time.perf_counter() - start) * 1000
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    raise SystemExit("the server was not ready within 300 s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--writers", type=int, default=0,
+                        help="also time this many clients adding at once to the space")
+    parser.add_argument("--adds-per-writer", type=int, default=50)
+    parser.add_argument("--raw-sample", type=int, default=5_000,
+                        help="texts embedded alone to measure raw embedding throughput")
+    parser.add_argument("--profile", type=int, default=0, metavar="Q",
+                        help="end with a cProfile of Q in-process hybrid searches")
     parser.add_argument("--port", type=int, default=8765)
     args = parser.parse_args()
     rng = random.Random(7)
@@ -99,41 +217,51 @@ def main() -> None:
     texts = [sentence(rng, n) for n in range(args.memories)]
 
     app.embedder.embed(["warm up"])  # model load is not part of either figure
+    sample = texts[: args.raw_sample]
     start = time.perf_counter()
-    app.embedder.embed(texts)
-    raw_rate = len(texts) / (time.perf_counter() - start)
+    app.embedder.embed(sample)
+    raw_rate = len(sample) / (time.perf_counter() - start)
     start = time.perf_counter()
     result = app.memories.add_many(AccessService.operator(), texts, slug)
-    load_rate = result.created / (time.perf_counter() - start)
-    app.close()
-
+    load_seconds = time.perf_counter() - start
+    load_rate = result.created / load_seconds
     print(f"store: {settings.store}   memories: {args.memories:,}   cores: {os.cpu_count()}")
-    print(f"raw embedding throughput     {raw_rate:8.0f} texts/s")
+    print(f"raw embedding throughput     {raw_rate:8.0f} texts/s  ({len(sample):,} texts)")
     print(f"bulk load (embed + store)    {load_rate:8.0f} memories/s  "
-          f"= {100 * load_rate / raw_rate:.0f}% of raw embedding throughput")
+          f"= {100 * load_rate / raw_rate:.0f}% of raw embedding throughput "
+          f"({load_seconds:.0f} s)", flush=True)
 
-    env = {**os.environ, "MEMSPACE_PORT": str(args.port)}
-    server = subprocess.Popen([sys.executable, "-m", "memspace.cli", "serve"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{args.port}"
+    server = serve(args.port)
+    added: list[str] = []
     try:
-        url = f"http://127.0.0.1:{args.port}"
-        import httpx
-
-        for _ in range(600):
-            try:
-                if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        timings = asyncio.run(mcp_latency(url, key, args.requests, rng))
+        ready_ms = wait_ready(url)
+        first_ms = asyncio.run(first_search(url, key, rng))
+        print(f"cold start: /readyz after    {ready_ms:8.0f} ms;  first search after it "
+              f"{first_ms:6.0f} ms", flush=True)
+        timings = asyncio.run(mcp_latency(url, key, args.requests, rng, added))
         print(f"MCP over HTTP, {args.requests} calls each, space of {args.memories:,}+ memories:")
         for name, values in timings.items():
-            print(f"  {name:26s} p50 {statistics.median(values):6.1f} ms   "
-                  f"p95 {pct(values, 0.95):6.1f} ms")
+            print(row(name, values))
+        if args.writers:
+            times, errors = asyncio.run(
+                concurrent_adds(url, key, args.writers, args.adds_per_writer))
+            print(f"{args.writers} writers x {args.adds_per_writer} adds on one space, "
+                  f"{errors} errors:")
+            print(row("add_memory (concurrent)", times))
         print(f"server RSS after the run     {rss_mb(server.pid):8.0f} MB")
     finally:
         server.terminate()
         server.wait(timeout=30)
+    embed_times = embedding_cost(app.embedder, added)
+    print(row("embedding of those adds", embed_times))
+    print(f"  add overhead beyond embedding: p50 "
+          f"{statistics.median(timings['add_memory']) - statistics.median(embed_times):.1f} ms   "
+          f"p95 {pct(timings['add_memory'], 0.95) - pct(embed_times, 0.95):.1f} ms (difference "
+          "of the two distributions)")
+    if args.profile:
+        profile_searches(app, slug, args.profile, rng)
+    app.close()
 
 
 if __name__ == "__main__":
