@@ -21,7 +21,7 @@ from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access import Principal
 from tests.browser.viewhost import ViewHost
 from tests.conftest import skip_or_fail
-from tests.support.server import free_port, mcp_client, running_server
+from tests.support.server import bound_socket, mcp_client, running_server
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Page
@@ -89,7 +89,8 @@ def deployment(request: pytest.FixtureRequest, embedder: LocalEmbedder,
                tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
     # The port is chosen first: the upload view's CSP names the server's origin, and that
     # comes from Settings, as in production.
-    port = free_port()
+    sock = bound_socket()
+    port = int(sock.getsockname()[1])
     # Both stores keep uploads in a temporary folder, never in the checkout's ./data.
     data_dir = tmp_path_factory.mktemp("browser")
     if request.param == "sqlite":
@@ -98,7 +99,7 @@ def deployment(request: pytest.FixtureRequest, embedder: LocalEmbedder,
         settings = Settings(_env_file=None, port=port, store="neo4j",  # type: ignore[call-arg]
                             neo4j_uri=request.getfixturevalue("neo4j_uri"), data_dir=data_dir)
     app = build(settings, embedder=embedder)
-    with running_server(app, port) as url:
+    with running_server(app, sock=sock) as url:
         yield Deployment(url, app)
     app.close()
 

@@ -14,7 +14,7 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.embeddings.local import LocalEmbedder
-from tests.support.server import free_port, running_server
+from tests.support.server import bound_socket, running_server
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 
@@ -50,7 +50,8 @@ def deployment(request: pytest.FixtureRequest, embedder: LocalEmbedder,
     data_dir: Path = tmp_path_factory.mktemp("e2e")
     # The port the server really listens on, so what it tells clients about itself (the upload
     # view's CSP, OAuth metadata) can be checked against the URL the tests reach it at.
-    port = free_port()
+    sock = bound_socket()
+    port = int(sock.getsockname()[1])
     # Metrics on, as an operator would run it: every e2e test also goes through the metered
     # wiring, and the page each module leaves is kept as a sample (tests/artifacts/metrics-*).
     if request.param == "sqlite":
@@ -61,7 +62,7 @@ def deployment(request: pytest.FixtureRequest, embedder: LocalEmbedder,
                             neo4j_uri=request.getfixturevalue("neo4j_uri"), data_dir=data_dir,
                             port=port)
     app = build(settings, embedder=embedder)
-    with running_server(app, port) as url:
+    with running_server(app, sock=sock) as url:
         yield Deployment(url, app)
         sample = httpx2.get(f"{url}/metrics", timeout=10)
         assert sample.status_code == 200

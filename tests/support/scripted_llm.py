@@ -188,9 +188,15 @@ def sentences_as_facts(body: dict[str, Any]) -> Reply:
     return Reply({"facts": facts})
 
 
+# Ports held bound but never listening, for the life of the test process: a connection to one
+# is refused, and no other process can start listening there in the meantime (a port bound and
+# released at once could be taken by a parallel test between here and the call).
+_REFUSING: list[socket.socket] = []
+
+
 def refused_url() -> str:
-    """An api_base on 127.0.0.1 where nothing listens (a port just bound and released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+    """An api_base on 127.0.0.1 that refuses connections: a port this process holds, unlistened."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    _REFUSING.append(sock)
+    return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"

@@ -25,14 +25,28 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def bound_socket() -> socket.socket:
+    """A free port on 127.0.0.1, held bound until the server listens on it: with `free_port`
+    another process can take the port between the check and uvicorn's bind."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
 @contextlib.contextmanager
-def running_server(container: Container, port: int | None = None) -> Iterator[str]:
-    """Serve `container` over HTTP; yields the base URL (http://127.0.0.1:PORT)."""
-    port = port or free_port()
-    config = uvicorn.Config(create_app(container, warm_up=False), host="127.0.0.1", port=port,
+def running_server(container: Container, port: int | None = None,
+                   sock: socket.socket | None = None) -> Iterator[str]:
+    """Serve `container` over HTTP; yields the base URL (http://127.0.0.1:PORT). Pass `sock`
+    (from `bound_socket`) when Settings must name the port before the server starts."""
+    if sock is None and port is None:
+        sock = bound_socket()
+    if sock is not None:
+        port = int(sock.getsockname()[1])
+    config = uvicorn.Config(create_app(container, warm_up=False), host="127.0.0.1", port=port or 0,
                             log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]} if sock else {},
+                              daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started:
