@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,7 @@ from memspace.domain.ports import ChangeAfter, GraphStore, PageAfter, WriteBatch
 from memspace.domain.text import content_hash
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
+from tests.support.stores import STORE_PARAMS, make_store
 
 EMBED = HashEmbedder()
 
@@ -215,6 +217,29 @@ def test_vector_search_skips_inactive_unless_asked_and_filters_category(store: G
     assert [h.memory.id for h in active] == [kept.id]
     both = store.vector_search(MemoryFilter(space.id, "ops", include_inactive=True), probe, 5)
     assert next(h.memory.id for h in both) == gone.id
+
+
+@pytest.mark.parametrize("kind", STORE_PARAMS)
+def test_a_warm_vector_cache_sees_what_a_replica_wrote_and_forgot(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    # Two store objects on the same data stand for two server processes: the first's cache is
+    # warm when the second writes, so only the version check can tell it to refresh.
+    first, replica = make_store(kind, request, tmp_path), make_store(kind, request, tmp_path)
+    try:
+        space = new_space(first)
+        old = add(first, space.id, "the billing queue keeps 7 days")
+        probe = vec("the billing queue keeps 14 days")
+        assert [h.memory.id for h in first.vector_search(MemoryFilter(space.id), probe, 5)] == [
+            old.id]
+        new = add(replica, space.id, "the billing queue keeps 14 days")
+        replica.forget(space.id, old.id, "changed", "ann", b.BASE + timedelta(days=1))
+        found = first.vector_search(MemoryFilter(space.id), probe, 5)
+        assert [h.memory.id for h in found] == [new.id]
+        assert first.vector_search(MemoryFilter(space.id), probe, 5)[0].memory.id == new.id
+    finally:
+        first.close()
+        replica.close()
 
 
 def test_text_search_ranks_by_bm25_within_the_space(store: GraphStore) -> None:

@@ -78,10 +78,13 @@ class VectorCache:
         limit: int,
         category: str | None,
         include_inactive: bool,
+        version: int | None = None,
     ) -> list[tuple[int, float]]:
-        """(seq, cosine) of the `limit` nearest memories of the space, best first."""
+        """(seq, cosine) of the `limit` nearest memories of the space, best first. With
+        `version` the caller vouches for the store's version of the space (it checks it later
+        in the same round trip as its record fetch) and the lookup is skipped."""
         with self._lock:
-            entry = self._refresh(source, space_id)
+            entry = self._refresh(source, space_id, version)
             if entry.size == 0:
                 return []
             scores = entry.matrix[: entry.size] @ query
@@ -104,8 +107,15 @@ class VectorCache:
         return (len(entries), sum(e.size for e in entries),
                 sum(e.matrix.nbytes + e.seqs.nbytes for e in entries))
 
-    def _refresh(self, source: VectorSource, space_id: str) -> _SpaceVectors:
-        version = source.vector_version(space_id)
+    def version_of(self, space_id: str) -> int | None:
+        """The store version the cached vectors of a space reflect (None: not loaded yet)."""
+        with self._lock:
+            entry = self._spaces.get(space_id)
+            return entry.version if entry is not None and entry.version >= 0 else None
+
+    def _refresh(self, source: VectorSource, space_id: str,
+                 version: int | None = None) -> _SpaceVectors:
+        version = source.vector_version(space_id) if version is None else version
         entry = self._spaces.setdefault(space_id, _SpaceVectors())
         if entry.version == version:
             return entry

@@ -184,6 +184,13 @@ MEMORIES_BY_SEQ = f"""
 MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
 RETURN m.seq AS seq, {memory_fields("m")} AS memory
 """
+# The same fetch with the space's version, so a search on a cache believed current needs one
+# round trip, not two (stores/neo4j/store.py vector_search).
+MEMORIES_BY_SEQ_AT_VERSION = f"""
+MATCH (s:Space {{id: $space}})
+OPTIONAL MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
+RETURN coalesce(s.version, 0) AS version, m.seq AS seq, {memory_fields("m")} AS memory
+"""
 
 # -- reading memories -------------------------------------------------------------------------
 

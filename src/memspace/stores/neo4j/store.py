@@ -37,7 +37,7 @@ from memspace.domain.ports import Change, ChangeAfter, PageAfter, UsageTotals, V
 from memspace.domain.text import index_terms
 from memspace.stores.neo4j import cypher, search
 from memspace.stores.neo4j import records as rec
-from memspace.stores.neo4j.connection import Neo4jConnection
+from memspace.stores.neo4j.connection import Neo4jConnection, Row
 from memspace.stores.neo4j.schema import ensure_schema
 from memspace.stores.vector_cache import VectorCache
 
@@ -317,13 +317,28 @@ class Neo4jStore:
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
         """Exact, from the in-process cache of the space's vectors (see stores/vector_cache.py)."""
         query = np.asarray(embedding, dtype=np.float32)
+        known = self._vectors.version_of(where.space_id)
+        if known is not None:
+            # Rank on the cache as it is and check its version in the fetch's round trip (each
+            # read is ~3 bolt exchanges; a hybrid search made four). A write since then costs
+            # the lookup, refresh and fetch below instead.
+            hits = self._vectors.top_k(self, where.space_id, query, limit, where.category,
+                                       where.include_inactive, version=known)
+            rows = self._db.read(cypher.MEMORIES_BY_SEQ_AT_VERSION, space=where.space_id,
+                                 seqs=[seq for seq, _ in hits])
+            if rows and int(rows[0]["version"]) == known:
+                return self._scored_by_seq(hits, rows)
         hits = self._vectors.top_k(self, where.space_id, query, limit, where.category,
                                    where.include_inactive)
         if not hits:
             return []
         rows = self._db.read(cypher.MEMORIES_BY_SEQ, space=where.space_id,
                              seqs=[seq for seq, _ in hits])
-        by_seq = {r["seq"]: rec.memory_from(r["memory"]) for r in rows}
+        return self._scored_by_seq(hits, rows)
+
+    @staticmethod
+    def _scored_by_seq(hits: list[tuple[int, float]], rows: list[Row]) -> list[ScoredMemory]:
+        by_seq = {r["seq"]: rec.memory_from(r["memory"]) for r in rows if r["seq"] is not None}
         return [ScoredMemory(by_seq[seq], score) for seq, score in hits if seq in by_seq]
 
     # VectorSource
