@@ -39,6 +39,9 @@ ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 pytestmark = pytest.mark.browser
 
 
+EXPECT_TIMEOUT_MS = 20_000
+
+
 def _installed(program: Path) -> bool:
     return program.is_file()
 
@@ -48,9 +51,12 @@ async def chromium() -> AsyncIterator[Browser]:
     if not _installed(CHROMIUM):
         skip_or_fail(f"{CHROMIUM} is missing (`make browser` installs Debian's chromium)")
     try:
-        from playwright.async_api import async_playwright
+        from playwright.async_api import async_playwright, expect
     except ImportError:
         skip_or_fail("Playwright for Python is not installed (`make install`)")
+    # Playwright's 5 s default for `expect` is shorter than a search or a save that runs MiniLM on
+    # two loaded cores; a wait that ends early fails, one that ends in time costs nothing more.
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
