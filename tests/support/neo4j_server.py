@@ -2,9 +2,10 @@
 
 1. `MEMSPACE_TEST_NEO4J_URI`, used as-is (it must answer, with auth disabled).
 2. testcontainers `neo4j:5.26-community`, when a Docker engine answers.
-3. tools/neo4j-local, when `java` and `mvn` are on PATH: a server already answering on its
-   port (`make neo4j`) is used and left running; otherwise start.sh starts one for the
-   session and stop.sh stops it afterwards.
+3. tools/neo4j-local, when `java` and `mvn` are on PATH: a tools/neo4j-local server already
+   answering on its port (`make neo4j`) is used and left running (any other server there is
+   refused: it may hold real data); otherwise start.sh starts one for the session and stop.sh
+   stops it afterwards.
 4. Otherwise `Neo4jUnavailable`, saying what was tried.
 
 Every server is used without auth, as the contract fixture builds `Neo4jStore(uri)`.
@@ -62,6 +63,15 @@ def neo4j_server() -> Iterator[str]:
     if shutil.which("java") and shutil.which("mvn"):
         uri = f"bolt://127.0.0.1:{os.environ.get('NEO4J_LOCAL_PORT', '7687')}"
         if not _bolt_problem(uri):
+            # A server already answering is used only if it is a tools/neo4j-local one (`make
+            # neo4j`): any other auth-less Neo4j on the port may be someone's real database.
+            directory = _data_directory(uri)
+            if "/tools/neo4j-local/" not in directory:
+                raise Neo4jUnavailable(
+                    f"a Neo4j that tools/neo4j-local did not start answers at {uri} (data in "
+                    f"{directory or 'an unknown folder'}); the tests write into the database they "
+                    "get, so name it on purpose with MEMSPACE_TEST_NEO4J_URI, or set "
+                    "NEO4J_LOCAL_PORT to start a test server on another port")
             yield uri  # someone else's server (`make neo4j`): theirs to stop
             return
         _run(NEO4J_LOCAL / "start.sh", START_TIMEOUT_S)
@@ -82,6 +92,17 @@ def _bolt_problem(uri: str) -> str | None:
     except Exception as exc:  # any failure means "not usable"; the message says which
         return f"{type(exc).__name__}: {exc}"
     return None
+
+
+def _data_directory(uri: str) -> str:
+    """Where the server at `uri` keeps its data ("" when it will not say)."""
+    try:
+        with GraphDatabase.driver(uri, auth=None, connection_timeout=3) as driver:
+            records, _, _ = driver.execute_query(
+                "CALL dbms.listConfig('server.directories.data') YIELD value RETURN value")
+    except Exception:  # an older or locked-down server: treat as not ours
+        return ""
+    return str(records[0]["value"]) if records else ""
 
 
 def _docker_answers() -> bool:
