@@ -7,11 +7,13 @@ everything else `Unavailable` naming the URI.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
@@ -58,9 +60,12 @@ class Neo4jStore:
         database: str | None = None,
         connect_timeout_s: float = 3.0,
         retry_window_s: float = 5.0,
+        snapshot_dir: Path | None = None,
     ) -> None:
+        """`snapshot_dir`: where the vector cache is saved for the next start
+        (stores/vector_snapshot.py); None reads every space's vectors from Neo4j again."""
         self._db = Neo4jConnection(uri, user, password, database, connect_timeout_s, retry_window_s)
-        self._vectors = self.vector_cache = VectorCache()  # sizes exported by /metrics
+        self._vectors = self.vector_cache = VectorCache(snapshot_dir)  # sizes exported by /metrics
         self._space_locks: dict[str, threading.Lock] = {}
         self._space_locks_guard = threading.Lock()
         try:
@@ -95,6 +100,9 @@ class Neo4jStore:
             database=settings.neo4j_database,
             connect_timeout_s=settings.neo4j_connect_timeout_s,
             retry_window_s=settings.neo4j_retry_window_s,
+            # one folder per database, so two deployments sharing a data dir never mix vectors
+            snapshot_dir=settings.data_dir / "vector-cache" / hashlib.sha256(
+                f"{settings.neo4j_uri}|{settings.neo4j_database}".encode()).hexdigest()[:16],
         )
 
     def ping(self) -> None:

@@ -63,7 +63,9 @@ class SqliteStore:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        self._vectors = self.vector_cache = VectorCache()  # sizes exported by /metrics
+        # Snapshots of the vector cache beside the database file (stores/vector_snapshot.py).
+        snapshots = None if self._path.startswith("file:") else Path(self._path + ".vectors")
+        self._vectors = self.vector_cache = VectorCache(snapshots)  # sizes exported by /metrics
         self._vocab: tuple[int, list[str]] = (-1, [])
         self._keeper = self._conn()  # keeps a shared in-memory database alive
         migrate(self._keeper)

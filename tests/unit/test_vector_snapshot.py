@@ -1,0 +1,90 @@
+"""The vector cache restarts from its snapshot, reads only what is past it, and ignores a
+snapshot the store behind it does not match."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memspace.stores import vector_snapshot
+from memspace.stores.vector_cache import VectorCache
+
+SPACE = "0f3c9a"
+
+
+class Source:
+    """An in-memory store: seq -> (vector, category), with a version and inactive seqs."""
+
+    def __init__(self, seed: int, n: int) -> None:
+        rng = np.random.default_rng(seed)
+        self.rows: dict[int, tuple[np.ndarray, str]] = {}
+        self.inactive: set[int] = set()
+        self.version = 0
+        self.reads: list[int] = []  # the `after_seq` of every vectors_after call
+        for _ in range(n):
+            self.add(rng.normal(size=8).astype(np.float32))
+
+    def add(self, vector: np.ndarray, category: str = "general") -> int:
+        seq = max(self.rows, default=0) + 1
+        self.rows[seq] = (vector / np.linalg.norm(vector), category)
+        self.version += 1
+        return seq
+
+    def vector_version(self, space_id: str) -> int:
+        return self.version
+
+    def vectors_after(self, space_id: str, after_seq: int) -> Sequence[tuple[int, object, str]]:
+        self.reads.append(after_seq)
+        return [(s, v.tobytes(), c) for s, (v, c) in sorted(self.rows.items()) if s > after_seq]
+
+    def inactive_seqs(self, space_id: str, upto_seq: int) -> Sequence[int]:
+        return sorted(s for s in self.inactive if s <= upto_seq)
+
+    def exact(self, query: np.ndarray, k: int) -> list[int]:
+        live = [s for s in self.rows if s not in self.inactive]
+        return sorted(live, key=lambda s: -float(self.rows[s][0] @ query))[:k]
+
+
+def top(cache: VectorCache, source: Source, query: np.ndarray, k: int = 5) -> list[int]:
+    return [seq for seq, _ in cache.top_k(source, SPACE, query, k, None, False)]
+
+
+@pytest.fixture(autouse=True)
+def snapshot_every_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vector_snapshot, "MIN_NEW_ROWS", 10)
+
+
+def test_a_restarted_cache_reads_only_the_rows_past_its_snapshot(tmp_path: Path) -> None:
+    source = Source(seed=1, n=40)
+    query = source.rows[7][0]
+    assert top(VectorCache(tmp_path), source, query)[0] == 7
+    assert (tmp_path / f"{SPACE}.npz").is_file()
+    # while the server was down: one more memory, one forgotten
+    newest = source.add(query + 0.01)
+    source.inactive.add(7)
+    source.version += 1
+    source.reads.clear()
+    restarted = VectorCache(tmp_path)
+    assert top(restarted, source, query) == source.exact(query, 5)
+    assert top(restarted, source, query)[0] == newest
+    assert source.reads == [40 - 1]  # from the snapshot's last row on, not from the start
+
+
+def test_a_snapshot_from_another_store_is_ignored(tmp_path: Path) -> None:
+    VectorCache(tmp_path).top_k(Source(seed=1, n=40), SPACE, np.ones(8, np.float32), 1, None,
+                                False)
+    other = Source(seed=2, n=40)  # same space id, other vectors (a wiped or restored store)
+    query = other.rows[3][0]
+    other.reads.clear()
+    assert top(VectorCache(tmp_path), other, query) == other.exact(query, 5)
+    assert other.reads[-1] == 0  # read in full
+
+
+def test_an_unreadable_snapshot_is_ignored(tmp_path: Path) -> None:
+    (tmp_path / f"{SPACE}.npz").write_bytes(b"not a snapshot")
+    source = Source(seed=3, n=20)
+    query = source.rows[5][0]
+    assert top(VectorCache(tmp_path), source, query) == source.exact(query, 5)
