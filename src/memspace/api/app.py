@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import anyio.to_thread
 from fastapi import FastAPI
@@ -82,10 +82,18 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
 
 
 def _warm(container: Container) -> None:
-    """Model and vector caches loaded in the background, so first requests don't wait for them."""
+    """Model and vector caches loaded in the background, so first requests don't wait for them.
+    The two load side by side: importing torch is mostly file reads and one core, the caches
+    mostly store reads, so the first search waits for the longer of them, not their sum."""
+    caches = threading.Thread(target=_warm_step, args=(container.search.warm_up,), daemon=True)
+    caches.start()
+    if hasattr(container.embedder, "warm_up"):
+        _warm_step(container.embedder.warm_up)
+    caches.join()
+
+
+def _warm_step(step: Callable[[], None]) -> None:
     try:
-        if hasattr(container.embedder, "warm_up"):
-            container.embedder.warm_up()
-        container.search.warm_up()
+        step()
     except MemspaceError as exc:
         log.error("warm-up incomplete (requests will load lazily): %s", exc.message)
