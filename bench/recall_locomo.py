@@ -118,9 +118,19 @@ class CachedEmbedder:
     """The real embedder, primed in large batches with the texts the adds will ask for (a
     memory's content, and the turn before + content): loading is faster, vectors identical."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, keep: Path | None = None) -> None:
         self._inner = inner
         self._ready: dict[str, Any] = {}
+        self._keep = keep  # vectors of earlier runs (same model), so a rerun skips the model
+        if keep is not None and keep.exists():
+            saved = json.loads(keep.read_text())
+            self._ready.update((t, v) for t, v in saved.items())
+
+    def save(self) -> None:
+        if self._keep is not None:
+            self._keep.parent.mkdir(parents=True, exist_ok=True)
+            self._keep.write_text(json.dumps({t: [float(x) for x in v]
+                                              for t, v in self._ready.items()}))
 
     @property
     def dimensions(self) -> int:
@@ -176,9 +186,11 @@ def score(conversations: Sequence[Conversation], answers: dict[str, dict[str, li
 def in_process(conversations: Sequence[Conversation], settings: Settings) -> dict[str, Any]:
     from memspace.embeddings.local import LocalEmbedder
 
-    embedder = CachedEmbedder(LocalEmbedder())
+    keep = Path.home() / ".cache" / "memspace" / "locomo-minilm-vectors.json"
+    embedder = CachedEmbedder(LocalEmbedder(), keep)
     start = time.perf_counter()
     embedder.prime(likely_texts(conversations))
+    embedder.save()
     print(f"embedded ahead in {time.perf_counter() - start:.0f} s")
     app = build(settings, embedder=embedder)
     run = int(time.time())
@@ -323,4 +335,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     main()

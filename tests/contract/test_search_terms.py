@@ -101,3 +101,18 @@ def test_a_crowded_other_space_cannot_hide_a_match_of_this_one(store: GraphStore
     assert [h.memory.id for h in found] == [quiet.id]
     assert [h.memory.id for h in store.keyword_search(MemoryFilter(ours.id), "deploy", 1)] == [
         quiet.id]
+
+
+def test_similarities_are_the_cosines_of_the_memories_asked_for(store: GraphStore) -> None:
+    space, other = b.space(), b.space()
+    store.create_space(space)
+    store.create_space(other)
+    near = b.memory(space.id, "near", [1.0, 0.0, 0.0])
+    far = b.memory(space.id, "far", [0.0, 1.0, 0.0])
+    elsewhere = b.memory(other.id, "elsewhere", [1.0, 0.0, 0.0])
+    store.write(WriteBatch(space.id, [near, far]))
+    store.write(WriteBatch(other.id, [elsewhere]))
+    found = store.similarities(space.id, [0.6, 0.8, 0.0], [near.id, far.id, elsewhere.id, "nope"])
+    assert set(found) == {near.id, far.id}
+    assert abs(found[near.id] - 0.6) < 1e-6 and abs(found[far.id] - 0.8) < 1e-6
+    assert store.similarities(space.id, [1.0, 0.0, 0.0], []) == {}

@@ -62,3 +62,21 @@ def test_a_speaker_is_named_only_by_every_word_of_the_name() -> None:
     assert not named("Caro", {"caroline"})
     assert not named(None, {"caroline"})
     assert not named("  ", {"caroline"})
+
+
+def test_a_text_hit_below_the_vector_cut_gets_its_real_cosine_not_zero() -> None:
+    by_vector = _hits(("v1", 0.80), ("v2", 0.79))
+    by_text = _hits(("t", 10.0), ("v2", 1.0))
+    asked: list[list[str]] = []
+
+    def cosine_of(ids: list[str]) -> dict[str, float]:
+        asked.append(ids)
+        return {"t": 0.78, "v2": 0.1}  # v2 is already ranked: its list score stands
+
+    ranked = {r.memory.id: r for r in blend(by_vector, by_text, "q", cosine_of)}
+    assert asked == [["t"]]
+    assert ranked["t"].score == 0.5 * 0.78 / 0.80 + 0.5 * 1.0
+    assert ranked["t"].matched_by == ("text",)
+    assert ranked["v2"].score == 0.5 * 0.79 / 0.80 + 0.5 * 0.1
+    without = {r.memory.id: r.score for r in blend(by_vector, by_text, "q")}
+    assert without["t"] == 0.5

@@ -128,6 +128,11 @@ class GraphStore(Protocol):
 
     def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None: ...
 
+    def similarities(self, space_id: str, embedding: Vector,
+                     memory_ids: Sequence[str]) -> dict[str, float]:
+        """Cosine similarity of `embedding` with each of these memories of the space (ids the
+        space does not hold are left out)."""
+
     def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
         """The newest memory `created_by` saved in the space at or after `since`, outside any
         document (active or not): the turn a new one may continue."""

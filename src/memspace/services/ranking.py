@@ -21,7 +21,7 @@ Measured: R@10 +0.019 (tune) / +0.025 (held out).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memspace.domain.models import Memory, ScoredMemory
@@ -46,19 +46,32 @@ def normalised(hits: Sequence[ScoredMemory]) -> dict[str, float]:
     return {h.memory.id: max(h.score, 0.0) / best for h in hits}
 
 
-def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory],
-          query: str) -> list[Ranked]:
-    """One ranking from the vector and full-text lists of `query` (see the module docstring)."""
+def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], query: str,
+          cosine_of: Callable[[list[str]], dict[str, float]] | None = None) -> list[Ranked]:
+    """One ranking from the vector and full-text lists of `query` (see the module docstring).
+
+    Both lists are cut (FUSION_DEPTH), so a memory found by its words may sit below the vector
+    list's cut: `cosine_of` gives such memories their real cosine instead of 0 — vectors of one
+    space are close together, so 0 is far below what they score. Measured on LoCoMo: R@10 0.733
+    with 0 for the missing cosine, 0.792 with the real one (the same as ranking every memory).
+    """
     memories: dict[str, Memory] = {}
     scores: dict[str, float] = {}
     found: dict[str, list[str]] = {}
-    for name, hits, weight in (("vector", by_vector, VECTOR_WEIGHT),
-                               ("text", by_text, 1.0 - VECTOR_WEIGHT)):
-        for memory_id, score in normalised(hits).items():
-            scores[memory_id] = scores.get(memory_id, 0.0) + weight * score
-            found.setdefault(memory_id, []).append(name)
-        for hit in hits:
-            memories.setdefault(hit.memory.id, hit.memory)
+    cosines = {h.memory.id: h.score for h in by_vector}
+    unranked = [h.memory.id for h in by_text if h.memory.id not in cosines]
+    if cosine_of is not None and unranked and cosines:
+        cosines |= {m: c for m, c in cosine_of(unranked).items() if m not in cosines}
+    best = max(cosines.values(), default=0.0)
+    for memory_id, cosine in cosines.items():
+        scores[memory_id] = VECTOR_WEIGHT * (max(cosine, 0.0) / best if best > 0 else 0.0)
+    for hit in by_vector:
+        found[hit.memory.id] = ["vector"]
+    for memory_id, score in normalised(by_text).items():
+        scores[memory_id] = scores.get(memory_id, 0.0) + (1.0 - VECTOR_WEIGHT) * score
+        found.setdefault(memory_id, []).append("text")
+    for hit in (*by_vector, *by_text):
+        memories.setdefault(hit.memory.id, hit.memory)
     asked = set(words(query))
     for memory_id, memory in memories.items():
         if named(memory.speaker, asked):

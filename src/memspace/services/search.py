@@ -122,7 +122,9 @@ class SearchService:
                 by_vector = self._store.vector_search(where, vector, depth)
             except Unavailable as exc:  # words still find memories while the model is down
                 by_vector, degraded = [], f"keyword (embedder unavailable: {exc.message})"
-            blended = blend(by_vector, self._store.text_search(where, query, depth), query)
+            blended = blend(by_vector, self._store.text_search(where, query, depth), query,
+                            None if degraded else
+                            lambda ids: self._store.similarities(where.space_id, vector, ids))
             if not keyword:
                 return degraded or "hybrid", blended
             # The keyword narrows the answer to memories holding its words (typos tolerated).

@@ -106,6 +106,22 @@ class VectorCache:
             picked = candidates[np.argsort(-scores[candidates], kind="stable")]
             return [(int(entry.seqs[i]), float(scores[i])) for i in picked]
 
+    def scores_of(self, source: VectorSource, space_id: str, query: np.ndarray,
+                  seqs: Sequence[int]) -> dict[int, float]:
+        """Cosine of the query with the memories at these sequence numbers (those the cache
+        holds): what a hybrid search gives the full-text hits the vector list did not reach."""
+        with self._lock:
+            entry = self._refresh(source, space_id, None)
+            if entry.size == 0 or not seqs:
+                return {}
+            held = entry.seqs[: entry.size]
+            wanted = np.asarray(seqs, dtype=np.int64)
+            at = np.clip(np.searchsorted(held, wanted), 0, entry.size - 1)
+            found = held[at] == wanted
+            rows = at[found]
+            scores = entry.matrix[rows] @ query
+            return {int(s): float(v) for s, v in zip(wanted[found], scores, strict=True)}
+
     def stats(self) -> tuple[int, int, int]:
         """(spaces, vectors, bytes of their matrices, spare capacity included) held now."""
         with self._lock:

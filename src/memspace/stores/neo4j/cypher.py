@@ -435,6 +435,12 @@ WHERE m.createdAt >= $since AND m.createdBy = $writer AND m.documentId IS NULL
 RETURN {memory_fields("m")} AS memory
 ORDER BY m.createdAt DESC, m.seq DESC LIMIT 1
 """
+# The sequence numbers (vector cache rows) of some memories of a space.
+SEQS_OF_MEMORIES = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id}) WHERE m.spaceId = $space
+RETURN m.id AS id, m.seq AS seq
+"""
 # Memories stored before index terms existed: filled in batches when the store connects.
 MEMORIES_WITHOUT_TERMS = """
 MATCH (m:Memory) WHERE m.terms IS NULL

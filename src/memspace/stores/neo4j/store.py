@@ -273,6 +273,16 @@ class Neo4jStore:
         rows = self._db.read(cypher.FIND_ACTIVE_BY_HASH, space=space_id, hash=content_hash)
         return rec.memory_from(rows[0]["memory"]) if rows else None
 
+    def similarities(self, space_id: str, embedding: Vector,
+                     memory_ids: Sequence[str]) -> dict[str, float]:
+        if not memory_ids:
+            return {}
+        rows = self._db.read(cypher.SEQS_OF_MEMORIES, space=space_id, ids=list(memory_ids))
+        ids = {int(r["seq"]): str(r["id"]) for r in rows if r["seq"] is not None}
+        scores = self._vectors.scores_of(self, space_id, np.asarray(embedding, dtype=np.float32),
+                                         list(ids))
+        return {ids[seq]: score for seq, score in scores.items()}
+
     def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
         rows = self._db.read(cypher.LATEST_BY_WRITER, space=space_id, writer=created_by,
                              since=rec.utc(since))

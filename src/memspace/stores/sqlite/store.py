@@ -337,6 +337,20 @@ class SqliteStore:
         ).fetchone()
         return memory_from_row(row) if row else None
 
+    def similarities(self, space_id: str, embedding: Vector,
+                     memory_ids: Sequence[str]) -> dict[str, float]:
+        if not memory_ids:
+            return {}
+        rows = self._conn().execute(
+            "SELECT rowid, id FROM memories WHERE space_id = ? AND id IN "
+            "(SELECT value FROM json_each(?))",
+            (space_id, json.dumps(list(memory_ids))),
+        ).fetchall()
+        ids = {int(r[0]): str(r[1]) for r in rows}
+        scores = self._vectors.scores_of(self, space_id, np.asarray(embedding, dtype=np.float32),
+                                         list(ids))
+        return {ids[seq]: score for seq, score in scores.items()}
+
     def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
         row = self._conn().execute(
             f"SELECT {MEMORY_COLUMNS} FROM memories INDEXED BY memories_by_writer "
