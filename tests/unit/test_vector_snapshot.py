@@ -1,5 +1,5 @@
 """The vector cache restarts from its snapshot, reads only what is past it, and ignores a
-snapshot the store behind it does not match."""
+snapshot the store behind it does not match; scoring held rows needs no version lookup."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ class Source:
         self.rows: dict[int, tuple[np.ndarray, str]] = {}
         self.inactive: set[int] = set()
         self.version = 0
+        self.version_reads = 0
         self.reads: list[int] = []  # the `after_seq` of every vectors_after call
         for _ in range(n):
             self.add(rng.normal(size=8).astype(np.float32))
@@ -34,6 +35,7 @@ class Source:
         return seq
 
     def vector_version(self, space_id: str) -> int:
+        self.version_reads += 1
         return self.version
 
     def vectors_after(self, space_id: str, after_seq: int) -> Sequence[tuple[int, object, str]]:
@@ -88,3 +90,17 @@ def test_an_unreadable_snapshot_is_ignored(tmp_path: Path) -> None:
     source = Source(seed=3, n=20)
     query = source.rows[5][0]
     assert top(VectorCache(tmp_path), source, query) == source.exact(query, 5)
+
+
+def test_scores_of_held_rows_skip_the_version_lookup_and_new_rows_refresh(tmp_path: Path) -> None:
+    source = Source(seed=4, n=20)
+    cache = VectorCache()
+    query = source.rows[3][0]
+    cache.top_k(source, SPACE, query, 1, None, False)
+    source.version_reads = 0
+    assert cache.scores_of(source, SPACE, query, [3])[3] == pytest.approx(1.0, abs=1e-5)
+    assert source.version_reads == 0  # a held row's vector cannot have changed
+    newest = source.add(query)  # written by another process since the cache loaded
+    assert cache.scores_of(source, SPACE, query, [3, newest])[newest] == pytest.approx(
+        1.0, abs=1e-5)
+    assert source.version_reads == 1

@@ -111,7 +111,12 @@ class VectorCache:
         """Cosine of the query with the memories at these sequence numbers (those the cache
         holds): what a hybrid search gives the full-text hits the vector list did not reach."""
         with self._lock:
-            entry = self._refresh(source, space_id, None)
+            # A memory's vector never changes (memories are append-only), so the rows the cache
+            # holds need no version lookup (a Neo4j round trip); only a sequence number past
+            # its last row makes it refresh.
+            entry = self._spaces.get(space_id)
+            if entry is None or entry.version < 0 or (seqs and max(seqs) > entry.last_seq):
+                entry = self._refresh(source, space_id, None)
             if entry.size == 0 or not seqs:
                 return {}
             held = entry.seqs[: entry.size]
