@@ -1,6 +1,7 @@
 """Store-level figures, SQLite beside Neo4j on the same data in the same run. Prints only.
 
 Usage: bench_stores.py [--sizes 10000 100000] [--queries 200] [--neo4j bolt://127.0.0.1:7687]
+Each store is also reopened on its data (a restarted server) and timed to its first search.
 Texts are the synthetic sentences of bench_service.py; embeddings are synthetic unit vectors
 clustered by topic (so the figures measure the stores, not the embedding model, whose
 throughput bench_service.py reports). Without --neo4j (or MEMSPACE_NEO4J_URI) only SQLite runs.
@@ -72,7 +73,8 @@ def timed(fn: Callable[[], object], runs: int) -> list[float]:
     return out
 
 
-def run(name: str, store: GraphStore, size: int, queries: int, seed: int) -> None:
+def run(name: str, store: GraphStore, size: int, queries: int, seed: int,
+        reopen: Callable[[], GraphStore]) -> None:
     rng = random.Random(seed)
     texts = [sentence(rng, n) for n in range(size)]
     vecs = vectors(size, np.random.default_rng(seed))
@@ -95,14 +97,26 @@ def run(name: str, store: GraphStore, size: int, queries: int, seed: int) -> Non
     def hybrid(expand: bool) -> Callable[[], object]:
         def go() -> object:
             i = next(it) % queries
-            fused = blend(store.vector_search(where, probes[i].tolist(), 50),
-                          store.text_search(where, words[i], 50), words[i])[:10]
+            probe = probes[i].tolist()
+            fused = blend(store.vector_search(where, probe, 50),
+                          store.text_search(where, words[i], 50), words[i],
+                          lambda ids: store.similarities(space.id, probe, ids))[:10]
             if expand:
                 store.neighbours(space.id, [r.memory.id for r in fused], hops=2, per_origin=5)
             return fused
         return go
 
-    print(f"{name:7s} {size:>8,}  load {rate:7.0f}/s  cold first search {cold:8.1f} ms")
+    # a restarted server: a new store object on the same data, its vectors from the snapshot
+    # the first one saved when it loaded them (stores/vector_snapshot.py)
+    again = reopen()
+    try:
+        started = time.perf_counter()
+        again.vector_search(where, probes[0].tolist(), 10)
+        restarted = (time.perf_counter() - started) * 1000
+    finally:
+        again.close()
+    print(f"{name:7s} {size:>8,}  load {rate:7.0f}/s  cold first search {cold:8.1f} ms  "
+          f"after a restart {restarted:8.1f} ms")
     for label, fn in (("vector", vector), ("hybrid", hybrid(False)),
                       ("hybrid + 2-hop", hybrid(True))):
         times = timed(fn, queries)
@@ -118,21 +132,22 @@ def main() -> None:
     args = parser.parse_args()
     from memspace.stores.sqlite import SqliteStore
 
-    stores: list[tuple[str, Callable[[], GraphStore]]] = [
-        ("sqlite", lambda: SqliteStore(Path(tempfile.mkdtemp()) / "bench.db"))]
-    if args.neo4j:
-        from memspace.stores.neo4j import Neo4jStore
-
-        stores.append(("neo4j", lambda: Neo4jStore(args.neo4j)))
     print(f"cores: {os.cpu_count()}   queries per figure: {args.queries}")
     for size in args.sizes:
+        folder = Path(tempfile.mkdtemp())  # one database and snapshot folder per size
+        stores: list[tuple[str, Callable[[], GraphStore]]] = [
+            ("sqlite", lambda folder=folder: SqliteStore(folder / "bench.db"))]
+        if args.neo4j:
+            from memspace.stores.neo4j import Neo4jStore
+
+            stores.append(("neo4j", lambda folder=folder: Neo4jStore(
+                args.neo4j, snapshot_dir=folder / "neo4j-vectors")))
         for name, make in stores:
             store = make()
             try:
-                run(name, store, size, args.queries, seed=size)
+                run(name, store, size, args.queries, seed=size, reopen=make)
             finally:
                 store.close()
-
 
 if __name__ == "__main__":
     main()
