@@ -46,3 +46,20 @@ def test_query_terms_are_distinct_and_fall_back_to_stop_words_alone() -> None:
         "carolin", "research"]
     assert text.query_terms("who is it") == ["who", "is", "it"]
     assert text.query_terms("  ") == []
+
+
+@pytest.mark.parametrize("a, b, distance", [
+    ("", "", 0), ("", "abc", 3), ("abc", "", 3), ("abc", "abc", 0),
+    ("abc", "abd", 1), ("abc", "ab", 1), ("ab", "abc", 1), ("abc", "bac", 1),
+    ("abcd", "badc", 2), ("ca", "abc", 3), ("migraiton", "migration", 1), ("kitten", "sitting", 3),
+])
+def test_osa_distance_counts_edits_with_adjacent_transpositions(a: str, b: str, distance: int) -> None:
+    assert osa_distance(a, b) == distance
+    assert osa_distance(b, a) == distance
+
+
+def test_identical_words_are_tolerated_whatever_their_length() -> None:
+    assert tolerated("a", "a") and tolerated("plan", "plan")
+    assert tolerated("plans", "plant")  # five letters: one substitution allowed
+    assert not tolerated("cat", "cut")  # no budget under five letters
+    assert tolerated("deploys", "deploy")  # one deletion, budget 1 at six letters

@@ -39,7 +39,7 @@ def words(text: str) -> list[str]:
     return list(seen)
 
 
-# Function words dropped from natural-language queries before full-text ranking: they match
+# Function words left out of the ranked index and of queries (domain.text.terms): they match
 # nearly every memory, add nothing to BM25 (their IDF is ~0) and make the ranking scan every
 # row — at 10,000 memories "who deploys the billing queue?" took 22 ms with them, 9 without.
 STOP_WORDS = frozenset(
@@ -47,12 +47,6 @@ STOP_WORDS = frozenset(
     "me my no not of on or our so that the their them there these they this to was we were "
     "what when where which who whom why will with you your".split()
 )
-
-
-def query_words(text: str) -> list[str]:
-    """Words of a natural-language query worth matching; all of them if only stop words."""
-    every = words(text)
-    return [w for w in every if w not in STOP_WORDS] or every
 
 
 # -- the ranked full-text index (hybrid search) --------------------------------------------
