@@ -18,33 +18,48 @@ def _stored(world: World, memory_id: str) -> Memory:
 
 def test_the_next_save_of_the_same_writer_is_read_with_the_turn_before(world: World) -> None:
     who = world.principal({"acme": "rw"})
-    world.app.memories.add(who, "Melanie: How was the support group?")
-    reply = world.app.memories.add(who, "Caroline: Powerful, I will go again.").memories[0]
+    world.app.memories.add(who, "Melanie: How was the support group?", speaker="Melanie")
+    reply = world.app.memories.add(who, "Caroline: Powerful, I will go again.",
+                                   speaker="Caroline").memories[0]
     assert _stored(world, reply.id).context == "Melanie: How was the support group?"
     assert _stored(world, reply.id).content == "Caroline: Powerful, I will go again."
 
 
 def test_another_writer_or_a_document_does_not_continue_the_conversation(world: World) -> None:
     alice, bob = world.principal({"acme": "rw"}, "alice"), world.principal({"acme": "rw"}, "bob")
-    world.app.memories.add(alice, "Alice: the deploy is at five")
-    first = world.app.memories.add(bob, "Bob: lunch is at noon").memories[0]
+    world.app.memories.add(alice, "Alice: the deploy is at five", speaker="Alice")
+    first = world.app.memories.add(bob, "Bob: lunch is at noon", speaker="Bob").memories[0]
     assert _stored(world, first.id).context is None
+
+
+def test_facts_saved_without_a_speaker_are_not_turns_of_a_conversation(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    world.app.memories.add(who, "The deploy window is Friday at five")
+    fact = world.app.memories.add(who, "Billing runs on Postgres 16").memories[0]
+    turn = world.app.memories.add(who, "Sure, I can do it", speaker="Bo").memories[0]
+    assert _stored(world, fact.id).context is None
+    assert _stored(world, turn.id).context is None  # the memory before it is not a turn
+    reply = world.app.memories.add(who, "Thanks!", speaker="Ana").memories[0]
+    assert _stored(world, reply.id).context == "Sure, I can do it"
 
 
 def test_turns_observed_far_apart_are_separate_conversations(world: World) -> None:
     who = world.principal({"acme": "rw"})
     day = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-    world.app.memories.add(who, "Caroline: I went to a support group", observed_at=day)
-    same = world.app.memories.add(who, "Melanie: wow", observed_at=day).memories[0]
-    later = world.app.memories.add(who, "Melanie: hi again", observed_at=day + TURN_GAP * 2).memories[0]
+    world.app.memories.add(who, "Caroline: I went to a support group", speaker="Caroline",
+                           observed_at=day)
+    same = world.app.memories.add(who, "Melanie: wow", speaker="Melanie",
+                                  observed_at=day).memories[0]
+    later = world.app.memories.add(who, "Melanie: hi again", speaker="Melanie",
+                                   observed_at=day + TURN_GAP * 2).memories[0]
     assert _stored(world, same.id).context == "Caroline: I went to a support group"
     assert _stored(world, later.id).context is None
 
 
 def test_a_long_turn_before_is_kept_by_its_end(world: World) -> None:
     who = world.principal({"acme": "rw"})
-    world.app.memories.add(who, "x" * 150 + " the question at the end?")
-    reply = world.app.memories.add(who, "an answer").memories[0]
+    world.app.memories.add(who, "x" * 150 + " the question at the end?", speaker="Ana")
+    reply = world.app.memories.add(who, "an answer", speaker="Bo").memories[0]
     context = _stored(world, reply.id).context
     assert context is not None and context.endswith("the question at the end?")
     assert len(context) <= CONTEXT_CHARS + 1

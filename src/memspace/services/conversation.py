@@ -1,9 +1,10 @@
 """Which earlier memory a new one continues, and the vector it is searched by.
 
 Agents often save a conversation turn by turn ("Caroline: I went to the support group",
-"Melanie: How was it?", "Caroline: Powerful!"). Many turns only make sense with the one before
-them: "Powerful!" answers nothing on its own. So a memory saved by the same writer shortly after
-another is read with that one as its *context*: the context's words go into the memory's
+"Melanie: How was it?", "Caroline: Powerful!"), each with the `speaker` who said it. Many turns
+only make sense with the one before them: "Powerful!" answers nothing on its own. So a turn (a
+memory saved with a speaker) saved by the same writer shortly after another turn is read with
+that one as its *context*: the context's words go into the memory's
 full-text terms (domain.text.index_terms) and its meaning into the memory's search vector.
 The content itself never changes; the context is for search only.
 
@@ -34,11 +35,14 @@ CONTEXT_CHARS = 400
 
 def preceding_turn(store: GraphStore, space_id: str, writer: str, now: datetime,
                    observed_at: datetime | None) -> str | None:
-    """The context of a memory `writer` saves now: the content of the memory it saved just
-    before, if that was within TURN_GAP (and, when both carry `observedAt`, observed within
-    TURN_GAP of this one: turns of two sessions stored back to back are not one conversation)."""
+    """The context of a turn `writer` saves now: the content of the memory it saved just
+    before, if that was a turn too (it has a speaker) saved within TURN_GAP (and, when both
+    carry `observedAt`, observed within TURN_GAP of this one: turns of two sessions stored back
+    to back are not one conversation)."""
     before = store.latest_by_writer(space_id, writer, now - TURN_GAP)
-    if before is None:
+    # Only a turn continues a turn: facts saved without a speaker (several agents sharing one
+    # key, say) are not a conversation, and would cost a second embedding for nothing.
+    if before is None or not before.speaker:
         return None
     if _apart(observed_at, before.observed_at):
         return None

@@ -174,7 +174,7 @@ class MemoryService:
         """The memory to write (with its context and search vector, services/conversation.py)
         and the same memory carrying its content vector, which is what similar-on-save
         compares: the context would make every turn look like the one before it."""
-        if memory.document_id is None:
+        if memory.document_id is None and memory.speaker:
             context = preceding_turn(self._store, memory.space_id, memory.created_by,
                                      memory.created_at, memory.observed_at)
             memory = replace(memory, context=context)
