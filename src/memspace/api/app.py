@@ -49,10 +49,17 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
         host=container.settings.host,
     )
 
+    # /readyz says "starting" until the model and vector caches are loaded: a load balancer or
+    # a client waiting for readiness then gets a first search as fast as any other (issue 14:
+    # first search 4.0 s after /readyz when readiness meant only "the store answers").
+    warmed = threading.Event()
+    if not warm_up:
+        warmed.set()
+
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        if warm_up:
-            threading.Thread(target=_warm, args=(container,), daemon=True).start()
+        if warm_up and not warmed.is_set():
+            threading.Thread(target=_warm, args=(container, warmed), daemon=True).start()
         container.worker.start()  # resumes documents an earlier run left unfinished
         try:
             async with mcp_server.session_manager.run():
@@ -67,6 +74,7 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.container = container
+    app.state.warmed = warmed
     app.add_exception_handler(MemspaceError, memspace_error_handler)
     app.include_router(router)
     app.include_router(documents_router)
@@ -81,15 +89,20 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     return app
 
 
-def _warm(container: Container) -> None:
+def _warm(container: Container, warmed: threading.Event) -> None:
     """Model and vector caches loaded in the background, so first requests don't wait for them.
     The two load side by side: importing torch is mostly file reads and one core, the caches
-    mostly store reads, so the first search waits for the longer of them, not their sum."""
-    caches = threading.Thread(target=_warm_step, args=(container.search.warm_up,), daemon=True)
-    caches.start()
-    if hasattr(container.embedder, "warm_up"):
-        _warm_step(container.embedder.warm_up)
-    caches.join()
+    mostly store reads, so the first search waits for the longer of them, not their sum.
+    `warmed` is set when both are done, or failed (requests then load lazily)."""
+    try:
+        caches = threading.Thread(target=_warm_step, args=(container.search.warm_up,),
+                                  daemon=True)
+        caches.start()
+        if hasattr(container.embedder, "warm_up"):
+            _warm_step(container.embedder.warm_up)
+        caches.join()
+    finally:
+        warmed.set()
 
 
 def _warm_step(step: Callable[[], None]) -> None:
@@ -97,3 +110,5 @@ def _warm_step(step: Callable[[], None]) -> None:
         step()
     except MemspaceError as exc:
         log.error("warm-up incomplete (requests will load lazily): %s", exc.message)
+    except Exception:  # readiness must not wait for ever on a warm-up that cannot finish
+        log.exception("warm-up failed (requests will load lazily)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
@@ -24,13 +24,19 @@ async def healthz() -> dict[str, str]:
 
 
 @router.get("/readyz", tags=["health"])
-async def readyz(app: ContainerDep) -> JSONResponse:
-    """Readiness: the store answers (503 with the reason when it does not)."""
+async def readyz(request: Request, app: ContainerDep) -> JSONResponse:
+    """Readiness: the store answers and the embedding model and vector caches are loaded
+    (503 with the reason while either is not)."""
     try:
         await run_in_threadpool(app.store.ping)
     except MemspaceError as exc:
         return JSONResponse({"status": "unavailable", "store": app.settings.store,
                              "message": exc.message}, status_code=503)
+    warmed = getattr(request.app.state, "warmed", None)
+    if warmed is not None and not warmed.is_set():
+        return JSONResponse({"status": "starting", "store": app.settings.store,
+                             "message": "loading the embedding model and the vector caches"},
+                            status_code=503)
     return JSONResponse({"status": "ready", "store": app.settings.store})
 
 
