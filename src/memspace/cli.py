@@ -17,11 +17,11 @@ from memspace import __version__, cli_ingest, cli_oauth, cli_workflow
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError
-from memspace.mcp import present
+from memspace.present.json import document_json, key_json, space_json
+from memspace.present.text import add_text, documents_text, search_text
 from memspace.services.access import AccessService
 from memspace.services.admin import parse_grant
 from memspace.services.search import SearchRequest
-from memspace.services.views import document_json, key_json, space_json
 
 app = typer.Typer(help="memspace: shared, graph-shaped memory for teams of AI agents.",
                   no_args_is_help=True, add_completion=False)
@@ -191,7 +191,7 @@ def add(
         result = container.memories.add(AccessService.operator(), text, space, category).as_json()
     except MemspaceError as exc:
         _fail(exc)
-    _print(result, as_json, present.add_text(result))
+    _print(result, as_json, add_text(result))
 
 
 @app.command()
@@ -211,7 +211,7 @@ def search(
         data = container.search.search(AccessService.operator(), request)
     except MemspaceError as exc:
         _fail(exc)
-    _print(data, as_json, present.search_text(data))
+    _print(data, as_json, search_text(data))
 
 
 @app.command("import")
@@ -292,7 +292,7 @@ def document_list(
     except MemspaceError as exc:
         _fail(exc)
     rows = [document_json(d) for d in page.items]
-    _print(rows, as_json, present.documents_text(slug, rows, page.next_cursor))
+    _print(rows, as_json, documents_text(slug, rows, page.next_cursor))
 
 
 @document_app.command("retry")

@@ -16,11 +16,11 @@ import memspace
 from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Document, DocumentStatus
-from memspace.mcp import present
+from memspace.present.json import document_json
+from memspace.present.text import document_line
 from memspace.services.access import AccessService
 from memspace.services.ingestion import UNFINISHED, too_large
 from memspace.services.seeding import SeedReport
-from memspace.services.views import document_json
 
 PLAN = "demo.json"
 
@@ -50,7 +50,7 @@ def _run(app: Container, document: Document, bar: Progress, name: str) -> Docume
 
 def _outcome(name: str, document: Document, duplicate: bool) -> str:
     if duplicate:
-        return f"{name}: already imported as {present.document_line(document_json(document))}"
+        return f"{name}: already imported as {document_line(document_json(document))}"
     if document.status is DocumentStatus.DONE:
         return (f"{name}: done — {document.fact_count} memories from {document.chunks_total} "
                 f"chunk(s) [{document.id}]")

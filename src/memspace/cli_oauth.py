@@ -11,9 +11,9 @@ import typer
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError
+from memspace.present.json import iso
 from memspace.services.admin import parse_grant
 from memspace.services.oauth import LOGIN_LINK_TTL
-from memspace.services.views import iso
 
 oauth_app = typer.Typer(help="List OAuth clients and tokens, and revoke them.", no_args_is_help=True)
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]

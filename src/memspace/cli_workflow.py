@@ -11,7 +11,7 @@ import typer
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError
-from memspace.mcp import present
+from memspace.present.text import handoff_text
 from memspace.services.access import AccessService
 from memspace.services.handoffs import handoff_json
 
@@ -92,7 +92,7 @@ def handoff_latest(
         slug, found = app.handoffs.latest(AccessService.operator(), agent, topic, space)
         shown = handoff_json(found) if found else None
         _out({"space": slug, "handoff": shown}, as_json,
-             present.handoff_text(shown) if shown else f"No handoff in '{slug}' yet.")
+             handoff_text(shown) if shown else f"No handoff in '{slug}' yet.")
 
     _run(work)
 

@@ -12,8 +12,8 @@ from starlette.types import Message
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import InvalidInput
+from memspace.present.json import document_json
 from memspace.services.ingestion import too_large
-from memspace.services.views import document_json
 
 router = APIRouter(prefix="/v1/documents", tags=["documents"])
 

@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import MemspaceError
+from memspace.present.json import memory_json
 from memspace.services.search import SearchRequest
-from memspace.services.views import memory_json
 
 router = APIRouter()
 

@@ -10,8 +10,8 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
+from memspace.present.json import memory_json
 from memspace.services.handoffs import handoff_json
-from memspace.services.views import memory_json
 
 router = APIRouter()
 

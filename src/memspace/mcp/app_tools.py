@@ -17,12 +17,13 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from memspace.bootstrap import Container
-from memspace.mcp import present
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES
+from memspace.present.json import document_json, iso, memory_json
+from memspace.present.text import add_text, list_text, memory_text, spaces_text
+from memspace.present.tool import result
 from memspace.services.search import SearchRequest
 from memspace.services.spaces import space_listing
-from memspace.services.views import document_json, iso, memory_json
 
 APP_ONLY: list[Visibility] = ["app"]
 SpaceArg = Annotated[str | None, Field(description="Space slug; omit for the active space.")]
@@ -47,7 +48,7 @@ def _register_space_tools(apps: Apps, app: Container, uri: str) -> None:
     def list_spaces_ui(ctx: Context) -> CallToolResult:
         who = principal_of(ctx)
         spaces = call(lambda: space_listing(app.access, app.store, who))
-        return present.result(present.spaces_text(spaces), {"spaces": spaces})
+        return result(spaces_text(spaces), {"spaces": spaces})
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="set_active_space_ui", annotations=WRITES,
                description="Make a space the key's active space; answers with the new listing.")
@@ -59,7 +60,7 @@ def _register_space_tools(apps: Apps, app: Container, uri: str) -> None:
         now = replace(who, active_space_id=chosen.space.id)
         spaces = call(lambda: space_listing(app.access, app.store, now))
         data = {"activeSpace": chosen.space.slug, "access": chosen.access.value, "spaces": spaces}
-        return present.result(f"Active space is now '{chosen.space.slug}'.", data)
+        return result(f"Active space is now '{chosen.space.slug}'.", data)
 
 
 def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
@@ -78,7 +79,7 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
         else:
             slug, page = call(lambda: app.memories.list(who, space, limit=20))
             data = {"space": slug, "memories": [memory_json(m) for m in page.items]}
-        return present.result(present.list_text(f"Memories in '{data['space']}'", data["memories"],
+        return result(list_text(f"Memories in '{data['space']}'", data["memories"],
                                                 None), data)
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="save_memory_ui", annotations=WRITES,
@@ -87,7 +88,7 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
                        space: SpaceArg = None) -> CallToolResult:
         who = principal_of(ctx)
         added = call(lambda: app.memories.add(who, content, space, category)).as_json()
-        return present.result(present.add_text(added), added)
+        return result(add_text(added), added)
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="preview_correction_ui",
                annotations=READ_ONLY,
@@ -100,7 +101,7 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
             who, memoryId, content, space, category, reason))
         text = (f"Would save a new memory that UPDATES [{memoryId}], which becomes inactive: "
                 f"{preview['content']}")
-        return present.result(text, preview)
+        return result(text, preview)
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="correct_memory_ui", annotations=WRITES,
                description="Correct a memory from the guided save form (new memory, UPDATES edge).")
@@ -110,7 +111,7 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
         who = principal_of(ctx)
         added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason))
         data = added.as_json()
-        return present.result(present.add_text(data), data)
+        return result(add_text(data), data)
 
 
 def _register_graph_tools(apps: Apps, app: Container, uri: str) -> None:
@@ -124,14 +125,14 @@ def _register_graph_tools(apps: Apps, app: Container, uri: str) -> None:
         graph = call(lambda: app.graphs.graph(who, space, limit))
         text = (f"{len(graph['nodes'])} memories and {len(graph['edges'])} relations in "
                 f"'{graph['space']}'" + (" (newest only)." if graph["truncated"] else "."))
-        return present.result(text, graph)
+        return result(text, graph)
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="memory_detail_ui", annotations=READ_ONLY,
                description="One memory with its history (relations, neighbours) and source document.")
     def memory_detail_ui(ctx: Context, memoryId: MemoryIdArg, space: SpaceArg = None) -> CallToolResult:  # noqa: N803
         who = principal_of(ctx)
         detail = call(lambda: app.memories.get(who, memoryId, space))
-        return present.result(present.memory_text(detail), detail)
+        return result(memory_text(detail), detail)
 
 
 def _register_upload_tools(apps: Apps, app: Container, uri: str) -> None:
@@ -148,7 +149,7 @@ def _register_upload_tools(apps: Apps, app: Container, uri: str) -> None:
             "maxBytes": app.ingestion.max_upload_bytes,
         }
         # The ticket stays out of the text: only the view needs it, never a model.
-        return present.result(f"Upload ticket for '{ticket.space}' issued.", data)
+        return result(f"Upload ticket for '{ticket.space}' issued.", data)
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="document_status_ui", annotations=READ_ONLY,
                description="An uploaded document's status and progress, and the facts it produced.")
@@ -162,4 +163,4 @@ def _register_upload_tools(apps: Apps, app: Container, uri: str) -> None:
         data = {"document": document_json(document), "facts": [memory_json(m) for m in facts]}
         text = (f"[{document.id}] {document.title}: {document.status.value}, "
                 f"{document.fact_count} facts")
-        return present.result(text, data)
+        return result(text, data)

@@ -18,12 +18,13 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from memspace.bootstrap import Container
-from memspace.mcp import present
 from memspace.mcp.app_tools import register_app_tools
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY
+from memspace.present.json import document_json, memory_json
+from memspace.present.text import spaces_text
+from memspace.present.tool import result
 from memspace.services.spaces import space_listing
-from memspace.services.views import document_json, memory_json
 
 SpaceArg = Annotated[
     str | None,
@@ -96,8 +97,8 @@ def _register_launchers(apps: Apps, app: Container) -> None:
     def select_space_ui(ctx: Context) -> CallToolResult:
         who = principal_of(ctx)
         spaces = call(lambda: space_listing(app.access, app.store, who))
-        text = present.spaces_text(spaces) + "\nTo switch, call setActiveSpace with one of these slugs."
-        return present.result(text, {"spaces": spaces})
+        text = spaces_text(spaces) + "\nTo switch, call setActiveSpace with one of these slugs."
+        return result(text, {"spaces": spaces})
 
     @apps.tool(
         resource_uri=GUIDED_SAVE.uri,
@@ -131,7 +132,7 @@ def _register_launchers(apps: Apps, app: Container) -> None:
         verb = "save or correct" if target.access.can_write else "read (this key cannot write)"
         text = (f"Opened the guided save form for space '{slug}' ({verb}). Nothing is saved until "
                 "the user submits it. Without a UI, use add_memory or correct_memory instead.")
-        return present.result(text, data)
+        return result(text, data)
 
     @apps.tool(
         resource_uri=UPLOAD.uri,
@@ -159,7 +160,7 @@ def _register_launchers(apps: Apps, app: Container) -> None:
         }
         text = (f"Opened the upload form for space '{slug}'. Without a UI, upload from a terminal: "
                 f"curl -H 'Authorization: Bearer <your key>' -F file=@notes.pdf -F space={slug} {url}")
-        return present.result(text, data)
+        return result(text, data)
 
     @apps.tool(
         resource_uri=MEMORY_GRAPH.uri,
@@ -184,4 +185,4 @@ def _register_launchers(apps: Apps, app: Container) -> None:
         recent = profile["recentMemories"]
         if recent:
             text += " Most recent: " + "; ".join(m["content"] for m in recent[:3])
-        return present.result(text, {"space": profile["slug"], "counts": counts})
+        return result(text, {"space": profile["slug"], "counts": counts})

@@ -11,11 +11,21 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from memspace.bootstrap import Container
-from memspace.mcp import present
 from memspace.mcp.identity import call, principal_of
+from memspace.present.json import change_kind, document_json, memory_json
+from memspace.present.text import (
+    add_text,
+    document_line,
+    document_text,
+    documents_text,
+    list_text,
+    memory_text,
+    search_text,
+    spaces_text,
+)
+from memspace.present.tool import result
 from memspace.services.search import SearchRequest
 from memspace.services.spaces import space_listing
-from memspace.services.views import change_kind, document_json, memory_json
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -60,7 +70,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
         who = principal_of(ctx)
         request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive)
         data = call(lambda: app.search.search(who, request))
-        return present.result(present.search_text(data), data)
+        return result(search_text(data), data)
 
     @server.tool(
         name="add_memory",
@@ -99,10 +109,10 @@ def register_tools(server: MCPServer, app: Container) -> None:
             gone = call(lambda: app.memories.forget(who, memoryId, content, reason, space,
                                                     expectedVersion))
             data = {"status": "forgotten", "memory": memory_json(gone)}
-            return present.result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
+            return result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
         added = call(lambda: app.memories.add(
             who, content, space, category, speaker, observedAt, idempotencyKey, wait=wait)).as_json()
-        return present.result(present.add_text(added), added)
+        return result(add_text(added), added)
 
     @server.tool(
         name="correct_memory",
@@ -129,7 +139,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
         added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason,
                                                   expectedVersion))
         data = added.as_json()
-        return present.result(present.add_text(data), data)
+        return result(add_text(data), data)
 
     @server.tool(
         name="getMemory",
@@ -148,7 +158,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
     ) -> CallToolResult:
         who = principal_of(ctx)
         detail = call(lambda: app.memories.get(who, memoryId, space))
-        return present.result(present.memory_text(detail), detail)
+        return result(memory_text(detail), detail)
 
     @server.tool(
         name="listMemories",
@@ -176,12 +186,12 @@ def register_tools(server: MCPServer, app: Container) -> None:
             slug, feed = call(lambda: app.memories.changes(who, since, space, category, limit))
             items = [{**memory_json(c.memory), "change": change_kind(c.memory)} for c in feed.items]
             data = {"space": slug, "changes": items, "nextCursor": feed.next_cursor}
-            text = present.list_text(f"Changes in '{slug}', oldest first", items, None)
-            return present.result(f"{text}\nNext time pass since={feed.next_cursor}", data)
+            text = list_text(f"Changes in '{slug}', oldest first", items, None)
+            return result(f"{text}\nNext time pass since={feed.next_cursor}", data)
         slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor))
         items = [memory_json(m) for m in page.items]
         data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}
-        return present.result(present.list_text(f"Memories in '{slug}'", items, page.next_cursor), data)
+        return result(list_text(f"Memories in '{slug}'", items, page.next_cursor), data)
 
     @server.tool(
         name="listDocuments",
@@ -196,7 +206,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
         slug, page = call(lambda: app.documents.list(who, space, limit, cursor))
         items = [document_json(d) for d in page.items]
         data = {"space": slug, "documents": items, "nextCursor": page.next_cursor}
-        return present.result(present.documents_text(slug, items, page.next_cursor), data)
+        return result(documents_text(slug, items, page.next_cursor), data)
 
     @server.tool(
         name="getDocument",
@@ -221,7 +231,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
         doc = document_json(call(lambda: app.documents.get(who, documentId, space)))
         content = call(lambda: app.documents.content(who, documentId, space, offset, limit))
         data = {"document": doc, "content": content}
-        return present.result(present.document_text(doc, content), data)
+        return result(document_text(doc, content), data)
 
     @server.tool(
         name="retryDocument",
@@ -241,7 +251,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
     ) -> CallToolResult:
         who = principal_of(ctx)
         doc = document_json(call(lambda: app.ingestion.retry(who, documentId, space)))
-        return present.result(present.document_line(doc), {"document": doc})
+        return result(document_line(doc), {"document": doc})
 
     @server.tool(
         name="listSpaces",
@@ -255,7 +265,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
     def list_spaces(ctx: Context) -> CallToolResult:
         who = principal_of(ctx)
         spaces = call(lambda: space_listing(app.access, app.store, who))
-        return present.result(present.spaces_text(spaces), {"spaces": spaces})
+        return result(spaces_text(spaces), {"spaces": spaces})
 
     @server.tool(
         name="whoAmI",
@@ -283,7 +293,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
         }
         current = data["activeSpace"] or data["defaultSpace"] or "none (pass `space`)"
         listed = ", ".join(f"{k} ({v})" for k, v in grants.items()) or "none"
-        return present.result(f"You are '{who.name}'. Spaces: {listed}. Current space: {current}.", data)
+        return result(f"You are '{who.name}'. Spaces: {listed}. Current space: {current}.", data)
 
     @server.tool(
         name="setActiveSpace",
@@ -302,4 +312,4 @@ def register_tools(server: MCPServer, app: Container) -> None:
             raise ToolError("invalid_input: pass the slug of a space (listSpaces shows them)")
         chosen = call(lambda: app.access.set_active_space(who, space))
         data = {"activeSpace": chosen.space.slug, "access": chosen.access.value}
-        return present.result(f"Active space is now '{chosen.space.slug}' ({chosen.access.value}).", data)
+        return result(f"Active space is now '{chosen.space.slug}' ({chosen.access.value}).", data)

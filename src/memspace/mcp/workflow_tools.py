@@ -10,9 +10,10 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from memspace.bootstrap import Container
-from memspace.mcp import present
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES, CursorArg, SpaceArg
+from memspace.present.text import handoff_text
+from memspace.present.tool import result
 from memspace.services.handoffs import handoff_json
 
 ItemsArg = Annotated[list[str] | None, Field(description="One short item per entry.")]
@@ -44,7 +45,7 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
     ) -> CallToolResult:
         who = principal_of(ctx)
         brief = call(lambda: app.briefings.brief(who, query, maxTokens, detail, space))
-        return present.result(brief.text, {"context": brief.text, "meta": brief.meta()})
+        return result(brief.text, {"context": brief.text, "meta": brief.meta()})
 
     @server.tool(
         name="save_handoff",
@@ -73,7 +74,7 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
         slug, handoff = call(lambda: app.handoffs.save(
             who, summary, agent, topic, done, nextSteps, openQuestions, links, space))
         data = {"space": slug, "handoff": handoff_json(handoff)}
-        return present.result(f"Handoff [{handoff.id}] saved in '{slug}': the next agent sees it "
+        return result(f"Handoff [{handoff.id}] saved in '{slug}': the next agent sees it "
                               "in get_context and latest_handoff.", data)
 
     @server.tool(
@@ -96,10 +97,10 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
         slug, handoff = call(lambda: app.handoffs.latest(who, agent, topic, space))
         if handoff is None:
             narrowed = "".join(f" {k} '{v}'" for k, v in (("by", agent), ("on", topic)) if v)
-            return present.result(f"No handoff{narrowed} in '{slug}' yet.",
+            return result(f"No handoff{narrowed} in '{slug}' yet.",
                                   {"space": slug, "handoff": None})
         shown = handoff_json(handoff)
-        return present.result(present.handoff_text(shown), {"space": slug, "handoff": shown})
+        return result(handoff_text(shown), {"space": slug, "handoff": shown})
 
     @server.tool(
         name="list_handoffs",
@@ -126,4 +127,4 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
                   for h in items]
         if page.next_cursor:
             lines.append(f"More available: call again with cursor={page.next_cursor}")
-        return present.result("\n".join(lines), data)
+        return result("\n".join(lines), data)

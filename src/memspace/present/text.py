@@ -1,14 +1,8 @@
-"""Readable text for tool results; the same data goes out as structuredContent."""
+"""Readable text of answers, for MCP tool results and the CLI (the same data goes out as JSON)."""
 
 from __future__ import annotations
 
 from typing import Any
-
-from mcp_types import CallToolResult, TextContent
-
-
-def result(text: str, data: dict[str, Any]) -> CallToolResult:
-    return CallToolResult(content=[TextContent(text=text)], structured_content=data)
 
 
 def _line(memory: dict[str, Any]) -> str:
