@@ -201,10 +201,13 @@ class Neo4jStore:
         def count(tx: Transaction, query: str, ids: list[str]) -> int:
             return cast(int, tx.run(query, ids=ids, space=space).single(strict=True)["found"])
 
+        committed: dict[str, int] = {}
+
         def work(tx: Transaction) -> None:
             begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space, count=len(rows), at=at).single()
             if begun is None:
                 raise NotFound(f"no space '{space}'")
+            committed["version"] = int(begun["version"])  # of the attempt that commits
             for offset, row in enumerate(rows, start=1):
                 row["props"]["seq"] = begun["base"] + offset
                 row["props"]["changed"] = begun["version"]
@@ -245,6 +248,11 @@ class Neo4jStore:
 
         with self._space_turn(space):
             self._db.write(work, conflict="a memory with one of these ids already exists")
+            if not olds:  # still this process's turn: the cache sees this space's writes in order
+                version = committed["version"]
+                self._vectors.record_write(space, version - 1, version, [
+                    (row["props"]["seq"], memory.embedding, str(memory.category), memory.active)
+                    for row, memory in zip(rows, batch.memories, strict=True)])
 
     def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
         def work(tx: Transaction) -> Memory:
