@@ -1,0 +1,196 @@
+"""The add pipeline behind MemoryService.add (DESIGN §3): an exact repeat is a duplicate;
+without a model (or when it fails) the content is one flat memory; with one, it is split into
+facts reconciled with the most similar memories of the space, or stored at once as a pending
+note whose facts the worker extracts later."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
+from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, Space
+from memspace.domain.ports import Candidate, WriteBatch
+from memspace.domain.text import content_hash
+from memspace.services.access import Principal
+from memspace.services.conversation import preceding_turn, search_vectors
+from memspace.services.memory_rules import CANDIDATES, MemoryCore
+from memspace.services.reconcile import MAX_RETARGETS, drop_repeats, plan_extraction, retarget
+from memspace.services.similar import similar_on_save
+from memspace.services.views import memory_json, relation_json
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AddResult:
+    """The result shape of DESIGN §3."""
+
+    status: str  # "created" | "duplicate"
+    mode: str  # "extracted" | "flat" | "pending" (stored now, facts extracted in the background)
+    space: str
+    memories: list[Memory]
+    relations: list[Relation] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    replay: dict[str, Any] | None = None  # the stored answer of an earlier call, same key
+    similar: list[dict[str, Any]] = field(default_factory=list)  # see services/similar.py
+
+    def as_json(self) -> dict[str, Any]:
+        if self.replay is not None:
+            return {**self.replay, "replayed": True}
+        return {
+            "status": self.status,
+            "mode": self.mode,
+            "space": self.space,
+            "memories": [memory_json(m) | ({"status": "pending"} if self.mode == "pending" else {})
+                         for m in self.memories],
+            "relations": [relation_json(r) for r in self.relations],
+            "superseded": self.superseded,
+            "warnings": self.warnings,
+            "similar": self.similar,
+            "reviewSuggested": bool(self.similar),
+            "usage": {
+                "llmCalls": self.llm_calls,
+                "promptTokens": self.prompt_tokens,
+                "completionTokens": self.completion_tokens,
+            },
+        }
+
+
+class AddPipeline(MemoryCore):
+    """The steps of one validated add, below the idempotency check (memory_writes.py)."""
+
+    def _in_conversation(self, memory: Memory) -> tuple[Memory, Memory]:
+        """The memory to write (with its context and search vector, services/conversation.py)
+        and the same memory carrying its content vector, which is what similar-on-save
+        compares: the context would make every turn look like the one before it."""
+        if memory.document_id is None and memory.speaker:
+            context = preceding_turn(self._store, memory.space_id, memory.created_by,
+                                     memory.created_at, memory.observed_at)
+            memory = replace(memory, context=context)
+        [(own, searched)] = search_vectors(self._embedder, [memory])
+        return replace(memory, embedding=searched), replace(memory, embedding=own)
+
+    def _add(self, principal: Principal, space: Space, text: str, category: str | None,
+             speaker: str | None, observed_at: datetime | None,
+             source: ChunkSource | None, wait: bool = True) -> AddResult:
+        result = self._add_new(principal, space, text, category, speaker, observed_at, source,
+                               wait)
+        if result.status == "created" and source is None:
+            # Facts the model related to nothing (all of them in flat mode) may still restate
+            # or contradict an older memory: list the close ones for the caller to review.
+            related = {r.source_id for r in result.relations}
+            result.similar = similar_on_save(
+                self._store, space.id, [m for m in result.memories if m.id not in related])
+        if result.llm_calls:
+            self._store.record_usage(space.id, result.llm_calls, result.prompt_tokens,
+                                     result.completion_tokens)
+        return result
+
+    def _add_new(self, principal: Principal, space: Space, text: str, category: str | None,
+                 speaker: str | None, observed_at: datetime | None,
+                 source: ChunkSource | None, wait: bool = True) -> AddResult:
+        existing = self._store.find_active_by_hash(space.id, content_hash(text))
+        if existing is not None:
+            return AddResult("duplicate", "flat" if self._extractor is None else "extracted",
+                             space.slug, [existing])
+        if self._extractor is None:
+            return self._add_flat(principal, space, text, category, source,
+                                  said=(speaker, observed_at))
+        if not wait and source is None and self._notes is not None:
+            return self._add_pending(principal, space, text, category, speaker, observed_at)
+        return self._add_extracted(principal, space, text, category, speaker, observed_at, source)
+
+    def _add_flat(self, principal: Principal, space: Space, text: str, category: str | None,
+                  source: ChunkSource | None, warnings: Sequence[str] = (),
+                  spent: tuple[int, int, int] = (0, 0, 0),
+                  said: tuple[str | None, datetime | None] = (None, None)) -> AddResult:
+        memory, shown = self._in_conversation(self._new_memory(
+            space.id, text, self._category(category), principal.actor, source, *said))
+        try:
+            self._store.write(WriteBatch(space.id, [memory], at=memory.created_at, source=source))
+        except DuplicateContent as exc:  # the same text committed first by a concurrent add
+            known = self._store.get_memory(space.id, exc.existing[memory.content_hash])
+            if known is None:
+                raise
+            return AddResult("duplicate", "flat", space.slug, [known], warnings=list(warnings),
+                             llm_calls=spent[0], prompt_tokens=spent[1],
+                             completion_tokens=spent[2])
+        return AddResult("created", "flat", space.slug, [shown], warnings=list(warnings),
+                         llm_calls=spent[0], prompt_tokens=spent[1], completion_tokens=spent[2])
+
+    def _add_pending(self, principal: Principal, space: Space, text: str, category: str | None,
+                     speaker: str | None, observed_at: datetime | None) -> AddResult:
+        """The note stored as it is (searchable now) and queued for background extraction."""
+        assert self._notes is not None
+        result = self._add_flat(principal, space, text, category, None,
+                                said=(speaker, observed_at))
+        if result.status == "created":
+            self._notes.queue(result.memories[0], speaker, observed_at,
+                              self._category(category) if category else None)
+            result.mode = "pending"
+        return result
+
+    def _add_extracted(self, principal: Principal, space: Space, text: str,
+                       category: str | None, speaker: str | None,
+                       observed_at: datetime | None, source: ChunkSource | None) -> AddResult:
+        assert self._extractor is not None
+        [probe] = self._embedder.embed([text])
+        nearest = self._store.vector_search(MemoryFilter(space.id), probe, CANDIDATES)
+        candidates = [n.memory for n in nearest]
+        offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(candidates)]
+        try:
+            extraction = self._extractor.extract(text, offered, speaker, observed_at)
+        except ExtractionFailed as exc:
+            return self._add_flat(
+                principal, space, text, category, source,
+                [f"stored as one flat memory because fact extraction failed: {exc.message}"],
+                (exc.llm_calls, exc.prompt_tokens, exc.completion_tokens),
+                said=(speaker, observed_at))
+        except MemspaceError:
+            raise
+        except Exception as exc:  # an extractor's bug must not lose the note: flat, and say so
+            log.exception("fact extractor failed unexpectedly; storing the content flat")
+            return self._add_flat(
+                principal, space, text, category, source,
+                [f"stored as one flat memory because fact extraction failed unexpectedly "
+                 f"({type(exc).__name__}: {str(exc)[:200]}); the server log has the details"],
+                said=(speaker, observed_at))
+        spent = (extraction.llm_calls, extraction.prompt_tokens, extraction.completion_tokens)
+        if not extraction.facts:
+            return self._add_flat(principal, space, text, category, source,
+                                  ["the model found no facts; stored the content as given"], spent,
+                                  said=(speaker, observed_at))
+        plan = plan_extraction(
+            extraction, candidates,
+            lambda fact, cat: self._new_memory(space.id, fact, self._category(category or cat),
+                                               principal.actor, source, speaker, observed_at),
+            self._embedder.embed,
+            lambda digest: self._store.find_active_by_hash(space.id, digest),
+            principal.actor,
+        )
+        at = plan.memories[-1].created_at if plan.memories else self._clock.now()
+        for attempt in range(2 * MAX_RETARGETS + 1):
+            if not plan.memories:
+                return AddResult("duplicate", "extracted", space.slug, plan.known,
+                                 warnings=plan.warnings, llm_calls=spent[0],
+                                 prompt_tokens=spent[1], completion_tokens=spent[2])
+            try:
+                self._store.write(plan.batch(space.id, at, source))
+                break
+            except DuplicateContent as exc:  # facts a concurrent add committed first
+                if attempt == 2 * MAX_RETARGETS:
+                    raise
+                drop_repeats(plan, exc.existing, space.id, self._store)
+            except Conflict:
+                if attempt == 2 * MAX_RETARGETS or not retarget(plan, space.id, self._store):
+                    raise
+        return AddResult("created", "extracted", space.slug, plan.memories, plan.relations,
+                         list(plan.supersede), plan.warnings, *spent)

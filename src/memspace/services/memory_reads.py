@@ -1,0 +1,131 @@
+"""The read side of memories (DESIGN §3): one memory with its neighbourhood, the newest-first
+listing, the change feed, and the preview of a correction (checked, never written)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memspace.domain.errors import InvalidInput
+from memspace.domain.models import Memory, MemoryFilter, RelationType
+from memspace.domain.ports import Change, ChangeAfter, PageAfter
+from memspace.services.access import Principal
+from memspace.services.documents import document_titles
+from memspace.services.memory_rules import MemoryCore
+from memspace.services.paging import (
+    Page,
+    clamp_limit,
+    decode_change_cursor,
+    decode_cursor,
+    encode_change_cursor,
+    encode_cursor,
+    fingerprint,
+    utc_time,
+)
+from memspace.services.views import document_json, memory_json, neighbour_json, relation_json
+
+
+class MemoryReads(MemoryCore):
+    """get, list, changes and preview_correction: nothing here writes."""
+
+    def get(self, principal: Principal, memory_id: str, space: str | None = None) -> dict[str, Any]:
+        """One memory with its direct relations, its neighbourhood (the history chain) and the
+        document it came from, if any."""
+        target = self._access.resolve(principal, space)
+        memory = self._memory_in(target.space.id, memory_id)
+        relations = self._store.relations_of(target.space.id, memory.id)
+        near = self._store.neighbours(target.space.id, [memory.id], hops=2, per_origin=20)
+        source = (self._store.get_document(target.space.id, memory.document_id)
+                  if memory.document_id else None)
+        titles = document_titles(self._store, target.space.id, [n.memory for n in near])
+        if source is not None:
+            titles[source.id] = source.title
+        return {
+            "space": target.space.slug,
+            "memory": memory_json(memory, titles) | self._note_status(target.space.id, memory.id),
+            "relations": [relation_json(r) for r in relations],
+            "relatedMemories": [neighbour_json(n, titles) for n in near],
+            "source": document_json(source) if source else None,
+        }
+
+    def _note_status(self, space_id: str, memory_id: str) -> dict[str, Any]:
+        """`status` (pending | extracted | flat) and `statusReason` of a note saved without waiting."""
+        job = self._notes.states(space_id, [memory_id]).get(memory_id) if self._notes else None
+        return {"status": job.state.value, "statusReason": job.reason} if job else {}
+
+    def list(
+        self,
+        principal: Principal,
+        space: str | None = None,
+        category: str | None = None,
+        include_inactive: bool = False,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> tuple[str, Page[Memory]]:
+        """Newest first, paged by an opaque cursor tied to this space and these filters."""
+        target = self._access.resolve(principal, space)
+        cat = self._category(category) if category else None
+        size = clamp_limit(limit, self._limits.max_page_size)
+        query = fingerprint("memories", target.space.id, category=cat, inactive=include_inactive)
+        after: PageAfter | None = decode_cursor(cursor, query) if cursor else None
+        where = MemoryFilter(target.space.id, cat, include_inactive)
+        rows = self._store.list_memories(where, size + 1, after)
+        next_cursor = None
+        if len(rows) > size:
+            rows = rows[:size]
+            next_cursor = encode_cursor(query, PageAfter(rows[-1].created_at, rows[-1].id))
+        return target.space.slug, Page(rows, next_cursor)
+
+    def changes(
+        self,
+        principal: Principal,
+        since: str,
+        space: str | None = None,
+        category: str | None = None,
+        limit: int = 100,
+    ) -> tuple[str, Page[Change]]:
+        """What changed (created, superseded, forgotten), oldest first, from a time or from the
+        cursor an earlier call returned. The cursor is always returned, so a caller can come
+        back later for what happened since; it pins the space and filters it was made with."""
+        target = self._access.resolve(principal, space)
+        cat = self._category(category) if category else None
+        size = clamp_limit(limit, self._limits.max_page_size)
+        after: ChangeAfter | None = None
+        try:
+            pinned: datetime | None = datetime.fromisoformat(since.strip().replace("Z", "+00:00"))
+        except ValueError:
+            made_for, after, pinned = decode_change_cursor(since.strip())
+            if made_for != fingerprint("changes", target.space.id, category=cat):
+                raise InvalidInput(
+                    "this cursor belongs to a different listing (another space or category); "
+                    "repeat the call that produced it, or start again from a time"
+                ) from None
+        if pinned is not None:
+            pinned = utc_time(pinned, "since")
+        query = fingerprint("changes", target.space.id, category=cat)
+        rows = self._store.list_changes(MemoryFilter(target.space.id, cat), size, after, pinned)
+        if rows:
+            after = ChangeAfter(rows[-1].stamp, rows[-1].memory.id)
+        return target.space.slug, Page(rows, encode_change_cursor(query, after, pinned))
+
+    def preview_correction(
+        self,
+        principal: Principal,
+        memory_id: str,
+        content: str | None,
+        space: str | None = None,
+        category: str | None = None,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        """What `correct` would write, checked by the same rules, without writing anything:
+        the UPDATES edge from the new fact to the old one, which would become inactive."""
+        target, old, text = self._checked_correction(principal, memory_id, content, space)
+        return {
+            "space": target.space.slug,
+            "content": text,
+            "category": self._category(category or old.category),
+            "replaces": memory_json(old),
+            "relation": {"from": None, "to": old.id, "type": RelationType.UPDATES.value,
+                         "reason": (reason or "").strip() or "corrected by hand"},
+            "supersedes": [old.id],
+        }

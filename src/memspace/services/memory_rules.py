@@ -1,0 +1,128 @@
+"""What every memory use case shares (DESIGN §3): the limits, the validation of what a caller
+passes, and the memory a save or a correction creates. The write side (memory_writes.py, with
+the add pipeline in adding.py) and the read side (memory_reads.py) build on it; memories.py
+composes them into the one MemoryService the surfaces call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from memspace.domain.errors import Conflict, InvalidInput, NotFound
+from memspace.domain.models import ChunkSource, Memory
+from memspace.domain.ports import Clock, Embedder, FactExtractor, GraphStore
+from memspace.domain.text import content_hash, visible
+from memspace.services import versions
+from memspace.services.access import AccessService, Principal, SpaceAccess
+from memspace.services.clock import new_id
+from memspace.services.extraction_jobs import NoteExtraction
+
+DEFAULT_CATEGORY = "general"
+# Existing memories shown to the model per add (DESIGN §3): the 5 most similar active ones.
+CANDIDATES = 5
+MAX_IDEMPOTENCY_KEY = 200
+MAX_CATEGORY_CHARS = 64
+MAX_SPEAKER_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_memory_chars: int = 8_000
+    max_page_size: int = 100
+
+
+class MemoryCore:
+    """The collaborators and the checks both sides of MemoryService use."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        embedder: Embedder,
+        access: AccessService,
+        clock: Clock,
+        limits: Limits | None = None,
+        extractor: FactExtractor | None = None,
+        notes: NoteExtraction | None = None,
+    ) -> None:
+        self._extractor = extractor
+        # With a model, adds that do not wait store the note and leave its facts to the worker.
+        self._notes = notes
+        self._store = store
+        self._embedder = embedder
+        self._access = access
+        self._clock = clock
+        self._limits = limits or Limits()
+
+    # -- validation -------------------------------------------------------------------------
+
+    def _content(self, content: str | None, what: str = "content") -> str:
+        text = (content or "").strip()
+        if not visible(text):
+            raise InvalidInput(f"{what} is empty (or only invisible characters such as "
+                               "zero-width spaces); pass the fact to remember as text")
+        if len(text) > self._limits.max_memory_chars:
+            raise InvalidInput(
+                f"{what} is {len(text):,} characters; one memory holds at most "
+                f"{self._limits.max_memory_chars:,} (MEMSPACE_MAX_MEMORY_CHARS). Split it into "
+                "separate facts, or upload it as a document"
+            )
+        return text
+
+    @staticmethod
+    def _category(category: str | None) -> str:
+        text = " ".join((category or "").split()).lower()
+        if len(text) > MAX_CATEGORY_CHARS:
+            raise InvalidInput(f"category is longer than {MAX_CATEGORY_CHARS} characters")
+        return text or DEFAULT_CATEGORY
+
+    def _new_memory(self, space_id: str, text: str, category: str, actor: str,
+                    source: ChunkSource | None = None, speaker: str | None = None,
+                    observed_at: datetime | None = None) -> Memory:
+        return Memory(
+            id=new_id(), space_id=space_id, content=text, category=category, embedding=None,
+            active=True, created_at=self._clock.now(), created_by=actor,
+            content_hash=content_hash(text),
+            document_id=source.document_id if source else None,
+            origin=source.origin if source else None,
+            speaker=speaker, observed_at=observed_at,
+        )
+
+    def _embedded(self, memory: Memory) -> Memory:
+        [vector] = self._embedder.embed([memory.content])
+        return replace(memory, embedding=vector)
+
+    @staticmethod
+    def _speaker(speaker: str | None) -> str | None:
+        name = " ".join((speaker or "").split())
+        if len(name) > MAX_SPEAKER_CHARS:
+            raise InvalidInput(f"speaker is longer than {MAX_SPEAKER_CHARS} characters; pass "
+                               "the name of who said it")
+        return name or None
+
+    def _checked_correction(
+        self, principal: Principal, memory_id: str, content: str | None, space: str | None,
+        expected_version: int | None = None,
+    ) -> tuple[SpaceAccess, Memory, str]:
+        """The space, the memory to correct and the correction's text, or the reason why not."""
+        target = self._access.resolve(principal, space, write=True)
+        old = self._memory_in(target.space.id, memory_id)
+        versions.check(self._store, target.space.id, old, expected_version)
+        if not old.active:
+            head = f" by '{old.invalidated_by}'" if old.invalidated_by else ""
+            raise Conflict(
+                f"memory '{old.id}' was already replaced{head} or forgotten; correct the current "
+                "version instead (search_memory shows it)"
+            )
+        text = self._content(content, "the correction")
+        if content_hash(text) == old.content_hash:
+            raise InvalidInput("the correction says exactly what the memory already says")
+        return target, old, text
+
+    def _memory_in(self, space_id: str, memory_id: str) -> Memory:
+        memory = self._store.get_memory(space_id, (memory_id or "").strip())
+        if memory is None:
+            raise NotFound(
+                f"no memory '{memory_id}' in this space; use an id returned by search_memory or "
+                "listMemories for the same space"
+            )
+        return memory

@@ -1,0 +1,184 @@
+"""The write side of memories (DESIGN §3): add (with its idempotency key), bulk import,
+correct and forget. Nothing is erased: a correction supersedes, forgetting deactivates."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
+from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
+from memspace.domain.ports import WriteBatch
+from memspace.domain.text import content_hash
+from memspace.services import versions
+from memspace.services.access import Principal
+from memspace.services.adding import AddPipeline, AddResult
+from memspace.services.memory_rules import MAX_IDEMPOTENCY_KEY
+from memspace.services.paging import utc_time
+
+
+@dataclass
+class AddManyResult:
+    space: str
+    created: int = 0
+    duplicates: int = 0
+
+
+class MemoryWrites(AddPipeline):
+    """add, add_many, correct and forget."""
+
+    def add(
+        self,
+        principal: Principal,
+        content: str | None,
+        space: str | None = None,
+        category: str | None = None,
+        speaker: str | None = None,
+        observed_at: datetime | None = None,
+        idempotency_key: str | None = None,
+        *,
+        source: ChunkSource | None = None,
+        wait: bool = True,
+    ) -> AddResult:
+        """Split into facts and reconcile them with the space (with a model), or store one
+        flat memory (without one, or when it fails). An exact repeat is a `duplicate`; a
+        repeated `idempotency_key` replays the first call's result. `source` names the
+        document chunk the content is: the memories written link to it, and the write advances
+        the document's progress in the same transaction. `wait=False` with a model stores the
+        content at once as a `pending` note whose facts the ingestion worker extracts later."""
+        target = self._access.resolve(principal, space, write=True)
+        text = self._content(content)
+        speaker = self._speaker(speaker)
+        if observed_at is not None:  # kept in its own offset; only checked to be representable
+            utc_time(observed_at, "observedAt")
+        key = (idempotency_key or "").strip()
+        if not key:
+            return self._add(principal, target.space, text, category, speaker, observed_at, source,
+                             wait)
+        if len(key) > MAX_IDEMPOTENCY_KEY:
+            raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
+        scope = principal.key_id or principal.actor
+        stored = self._store.claim_idempotency(target.space.id, scope, key, self._clock.now())
+        if stored is not None:
+            return AddResult("replayed", "", target.space.slug, [], replay=json.loads(stored))
+        try:
+            result = self._add(principal, target.space, text, category, speaker, observed_at,
+                               source, wait)
+        except BaseException:
+            self._store.release_idempotency(target.space.id, scope, key)
+            raise
+        self._store.complete_idempotency(target.space.id, scope, key, json.dumps(result.as_json()))
+        return result
+
+    def add_many(
+        self,
+        principal: Principal,
+        contents: Sequence[str],
+        space: str | None = None,
+        category: str | None = None,
+        batch_size: int = 512,
+    ) -> AddManyResult:
+        """Bulk flat import: batched embedding and writes; repeats (in the input or already
+        active in the space) are skipped and counted. Each batch is one transaction."""
+        target = self._access.resolve(principal, space, write=True)
+        cat = self._category(category)
+        texts = [self._content(c) for c in contents]
+        seen: set[str] = set()
+        result = AddManyResult(target.space.slug)
+        for start in range(0, len(texts), batch_size):
+            fresh: list[Memory] = []
+            chunk = texts[start:start + batch_size]
+            known = self._store.existing_hashes(target.space.id, [content_hash(t) for t in chunk])
+            for text in chunk:
+                digest = content_hash(text)
+                if digest in seen or digest in known:
+                    result.duplicates += 1
+                    continue
+                seen.add(digest)
+                fresh.append(self._new_memory(target.space.id, text, cat, principal.actor))
+            if not fresh:
+                continue
+            vectors = self._embedder.embed([m.content for m in fresh])
+            batch = [replace(m, embedding=v) for m, v in zip(fresh, vectors, strict=True)]
+            try:
+                self._store.write(WriteBatch(target.space.id, batch, at=batch[-1].created_at))
+            except DuplicateContent as exc:  # a concurrent add saved some of these first
+                result.duplicates += sum(m.content_hash in exc.existing for m in batch)
+                batch = [m for m in batch if m.content_hash not in exc.existing]
+                if batch:
+                    self._store.write(WriteBatch(target.space.id, batch, at=batch[-1].created_at))
+            result.created += len(batch)
+        return result
+
+    def correct(
+        self,
+        principal: Principal,
+        memory_id: str,
+        content: str | None,
+        space: str | None = None,
+        category: str | None = None,
+        reason: str | None = None,
+        expected_version: int | None = None,
+    ) -> AddResult:
+        """A new memory that UPDATES the old one; the old one becomes inactive, never erased.
+        With `expected_version`, refused (StaleVersion) unless that is still the fact's current
+        version."""
+        target, old, text = self._checked_correction(principal, memory_id, content, space,
+                                                     expected_version)
+        memory = self._embedded(replace(
+            self._new_memory(target.space.id, text, self._category(category or old.category),
+                             principal.actor), version=old.version + 1))
+        relation = Relation(
+            memory.id, old.id, RelationType.UPDATES, memory.created_at, principal.actor,
+            (reason or "").strip() or "corrected by hand",
+        )
+        try:
+            self._store.write(
+                WriteBatch(target.space.id, [memory], [relation], {old.id: memory.id},
+                           at=memory.created_at)
+            )
+        except Conflict as exc:
+            if expected_version is None:
+                raise
+            raise versions.after_lost_race(self._store, target.space.id, old.id,
+                                           expected_version, exc) from exc
+        return AddResult(
+            "created", "flat", target.space.slug, [memory], [relation], superseded=[old.id]
+        )
+
+    def forget(
+        self,
+        principal: Principal,
+        memory_id: str | None = None,
+        content: str | None = None,
+        reason: str | None = None,
+        space: str | None = None,
+        expected_version: int | None = None,
+    ) -> Memory:
+        """Deactivate a memory, found by id or by its exact content, with the reason recorded.
+        With `expected_version`, refused (StaleVersion) unless that is still its version."""
+        target = self._access.resolve(principal, space, write=True)
+        if memory_id:
+            old = self._memory_in(target.space.id, memory_id)
+        elif content and content.strip():
+            found = self._store.find_active_by_hash(target.space.id, content_hash(content))
+            if found is None:
+                raise NotFound(
+                    "no active memory has exactly that content; search_memory to find its id, "
+                    "then forget by memoryId"
+                )
+            old = found
+        else:
+            raise InvalidInput("to forget, pass memoryId (preferred) or the exact content")
+        versions.check(self._store, target.space.id, old, expected_version)
+        why = (reason or "").strip() or "forgotten on request"
+        try:
+            return self._store.forget(target.space.id, old.id, why, principal.actor,
+                                      self._clock.now())
+        except Conflict as exc:
+            if expected_version is None:
+                raise
+            raise versions.after_lost_race(self._store, target.space.id, old.id,
+                                           expected_version, exc) from exc
