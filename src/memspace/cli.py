@@ -17,7 +17,7 @@ from memspace import __version__, cli_ingest, cli_oauth, cli_workflow
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError
-from memspace.present.json import document_json, key_json, space_json
+from memspace.present.json import document_json, key_json, search_json, space_json
 from memspace.present.text import add_text, documents_text, search_text
 from memspace.services.access import AccessService
 from memspace.services.admin import parse_grant
@@ -208,10 +208,10 @@ def search(
     container = _container()
     request = SearchRequest(query, keyword, category, space or None, limit, False, include_inactive)
     try:
-        data = container.search.search(AccessService.operator(), request)
+        found = container.search.search(AccessService.operator(), request)
     except MemspaceError as exc:
         _fail(exc)
-    _print(data, as_json, search_text(data))
+    _print(search_json(found), as_json, search_text(found))
 
 
 @app.command("import")

@@ -13,6 +13,7 @@ from memspace.config import Settings
 from memspace.domain.errors import Conflict
 from memspace.domain.models import RelationType
 from memspace.domain.ports import WriteBatch
+from memspace.present.json import search_json
 from memspace.services.access import AccessService
 from memspace.services.search import SearchRequest
 from tests.support import builders as b
@@ -77,7 +78,7 @@ def test_export_import_export_gives_the_same_file_across_stores(
         # The copy works: search finds the head, its history hangs off it, the text is there.
         found = destination.search.search(OPERATOR, SearchRequest(keyword="github actions",
                                                                    space=copy))
-        head = found["results"][0]
+        head = search_json(found)["results"][0]
         assert head["content"] == "CI runs on GitHub Actions"
         related = {r["content"]: r["active"] for r in head["relatedMemories"]}
         assert related.items() >= {("CI runs on Jenkins", False), ("CI caches dependencies", True)}

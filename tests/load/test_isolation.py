@@ -12,6 +12,7 @@ from typing import Any
 
 from memspace.domain.errors import Forbidden, NotFound
 from memspace.domain.models import MemoryFilter
+from memspace.present.json import search_json
 from memspace.services.access import Principal
 from memspace.services.search import SearchRequest
 from tests.load.conftest import Rig
@@ -73,7 +74,7 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
                 word = rng.choice(WORDS)
                 request = (SearchRequest(query=f"{word} notes", space=slug, limit=10)
                            if action == "search" else SearchRequest(keyword=word, space=slug))
-                shown = _texts(rig.app.search.search(who, request))
+                shown = _texts(search_json(rig.app.search.search(who, request)))
                 assert all(t.startswith(f"[{slug}]") for t in shown), context
                 assert all(model[slug].get(t) for t in shown), context  # only active ones
             elif action == "list":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from memspace.domain.models import Memory
+from memspace.present.json import search_json
 from memspace.services.conversation import CONTEXT_CHARS, TURN_GAP, search_vectors
 from memspace.services.search import SearchRequest
 from tests.unit.conftest import World
@@ -84,6 +85,6 @@ def test_speaker_and_observed_at_are_kept_in_flat_mode_and_shown(world: World) -
     when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC) + timedelta(hours=2)
     world.app.memories.add(who, "I went to a support group yesterday", speaker="Caroline",
                            observed_at=when)
-    [hit] = world.app.search.search(who, SearchRequest(query="support group"))["results"]
+    [hit] = search_json(world.app.search.search(who, SearchRequest(query="support group")))["results"]
     assert hit["speaker"] == "Caroline"
     assert datetime.fromisoformat(hit["observedAt"]) == when

@@ -14,6 +14,7 @@ from memspace.config import Settings
 from memspace.domain.errors import Conflict, Forbidden, InvalidInput, TooLarge, Unavailable
 from memspace.domain.models import Document, DocumentStatus, MemoryFilter
 from memspace.domain.ports import WriteBatch
+from memspace.present.json import search_json
 from memspace.services.search import SearchRequest
 from memspace.stores.sqlite import SqliteStore
 from tests.support import corpus
@@ -66,7 +67,7 @@ def test_an_upload_is_stored_then_queued_then_each_chunk_becomes_a_linked_memory
     assert contents(world) == ["Deploys go out on Thursdays.", "Every deploy needs two approvals.",
                                "Rollbacks are announced."]
     found = world.app.search.search(who, SearchRequest(query="deploy approvals", limit=1))
-    [hit] = found["results"]
+    [hit] = search_json(found)["results"]
     assert (hit["documentId"], hit["documentTitle"], hit["origin"], hit["createdBy"]) == (
         queued.id, "Runbook", "line 3", "ana")
     detail = world.app.memories.get(who, hit["id"])

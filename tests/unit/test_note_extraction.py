@@ -61,7 +61,7 @@ def test_a_note_saved_without_waiting_is_stored_pending_searchable_and_costs_no_
     assert result.as_json()["memories"][0]["status"] == "pending"
     assert model(model_world).calls == []
     found = model_world.app.search.search(who, SearchRequest(query="who leads mobile", space="acme"))
-    assert [h["id"] for h in found["results"]][:1] == [result.memories[0].id]
+    assert [h.memory.id for h in found.hits][:1] == [result.memories[0].id]
     shown = model_world.app.memories.get(who, result.memories[0].id)["memory"]
     assert (shown["status"], shown["statusReason"]) == ("pending", None)
 

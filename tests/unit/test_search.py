@@ -19,10 +19,10 @@ def test_hybrid_search_finds_by_meaning_and_words(world: World) -> None:
                  "Rollbacks need one approval"]:
         world.app.memories.add(who, text)
     found = world.app.search.search(who, SearchRequest(query="how many approvals do deploys need"))
-    assert found["searchMode"] == "hybrid"
-    assert found["results"][0]["content"] == "Deploys need two approvals"
-    assert set(found["results"][0]["matchedBy"]) == {"vector", "text"}
-    assert found["profile"]["counts"]["activeMemories"] == 3
+    assert found.mode == "hybrid"
+    assert found.hits[0].memory.content == "Deploys need two approvals"
+    assert set(found.hits[0].matched_by) == {"vector", "text"}
+    assert found.profile is not None and found.profile.stats.active_memories == 3
 
 
 def test_category_alone_lists_the_newest_of_it(world: World) -> None:
@@ -31,8 +31,8 @@ def test_category_alone_lists_the_newest_of_it(world: World) -> None:
     world.app.memories.add(who, "Lunch at noon", category="office")
     world.app.memories.add(who, "Use ruff", category="Style")
     found = world.app.search.search(who, SearchRequest(category="style", include_profile=False))
-    assert found["searchMode"] == "category" and "profile" not in found
-    assert [r["content"] for r in found["results"]] == ["Use ruff", "Use black"]
+    assert found.mode == "category" and found.profile is None
+    assert [h.memory.content for h in found.hits] == ["Use ruff", "Use black"]
 
 
 def test_keyword_with_query_keeps_only_keyword_matches(world: World) -> None:
@@ -40,8 +40,8 @@ def test_keyword_with_query_keeps_only_keyword_matches(world: World) -> None:
     world.app.memories.add(who, "Staging database is Postgres")
     world.app.memories.add(who, "Production database is Postgres")
     found = world.app.search.search(who, SearchRequest(query="database", keyword="prodution"))
-    assert found["searchMode"] == "hybrid+keyword"
-    assert [r["content"] for r in found["results"]] == ["Production database is Postgres"]
+    assert found.mode == "hybrid+keyword"
+    assert [h.memory.content for h in found.hits] == ["Production database is Postgres"]
 
 
 def test_every_hit_carries_its_two_hop_neighbourhood(world: World) -> None:
@@ -50,9 +50,9 @@ def test_every_hit_carries_its_two_hop_neighbourhood(world: World) -> None:
     second = world.app.memories.correct(who, first.id, "Team size is five").memories[0]
     third = world.app.memories.correct(who, second.id, "Team size is six").memories[0]
     found = world.app.search.search(who, SearchRequest(query="team size"))
-    [hit] = found["results"]
-    assert hit["id"] == third.id
-    assert [(r["id"], r["hops"], r["active"]) for r in hit["relatedMemories"]] == [
+    [hit] = found.hits
+    assert hit.memory.id == third.id
+    assert [(r.memory.id, r.hops, r.memory.active) for r in hit.related] == [
         (second.id, 1, False), (first.id, 2, False)]
 
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import MemspaceError
-from memspace.present.json import memory_json
+from memspace.present.json import memory_json, search_json
 from memspace.services.search import SearchRequest
 
 router = APIRouter()
@@ -72,7 +72,7 @@ async def get_memory(memory_id: str, app: ContainerDep, who: PrincipalDep,
 async def search(body: SearchBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
     request = SearchRequest(body.query, body.keyword, body.category, body.space, body.limit,
                             body.includeProfile, body.includeInactive)
-    return await run_in_threadpool(app.search.search, who, request)
+    return search_json(await run_in_threadpool(app.search.search, who, request))
 
 
 @router.get("/v1/memories", tags=["memories"])

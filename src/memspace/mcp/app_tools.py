@@ -19,7 +19,7 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES
-from memspace.present.json import document_json, iso, memory_json
+from memspace.present.json import document_json, iso, memory_json, search_json
 from memspace.present.text import add_text, list_text, memory_text, spaces_text
 from memspace.present.tool import result
 from memspace.services.search import SearchRequest
@@ -75,7 +75,7 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
         if query and query.strip():
             found = call(lambda: app.search.search(
                 who, SearchRequest(query=query, space=space, limit=20, include_profile=False)))
-            data = {"space": found["space"], "memories": found["results"]}
+            data = {"space": found.space, "memories": search_json(found)["results"]}
         else:
             slug, page = call(lambda: app.memories.list(who, space, limit=20))
             data = {"space": slug, "memories": [memory_json(m) for m in page.items]}

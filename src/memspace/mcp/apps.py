@@ -21,8 +21,8 @@ from memspace.bootstrap import Container
 from memspace.mcp.app_tools import register_app_tools
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY
-from memspace.present.json import document_json, memory_json
-from memspace.present.text import spaces_text
+from memspace.present.json import document_json, memory_json, profile_json
+from memspace.present.text import graph_launch_text, spaces_text
 from memspace.present.tool import result
 from memspace.services.spaces import space_listing
 
@@ -178,11 +178,5 @@ def _register_launchers(apps: Apps, app: Container) -> None:
         who = principal_of(ctx)
         target = call(lambda: app.access.resolve(who, space))
         profile = call(lambda: app.profiles.profile(target.space))
-        counts = profile["counts"]
-        text = (f"Opened the memory graph of space '{profile['slug']}': {counts['activeMemories']} "
-                f"active memories, {counts['inactiveMemories']} superseded or forgotten, "
-                f"{counts['relations']} relations, {counts['documents']} documents.")
-        recent = profile["recentMemories"]
-        if recent:
-            text += " Most recent: " + "; ".join(m["content"] for m in recent[:3])
-        return result(text, {"space": profile["slug"], "counts": counts})
+        return result(graph_launch_text(profile),
+                      {"space": profile.space.slug, "counts": profile_json(profile)["counts"]})

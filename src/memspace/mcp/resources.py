@@ -12,6 +12,7 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError
 from memspace.mcp.identity import principal_of
+from memspace.present.json import profile_json
 from memspace.services.access import Principal
 from memspace.services.spaces import space_listing
 
@@ -36,7 +37,7 @@ def register_resources(server: MCPServer, app: Container) -> None:
                      mime_type="application/json",
                      description="The active space: description, counts, newest memories.")
     def profile() -> str:
-        return _read(lambda: app.profiles.profile(app.access.resolve(who(), None).space))
+        return _read(lambda: profile_json(app.profiles.profile(app.access.resolve(who(), None).space)))
 
     @server.resource("memspace://spaces", name="spaces", title="My spaces",
                      mime_type="application/json",

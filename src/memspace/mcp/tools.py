@@ -12,7 +12,7 @@ from pydantic import Field
 
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
-from memspace.present.json import change_kind, document_json, memory_json
+from memspace.present.json import change_kind, document_json, memory_json, search_json
 from memspace.present.text import (
     add_text,
     document_line,
@@ -69,8 +69,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
     ) -> CallToolResult:
         who = principal_of(ctx)
         request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive)
-        data = call(lambda: app.search.search(who, request))
-        return result(search_text(data), data)
+        found = call(lambda: app.search.search(who, request))
+        return result(search_text(found), search_json(found))
 
     @server.tool(
         name="add_memory",

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memspace.domain.models import ApiKey, Document, Memory, Neighbour, Relation, Space
+
+if TYPE_CHECKING:  # services import this module's helpers until they all return typed results
+    from memspace.services.context import Profile
+    from memspace.services.search import SearchHit, SearchResult
 
 
 def iso(value: datetime | None) -> str | None:
@@ -115,3 +119,47 @@ def key_json(key: ApiKey, slugs: dict[str, str]) -> dict[str, Any]:
         "createdAt": iso(key.created_at),
         "revokedAt": iso(key.revoked_at),
     }
+
+
+def profile_json(profile: Profile) -> dict[str, Any]:
+    stats = profile.stats
+    return {
+        **space_json(profile.space),
+        "counts": {
+            "activeMemories": stats.active_memories,
+            "inactiveMemories": stats.inactive_memories,
+            "relations": stats.relations,
+            "documents": stats.documents,
+        },
+        "openConflicts": [
+            {**relation_json(r), "hint": "both are active: correct one or forget the other"}
+            for r in profile.open_conflicts
+        ],
+        "recentMemories": [
+            {"id": m.id, "content": m.content, "category": m.category, "createdAt": iso(m.created_at)}
+            for m in profile.recent
+        ],
+    }
+
+
+def hit_json(hit: SearchHit, titles: Mapping[str, str]) -> dict[str, Any]:
+    data = memory_json(hit.memory, titles)
+    data["score"] = round(hit.score, 6)
+    data["matchedBy"] = list(hit.matched_by)
+    data["relatedMemories"] = [neighbour_json(n, titles) for n in hit.related]
+    return data
+
+
+def search_json(found: SearchResult) -> dict[str, Any]:
+    results = [hit_json(hit, found.titles) for hit in found.hits]
+    data: dict[str, Any] = {
+        "space": found.space,
+        "searchMode": found.mode,
+        "results": results,
+        "total": len(results),
+    }
+    if found.message:
+        data["message"] = found.message
+    if found.profile is not None:
+        data["profile"] = profile_json(found.profile)
+    return data

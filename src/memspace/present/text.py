@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from memspace.domain.models import Memory
+
+if TYPE_CHECKING:  # services import present.json's helpers until they all return typed results
+    from memspace.services.context import Profile
+    from memspace.services.search import SearchResult
 
 
 def _line(memory: dict[str, Any]) -> str:
@@ -15,25 +22,44 @@ def _line(memory: dict[str, Any]) -> str:
     return line
 
 
-def search_text(data: dict[str, Any]) -> str:
-    results = data["results"]
-    head = f"{len(results)} result(s) in space '{data['space']}' ({data['searchMode']} search)"
-    empty = (f". {data['message']}." if data.get("message")
+def memory_line(memory: Memory, titles: Mapping[str, str] | None = None) -> str:
+    """`[id] vN (category) content`, marked when inactive, with the document it came from."""
+    state = "" if memory.active else " [inactive]"
+    line = f"[{memory.id}] v{memory.version} ({memory.category}){state} {memory.content}"
+    if memory.document_id:
+        title = titles.get(memory.document_id) if titles else None
+        where = ", ".join(x for x in (title, memory.origin) if x)
+        line += f" (from {where or 'document ' + memory.document_id})"
+    return line
+
+
+def search_text(found: SearchResult) -> str:
+    head = f"{len(found.hits)} result(s) in space '{found.space}' ({found.mode} search)"
+    empty = (f". {found.message}." if found.message
              else ". Nothing matched; try other words or a keyword.")
-    lines = [head + (":" if results else empty)]
-    for n, hit in enumerate(results, start=1):
-        lines.append(f"{n}. {_line(hit)}")
-        for rel in hit["relatedMemories"]:
-            arrow = "->" if rel["direction"] == "out" else "<-"
-            lines.append(f"     {arrow} {rel['relation']} ({rel['hops']} hop): {_line(rel)}")
-    profile = data.get("profile")
-    if profile:
-        counts = profile["counts"]
-        lines.append(
-            f"Space '{profile['slug']}': {counts['activeMemories']} active memories, "
-            f"{counts['relations']} relations."
-        )
+    lines = [head + (":" if found.hits else empty)]
+    for n, hit in enumerate(found.hits, start=1):
+        lines.append(f"{n}. {memory_line(hit.memory, found.titles)}")
+        for rel in hit.related:
+            arrow = "->" if rel.direction == "out" else "<-"
+            lines.append(f"     {arrow} {rel.via.value} ({rel.hops} hop): "
+                         f"{memory_line(rel.memory, found.titles)}")
+    if found.profile is not None:
+        stats = found.profile.stats
+        lines.append(f"Space '{found.profile.space.slug}': {stats.active_memories} active memories, "
+                     f"{stats.relations} relations.")
     return "\n".join(lines)
+
+
+def graph_launch_text(profile: Profile) -> str:
+    """What the memory graph launcher says, useful without a UI: the space's size and newest facts."""
+    stats = profile.stats
+    text = (f"Opened the memory graph of space '{profile.space.slug}': {stats.active_memories} "
+            f"active memories, {stats.inactive_memories} superseded or forgotten, "
+            f"{stats.relations} relations, {stats.documents} documents.")
+    if profile.recent:
+        text += " Most recent: " + "; ".join(m.content for m in profile.recent[:3])
+    return text
 
 
 def add_text(data: dict[str, Any]) -> str:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from memspace.domain.errors import InvalidInput, Unavailable
-from memspace.domain.models import MemoryFilter
+from memspace.domain.models import Memory, MemoryFilter, Neighbour
 from memspace.domain.ports import Embedder, GraphStore
 from memspace.services.access import AccessService, Principal
-from memspace.services.context import ProfileService
+from memspace.services.context import Profile, ProfileService
 from memspace.services.documents import document_titles
 from memspace.services.ranking import Ranked, blend, single
-from memspace.services.views import memory_json, neighbour_json
 
 # How deep each ranked list is read before blending (services/ranking.py): deeper lists let a
 # memory that is fair in both rankings overtake one that is strong in only one. LoCoMo R@10
@@ -33,6 +32,24 @@ class SearchRequest:
     limit: int = 10
     include_profile: bool = True
     include_inactive: bool = False
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    memory: Memory
+    score: float
+    matched_by: tuple[str, ...]
+    related: tuple[Neighbour, ...]  # up to two links away, nearest first
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    space: str  # slug
+    mode: str  # hybrid, hybrid+keyword, keyword, category, or keyword (embedder unavailable: ...)
+    hits: tuple[SearchHit, ...]
+    titles: Mapping[str, str]  # document id -> title, for hits and neighbours from documents
+    message: str | None = None  # why nothing could match (an empty space)
+    profile: Profile | None = None
 
 
 class SearchService:
@@ -68,7 +85,7 @@ class SearchService:
             )
         return text
 
-    def search(self, principal: Principal, request: SearchRequest) -> dict[str, Any]:
+    def search(self, principal: Principal, request: SearchRequest) -> SearchResult:
         target = self._access.resolve(principal, request.space)
         query = self._text(request.query, "query")
         keyword = self._text(request.keyword, "keyword")
@@ -88,28 +105,21 @@ class SearchService:
         )
         titles = document_titles(self._store, target.space.id,
                                  [h.memory for h in hits] + [n.memory for n in related])
-        by_origin: dict[str, list[dict[str, Any]]] = {}
+        by_origin: dict[str, list[Neighbour]] = {}
         for n in related:
-            by_origin.setdefault(n.origin_id, []).append(neighbour_json(n, titles))
-        results = []
-        for hit in hits:
-            item = memory_json(hit.memory, titles)
-            item["score"] = round(hit.score, 6)
-            item["matchedBy"] = list(hit.matched_by)
-            item["relatedMemories"] = by_origin.get(hit.memory.id, [])
-            results.append(item)
-        answer: dict[str, Any] = {
-            "space": target.space.slug,
-            "searchMode": mode,
-            "results": results,
-            "total": len(results),
-        }
-        if not results and not self._store.space_stats(target.space.id).active_memories:
-            answer["message"] = (f"no memories in {target.space.slug} yet: save what you learn "
-                                 "with add_memory")
-        if request.include_profile:
-            answer["profile"] = self._profiles.profile(target.space)
-        return answer
+            by_origin.setdefault(n.origin_id, []).append(n)
+        message = None
+        if not hits and not self._store.space_stats(target.space.id).active_memories:
+            message = f"no memories in {target.space.slug} yet: save what you learn with add_memory"
+        return SearchResult(
+            space=target.space.slug,
+            mode=mode,
+            hits=tuple(SearchHit(h.memory, h.score, tuple(h.matched_by),
+                                 tuple(by_origin.get(h.memory.id, ()))) for h in hits),
+            titles=titles,
+            message=message,
+            profile=self._profiles.profile(target.space) if request.include_profile else None,
+        )
 
     def _rank(
         self, where: MemoryFilter, query: str | None, keyword: str | None, limit: int
