@@ -40,6 +40,7 @@ from memspace.domain.text import index_terms
 from memspace.stores.neo4j import cypher, search
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection, Row
+from memspace.stores.neo4j.group_commit import GroupCommit
 from memspace.stores.neo4j.schema import ensure_schema
 from memspace.stores.vector_cache import VectorCache
 
@@ -67,6 +68,7 @@ class Neo4jStore:
         self._db = Neo4jConnection(uri, user, password, database, connect_timeout_s, retry_window_s)
         self._vectors = self.vector_cache = VectorCache(snapshot_dir)  # sizes exported by /metrics
         self._space_locks: dict[str, threading.Lock] = {}
+        self._groups: GroupCommit[WriteBatch] = GroupCommit(self._write_group)
         self._space_locks_guard = threading.Lock()
         try:
             self._db.retrying(lambda: ensure_schema(self._db.driver, database))
@@ -186,6 +188,9 @@ class Neo4jStore:
     # -- memories ---------------------------------------------------------------------------
 
     def write(self, batch: WriteBatch) -> None:
+        if _groupable(batch):
+            self._groups.submit(batch.space_id, batch)
+            return
         space = batch.space_id
         stamp = batch.at or (batch.memories[0].created_at if batch.memories else None)
         at = rec.utc(stamp) if stamp is not None else None
@@ -253,6 +258,54 @@ class Neo4jStore:
                 self._vectors.record_write(space, version - 1, version, [
                     (row["props"]["seq"], memory.embedding, str(memory.category), memory.active)
                     for row, memory in zip(rows, batch.memories, strict=True)])
+
+    def _write_group(self, space: str, batches: Sequence[WriteBatch]) -> list[BaseException | None]:
+        """Plain adds of one space (see `_groupable`) in one transaction (group_commit.py).
+        Each batch keeps the outcome it would have had alone: content an active memory holds,
+        or that an earlier batch of the group writes, makes that batch a `duplicate`."""
+        stamps = [b.at or b.memories[0].created_at for b in batches if b.at or b.memories]
+        at = rec.utc(max(stamps)) if stamps else None
+        rows = [[rec.memory_row(space, m) for m in b.memories] for b in batches]
+        hashes = [[m.content_hash for m in b.memories if m.active] for b in batches]
+        settled: list[BaseException | None] = [
+            Conflict("the batch holds the same content twice; write it once")
+            if len(set(h)) != len(h) else None for h in hashes]
+        committed: dict[str, object] = {}
+
+        def work(tx: Transaction) -> None:
+            count = sum(len(r) for r in rows)
+            begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space, count=count, at=at).single()
+            if begun is None:
+                raise NotFound(f"no space '{space}'")
+            wanted = [h for i, hs in enumerate(hashes) if settled[i] is None for h in hs]
+            taken = {r["hash"]: r["id"] for r in tx.run(
+                cypher.ACTIVE_WITH_HASHES, hashes=wanted, space=space, skip=[])} if wanted else {}
+            outcomes = list(settled)
+            kept: list[tuple[dict[str, Any], Memory]] = []
+            for i, batch in enumerate(batches):
+                if outcomes[i] is not None:
+                    continue
+                repeats = {h: taken[h] for h in hashes[i] if h in taken}
+                if repeats:
+                    outcomes[i] = DuplicateContent(repeats)
+                    continue
+                taken.update((m.content_hash, m.id) for m in batch.memories if m.active)
+                kept.extend(zip(rows[i], batch.memories, strict=True))
+            for offset, (row, _) in enumerate(kept, start=1):
+                row["props"]["seq"] = begun["base"] + offset
+                row["props"]["changed"] = begun["version"]
+            if kept:
+                tx.run(cypher.CREATE_MEMORIES, rows=[row for row, _ in kept]).consume()
+            committed.update(version=int(begun["version"]), kept=kept, outcomes=outcomes)
+
+        with self._space_turn(space):
+            self._db.write(work, conflict="a memory with one of these ids already exists")
+            version = cast(int, committed["version"])
+            kept = cast("list[tuple[dict[str, Any], Memory]]", committed["kept"])
+            self._vectors.record_write(space, version - 1, version, [
+                (row["props"]["seq"], memory.embedding, str(memory.category), memory.active)
+                for row, memory in kept])
+        return cast("list[BaseException | None]", committed["outcomes"])
 
     def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
         def work(tx: Transaction) -> Memory:
@@ -541,3 +594,10 @@ class Neo4jStore:
     def release_document(self, space_id: str, document_id: str, owner: str) -> None:
         self._db.write(lambda tx: tx.run(cypher.RELEASE_DOCUMENT, id=document_id, space=space_id,
                                       owner=owner).consume())
+
+
+def _groupable(batch: WriteBatch) -> bool:
+    """A plain add (new memories, nothing superseded or linked, no document chunk) can share a
+    transaction with other writers' adds; the rest keep one transaction each."""
+    return bool(batch.memories) and not (batch.supersede or batch.relations or batch.source) \
+        and not any(m.document_id for m in batch.memories)
