@@ -30,6 +30,7 @@ from memspace.services.oauth import OAuthService
 from memspace.services.portability import PortabilityService
 from memspace.services.search import SearchService
 from memspace.services.seeding import Seeder
+from memspace.services.spaces import SpaceService
 from memspace.services.uploads import UploadTickets
 
 
@@ -47,6 +48,7 @@ class Container:
     worker: IngestionWorker  # started by the server (api.app lifespan), not by the CLI
     seeder: Seeder
     profiles: ProfileService
+    spaces: SpaceService
     graphs: GraphService
     briefings: BriefingService
     handoffs: HandoffService
@@ -207,6 +209,7 @@ def build(
         notes=notes,
         seeder=seeder,
         profiles=profiles,
+        spaces=SpaceService(access, store),
         graphs=GraphService(store, access),
         briefings=BriefingService(store, embedder, access, clock, TokenCounter().count),
         handoffs=HandoffService(store, access, clock),

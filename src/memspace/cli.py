@@ -124,11 +124,9 @@ def space_create(
 @space_app.command("list")
 def space_list(as_json: JsonOpt = False) -> None:
     """List all spaces with their sizes."""
-    container = _container()
-    rows = []
-    for space in container.admin.list_spaces():
-        stats = container.store.space_stats(space.id)
-        rows.append({**space_json(space), "activeMemories": stats.active_memories})
+    listing = _container().spaces.listing(AccessService.operator())
+    rows = [{**space_json(s.space), "activeMemories": s.stats.active_memories}
+            for s in sorted(listing.spaces, key=lambda s: s.space.slug)]
     text = "\n".join(f"{r['slug']}\t{r['activeMemories']} memories\t{r['name']}" for r in rows)
     _print(rows, as_json, text or "No spaces yet: memspace space create SLUG")
 

@@ -8,7 +8,6 @@ clicks from an agent's calls in its audit log.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Annotated
 
 from mcp.server.apps import Apps, Visibility
@@ -19,11 +18,10 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES
-from memspace.present.json import document_json, iso, memory_json, search_json
+from memspace.present.json import document_json, iso, memory_json, search_json, spaces_json
 from memspace.present.text import add_text, list_text, memory_text, spaces_text
 from memspace.present.tool import result
 from memspace.services.search import SearchRequest
-from memspace.services.spaces import space_listing
 
 APP_ONLY: list[Visibility] = ["app"]
 SpaceArg = Annotated[str | None, Field(description="Space slug; omit for the active space.")]
@@ -47,8 +45,8 @@ def _register_space_tools(apps: Apps, app: Container, uri: str) -> None:
                description="The key's spaces with access level, size and last activity.")
     def list_spaces_ui(ctx: Context) -> CallToolResult:
         who = principal_of(ctx)
-        spaces = call(lambda: space_listing(app.access, app.store, who))
-        return result(spaces_text(spaces), {"spaces": spaces})
+        listing = call(lambda: app.spaces.listing(who))
+        return result(spaces_text(listing), {"spaces": spaces_json(listing)})
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="set_active_space_ui", annotations=WRITES,
                description="Make a space the key's active space; answers with the new listing.")
@@ -56,10 +54,9 @@ def _register_space_tools(apps: Apps, app: Container, uri: str) -> None:
         ctx: Context, space: Annotated[str, Field(description="Slug of the space to switch to.")]
     ) -> CallToolResult:
         who = principal_of(ctx)
-        chosen = call(lambda: app.access.set_active_space(who, space))
-        now = replace(who, active_space_id=chosen.space.id)
-        spaces = call(lambda: space_listing(app.access, app.store, now))
-        data = {"activeSpace": chosen.space.slug, "access": chosen.access.value, "spaces": spaces}
+        chosen, listing = call(lambda: app.spaces.activate(who, space))
+        data = {"activeSpace": chosen.space.slug, "access": chosen.access.value,
+                "spaces": spaces_json(listing)}
         return result(f"Active space is now '{chosen.space.slug}'.", data)
 
 

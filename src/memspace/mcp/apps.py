@@ -21,10 +21,9 @@ from memspace.bootstrap import Container
 from memspace.mcp.app_tools import register_app_tools
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY
-from memspace.present.json import document_json, memory_json, profile_json
+from memspace.present.json import document_json, memory_json, profile_json, spaces_json
 from memspace.present.text import graph_launch_text, spaces_text
 from memspace.present.tool import result
-from memspace.services.spaces import space_listing
 
 SpaceArg = Annotated[
     str | None,
@@ -96,9 +95,9 @@ def _register_launchers(apps: Apps, app: Container) -> None:
     )
     def select_space_ui(ctx: Context) -> CallToolResult:
         who = principal_of(ctx)
-        spaces = call(lambda: space_listing(app.access, app.store, who))
-        text = spaces_text(spaces) + "\nTo switch, call setActiveSpace with one of these slugs."
-        return result(text, {"spaces": spaces})
+        listing = call(lambda: app.spaces.listing(who))
+        text = spaces_text(listing) + "\nTo switch, call setActiveSpace with one of these slugs."
+        return result(text, {"spaces": spaces_json(listing)})
 
     @apps.tool(
         resource_uri=GUIDED_SAVE.uri,

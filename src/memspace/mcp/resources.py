@@ -12,9 +12,8 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError
 from memspace.mcp.identity import principal_of
-from memspace.present.json import profile_json
+from memspace.present.json import profile_json, spaces_json
 from memspace.services.access import Principal
-from memspace.services.spaces import space_listing
 
 
 def _json(data: Any) -> str:
@@ -43,7 +42,7 @@ def register_resources(server: MCPServer, app: Container) -> None:
                      mime_type="application/json",
                      description="The spaces this key can use, with access level and activity.")
     def spaces() -> str:
-        return _read(lambda: space_listing(app.access, app.store, who()))
+        return _read(lambda: spaces_json(app.spaces.listing(who())))
 
     @server.resource("memspace://memories/{memory_id}", name="memory", title="A memory and its history",
                      mime_type="application/json",

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
-from memspace.present.json import change_kind, document_json, memory_json, search_json
+from memspace.present.json import change_kind, document_json, memory_json, search_json, spaces_json
 from memspace.present.text import (
     add_text,
     document_line,
@@ -25,7 +25,6 @@ from memspace.present.text import (
 )
 from memspace.present.tool import result
 from memspace.services.search import SearchRequest
-from memspace.services.spaces import space_listing
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -264,8 +263,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
     )
     def list_spaces(ctx: Context) -> CallToolResult:
         who = principal_of(ctx)
-        spaces = call(lambda: space_listing(app.access, app.store, who))
-        return result(spaces_text(spaces), {"spaces": spaces})
+        listing = call(lambda: app.spaces.listing(who))
+        return result(spaces_text(listing), {"spaces": spaces_json(listing)})
 
     @server.tool(
         name="whoAmI",

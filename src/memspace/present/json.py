@@ -11,6 +11,7 @@ from memspace.domain.models import ApiKey, Document, Memory, Neighbour, Relation
 if TYPE_CHECKING:  # services import this module's helpers until they all return typed results
     from memspace.services.context import Profile
     from memspace.services.search import SearchHit, SearchResult
+    from memspace.services.spaces import ListedSpace, SpaceListing
 
 
 def iso(value: datetime | None) -> str | None:
@@ -163,3 +164,18 @@ def search_json(found: SearchResult) -> dict[str, Any]:
     if found.profile is not None:
         data["profile"] = profile_json(found.profile)
     return data
+
+
+def listed_space_json(listed: ListedSpace) -> dict[str, Any]:
+    return {
+        **space_json(listed.space),
+        "access": listed.access.value,
+        "activeMemories": listed.stats.active_memories,
+        "documents": listed.stats.documents,
+        "isActive": listed.is_active,
+        "isDefault": listed.is_default,
+    }
+
+
+def spaces_json(listing: SpaceListing) -> list[dict[str, Any]]:
+    return [listed_space_json(s) for s in listing.spaces]

@@ -6,10 +6,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from memspace.domain.models import Memory
+from memspace.present.json import iso
 
 if TYPE_CHECKING:  # services import present.json's helpers until they all return typed results
     from memspace.services.context import Profile
     from memspace.services.search import SearchResult
+    from memspace.services.spaces import SpaceListing
 
 
 def _line(memory: dict[str, Any]) -> str:
@@ -127,14 +129,15 @@ def document_text(doc: dict[str, Any], content: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def spaces_text(spaces: list[dict[str, Any]]) -> str:
-    lines = [f"{len(spaces)} space(s) this key can use:"]
-    for s in spaces:
-        marks = [m for m, on in (("active", s["isActive"]), ("default", s["isDefault"])) if on]
+def spaces_text(listing: SpaceListing) -> str:
+    lines = [f"{len(listing.spaces)} space(s) this key can use:"]
+    for s in listing.spaces:
+        marks = [m for m, on in (("active", s.is_active), ("default", s.is_default)) if on]
         tag = f" [{', '.join(marks)}]" if marks else ""
         lines.append(
-            f"- {s['slug']}{tag}: {s['access']}, {s['activeMemories']} memories, "
-            f"last active {s['lastActiveAt']}" + (f" — {s['description']}" if s["description"] else "")
+            f"- {s.space.slug}{tag}: {s.access.value}, {s.stats.active_memories} memories, "
+            f"last active {iso(s.space.last_active_at)}"
+            + (f" — {s.space.description}" if s.space.description else "")
         )
     return "\n".join(lines)
 
