@@ -21,6 +21,7 @@ from memspace.present.json import document_json, key_json, search_json, space_js
 from memspace.present.text import add_text, documents_text, search_text
 from memspace.services.access import AccessService
 from memspace.services.admin import parse_grant
+from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
 
 app = typer.Typer(help="memspace: shared, graph-shaped memory for teams of AI agents.",
@@ -186,7 +187,8 @@ def add(
     container = _container()
     text = sys.stdin.read() if content == "-" else content
     try:
-        result = container.memories.add(AccessService.operator(), text, space, category).as_json()
+        result = container.memories.submit(AccessService.operator(),
+                                           AddRequest(text, space, category)).as_json()
     except MemspaceError as exc:
         _fail(exc)
     _print(result, as_json, add_text(result))

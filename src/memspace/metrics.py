@@ -26,12 +26,13 @@ from typing import Any, cast
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics
 
 from memspace.domain.errors import ExtractionFailed, MemspaceError
-from memspace.domain.models import Document, DocumentStatus
+from memspace.domain.models import Document, DocumentStatus, Usage
 from memspace.domain.notes import NoteJob, NoteState
 from memspace.domain.ports import Candidate, Extraction, FactExtractor, GraphStore
+from memspace.services.access import Principal
 from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.ingestion import IngestionService
-from memspace.services.memories import AddResult, MemoryService
+from memspace.services.memories import AddRequest, AddResult, MemoryService
 
 # Tool calls take ~5 ms (a listing) to a model's timeout (30 s by default).
 TOOL_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
@@ -85,7 +86,7 @@ class Metrics:
     def added(self, result: AddResult, model_configured: bool) -> None:
         if result.status == "replayed":
             return  # the first call was counted
-        mode = result.mode
+        mode: str = result.mode or ""
         if mode == "flat" and model_configured and result.status == "created":
             mode = "fallback"  # a model was asked (or meant to be) and the note went in whole
         self.adds.labels(mode, result.status).inc()
@@ -96,11 +97,11 @@ class Metrics:
         elif job.state is NoteState.FLAT:
             self.notes.labels("fallback").inc()
 
-    def model_spent(self, calls: int, prompt: int, completion: int, failed: bool) -> None:
+    def model_spent(self, usage: Usage, failed: bool) -> None:
         """A finished extraction: all its calls count as failed when it failed in the end."""
-        self.model_calls.labels("failed" if failed else "ok").inc(calls)
-        self.model_tokens.labels("prompt").inc(prompt)
-        self.model_tokens.labels("completion").inc(completion)
+        self.model_calls.labels("failed" if failed else "ok").inc(usage.llm_calls)
+        self.model_tokens.labels("prompt").inc(usage.prompt_tokens)
+        self.model_tokens.labels("completion").inc(usage.completion_tokens)
 
     def processed(self, document: Document) -> None:
         outcome = {DocumentStatus.DONE: "done", DocumentStatus.FAILED: "failed"}.get(
@@ -156,10 +157,9 @@ class WatchedExtractor:
         try:
             extraction = self._inner.extract(content, candidates, speaker, observed_at)
         except ExtractionFailed as exc:
-            self._metrics.model_spent(exc.llm_calls, exc.prompt_tokens, exc.completion_tokens, True)
+            self._metrics.model_spent(exc.usage, True)
             raise
-        self._metrics.model_spent(extraction.llm_calls, extraction.prompt_tokens,
-                                  extraction.completion_tokens, False)
+        self._metrics.model_spent(extraction.usage, False)
         return extraction
 
 
@@ -171,8 +171,8 @@ class MeteredMemoryService(MemoryService):
         self.metrics = metrics
         self.model_configured = self._extractor is not None
 
-    def add(self, *args: Any, **kwargs: Any) -> AddResult:
-        result = super().add(*args, **kwargs)
+    def submit(self, principal: Principal, request: AddRequest, *, wait: bool = True) -> AddResult:
+        result = super().submit(principal, request, wait=wait)
         self.metrics.added(result, self.model_configured)
         return result
 

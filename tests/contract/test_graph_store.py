@@ -18,6 +18,7 @@ from memspace.domain.models import (
     DocumentStatus,
     MemoryFilter,
     RelationType,
+    Usage,
 )
 from memspace.domain.ports import ChangeAfter, GraphStore, PageAfter, WriteBatch
 from memspace.domain.text import content_hash
@@ -389,8 +390,8 @@ def test_existing_hashes_names_only_active_memories_of_the_space(store: GraphSto
 
 def test_usage_totals_accumulate_per_space(store: GraphStore) -> None:
     space, other = new_space(store), new_space(store)
-    store.record_usage(space.id, 1, 100, 20)
-    store.record_usage(space.id, 2, 50, 5)
+    store.record_usage(space.id, Usage(1, 100, 20))
+    store.record_usage(space.id, Usage(2, 50, 5))
     totals = store.usage_totals(space.id)
     assert (totals.llm_calls, totals.prompt_tokens, totals.completion_tokens) == (3, 150, 25)
     assert store.usage_totals(other.id).llm_calls == 0

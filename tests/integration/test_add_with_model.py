@@ -93,7 +93,7 @@ def test_extends_and_derives_keep_both_and_invented_numbers_are_dropped(team: Te
 
 def test_invalid_json_gets_one_retry(team: Team) -> None:
     result = team.add("retry me", Reply("this is not json"), answer(("Retried fact", [])))
-    assert (result.mode, result.calls, result.llm_calls) == ("extracted", 2, 2)
+    assert (result.mode, result.calls, result.usage.llm_calls) == ("extracted", 2, 2)
     assert team.active() == ["Retried fact"]
 
 

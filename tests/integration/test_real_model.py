@@ -134,7 +134,7 @@ def test_a_note_saved_without_waiting_is_found_at_once_and_replaced_by_its_facts
 
     saved = app.memories.add(space.agent, text, space.slug, wait=False)
 
-    assert (saved.mode, saved.llm_calls) == ("pending", 0)
+    assert (saved.mode, saved.usage.llm_calls) == ("pending", 0)
     note = saved.memories[0]
     assert [m.id for m in space.memories()] == [note.id]  # stored and active before any call
     assert app.notes is not None

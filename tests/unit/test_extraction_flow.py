@@ -110,7 +110,7 @@ def test_a_failing_model_still_stores_the_content_flat(model_world: World) -> No
     result = model_world.app.memories.add(who, "Never lose this sentence")
     assert (result.status, result.mode) == ("created", "flat")
     assert result.memories[0].content == "Never lose this sentence"
-    assert "timed out" in result.warnings[0] and result.llm_calls == 1
+    assert "timed out" in result.warnings[0] and result.usage.llm_calls == 1
 
 
 def test_an_extractor_bug_still_stores_the_content_flat_with_a_warning(model_world: World) -> None:

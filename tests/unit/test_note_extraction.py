@@ -57,7 +57,7 @@ def test_a_note_saved_without_waiting_is_stored_pending_searchable_and_costs_no_
     who = model_world.principal({"acme": "rw"})
     result = model_world.app.memories.add(who, NOTE, "acme", wait=False)
 
-    assert (result.status, result.mode, result.llm_calls) == ("created", "pending", 0)
+    assert (result.status, result.mode, result.usage.llm_calls) == ("created", "pending", 0)
     assert result.as_json()["memories"][0]["status"] == "pending"
     assert model(model_world).calls == []
     found = model_world.app.search.search(who, SearchRequest(query="who leads mobile", space="acme"))

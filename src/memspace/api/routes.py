@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import MemspaceError
 from memspace.present.json import memory_json, search_json
+from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
 
 router = APIRouter()
@@ -58,7 +59,8 @@ class SearchBody(BaseModel):
 
 @router.post("/v1/memories", tags=["memories"], status_code=201)
 async def add_memory(body: AddBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
-    result = await run_in_threadpool(app.memories.add, who, body.content, body.space, body.category)
+    result = await run_in_threadpool(app.memories.submit, who,
+                                     AddRequest(body.content, body.space, body.category))
     return result.as_json()
 
 

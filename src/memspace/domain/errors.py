@@ -19,6 +19,8 @@ surfaces turn them into status codes and `isError` results. Every message says w
 
 from __future__ import annotations
 
+from memspace.domain.models import Usage
+
 
 class MemspaceError(Exception):
     """Base of every error memspace raises on purpose."""
@@ -121,3 +123,7 @@ class ExtractionFailed(Unavailable):
         self.llm_calls = llm_calls
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(self.llm_calls, self.prompt_tokens, self.completion_tokens)

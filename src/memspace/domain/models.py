@@ -6,6 +6,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
 
 class Access(enum.StrEnum):
@@ -162,7 +163,7 @@ class Neighbour:
     memory: Memory
     hops: int
     via: RelationType
-    direction: str  # "out": origin (or the hop before) points at it; "in": it points back
+    direction: Literal["out", "in"]  # out: origin (or the hop before) points at it; in: it points back
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,22 @@ class NewMemory:
     memory: Memory
     relations: list[Relation] = field(default_factory=list)
     supersedes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What the fact-extraction model cost: calls and tokens. Adds up with `+`."""
+
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.llm_calls + other.llm_calls, self.prompt_tokens + other.prompt_tokens,
+                     self.completion_tokens + other.completion_tokens)
+
+    def __bool__(self) -> bool:
+        return bool(self.llm_calls or self.prompt_tokens or self.completion_tokens)
 
 
 @dataclass(frozen=True)

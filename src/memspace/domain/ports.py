@@ -22,6 +22,7 @@ from memspace.domain.models import (
     ScoredMemory,
     Space,
     SpaceStats,
+    Usage,
 )
 
 Vector = Sequence[float]
@@ -47,13 +48,6 @@ class WriteBatch:
     supersede: dict[str, str] = field(default_factory=dict)  # old id -> new id
     at: datetime | None = None
     source: ChunkSource | None = None
-
-
-@dataclass(frozen=True)
-class UsageTotals:
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -183,11 +177,10 @@ class GraphStore(Protocol):
         """Which of these content hashes belong to active memories of the space."""
 
     # usage and idempotency
-    def record_usage(self, space_id: str, llm_calls: int, prompt_tokens: int,
-                     completion_tokens: int) -> None:
+    def record_usage(self, space_id: str, usage: Usage) -> None:
         """Add to the space's running model-usage totals."""
 
-    def usage_totals(self, space_id: str) -> UsageTotals: ...
+    def usage_totals(self, space_id: str) -> Usage: ...
 
     def claim_idempotency(self, space_id: str, scope: str, key: str, at: datetime) -> str | None:
         """The stored result of a finished call with this key, or None after claiming it.
@@ -349,6 +342,10 @@ class Extraction:
     llm_calls: int = 1
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(self.llm_calls, self.prompt_tokens, self.completion_tokens)
 
 
 class FactExtractor(Protocol):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from memspace.domain.models import Chunk
 
@@ -30,7 +31,7 @@ class Block:
     text: str
     first: int
     last: int
-    unit: str  # "page", "row" or "line"
+    unit: Literal["page", "row", "line"]
     section: str | None = None  # Markdown heading path; chunks never span two sections
     keep_whole: bool = False  # a CSV row or a code fence: cut only when over the hard limit
     fence: str | None = None  # the opening line of a code fence, to re-open it on each piece

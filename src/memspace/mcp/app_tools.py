@@ -21,6 +21,7 @@ from memspace.mcp.tools import READ_ONLY, WRITES
 from memspace.present.json import document_json, iso, memory_json, search_json, spaces_json
 from memspace.present.text import add_text, list_text, memory_text, spaces_text
 from memspace.present.tool import result
+from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
 
 APP_ONLY: list[Visibility] = ["app"]
@@ -84,7 +85,8 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
     def save_memory_ui(ctx: Context, content: ContentArg, category: CategoryArg = None,
                        space: SpaceArg = None) -> CallToolResult:
         who = principal_of(ctx)
-        added = call(lambda: app.memories.add(who, content, space, category)).as_json()
+        request = AddRequest(content, space, category)
+        added = call(lambda: app.memories.submit(who, request)).as_json()
         return result(add_text(added), added)
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="preview_correction_ui",

@@ -24,6 +24,7 @@ from memspace.present.text import (
     spaces_text,
 )
 from memspace.present.tool import result
+from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -109,8 +110,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
                                                     expectedVersion))
             data = {"status": "forgotten", "memory": memory_json(gone)}
             return result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
-        added = call(lambda: app.memories.add(
-            who, content, space, category, speaker, observedAt, idempotencyKey, wait=wait)).as_json()
+        request = AddRequest(content, space, category, speaker, observedAt, idempotencyKey)
+        added = call(lambda: app.memories.submit(who, request, wait=wait)).as_json()
         return result(add_text(added), added)
 
     @server.tool(

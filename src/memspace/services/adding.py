@@ -9,10 +9,10 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
-from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, Space
+from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, Space, Usage
 from memspace.domain.ports import Candidate, WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services.access import Principal
@@ -25,20 +25,41 @@ from memspace.services.views import memory_json, relation_json
 log = logging.getLogger(__name__)
 
 
+NO_USAGE = Usage()
+AddStatus = Literal["created", "duplicate", "replayed"]
+# pending: stored now as it was given, its facts extracted in the background
+AddMode = Literal["extracted", "flat", "pending"]
+
+
+@dataclass(frozen=True)
+class AddRequest:
+    """One add, as MCP, REST, the CLI and document ingestion ask for it (DESIGN §3).
+
+    `source` names the document chunk the content is: the memories written link to it, and the
+    write advances the document's progress in the same transaction. The service validates the
+    request and passes the checked copy down the pipeline."""
+
+    content: str | None
+    space: str | None = None
+    category: str | None = None
+    speaker: str | None = None
+    observed_at: datetime | None = None
+    idempotency_key: str | None = None
+    source: ChunkSource | None = None
+
+
 @dataclass
 class AddResult:
     """The result shape of DESIGN §3."""
 
-    status: str  # "created" | "duplicate"
-    mode: str  # "extracted" | "flat" | "pending" (stored now, facts extracted in the background)
+    status: AddStatus
+    mode: AddMode | None  # None only for a replay, whose stored answer says it
     space: str
     memories: list[Memory]
     relations: list[Relation] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    usage: Usage = field(default_factory=Usage)
     replay: dict[str, Any] | None = None  # the stored answer of an earlier call, same key
     similar: list[dict[str, Any]] = field(default_factory=list)  # see services/similar.py
 
@@ -57,9 +78,9 @@ class AddResult:
             "similar": self.similar,
             "reviewSuggested": bool(self.similar),
             "usage": {
-                "llmCalls": self.llm_calls,
-                "promptTokens": self.prompt_tokens,
-                "completionTokens": self.completion_tokens,
+                "llmCalls": self.usage.llm_calls,
+                "promptTokens": self.usage.prompt_tokens,
+                "completionTokens": self.usage.completion_tokens,
             },
         }
 
@@ -78,100 +99,96 @@ class AddPipeline(MemoryCore):
         [(own, searched)] = search_vectors(self._embedder, [memory])
         return replace(memory, embedding=searched), replace(memory, embedding=own)
 
-    def _add(self, principal: Principal, space: Space, text: str, category: str | None,
-             speaker: str | None, observed_at: datetime | None,
-             source: ChunkSource | None, wait: bool = True) -> AddResult:
-        result = self._add_new(principal, space, text, category, speaker, observed_at, source,
-                               wait)
-        if result.status == "created" and source is None:
+    def _memory_for(self, principal: Principal, space: Space, request: AddRequest, text: str,
+                    category: str | None) -> Memory:
+        """A new memory of this add: `text` is the content or one fact extracted from it."""
+        return self._new_memory(space.id, text, self._category(category), principal.actor,
+                                request.source, request.speaker, request.observed_at)
+
+    def _add(self, principal: Principal, space: Space, request: AddRequest,
+             wait: bool = True) -> AddResult:
+        """`request` is validated: its content is the text to store, its speaker normalised."""
+        result = self._add_new(principal, space, request, wait)
+        if result.status == "created" and request.source is None:
             # Facts the model related to nothing (all of them in flat mode) may still restate
             # or contradict an older memory: list the close ones for the caller to review.
             related = {r.source_id for r in result.relations}
             result.similar = similar_on_save(
                 self._store, space.id, [m for m in result.memories if m.id not in related])
-        if result.llm_calls:
-            self._store.record_usage(space.id, result.llm_calls, result.prompt_tokens,
-                                     result.completion_tokens)
+        if result.usage:
+            self._store.record_usage(space.id, result.usage)
         return result
 
-    def _add_new(self, principal: Principal, space: Space, text: str, category: str | None,
-                 speaker: str | None, observed_at: datetime | None,
-                 source: ChunkSource | None, wait: bool = True) -> AddResult:
+    def _add_new(self, principal: Principal, space: Space, request: AddRequest,
+                 wait: bool) -> AddResult:
+        text = request.content or ""
         existing = self._store.find_active_by_hash(space.id, content_hash(text))
         if existing is not None:
             return AddResult("duplicate", "flat" if self._extractor is None else "extracted",
                              space.slug, [existing])
         if self._extractor is None:
-            return self._add_flat(principal, space, text, category, source,
-                                  said=(speaker, observed_at))
-        if not wait and source is None and self._notes is not None:
-            return self._add_pending(principal, space, text, category, speaker, observed_at)
-        return self._add_extracted(principal, space, text, category, speaker, observed_at, source)
+            return self._add_flat(principal, space, request)
+        if not wait and request.source is None and self._notes is not None:
+            return self._add_pending(principal, space, request)
+        return self._add_extracted(principal, space, request)
 
-    def _add_flat(self, principal: Principal, space: Space, text: str, category: str | None,
-                  source: ChunkSource | None, warnings: Sequence[str] = (),
-                  spent: tuple[int, int, int] = (0, 0, 0),
-                  said: tuple[str | None, datetime | None] = (None, None)) -> AddResult:
-        memory, shown = self._in_conversation(self._new_memory(
-            space.id, text, self._category(category), principal.actor, source, *said))
+    def _add_flat(self, principal: Principal, space: Space, request: AddRequest,
+                  warnings: Sequence[str] = (), spent: Usage = NO_USAGE) -> AddResult:
+        memory, shown = self._in_conversation(
+            self._memory_for(principal, space, request, request.content or "", request.category))
         try:
-            self._store.write(WriteBatch(space.id, [memory], at=memory.created_at, source=source))
+            self._store.write(WriteBatch(space.id, [memory], at=memory.created_at,
+                                         source=request.source))
         except DuplicateContent as exc:  # the same text committed first by a concurrent add
             known = self._store.get_memory(space.id, exc.existing[memory.content_hash])
             if known is None:
                 raise
             return AddResult("duplicate", "flat", space.slug, [known], warnings=list(warnings),
-                             llm_calls=spent[0], prompt_tokens=spent[1],
-                             completion_tokens=spent[2])
+                             usage=spent)
         return AddResult("created", "flat", space.slug, [shown], warnings=list(warnings),
-                         llm_calls=spent[0], prompt_tokens=spent[1], completion_tokens=spent[2])
+                         usage=spent)
 
-    def _add_pending(self, principal: Principal, space: Space, text: str, category: str | None,
-                     speaker: str | None, observed_at: datetime | None) -> AddResult:
+    def _add_pending(self, principal: Principal, space: Space, request: AddRequest) -> AddResult:
         """The note stored as it is (searchable now) and queued for background extraction."""
         assert self._notes is not None
-        result = self._add_flat(principal, space, text, category, None,
-                                said=(speaker, observed_at))
+        result = self._add_flat(principal, space, request)
         if result.status == "created":
-            self._notes.queue(result.memories[0], speaker, observed_at,
-                              self._category(category) if category else None)
+            self._notes.queue(result.memories[0], request.speaker, request.observed_at,
+                              self._category(request.category) if request.category else None)
             result.mode = "pending"
         return result
 
-    def _add_extracted(self, principal: Principal, space: Space, text: str,
-                       category: str | None, speaker: str | None,
-                       observed_at: datetime | None, source: ChunkSource | None) -> AddResult:
+    def _add_extracted(self, principal: Principal, space: Space, request: AddRequest) -> AddResult:
         assert self._extractor is not None
+        text = request.content or ""
         [probe] = self._embedder.embed([text])
         nearest = self._store.vector_search(MemoryFilter(space.id), probe, CANDIDATES)
         candidates = [n.memory for n in nearest]
         offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(candidates)]
         try:
-            extraction = self._extractor.extract(text, offered, speaker, observed_at)
+            extraction = self._extractor.extract(text, offered, request.speaker,
+                                                 request.observed_at)
         except ExtractionFailed as exc:
             return self._add_flat(
-                principal, space, text, category, source,
+                principal, space, request,
                 [f"stored as one flat memory because fact extraction failed: {exc.message}"],
-                (exc.llm_calls, exc.prompt_tokens, exc.completion_tokens),
-                said=(speaker, observed_at))
+                exc.usage)
         except MemspaceError:
             raise
         except Exception as exc:  # an extractor's bug must not lose the note: flat, and say so
             log.exception("fact extractor failed unexpectedly; storing the content flat")
             return self._add_flat(
-                principal, space, text, category, source,
+                principal, space, request,
                 [f"stored as one flat memory because fact extraction failed unexpectedly "
-                 f"({type(exc).__name__}: {str(exc)[:200]}); the server log has the details"],
-                said=(speaker, observed_at))
-        spent = (extraction.llm_calls, extraction.prompt_tokens, extraction.completion_tokens)
+                 f"({type(exc).__name__}: {str(exc)[:200]}); the server log has the details"])
+        spent = extraction.usage
         if not extraction.facts:
-            return self._add_flat(principal, space, text, category, source,
-                                  ["the model found no facts; stored the content as given"], spent,
-                                  said=(speaker, observed_at))
+            return self._add_flat(principal, space, request,
+                                  ["the model found no facts; stored the content as given"], spent)
         plan = plan_extraction(
             extraction, candidates,
-            lambda fact, cat: self._new_memory(space.id, fact, self._category(category or cat),
-                                               principal.actor, source, speaker, observed_at),
+            lambda fact, cat: self._memory_for(principal, space, request, fact,
+                                               request.category or cat),
             self._embedder.embed,
             lambda digest: self._store.find_active_by_hash(space.id, digest),
             principal.actor,
@@ -180,10 +197,9 @@ class AddPipeline(MemoryCore):
         for attempt in range(2 * MAX_RETARGETS + 1):
             if not plan.memories:
                 return AddResult("duplicate", "extracted", space.slug, plan.known,
-                                 warnings=plan.warnings, llm_calls=spent[0],
-                                 prompt_tokens=spent[1], completion_tokens=spent[2])
+                                 warnings=plan.warnings, usage=spent)
             try:
-                self._store.write(plan.batch(space.id, at, source))
+                self._store.write(plan.batch(space.id, at, request.source))
                 break
             except DuplicateContent as exc:  # facts a concurrent add committed first
                 if attempt == 2 * MAX_RETARGETS:
@@ -193,4 +209,4 @@ class AddPipeline(MemoryCore):
                 if attempt == 2 * MAX_RETARGETS or not retarget(plan, space.id, self._store):
                     raise
         return AddResult("created", "extracted", space.slug, plan.memories, plan.relations,
-                         list(plan.supersede), plan.warnings, *spent)
+                         list(plan.supersede), plan.warnings, spent)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
-from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType
+from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Usage
 from memspace.domain.notes import NoteJob, NoteJobStore, NoteState
 from memspace.domain.ports import (
     Candidate,
@@ -99,7 +99,7 @@ class NoteExtraction:
             extraction = self._extractor.extract(note.content, offered, current.speaker,
                                                  current.observed_at)
         except ExtractionFailed as exc:
-            self._record_usage(note.space_id, exc.llm_calls, exc.prompt_tokens, exc.completion_tokens)
+            self._record_usage(note.space_id, exc.usage)
             return self._settle(current, NoteState.FLAT, f"fact extraction failed: {exc.message}")
         except MemspaceError:
             raise
@@ -107,8 +107,7 @@ class NoteExtraction:
             log.exception("fact extractor failed unexpectedly on note %s", note.id)
             return self._settle(current, NoteState.FLAT, "fact extraction failed unexpectedly "
                                 f"({type(exc).__name__}: {str(exc)[:200]})")
-        self._record_usage(note.space_id, extraction.llm_calls, extraction.prompt_tokens,
-                           extraction.completion_tokens)
+        self._record_usage(note.space_id, extraction.usage)
         return self._apply(current, note, candidates, extraction)
 
     def _apply(self, job: NoteJob, note: Memory, candidates: list[Memory],
@@ -194,9 +193,9 @@ class NoteExtraction:
                       embedding=None, active=True, created_at=self._clock.now(),
                       created_by=note.created_by, content_hash=content_hash(text))
 
-    def _record_usage(self, space_id: str, calls: int, prompt: int, completion: int) -> None:
-        if calls:
-            self._store.record_usage(space_id, calls, prompt, completion)
+    def _record_usage(self, space_id: str, usage: Usage) -> None:
+        if usage:
+            self._store.record_usage(space_id, usage)
 
     def _settle(self, job: NoteJob, state: NoteState, reason: str) -> NoteJob:
         at = self._clock.now()

@@ -6,7 +6,7 @@ The order is the guarantee:
 2. process: its text is extracted (in a child process under MEMSPACE_MAX_PARSE_SECONDS, see
    ingest/budget.py) and stored as chunks, or the document ends `failed` with the reason, the
    original still kept; then `processing`; each chunk goes through the add pipeline
-   (MemoryService.add, exactly as add_memory), whose write links the facts to the document
+   (MemoryService.submit, exactly as add_memory), whose write links the facts to the document
    and advances `chunksDone` in the same transaction; then `done`. A failure stops at the
    chunk, says which and why, and leaves the document `failed` and retryable; a retry goes on
    from the first chunk not done.
@@ -45,7 +45,7 @@ from memspace.domain.ports import Clock, DocumentReader, GraphStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.document_files import DocumentFiles
-from memspace.services.memories import MemoryService
+from memspace.services.memories import AddRequest, MemoryService
 from memspace.services.views import document_json
 
 MAX_TITLE_CHARS = 200
@@ -228,8 +228,8 @@ class IngestionService:
                 self._prefetch([c.text.strip() for c in chunks[index:index + PREFETCH_WINDOW]])
             chunk = chunks[index]
             try:
-                added = self._memories.add(writer, chunk.text, space.slug,
-                                           source=ChunkSource(current.id, index, chunk.origin))
+                added = self._memories.submit(writer, AddRequest(
+                    chunk.text, space.slug, source=ChunkSource(current.id, index, chunk.origin)))
             except MemspaceError as exc:
                 return self.fail(current, (
                     f"stopped at chunk {index + 1} of {len(chunks)} ({chunk.origin}): "

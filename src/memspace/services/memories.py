@@ -4,12 +4,13 @@ side (memory_reads.py) over what they share (memory_rules.py)."""
 
 from __future__ import annotations
 
-from memspace.services.adding import AddResult
+from memspace.services.adding import AddMode, AddRequest, AddResult, AddStatus
 from memspace.services.memory_reads import MemoryReads
 from memspace.services.memory_rules import Limits
 from memspace.services.memory_writes import AddManyResult, MemoryWrites
 
-__all__ = ["AddManyResult", "AddResult", "Limits", "MemoryService"]
+__all__ = ["AddManyResult", "AddMode", "AddRequest", "AddResult", "AddStatus", "Limits",
+           "MemoryService"]
 
 
 class MemoryService(MemoryWrites, MemoryReads):

@@ -14,7 +14,7 @@ from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services import versions
 from memspace.services.access import Principal
-from memspace.services.adding import AddPipeline, AddResult
+from memspace.services.adding import AddPipeline, AddRequest, AddResult
 from memspace.services.memory_rules import MAX_IDEMPOTENCY_KEY
 from memspace.services.paging import utc_time
 
@@ -42,30 +42,32 @@ class MemoryWrites(AddPipeline):
         source: ChunkSource | None = None,
         wait: bool = True,
     ) -> AddResult:
+        """`submit` with the request spelled out as arguments (scripts, tests, the seeder)."""
+        return self.submit(principal, AddRequest(content, space, category, speaker, observed_at,
+                                                 idempotency_key, source), wait=wait)
+
+    def submit(self, principal: Principal, request: AddRequest, *, wait: bool = True) -> AddResult:
         """Split into facts and reconcile them with the space (with a model), or store one
         flat memory (without one, or when it fails). An exact repeat is a `duplicate`; a
-        repeated `idempotency_key` replays the first call's result. `source` names the
-        document chunk the content is: the memories written link to it, and the write advances
-        the document's progress in the same transaction. `wait=False` with a model stores the
-        content at once as a `pending` note whose facts the ingestion worker extracts later."""
-        target = self._access.resolve(principal, space, write=True)
-        text = self._content(content)
-        speaker = self._speaker(speaker)
-        if observed_at is not None:  # kept in its own offset; only checked to be representable
-            utc_time(observed_at, "observedAt")
-        key = (idempotency_key or "").strip()
+        repeated `idempotency_key` replays the first call's result. `wait=False` with a model
+        stores the content at once as a `pending` note whose facts the ingestion worker
+        extracts later."""
+        target = self._access.resolve(principal, request.space, write=True)
+        if request.observed_at is not None:  # kept in its own offset; only checked to be valid
+            utc_time(request.observed_at, "observedAt")
+        checked = replace(request, content=self._content(request.content),
+                          speaker=self._speaker(request.speaker))
+        key = (request.idempotency_key or "").strip()
         if not key:
-            return self._add(principal, target.space, text, category, speaker, observed_at, source,
-                             wait)
+            return self._add(principal, target.space, checked, wait)
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
         scope = principal.key_id or principal.actor
         stored = self._store.claim_idempotency(target.space.id, scope, key, self._clock.now())
         if stored is not None:
-            return AddResult("replayed", "", target.space.slug, [], replay=json.loads(stored))
+            return AddResult("replayed", None, target.space.slug, [], replay=json.loads(stored))
         try:
-            result = self._add(principal, target.space, text, category, speaker, observed_at,
-                               source, wait)
+            result = self._add(principal, target.space, checked, wait)
         except BaseException:
             self._store.release_idempotency(target.space.id, scope, key)
             raise

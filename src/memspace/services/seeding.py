@@ -21,7 +21,7 @@ from memspace.domain.ports import Clock, GraphStore, WriteBatch
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService, parse_grant
 from memspace.services.ingestion import IngestionService
-from memspace.services.memories import MemoryService
+from memspace.services.memories import AddRequest, MemoryService
 
 T = TypeVar("T")
 
@@ -128,7 +128,7 @@ class Seeder:
             added = self._memories.correct(who, _named(ids, plan.corrects), plan.content,
                                            plan.space, plan.category, plan.reason)
         else:
-            added = self._memories.add(who, plan.content, plan.space, plan.category)
+            added = self._memories.submit(who, AddRequest(plan.content, plan.space, plan.category))
         [memory] = added.memories
         ids[plan.ref] = memory.id
         report.memories += 1

@@ -34,8 +34,9 @@ from memspace.domain.models import (
     ScoredMemory,
     Space,
     SpaceStats,
+    Usage,
 )
-from memspace.domain.ports import Change, ChangeAfter, PageAfter, UsageTotals, Vector, WriteBatch
+from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
 from memspace.domain.text import index_terms
 from memspace.stores.neo4j import cypher, search
 from memspace.stores.neo4j import records as rec
@@ -461,22 +462,21 @@ class Neo4jStore:
 
     # -- usage and idempotency ------------------------------------------------------------
 
-    def record_usage(self, space_id: str, llm_calls: int, prompt_tokens: int,
-                     completion_tokens: int) -> None:
+    def record_usage(self, space_id: str, usage: Usage) -> None:
         def work(tx: Transaction) -> None:
-            found = tx.run(cypher.RECORD_USAGE, space=space_id, calls=llm_calls,
-                           prompt=prompt_tokens, completion=completion_tokens).single(strict=True)
+            found = tx.run(cypher.RECORD_USAGE, space=space_id, calls=usage.llm_calls,
+                           prompt=usage.prompt_tokens, completion=usage.completion_tokens).single(strict=True)
             if found["found"] == 0:
                 raise NotFound(f"no space '{space_id}'")
 
         with self._space_turn(space_id):
             self._db.write(work)
 
-    def usage_totals(self, space_id: str) -> UsageTotals:
+    def usage_totals(self, space_id: str) -> Usage:
         rows = self._db.read(cypher.USAGE_TOTALS, space=space_id)
         if not rows:
-            return UsageTotals()
-        return UsageTotals(rows[0]["calls"], rows[0]["prompt"], rows[0]["completion"])
+            return Usage()
+        return Usage(rows[0]["calls"], rows[0]["prompt"], rows[0]["completion"])
 
     def claim_idempotency(self, space_id: str, scope: str, key: str, at: datetime) -> str | None:
         def work(tx: Transaction) -> tuple[bool, str | None]:

@@ -30,8 +30,9 @@ from memspace.domain.models import (
     ScoredMemory,
     Space,
     SpaceStats,
+    Usage,
 )
-from memspace.domain.ports import Change, ChangeAfter, PageAfter, UsageTotals, Vector, WriteBatch
+from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
 from memspace.domain.text import index_terms, max_edits, query_terms, tolerated, words
 from memspace.stores.sqlite import documents, fulltext, handoffs
 from memspace.stores.sqlite.migrations import backfill_terms, migrate
@@ -588,8 +589,7 @@ class SqliteStore:
 
     # -- usage and idempotency ------------------------------------------------------------
 
-    def record_usage(self, space_id: str, llm_calls: int, prompt_tokens: int,
-                     completion_tokens: int) -> None:
+    def record_usage(self, space_id: str, usage: Usage) -> None:
         with self._tx() as conn:
             conn.execute(
                 "INSERT INTO usage_totals (space_id, llm_calls, prompt_tokens, completion_tokens) "
@@ -597,15 +597,15 @@ class SqliteStore:
                 "llm_calls = llm_calls + excluded.llm_calls, "
                 "prompt_tokens = prompt_tokens + excluded.prompt_tokens, "
                 "completion_tokens = completion_tokens + excluded.completion_tokens",
-                (space_id, llm_calls, prompt_tokens, completion_tokens),
+                (space_id, usage.llm_calls, usage.prompt_tokens, usage.completion_tokens),
             )
 
-    def usage_totals(self, space_id: str) -> UsageTotals:
+    def usage_totals(self, space_id: str) -> Usage:
         row = self._conn().execute(
             "SELECT llm_calls, prompt_tokens, completion_tokens FROM usage_totals "
             "WHERE space_id = ?", (space_id,),
         ).fetchone()
-        return UsageTotals(*row) if row else UsageTotals()
+        return Usage(*row) if row else Usage()
 
     def claim_idempotency(self, space_id: str, scope: str, key: str, at: datetime) -> str | None:
         with self._tx() as conn:
