@@ -31,5 +31,7 @@ def test_caches_warm_while_the_model_loads_and_despite_its_failure() -> None:
     # other, this would wait forever (here: fail after 30 s)
     embedder = Step(fail=True, wait_for=search.started)
     container: Any = SimpleNamespace(embedder=embedder, search=search)
-    _warm(container)
+    warmed = threading.Event()
+    _warm(container, warmed)
     assert search.done and embedder.started.is_set()
+    assert warmed.is_set()  # readiness follows even though the model failed to load
