@@ -73,16 +73,12 @@ class PageAfter:
     id: str
 
 
-class GraphStore(Protocol):
-    """Spaces, keys, memories, relations and documents. Every memory query is scoped to one space."""
+# The store port, by role (docs/architecture.md lists which service uses which).
 
-    # lifecycle
-    def ping(self) -> None:
-        """Raises Unavailable when the store cannot answer."""
 
-    def close(self) -> None: ...
+class SpaceStore(Protocol):
+    """Spaces and their counts."""
 
-    # spaces
     def create_space(self, space: Space) -> None:
         """Raises Conflict when the slug is taken."""
 
@@ -94,7 +90,10 @@ class GraphStore(Protocol):
 
     def space_stats(self, space_id: str) -> SpaceStats: ...
 
-    # keys
+
+class KeyStore(Protocol):
+    """API keys and the space each one works in by default."""
+
     def create_key(self, key: ApiKey) -> None: ...
 
     def get_key(self, key_id: str) -> ApiKey | None: ...
@@ -107,25 +106,16 @@ class GraphStore(Protocol):
 
     def set_active_space(self, key_id: str, space_id: str | None) -> None: ...
 
-    # memories
-    def write(self, batch: WriteBatch) -> None:
-        """Insert memories and relations and deactivate superseded ones, all or nothing.
 
-        Raises:
-            Conflict: a memory to supersede is missing from the space or already inactive.
-        """
-
-    def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
-        """Deactivate one active memory with a reason. Raises NotFound / Conflict."""
+class MemoryReadStore(Protocol):
+    """Memories of one space, read by id, content hash, writer, page or change."""
 
     def get_memory(self, space_id: str, memory_id: str) -> Memory | None: ...
 
     def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None: ...
 
-    def similarities(self, space_id: str, embedding: Vector,
-                     memory_ids: Sequence[str]) -> dict[str, float]:
-        """Cosine similarity of `embedding` with each of these memories of the space (ids the
-        space does not hold are left out)."""
+    def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
+        """Which of these content hashes belong to active memories of the space."""
 
     def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
         """The newest memory `created_by` saved in the space at or after `since`, outside any
@@ -144,9 +134,23 @@ class GraphStore(Protocol):
         change; `since` keeps those created or invalidated at or after it. Inactive memories
         are always included (their deactivation is the change)."""
 
-    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
-        """The memories a document's chunks produced, in the order they were written, whether
-        still active or since superseded."""
+
+class MemoryWriteStore(Protocol):
+    """The two ways memories change: an atomic batch, and forgetting one."""
+
+    def write(self, batch: WriteBatch) -> None:
+        """Insert memories and relations and deactivate superseded ones, all or nothing.
+
+        Raises:
+            Conflict: a memory to supersede is missing from the space or already inactive.
+        """
+
+    def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
+        """Deactivate one active memory with a reason. Raises NotFound / Conflict."""
+
+
+class RelationStore(Protocol):
+    """The edges between memories of one space."""
 
     def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
         """Every relation with this memory at either end."""
@@ -157,7 +161,16 @@ class GraphStore(Protocol):
     def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
         """Relations whose two ends are both among `memory_ids` (a subgraph's edges)."""
 
-    # search
+    def neighbours(
+        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
+    ) -> list[Neighbour]:
+        """Memories up to `hops` relations away in either direction, nearest first, never
+        leaving the space, each origin excluded from its own list."""
+
+
+class SearchStore(Protocol):
+    """Ranked matches of a space's memories."""
+
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
         """Exactly the `limit` most cosine-similar memories of the space, best first."""
 
@@ -167,16 +180,15 @@ class GraphStore(Protocol):
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
         """Typo-tolerant match of every word (see domain.text.max_edits), best first."""
 
-    def neighbours(
-        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
-    ) -> list[Neighbour]:
-        """Memories up to `hops` relations away in either direction, nearest first, never
-        leaving the space, each origin excluded from its own list."""
+    def similarities(self, space_id: str, embedding: Vector,
+                     memory_ids: Sequence[str]) -> dict[str, float]:
+        """Cosine similarity of `embedding` with each of these memories of the space (ids the
+        space does not hold are left out)."""
 
-    def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
-        """Which of these content hashes belong to active memories of the space."""
 
-    # usage and idempotency
+class LedgerStore(Protocol):
+    """What the adds of a space cost the model, and the answers kept for idempotency keys."""
+
     def record_usage(self, space_id: str, usage: Usage) -> None:
         """Add to the space's running model-usage totals."""
 
@@ -194,7 +206,10 @@ class GraphStore(Protocol):
     def release_idempotency(self, space_id: str, scope: str, key: str) -> None:
         """Drop an unfinished claim (the call failed), so a retry runs again."""
 
-    # handoffs
+
+class HandoffStore(Protocol):
+    """Notes agents leave for the next one."""
+
     def add_handoff(self, handoff: Handoff) -> None:
         """Raises NotFound when the space does not exist."""
 
@@ -207,7 +222,10 @@ class GraphStore(Protocol):
                       agent: str | None = None) -> list[Handoff]:
         """Newest first (created_at, then id, descending), optionally one agent's."""
 
-    # documents
+
+class DocumentStore(Protocol):
+    """Uploaded documents, their progress and the lease of the worker processing one."""
+
     def add_document(self, document: Document) -> None:
         """Raises Conflict when the space already holds a document with the same sha256."""
 
@@ -251,6 +269,26 @@ class GraphStore(Protocol):
 
     def release_document(self, space_id: str, document_id: str, owner: str) -> None:
         """Drop `owner`'s lease (a clean stop), so the next start resumes the document at once."""
+
+    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
+        """The memories a document's chunks produced, in the order they were written, whether
+        still active or since superseded."""
+
+
+
+class DirectoryStore(SpaceStore, KeyStore, Protocol):
+    """Spaces and keys together: who may reach what (access checks, administration)."""
+
+
+class GraphStore(SpaceStore, KeyStore, MemoryReadStore, MemoryWriteStore, RelationStore, SearchStore,
+                 LedgerStore, HandoffStore, DocumentStore, Protocol):
+    """Every role: what the adapters (stores/sqlite, stores/neo4j) implement and bootstrap wires.
+    Every memory query is scoped to one space. A service asks only for the roles it calls."""
+
+    def ping(self) -> None:
+        """Raises Unavailable when the store cannot answer."""
+
+    def close(self) -> None: ...
 
 
 class BlobStore(Protocol):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from memspace.domain.errors import Forbidden, InvalidInput, NotFound, Unauthenticated, Unavailable
 from memspace.domain.models import Access, ApiKey, Space
-from memspace.domain.ports import Clock, GraphStore
+from memspace.domain.ports import Clock, DirectoryStore
 
 # When the store cannot be reached, a key that authenticated within this window is still
 # recognised, so the caller gets the real error (the store is down, from the tool it called)
@@ -67,7 +67,7 @@ class SpaceAccess:
 class AccessService:
     """Authenticates keys and resolves the space each call acts on."""
 
-    def __init__(self, store: GraphStore, clock: Clock) -> None:
+    def __init__(self, store: DirectoryStore, clock: Clock) -> None:
         self._store = store
         self._clock = clock
         self._recent: dict[str, tuple[Principal, float]] = {}

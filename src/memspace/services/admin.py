@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.models import Access, ApiKey, Space
-from memspace.domain.ports import Clock, GraphStore
+from memspace.domain.ports import Clock, DirectoryStore
 from memspace.services.access import generate_key, hash_key
 from memspace.services.clock import new_id
 
@@ -31,7 +31,7 @@ def parse_grant(text: str) -> tuple[str, Access]:
 
 
 class AdminService:
-    def __init__(self, store: GraphStore, clock: Clock) -> None:
+    def __init__(self, store: DirectoryStore, clock: Clock) -> None:
         self._store = store
         self._clock = clock
 

@@ -7,11 +7,19 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.models import Handoff, Memory, MemoryFilter, Space
-from memspace.domain.ports import Clock, Embedder, GraphStore
+from memspace.domain.ports import (
+    Clock,
+    Embedder,
+    HandoffStore,
+    MemoryReadStore,
+    RelationStore,
+    SearchStore,
+    SpaceStore,
+)
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.ranking import blend
 
@@ -109,8 +117,12 @@ def _conflict_entry(new: Memory, old: Memory, first: bool) -> _Entry:
     return _Entry(f"{new.id}>{old.id}", full, pointer, header)
 
 
+class BriefingPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, HandoffStore, Protocol):
+    """The store roles a briefing reads."""
+
+
 class BriefingService:
-    def __init__(self, store: GraphStore, embedder: Embedder, access: AccessService,
+    def __init__(self, store: BriefingPorts, embedder: Embedder, access: AccessService,
                  clock: Clock, count_tokens: Callable[[str], int]) -> None:
         self._store = store
         self._embedder = embedder

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from memspace.domain.models import Memory, MemoryFilter, Relation, Space, SpaceStats
-from memspace.domain.ports import GraphStore
+from memspace.domain.ports import MemoryReadStore, RelationStore, SpaceStore
 
 PROFILE_RECENT = 8
 OPEN_CONFLICTS = 10
@@ -21,8 +22,12 @@ class Profile:
     recent: tuple[Memory, ...]
 
 
+class ProfilePorts(SpaceStore, MemoryReadStore, RelationStore, Protocol):
+    """The store roles a profile reads."""
+
+
 class ProfileService:
-    def __init__(self, store: GraphStore) -> None:
+    def __init__(self, store: ProfilePorts) -> None:
         self._store = store
 
     def profile(self, space: Space, recent: int = PROFILE_RECENT) -> Profile:

@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 
 from memspace.domain.models import Memory
-from memspace.domain.ports import Embedder, GraphStore, Vector
+from memspace.domain.ports import Embedder, MemoryReadStore, Vector
 
 # Two saves by one writer further apart than this are separate conversations. Chat turns come
 # seconds to minutes apart; a new session of the same agent is usually hours later.
@@ -33,7 +33,7 @@ TURN_GAP = timedelta(minutes=30)
 CONTEXT_CHARS = 400
 
 
-def preceding_turn(store: GraphStore, space_id: str, writer: str, now: datetime,
+def preceding_turn(store: MemoryReadStore, space_id: str, writer: str, now: datetime,
                    observed_at: datetime | None) -> str | None:
     """The context of a turn `writer` saves now: the content of the memory it saved just
     before, if that was a turn too (it has a speaker) saved within TURN_GAP (and, when both

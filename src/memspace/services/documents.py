@@ -7,13 +7,13 @@ from typing import Any
 
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.models import Document, Memory
-from memspace.domain.ports import GraphStore, PageAfter
+from memspace.domain.ports import DocumentStore, PageAfter
 from memspace.services.access import AccessService, Principal
 from memspace.services.document_files import DocumentFiles
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
 
 
-def document_titles(store: GraphStore, space_id: str, memories: Iterable[Memory]) -> dict[str, str]:
+def document_titles(store: DocumentStore, space_id: str, memories: Iterable[Memory]) -> dict[str, str]:
     """Titles of the documents these memories came from (one read per distinct document)."""
     titles: dict[str, str] = {}
     for document_id in {m.document_id for m in memories if m.document_id}:
@@ -30,7 +30,7 @@ MAX_CHUNKS_PER_PAGE = 50
 
 
 class DocumentService:
-    def __init__(self, store: GraphStore, access: AccessService, files: DocumentFiles,
+    def __init__(self, store: DocumentStore, access: AccessService, files: DocumentFiles,
                  max_page_size: int = 100) -> None:
         self._store = store
         self._access = access

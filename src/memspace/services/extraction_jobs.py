@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime
+from typing import Protocol
 
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
 from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Usage
@@ -29,7 +30,11 @@ from memspace.domain.ports import (
     Embedder,
     Extraction,
     FactExtractor,
-    GraphStore,
+    LedgerStore,
+    MemoryReadStore,
+    MemoryWriteStore,
+    RelationStore,
+    SearchStore,
     WriteBatch,
 )
 from memspace.domain.text import content_hash
@@ -45,10 +50,14 @@ FROM_NOTE = "split from the note saved without waiting"
 MAX_CATEGORY_CHARS = 64
 
 
+class NotePorts(MemoryReadStore, MemoryWriteStore, RelationStore, SearchStore, LedgerStore, Protocol):
+    """The store roles settling a pending note uses."""
+
+
 class NoteExtraction:
     """Queues notes saved without waiting, and turns each into its facts when the worker asks."""
 
-    def __init__(self, store: GraphStore, jobs: NoteJobStore, embedder: Embedder,
+    def __init__(self, store: NotePorts, jobs: NoteJobStore, embedder: Embedder,
                  extractor: FactExtractor, clock: Clock) -> None:
         self._store = store
         self._jobs = jobs

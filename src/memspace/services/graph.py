@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from memspace.domain.models import MemoryFilter
-from memspace.domain.ports import GraphStore
+from memspace.domain.ports import HandoffStore, MemoryReadStore, RelationStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.handoffs import handoff_json
 from memspace.services.paging import clamp_limit
@@ -15,8 +15,12 @@ from memspace.services.views import memory_json, relation_json
 MAX_NODES = 2_000
 
 
+class GraphViewPorts(MemoryReadStore, RelationStore, HandoffStore, Protocol):
+    """The store roles the graph view reads."""
+
+
 class GraphService:
-    def __init__(self, store: GraphStore, access: AccessService) -> None:
+    def __init__(self, store: GraphViewPorts, access: AccessService) -> None:
         self._store = store
         self._access = access
 

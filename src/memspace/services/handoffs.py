@@ -7,7 +7,7 @@ from typing import Any
 
 from memspace.domain.errors import InvalidInput
 from memspace.domain.models import Handoff
-from memspace.domain.ports import Clock, GraphStore, PageAfter
+from memspace.domain.ports import Clock, HandoffStore, PageAfter
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
@@ -55,7 +55,7 @@ def _items(values: Sequence[str] | None, what: str) -> tuple[str, ...]:
 
 
 class HandoffService:
-    def __init__(self, store: GraphStore, access: AccessService, clock: Clock) -> None:
+    def __init__(self, store: HandoffStore, access: AccessService, clock: Clock) -> None:
         self._store = store
         self._access = access
         self._clock = clock

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import PureWindowsPath
-from typing import Any
+from typing import Any, Protocol
 
 from memspace.domain.errors import (
     Conflict,
@@ -41,7 +41,7 @@ from memspace.domain.errors import (
     UnreadableDocument,
 )
 from memspace.domain.models import Access, Chunk, ChunkSource, Document, DocumentStatus
-from memspace.domain.ports import Clock, DocumentReader, GraphStore
+from memspace.domain.ports import Clock, DocumentReader, DocumentStore, KeyStore, SpaceStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.document_files import DocumentFiles
@@ -84,8 +84,12 @@ class Uploaded:
         return {**document_json(self.document), "duplicate": self.duplicate}
 
 
+class IngestionPorts(SpaceStore, KeyStore, DocumentStore, Protocol):
+    """The store roles document ingestion uses (its memories go through MemoryService)."""
+
+
 class IngestionService:
-    def __init__(self, store: GraphStore, access: AccessService, memories: MemoryService,
+    def __init__(self, store: IngestionPorts, access: AccessService, memories: MemoryService,
                  reader: DocumentReader, files: DocumentFiles, clock: Clock,
                  max_upload_bytes: int,
                  prefetch: Callable[[Sequence[str]], None] | None = None) -> None:

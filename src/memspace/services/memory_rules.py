@@ -7,10 +7,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Protocol
 
 from memspace.domain.errors import Conflict, InvalidInput, NotFound
 from memspace.domain.models import ChunkSource, Memory
-from memspace.domain.ports import Clock, Embedder, FactExtractor, GraphStore
+from memspace.domain.ports import (
+    Clock,
+    DocumentStore,
+    Embedder,
+    FactExtractor,
+    LedgerStore,
+    MemoryReadStore,
+    MemoryWriteStore,
+    RelationStore,
+    SearchStore,
+)
 from memspace.domain.text import content_hash, visible
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess
@@ -31,12 +42,17 @@ class Limits:
     max_page_size: int = 100
 
 
+class MemoryPorts(MemoryReadStore, MemoryWriteStore, RelationStore, SearchStore, LedgerStore,
+                  DocumentStore, Protocol):
+    """The store roles the memory use cases call (both sides of MemoryService)."""
+
+
 class MemoryCore:
     """The collaborators and the checks both sides of MemoryService use."""
 
     def __init__(
         self,
-        store: GraphStore,
+        store: MemoryPorts,
         embedder: Embedder,
         access: AccessService,
         clock: Clock,

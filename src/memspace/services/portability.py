@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
 from memspace.domain.models import (
@@ -34,7 +34,17 @@ from memspace.domain.models import (
     Relation,
     RelationType,
 )
-from memspace.domain.ports import Embedder, ExtractedText, GraphStore, PageAfter, WriteBatch
+from memspace.domain.ports import (
+    DocumentStore,
+    Embedder,
+    ExtractedText,
+    HandoffStore,
+    MemoryReadStore,
+    MemoryWriteStore,
+    PageAfter,
+    RelationStore,
+    WriteBatch,
+)
 from memspace.domain.text import content_hash
 from memspace.services.access import AccessService, Principal
 from memspace.services.document_files import DocumentFiles
@@ -60,8 +70,13 @@ def _time(value: Any) -> datetime | None:
     return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
 
 
+class PortabilityPorts(MemoryReadStore, MemoryWriteStore, RelationStore, HandoffStore, DocumentStore,
+                       Protocol):
+    """The store roles an export reads and an import writes."""
+
+
 class PortabilityService:
-    def __init__(self, store: GraphStore, embedder: Embedder, access: AccessService,
+    def __init__(self, store: PortabilityPorts, embedder: Embedder, access: AccessService,
                  files: DocumentFiles) -> None:
         self._store = store
         self._embedder = embedder

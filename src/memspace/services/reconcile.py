@@ -9,7 +9,7 @@ from datetime import datetime
 import numpy as np
 
 from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
-from memspace.domain.ports import Extraction, GraphStore, WriteBatch
+from memspace.domain.ports import Extraction, MemoryReadStore, WriteBatch
 
 # An UPDATES retires a memory, so it must be about the same thing. The model decides that, and
 # this floor vetoes what it cannot be: measured with all-MiniLM-L6-v2 on pairs written for this
@@ -89,7 +89,7 @@ def plan_extraction(
     return plan
 
 
-def retarget(plan: Plan, space_id: str, store: GraphStore) -> bool:
+def retarget(plan: Plan, space_id: str, store: MemoryReadStore) -> bool:
     """After a lost race, aim each UPDATES at the memory that now heads the old one's chain.
 
     Two agents updating the same memory at once must end with one active head and no lost
@@ -127,7 +127,7 @@ def retarget(plan: Plan, space_id: str, store: GraphStore) -> bool:
     return moved
 
 
-def drop_repeats(plan: Plan, existing: dict[str, str], space_id: str, store: GraphStore) -> None:
+def drop_repeats(plan: Plan, existing: dict[str, str], space_id: str, store: MemoryReadStore) -> None:
     """After the store refused facts that an active memory already holds (another add of the
     same text committed first): report those as known, and write the rest without them."""
     dropped = {m.id for m in plan.memories if m.content_hash in existing}

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.models import Memory, MemoryFilter, Neighbour
-from memspace.domain.ports import Embedder, GraphStore
+from memspace.domain.ports import (
+    DocumentStore,
+    Embedder,
+    MemoryReadStore,
+    RelationStore,
+    SearchStore,
+    SpaceStore,
+)
 from memspace.services.access import AccessService, Principal
 from memspace.services.context import Profile, ProfileService
 from memspace.services.documents import document_titles
@@ -52,10 +60,14 @@ class SearchResult:
     profile: Profile | None = None
 
 
+class SearchPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, DocumentStore, Protocol):
+    """The store roles a search reads."""
+
+
 class SearchService:
     def __init__(
         self,
-        store: GraphStore,
+        store: SearchPorts,
         embedder: Embedder,
         access: AccessService,
         profiles: ProfileService,

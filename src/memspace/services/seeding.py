@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from memspace.domain.errors import Conflict, InvalidInput
 from memspace.domain.models import Document, Relation, RelationType
-from memspace.domain.ports import Clock, GraphStore, WriteBatch
+from memspace.domain.ports import Clock, MemoryWriteStore, SpaceStore, WriteBatch
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService, parse_grant
 from memspace.services.ingestion import IngestionService
@@ -73,9 +73,13 @@ class SeedReport:
     documents: list[Document] = field(default_factory=list)
 
 
+class SeedPorts(SpaceStore, MemoryWriteStore, Protocol):
+    """What loading a seed plan reads and writes beyond the services it drives."""
+
+
 class Seeder:
     def __init__(self, admin: AdminService, access: AccessService, memories: MemoryService,
-                 ingestion: IngestionService, store: GraphStore, clock: Clock) -> None:
+                 ingestion: IngestionService, store: SeedPorts, clock: Clock) -> None:
         self._admin = admin
         self._access = access
         self._memories = memories

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memspace.domain.models import Memory, MemoryFilter
-from memspace.domain.ports import GraphStore
+from memspace.domain.ports import SearchStore
 
 # Cosine similarity (all-MiniLM-L6-v2) from which an active memory is listed. Measured with
 # bench/similar_pairs.py on hand-written pairs: a fact and the fact that replaces it scored
@@ -25,7 +25,7 @@ MAX_SIMILAR = 3
 HINT = "if the new memory replaces this one, call correct_memory with memoryId='{id}'"
 
 
-def similar_on_save(store: GraphStore, space_id: str, saved: Sequence[Memory],
+def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
                     exclude: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Up to MAX_SIMILAR active memories of the space at or above SIMILAR_ON_SAVE to any of
     `saved` (those themselves and `exclude` left out), most similar first."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from memspace.domain.models import Access, Space, SpaceStats
-from memspace.domain.ports import GraphStore
+from memspace.domain.ports import SpaceStore
 from memspace.services.access import AccessService, Principal, SpaceAccess
 
 
@@ -24,7 +24,7 @@ class SpaceListing:
 
 
 class SpaceService:
-    def __init__(self, access: AccessService, store: GraphStore) -> None:
+    def __init__(self, access: AccessService, store: SpaceStore) -> None:
         self._access = access
         self._store = store
 

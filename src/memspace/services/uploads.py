@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from memspace.domain.errors import Forbidden, Unauthenticated
-from memspace.domain.ports import Clock, GraphStore
+from memspace.domain.ports import Clock, KeyStore
 from memspace.services.access import AccessService, Principal
 
 TICKET_PREFIX = "mst_"
@@ -50,7 +50,7 @@ def _unb64(text: str) -> bytes:
 class UploadTickets:
     """Issues and redeems upload tickets; `secret` must be shared by every replica."""
 
-    def __init__(self, store: GraphStore, access: AccessService, clock: Clock,
+    def __init__(self, store: KeyStore, access: AccessService, clock: Clock,
                  secret: bytes | None = None, ttl: timedelta = TICKET_TTL) -> None:
         self._store = store
         self._access = access

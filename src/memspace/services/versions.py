@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from memspace.domain.errors import Conflict, InvalidInput, StaleVersion
 from memspace.domain.models import Memory
-from memspace.domain.ports import GraphStore
+from memspace.domain.ports import MemoryReadStore
 
 # Correction chains are short; the bound only guards against a corrupt loop.
 MAX_CHAIN = 50
 
 
-def head_of(store: GraphStore, space_id: str, memory: Memory) -> Memory:
+def head_of(store: MemoryReadStore, space_id: str, memory: Memory) -> Memory:
     """The memory that now carries this fact: the end of its chain of corrections."""
     head = memory
     for _ in range(MAX_CHAIN):
@@ -31,7 +31,7 @@ def head_of(store: GraphStore, space_id: str, memory: Memory) -> Memory:
     return head
 
 
-def check(store: GraphStore, space_id: str, memory: Memory, expected: int | None) -> None:
+def check(store: MemoryReadStore, space_id: str, memory: Memory, expected: int | None) -> None:
     """Raises StaleVersion when `expected` is not the fact's current version, Conflict when it
     is but names a memory that is no longer current. None skips the check."""
     if expected is None:
@@ -51,7 +51,7 @@ def check(store: GraphStore, space_id: str, memory: Memory, expected: int | None
                    f"one is '{head.id}' (v{head.version}): pass memoryId='{head.id}'")
 
 
-def after_lost_race(store: GraphStore, space_id: str, memory_id: str, expected: int,
+def after_lost_race(store: MemoryReadStore, space_id: str, memory_id: str, expected: int,
                     lost: Conflict) -> Conflict:
     """What to raise when the store refused a write that passed `check`: a StaleVersion naming
     the version that won, or the store's own Conflict when the memory is still current."""
