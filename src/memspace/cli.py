@@ -292,7 +292,7 @@ def document_list(
     except MemspaceError as exc:
         _fail(exc)
     rows = [document_json(d) for d in page.items]
-    _print(rows, as_json, documents_text(slug, rows, page.next_cursor))
+    _print(rows, as_json, documents_text(slug, page.items, page.next_cursor))
 
 
 @document_app.command("retry")

@@ -50,7 +50,7 @@ def _run(app: Container, document: Document, bar: Progress, name: str) -> Docume
 
 def _outcome(name: str, document: Document, duplicate: bool) -> str:
     if duplicate:
-        return f"{name}: already imported as {document_line(document_json(document))}"
+        return f"{name}: already imported as {document_line(document)}"
     if document.status is DocumentStatus.DONE:
         return (f"{name}: done — {document.fact_count} memories from {document.chunks_total} "
                 f"chunk(s) [{document.id}]")

@@ -12,7 +12,7 @@ from starlette.types import Message
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import InvalidInput
-from memspace.present.json import document_json
+from memspace.present.json import document_content_json, document_json
 from memspace.services.ingestion import too_large
 
 router = APIRouter(prefix="/v1/documents", tags=["documents"])
@@ -86,7 +86,8 @@ async def get_document_content(document_id: str, app: ContainerDep, who: Princip
                                space: str | None = None, offset: int = 0,
                                limit: int = 10) -> dict[str, Any]:
     """The extracted text, a page of chunks at a time (pass back `nextOffset`)."""
-    return await run_in_threadpool(app.documents.content, who, document_id, space, offset, limit)
+    page = await run_in_threadpool(app.documents.content, who, document_id, space, offset, limit)
+    return document_content_json(page)
 
 
 @router.post("/{document_id}/retry", status_code=202)

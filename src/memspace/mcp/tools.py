@@ -12,12 +12,21 @@ from pydantic import Field
 
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
-from memspace.present.json import change_kind, document_json, memory_json, search_json, spaces_json
+from memspace.present.json import (
+    change_kind,
+    document_json,
+    document_page_json,
+    identity_json,
+    memory_json,
+    search_json,
+    spaces_json,
+)
 from memspace.present.text import (
     add_text,
     document_line,
     document_text,
     documents_text,
+    identity_text,
     list_text,
     memory_text,
     search_text,
@@ -206,7 +215,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
         slug, page = call(lambda: app.documents.list(who, space, limit, cursor))
         items = [document_json(d) for d in page.items]
         data = {"space": slug, "documents": items, "nextCursor": page.next_cursor}
-        return result(documents_text(slug, items, page.next_cursor), data)
+        return result(documents_text(slug, page.items, page.next_cursor), data)
 
     @server.tool(
         name="getDocument",
@@ -228,10 +237,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
         limit: Annotated[int, Field(ge=1, le=50, description="How many chunks (1-50).")] = 10,
     ) -> CallToolResult:
         who = principal_of(ctx)
-        doc = document_json(call(lambda: app.documents.get(who, documentId, space)))
-        content = call(lambda: app.documents.content(who, documentId, space, offset, limit))
-        data = {"document": doc, "content": content}
-        return result(document_text(doc, content), data)
+        page = call(lambda: app.documents.content(who, documentId, space, offset, limit))
+        return result(document_text(page), document_page_json(page))
 
     @server.tool(
         name="retryDocument",
@@ -250,8 +257,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
         space: SpaceArg = None,
     ) -> CallToolResult:
         who = principal_of(ctx)
-        doc = document_json(call(lambda: app.ingestion.retry(who, documentId, space)))
-        return result(document_line(doc), {"document": doc})
+        retried = call(lambda: app.ingestion.retry(who, documentId, space))
+        return result(document_line(retried), {"document": document_json(retried)})
 
     @server.tool(
         name="listSpaces",
@@ -275,25 +282,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
     )
     def who_am_i(ctx: Context) -> CallToolResult:
         who = principal_of(ctx)
-        visible = call(lambda: app.access.visible_spaces(who))
-        slugs = {v.space.id: v.space.slug for v in visible}
-        grants = {v.space.slug: v.access.value for v in visible}
-        usage = {}
-        for v in visible:
-            totals = app.store.usage_totals(v.space.id)
-            usage[v.space.slug] = {"llmCalls": totals.llm_calls, "promptTokens": totals.prompt_tokens,
-                                   "completionTokens": totals.completion_tokens}
-        data = {
-            "name": who.name,
-            "keyId": who.key_id,
-            "grants": grants,
-            "usage": usage,
-            "defaultSpace": slugs.get(who.default_space_id or ""),
-            "activeSpace": slugs.get(who.active_space_id or ""),
-        }
-        current = data["activeSpace"] or data["defaultSpace"] or "none (pass `space`)"
-        listed = ", ".join(f"{k} ({v})" for k, v in grants.items()) or "none"
-        return result(f"You are '{who.name}'. Spaces: {listed}. Current space: {current}.", data)
+        identity = call(lambda: app.spaces.identity(who))
+        return result(identity_text(identity), identity_json(identity))
 
     @server.tool(
         name="setActiveSpace",

@@ -10,8 +10,9 @@ from memspace.domain.models import ApiKey, Document, Memory, Neighbour, Relation
 
 if TYPE_CHECKING:  # services import this module's helpers until they all return typed results
     from memspace.services.context import Profile
+    from memspace.services.documents import DocumentPage
     from memspace.services.search import SearchHit, SearchResult
-    from memspace.services.spaces import ListedSpace, SpaceListing
+    from memspace.services.spaces import Identity, ListedSpace, SpaceListing
 
 
 def iso(value: datetime | None) -> str | None:
@@ -179,3 +180,35 @@ def listed_space_json(listed: ListedSpace) -> dict[str, Any]:
 
 def spaces_json(listing: SpaceListing) -> list[dict[str, Any]]:
     return [listed_space_json(s) for s in listing.spaces]
+
+
+def identity_json(who: Identity) -> dict[str, Any]:
+    return {
+        "name": who.name,
+        "keyId": who.key_id,
+        "grants": {g.space.slug: g.access.value for g in who.spaces},
+        "usage": {g.space.slug: {"llmCalls": g.usage.llm_calls, "promptTokens": g.usage.prompt_tokens,
+                                 "completionTokens": g.usage.completion_tokens} for g in who.spaces},
+        "defaultSpace": who.default_space,
+        "activeSpace": who.active_space,
+    }
+
+
+def document_content_json(page: DocumentPage) -> dict[str, Any]:
+    """A page of a document's text (REST /content; getDocument's `content`)."""
+    content: dict[str, Any] = {
+        "total": page.total,
+        "offset": page.offset,
+        "chunks": [{"index": page.offset + i, "origin": c.origin, "text": c.text}
+                   for i, c in enumerate(page.chunks)],
+        "nextOffset": page.next_offset,
+        "notes": list(page.notes),
+    }
+    if page.unavailable is not None:
+        content["unavailable"] = page.unavailable
+    return content
+
+
+def document_page_json(page: DocumentPage) -> dict[str, Any]:
+    """getDocument's answer: the document, and a page of its text as `content`."""
+    return {"document": document_json(page.document), "content": document_content_json(page)}

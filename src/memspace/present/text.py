@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memspace.domain.models import Memory
+from memspace.domain.models import Document, Memory
 from memspace.present.json import iso
 
 if TYPE_CHECKING:  # services import present.json's helpers until they all return typed results
     from memspace.services.context import Profile
+    from memspace.services.documents import DocumentPage
     from memspace.services.search import SearchResult
-    from memspace.services.spaces import SpaceListing
+    from memspace.services.spaces import Identity, SpaceListing
 
 
 def _line(memory: dict[str, Any]) -> str:
@@ -97,35 +98,35 @@ def list_text(title: str, items: list[dict[str, Any]], next_cursor: str | None) 
     return "\n".join(lines)
 
 
-def document_line(doc: dict[str, Any]) -> str:
+def document_line(document: Document) -> str:
     """`[id] title (kind, status, N facts)`, with progress while processing and the reason of a
     failure."""
-    state = doc["status"]
-    if state in ("queued", "processing") and doc["chunksTotal"]:
-        state += f" {doc['chunksDone']}/{doc['chunksTotal']} chunks"
-    line = f"[{doc['id']}] {doc['title']} ({doc['kind']}, {state}, {doc['factCount']} facts)"
-    return line + (f" — failed: {doc['error']}" if doc.get("error") else "")
+    state = document.status.value
+    if state in ("queued", "processing") and document.chunks_total:
+        state += f" {document.chunks_done}/{document.chunks_total} chunks"
+    line = f"[{document.id}] {document.title} ({document.kind}, {state}, {document.fact_count} facts)"
+    return line + (f" — failed: {document.error}" if document.error else "")
 
 
-def documents_text(space: str, items: list[dict[str, Any]], next_cursor: str | None) -> str:
-    lines = [f"{len(items)} document(s) in '{space}'."]
-    lines += [f"- {document_line(d)}" for d in items]
+def documents_text(space: str, documents: Sequence[Document], next_cursor: str | None) -> str:
+    lines = [f"{len(documents)} document(s) in '{space}'."]
+    lines += [f"- {document_line(d)}" for d in documents]
     if next_cursor:
         lines.append(f"More available: call again with cursor={next_cursor}")
     return "\n".join(lines)
 
 
-def document_text(doc: dict[str, Any], content: dict[str, Any]) -> str:
-    lines = [document_line(doc)]
-    lines += [f"Note: {n}" for n in content["notes"]]
-    if content.get("unavailable"):
-        lines.append(f"No text to show: {content['unavailable']}")
-    elif content["chunks"]:
-        last = content["offset"] + len(content["chunks"])
-        lines.append(f"Text, chunks {content['offset'] + 1}-{last} of {content['total']}:")
-        lines += [f"--- ({c['origin']})\n{c['text']}" for c in content["chunks"]]
-    if content.get("nextOffset") is not None:
-        lines.append(f"More text: call again with offset={content['nextOffset']}")
+def document_text(page: DocumentPage) -> str:
+    lines = [document_line(page.document)]
+    lines += [f"Note: {n}" for n in page.notes]
+    if page.unavailable:
+        lines.append(f"No text to show: {page.unavailable}")
+    elif page.chunks:
+        last = page.offset + len(page.chunks)
+        lines.append(f"Text, chunks {page.offset + 1}-{last} of {page.total}:")
+        lines += [f"--- ({c.origin})\n{c.text}" for c in page.chunks]
+    if page.next_offset is not None:
+        lines.append(f"More text: call again with offset={page.next_offset}")
     return "\n".join(lines)
 
 
@@ -140,6 +141,12 @@ def spaces_text(listing: SpaceListing) -> str:
             + (f" — {s.space.description}" if s.space.description else "")
         )
     return "\n".join(lines)
+
+
+def identity_text(who: Identity) -> str:
+    current = who.active_space or who.default_space or "none (pass `space`)"
+    listed = ", ".join(f"{g.space.slug} ({g.access.value})" for g in who.spaces) or "none"
+    return f"You are '{who.name}'. Spaces: {listed}. Current space: {current}."
 
 
 def memory_text(detail: dict[str, Any]) -> str:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from memspace.domain.errors import InvalidInput, NotFound
-from memspace.domain.models import Document, Memory
+from memspace.domain.models import Chunk, Document, Memory
 from memspace.domain.ports import DocumentStore, PageAfter
 from memspace.services.access import AccessService, Principal
 from memspace.services.document_files import DocumentFiles
@@ -27,6 +27,19 @@ def document_titles(store: DocumentStore, space_id: str, memories: Iterable[Memo
 # characters, a comfortable read for a model's context.
 DEFAULT_CHUNKS_PER_PAGE = 10
 MAX_CHUNKS_PER_PAGE = 50
+
+
+@dataclass(frozen=True)
+class DocumentPage:
+    """A document with a page of its extracted text (getDocument)."""
+
+    document: Document
+    total: int  # chunks in the whole text
+    offset: int  # index of the first chunk of `chunks`
+    chunks: tuple[Chunk, ...]
+    next_offset: int | None  # where the next page starts; None at the end
+    notes: tuple[str, ...]  # what the reader noticed (skipped pages, truncation)
+    unavailable: str | None = None  # why there is no text at all
 
 
 class DocumentService:
@@ -70,8 +83,8 @@ class DocumentService:
         return document, self._store.memories_of_document(document.space_id, document.id, size)
 
     def content(self, principal: Principal, document_id: str, space: str | None = None,
-                offset: int = 0, limit: int = DEFAULT_CHUNKS_PER_PAGE) -> dict[str, Any]:
-        """A page of the document's extracted text: chunks `offset`.. with their origins."""
+                offset: int = 0, limit: int = DEFAULT_CHUNKS_PER_PAGE) -> DocumentPage:
+        """The document and a page of its extracted text: chunks `offset`.. with their origins."""
         document = self.get(principal, document_id, space)
         if offset < 0 or not 1 <= limit <= MAX_CHUNKS_PER_PAGE:
             raise InvalidInput(f"offset must be 0 or more and limit between 1 and "
@@ -79,15 +92,9 @@ class DocumentService:
         try:
             text = self._files.text(document)
         except NotFound:
-            return {"total": 0, "offset": offset, "chunks": [], "nextOffset": None, "notes": [],
-                    "unavailable": document.error or "no text was extracted from this document"}
-        page = text.chunks[offset:offset + limit]
+            return DocumentPage(document, 0, offset, (), None, (),
+                                document.error or "no text was extracted from this document")
+        page = tuple(text.chunks[offset:offset + limit])
         end = offset + len(page)
-        return {
-            "total": len(text.chunks),
-            "offset": offset,
-            "chunks": [{"index": offset + i, "origin": c.origin, "text": c.text}
-                       for i, c in enumerate(page)],
-            "nextOffset": end if end < len(text.chunks) else None,
-            "notes": list(text.notes),
-        }
+        return DocumentPage(document, len(text.chunks), offset, page,
+                            end if end < len(text.chunks) else None, tuple(text.notes))

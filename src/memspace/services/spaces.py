@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Protocol
 
-from memspace.domain.models import Access, Space, SpaceStats
-from memspace.domain.ports import SpaceStore
+from memspace.domain.models import Access, Space, SpaceStats, Usage
+from memspace.domain.ports import LedgerStore, SpaceStore
 from memspace.services.access import AccessService, Principal, SpaceAccess
 
 
@@ -23,10 +24,44 @@ class SpaceListing:
     spaces: tuple[ListedSpace, ...]  # most recently active first
 
 
+@dataclass(frozen=True)
+class GrantedSpace:
+    space: Space
+    access: Access
+    usage: Usage  # model calls and tokens spent on this space's extractions
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a key is (whoAmI): its spaces with access and model usage, default and active."""
+
+    name: str
+    key_id: str | None
+    spaces: tuple[GrantedSpace, ...]
+    default_space: str | None  # slug
+    active_space: str | None  # slug
+
+
+class SpacePorts(SpaceStore, LedgerStore, Protocol):
+    """The store roles listing spaces and telling a key who it is read."""
+
+
 class SpaceService:
-    def __init__(self, access: AccessService, store: SpaceStore) -> None:
+    def __init__(self, access: AccessService, store: SpacePorts) -> None:
         self._access = access
         self._store = store
+
+    def identity(self, principal: Principal) -> Identity:
+        visible = self._access.visible_spaces(principal)
+        slugs = {v.space.id: v.space.slug for v in visible}
+        return Identity(
+            name=principal.name,
+            key_id=principal.key_id,
+            spaces=tuple(GrantedSpace(v.space, v.access, self._store.usage_totals(v.space.id))
+                         for v in visible),
+            default_space=slugs.get(principal.default_space_id or ""),
+            active_space=slugs.get(principal.active_space_id or ""),
+        )
 
     def activate(self, principal: Principal, slug: str) -> tuple[SpaceAccess, SpaceListing]:
         """Make `slug` the key's active space; the listing as the caller now sees it."""
