@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from memspace.api.auth import PRINCIPAL_STATE_KEY
 from memspace.bootstrap import Container
 from memspace.domain.errors import Unauthenticated
-from memspace.mcp.identity import PRINCIPAL_STATE_KEY
 from memspace.services.access import Principal
 
 

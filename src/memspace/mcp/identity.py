@@ -3,7 +3,6 @@ request's ASGI state; tools read it from there."""
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -11,16 +10,10 @@ from typing import Any, TypeVar
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
+from memspace.api.auth import PRINCIPAL_STATE_KEY, current_principal
 from memspace.domain.errors import MemspaceError
 from memspace.mcp.errors import coded
 from memspace.services.access import Principal
-
-PRINCIPAL_STATE_KEY = "memspace.principal"
-# The same principal for handlers the SDK gives no Context (static resources): set by the HTTP
-# middleware for the request, and copied by the SDK into the task that serves it.
-current_principal: contextvars.ContextVar[Principal | None] = contextvars.ContextVar(
-    "memspace_principal", default=None
-)
 
 T = TypeVar("T")
 
