@@ -214,6 +214,6 @@ def build(
         briefings=BriefingService(store, embedder, access, clock, TokenCounter().count),
         handoffs=HandoffService(store, access, clock),
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
-        portability=PortabilityService(store, embedder, access, files),
+        portability=PortabilityService(store, embedder, access, files, admin),
         oauth=OAuthService(build_oauth_store(store), access, admin, clock),
     )

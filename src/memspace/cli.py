@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated
 
 import typer
 
 from memspace import __version__, cli_ingest, cli_oauth, cli_workflow
-from memspace.bootstrap import Container, build
+from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
-from memspace.domain.errors import MemspaceError
 from memspace.present.json import document_json, key_json, search_json, space_json
 from memspace.present.text import add_text, documents_text, search_text
 from memspace.services.access import AccessService
@@ -37,8 +36,6 @@ app.command("login-link")(cli_oauth.login_link)
 app.add_typer(cli_workflow.handoff_app, name="handoff")
 app.command("context")(cli_workflow.context)
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-
 
 def _version(value: bool) -> None:
     if value:
@@ -53,26 +50,8 @@ def _root(version: Annotated[bool, typer.Option(
     """memspace: shared, graph-shaped memory for teams of AI agents."""
 
 
-def _container() -> Container:
-    try:
-        return build(Settings())
-    except MemspaceError as exc:
-        _fail(exc)
-    except ValueError as exc:  # settings validation
-        typer.echo(f"error: configuration: {exc}", err=True)
-        raise typer.Exit(2) from exc
-
-
-def _fail(exc: MemspaceError) -> NoReturn:
-    typer.echo(f"error: {exc.message}", err=True)
-    raise typer.Exit(1)
-
-
-def _print(data: Any, as_json: bool, text: str) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else text)
-
-
 @app.command()
+@command
 def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (MEMSPACE_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (MEMSPACE_PORT).")] = None,
@@ -86,27 +65,20 @@ def serve(
 
     overrides = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
     settings = Settings(**overrides)  # type: ignore[arg-type]
-    container = build(settings)
-    try:
-        if demo and not container.admin.list_spaces():
-            try:
-                report = cli_ingest.load_demo(container)
-            except MemspaceError as exc:
-                _fail(exc)
-            typer.echo(cli_ingest.demo_text(report) + "\n")
-        elif not container.admin.list_keys():
-            typer.echo("No API keys yet. Create a space and a key:\n"
-                       "    memspace space create my-team\n"
-                       "    memspace key create --name my-agent --grant my-team:rw\n")
-        url = f"http://{settings.host}:{settings.port}/mcp"
-        typer.echo(f"memspace {settings.store} store, MCP endpoint {url}")
-        uvicorn.run(create_app(container), host=settings.host, port=settings.port,
-                    log_level="warning")
-    finally:
-        container.close()
+    container = open_container(settings)
+    if demo and not container.admin.list_spaces():
+        typer.echo(cli_ingest.demo_text(cli_ingest.load_demo(container)) + "\n")
+    elif not container.admin.list_keys():
+        typer.echo("No API keys yet. Create a space and a key:\n"
+                   "    memspace space create my-team\n"
+                   "    memspace key create --name my-agent --grant my-team:rw\n")
+    url = f"http://{settings.host}:{settings.port}/mcp"
+    typer.echo(f"memspace {settings.store} store, MCP endpoint {url}")
+    uvicorn.run(create_app(container), host=settings.host, port=settings.port, log_level="warning")
 
 
 @space_app.command("create")
+@command
 def space_create(
     slug: Annotated[str, typer.Argument(help="Short name users type, e.g. acme-project.")],
     name: Annotated[str | None, typer.Option(help="Display name.")] = None,
@@ -114,25 +86,24 @@ def space_create(
     as_json: JsonOpt = False,
 ) -> None:
     """Create a space."""
-    container = _container()
-    try:
-        space = container.admin.create_space(slug, name, description)
-    except MemspaceError as exc:
-        _fail(exc)
-    _print(space_json(space), as_json, f"Created space '{space.slug}'.")
+    container = open_container()
+    space = container.admin.create_space(slug, name, description)
+    emit(space_json(space), as_json, f"Created space '{space.slug}'.")
 
 
 @space_app.command("list")
+@command
 def space_list(as_json: JsonOpt = False) -> None:
     """List all spaces with their sizes."""
-    listing = _container().spaces.listing(AccessService.operator())
+    listing = open_container().spaces.listing(AccessService.operator())
     rows = [{**space_json(s.space), "activeMemories": s.stats.active_memories}
             for s in sorted(listing.spaces, key=lambda s: s.space.slug)]
     text = "\n".join(f"{r['slug']}\t{r['activeMemories']} memories\t{r['name']}" for r in rows)
-    _print(rows, as_json, text or "No spaces yet: memspace space create SLUG")
+    emit(rows, as_json, text or "No spaces yet: memspace space create SLUG")
 
 
 @key_app.command("create")
+@command
 def key_create(
     name: Annotated[str, typer.Option("--name", help="Who or what uses the key.")],
     grant: Annotated[list[str], typer.Option("--grant", help="SLUG:rw or SLUG:r; repeatable.")],
@@ -140,21 +111,19 @@ def key_create(
     as_json: JsonOpt = False,
 ) -> None:
     """Create an API key; the key is printed once and only its SHA-256 is stored."""
-    container = _container()
-    try:
-        grants = dict(parse_grant(g) for g in grant)
-        created = container.admin.create_key(name, grants, default)
-    except MemspaceError as exc:
-        _fail(exc)
+    container = open_container()
+    grants = dict(parse_grant(g) for g in grant)
+    created = container.admin.create_key(name, grants, default)
     slugs = {s.id: s.slug for s in container.admin.list_spaces()}
     data = {**key_json(created.key, slugs), "key": created.raw}
-    _print(data, as_json, f"{created.raw}\n\nStore this key now: it is not shown again.")
+    emit(data, as_json, f"{created.raw}\n\nStore this key now: it is not shown again.")
 
 
 @key_app.command("list")
+@command
 def key_list(as_json: JsonOpt = False) -> None:
     """List keys (prefixes only; keys themselves are never stored)."""
-    container = _container()
+    container = open_container()
     slugs = {s.id: s.slug for s in container.admin.list_spaces()}
     rows = [key_json(k, slugs) for k in container.admin.list_keys()]
     text = "\n".join(
@@ -162,21 +131,20 @@ def key_list(as_json: JsonOpt = False) -> None:
         + ("\tREVOKED" if r["revokedAt"] else "")
         for r in rows
     )
-    _print(rows, as_json, text or "No keys yet: memspace key create --name N --grant SLUG:rw")
+    emit(rows, as_json, text or "No keys yet: memspace key create --name N --grant SLUG:rw")
 
 
 @key_app.command("revoke")
+@command
 def key_revoke(key: Annotated[str, typer.Argument(help="Key id or prefix (msk_xxxxxxxx).")]) -> None:
     """Revoke a key: every later request with it gets 401."""
-    container = _container()
-    try:
-        revoked = container.admin.revoke_key(key)
-    except MemspaceError as exc:
-        _fail(exc)
+    container = open_container()
+    revoked = container.admin.revoke_key(key)
     typer.echo(f"Revoked {revoked.prefix} ({revoked.name}).")
 
 
 @app.command()
+@command
 def add(
     content: Annotated[str, typer.Argument(help="The fact to remember; '-' reads stdin.")],
     space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
@@ -184,17 +152,15 @@ def add(
     as_json: JsonOpt = False,
 ) -> None:
     """Save one memory (the same call as the add_memory tool)."""
-    container = _container()
+    container = open_container()
     text = sys.stdin.read() if content == "-" else content
-    try:
-        result = container.memories.submit(AccessService.operator(),
-                                           AddRequest(text, space, category)).as_json()
-    except MemspaceError as exc:
-        _fail(exc)
-    _print(result, as_json, add_text(result))
+    result = container.memories.submit(AccessService.operator(),
+                                       AddRequest(text, space, category)).as_json()
+    emit(result, as_json, add_text(result))
 
 
 @app.command()
+@command
 def search(
     query: Annotated[str | None, typer.Argument(help="Natural-language query.")] = None,
     space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")] = "",
@@ -205,16 +171,14 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Search a space (the same call as the search_memory tool)."""
-    container = _container()
+    container = open_container()
     request = SearchRequest(query, keyword, category, space or None, limit, False, include_inactive)
-    try:
-        found = container.search.search(AccessService.operator(), request)
-    except MemspaceError as exc:
-        _fail(exc)
-    _print(search_json(found), as_json, search_text(found))
+    found = container.search.search(AccessService.operator(), request)
+    emit(search_json(found), as_json, search_text(found))
 
 
 @app.command("import")
+@command
 def import_files(
     files: Annotated[list[Path], typer.Argument(
         help="PDF, CSV/TSV, Markdown or text files.", exists=True, dir_okay=False)],
@@ -227,12 +191,13 @@ def import_files(
     Exits 1 when a file was refused or failed (the reason is printed; a failed document is
     kept and can be retried with `memspace document retry`).
     """
-    container = _container()
+    container = open_container()
     if not cli_ingest.import_files(container, files, space, title, as_json):
         raise typer.Exit(1)
 
 
 @app.command("export")
+@command
 def export_space(
     space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
     output: Annotated[Path | None, typer.Option("--output", "-o",
@@ -240,20 +205,18 @@ def export_space(
 ) -> None:
     """Write a space (documents with their text, memories with their history, relations) as
     JSON lines; `memspace import-space` restores it here or in another store."""
-    container = _container()
-    try:
-        lines = (json.dumps(r, ensure_ascii=False) + "\n"
-                 for r in container.portability.export(AccessService.operator(), space))
-        if output is None:
-            sys.stdout.writelines(lines)
-        else:
-            with output.open("w", encoding="utf-8") as handle:
-                handle.writelines(lines)
-    except MemspaceError as exc:
-        _fail(exc)
+    container = open_container()
+    lines = (json.dumps(r, ensure_ascii=False) + "\n"
+             for r in container.portability.export(AccessService.operator(), space))
+    if output is None:
+        sys.stdout.writelines(lines)
+    else:
+        with output.open("w", encoding="utf-8") as handle:
+            handle.writelines(lines)
 
 
 @app.command("import-space")
+@command
 def import_space(
     file: Annotated[Path, typer.Argument(help="A `memspace export` file.", exists=True,
                                          dir_okay=False)],
@@ -264,64 +227,52 @@ def import_space(
     as_json: JsonOpt = False,
 ) -> None:
     """Restore an export into a space, with ids, edges and active flags intact."""
-    container = _container()
-    try:
-        if container.store.get_space_by_slug(space) is None:
-            container.admin.create_space(space)
-        with file.open(encoding="utf-8") as handle:
-            report = container.portability.import_space(AccessService.operator(), space, handle,
-                                                        new_ids)
-    except MemspaceError as exc:
-        _fail(exc)
-    data = report.__dict__
-    _print(data, as_json, f"Imported into '{report.space}': {report.documents} documents, "
-           f"{report.memories} memories, {report.relations} relations"
-           + (" (new ids)" if report.remapped else "") + ".")
+    container = open_container()
+    with file.open(encoding="utf-8") as handle:
+        report = container.portability.import_space(AccessService.operator(), space, handle,
+                                                    new_ids, create=True)
+    emit(report.__dict__, as_json, f"Imported into '{report.space}': {report.documents} documents, "
+         f"{report.memories} memories, {report.relations} relations"
+         + (" (new ids)" if report.remapped else "") + ".")
 
 
 @document_app.command("list")
+@command
 def document_list(
     space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
     limit: Annotated[int, typer.Option(help="How many (newest first).")] = 50,
     as_json: JsonOpt = False,
 ) -> None:
     """List a space's documents with their status, progress and failure reasons."""
-    container = _container()
-    try:
-        slug, page = container.documents.list(AccessService.operator(), space, limit)
-    except MemspaceError as exc:
-        _fail(exc)
+    container = open_container()
+    slug, page = container.documents.list(AccessService.operator(), space, limit)
     rows = [document_json(d) for d in page.items]
-    _print(rows, as_json, documents_text(slug, page.items, page.next_cursor))
+    emit(rows, as_json, documents_text(slug, page.items, page.next_cursor))
 
 
 @document_app.command("retry")
+@command
 def document_retry(
     document_id: Annotated[str, typer.Argument(help="Id of a failed document.")],
     space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
 ) -> None:
     """Process a failed document again, from its first chunk not done."""
-    container = _container()
-    try:
-        done = cli_ingest.retry(container, document_id, space)
-    except MemspaceError as exc:
-        _fail(exc)
+    container = open_container()
+    done = cli_ingest.retry(container, document_id, space)
     if not done:
         raise typer.Exit(1)
 
 
 @app.command()
+@command
 def seed(
     directory: Annotated[Path | None, typer.Option(
         "--dir", help="A folder with demo.json and its documents (default: the bundled demo).",
         exists=True, file_okay=False)] = None,
 ) -> None:
     """Load the demo: two spaces, keys (printed once), memories with history, documents."""
-    container = _container()
-    try:
-        report = cli_ingest.load_demo(container, directory)
-    except MemspaceError as exc:
-        _fail(exc)
+    container = open_container()
+    report = cli_ingest.load_demo(container, directory)
     typer.echo(cli_ingest.demo_text(report))
 
 

@@ -2,38 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
-from memspace.domain.errors import MemspaceError
+from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.present.json import iso
 from memspace.services.admin import parse_grant
 from memspace.services.oauth import LOGIN_LINK_TTL
 
 oauth_app = typer.Typer(help="List OAuth clients and tokens, and revoke them.", no_args_is_help=True)
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 
-def _run(work: Any) -> Any:
-    container = build(Settings())
-    try:
-        return work(container)
-    except MemspaceError as exc:
-        typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from exc
-    finally:
-        container.close()
-
-
-def _out(data: Any, as_json: bool, text: str) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else text)
-
-
+@command
 def login_link(
     name: Annotated[str, typer.Option("--name", help="Who signs in with it (names the new key).")],
     grant: Annotated[list[str], typer.Option("--grant", help="SLUG:rw or SLUG:r; repeatable.")],
@@ -43,64 +25,58 @@ def login_link(
 ) -> None:
     """Print a one-time sign-in link for an MCP client's consent page (OAuth), for someone
     who has no API key: it makes a key for NAME with these grants and never shows it."""
-
-    def work(app: Container) -> None:
-        grants = dict(parse_grant(g) for g in grant)
-        made = app.oauth.create_login_link(name, grants, timedelta(minutes=minutes))
-        url = f"{app.settings.public_origin}/authorize/login?code={made.code}"
-        data = {"link": url, "keyId": made.key.id, "keyPrefix": made.key.prefix,
-                "expiresAt": iso(made.expires_at)}
-        _out(data, as_json,
-             f"{url}\n\nOne-time sign-in for '{name}', valid until {iso(made.expires_at)}: open it "
-             "in the browser where your MCP client's consent page opens (or paste it into its Sign "
-             "in box).\nRevoking the key "
-             f"(memspace key revoke {made.key.prefix}) ends every connection made with it.")
-
-    _run(work)
+    app = open_container()
+    grants = dict(parse_grant(g) for g in grant)
+    made = app.oauth.create_login_link(name, grants, timedelta(minutes=minutes))
+    url = f"{app.settings.public_origin}/authorize/login?code={made.code}"
+    data = {"link": url, "keyId": made.key.id, "keyPrefix": made.key.prefix,
+            "expiresAt": iso(made.expires_at)}
+    emit(data, as_json,
+         f"{url}\n\nOne-time sign-in for '{name}', valid until {iso(made.expires_at)}: open it "
+         "in the browser where your MCP client's consent page opens (or paste it into its Sign "
+         "in box).\nRevoking the key "
+         f"(memspace key revoke {made.key.prefix}) ends every connection made with it.")
 
 
 @oauth_app.command("clients")
+@command
 def clients(as_json: JsonOpt = False) -> None:
     """Registered clients (dynamic registration: public clients, no secrets)."""
-
-    def work(app: Container) -> None:
-        found = app.oauth.clients()
-        rows = [{"clientId": c.client_id, "name": c.name, "redirectUris": list(c.redirect_uris),
-                 "createdAt": iso(c.created_at)} for c in found]
-        text = "\n".join(f"{c.client_id}\t{c.name}\t{' '.join(c.redirect_uris)}" for c in found)
-        _out(rows, as_json, text or "No OAuth clients have registered yet.")
-
-    _run(work)
+    app = open_container()
+    found = app.oauth.clients()
+    rows = [{"clientId": c.client_id, "name": c.name, "redirectUris": list(c.redirect_uris),
+             "createdAt": iso(c.created_at)} for c in found]
+    text = "\n".join(f"{c.client_id}\t{c.name}\t{' '.join(c.redirect_uris)}" for c in found)
+    emit(rows, as_json, text or "No OAuth clients have registered yet.")
 
 
 @oauth_app.command("tokens")
+@command
 def tokens(as_json: JsonOpt = False) -> None:
     """Approved connections (token families): client, key, spaces granted, state."""
-
-    def work(app: Container) -> None:
-        slugs = {s.id: s.slug for s in app.admin.list_spaces()}
-        keys = {k.id: k for k in app.admin.list_keys()}
-        names = {c.client_id: c.name for c in app.oauth.clients()}
-        rows, lines = [], []
-        for f in app.oauth.families():
-            key = keys.get(f.key_id)
-            state = ("revoked" if f.revoked_at else
-                     "key revoked" if key is None or key.revoked_at else "live")
-            grants = {slugs.get(s, s): a.value for s, a in f.grants.items()}
-            rows.append({"id": f.id, "clientId": f.client_id, "client": names.get(f.client_id),
-                         "key": key.prefix if key else None, "keyName": key.name if key else None,
-                         "grants": grants, "createdAt": iso(f.created_at), "state": state})
-            lines.append(f"{f.id}\t{names.get(f.client_id)}\t{key.name if key else '?'}\t"
-                         f"{','.join(f'{s}:{a}' for s, a in grants.items())}\t{state}")
-        text = "\n".join(lines)
-        _out(rows, as_json, text or "No OAuth tokens have been issued yet.")
-
-    _run(work)
+    app = open_container()
+    slugs = {s.id: s.slug for s in app.admin.list_spaces()}
+    keys = {k.id: k for k in app.admin.list_keys()}
+    names = {c.client_id: c.name for c in app.oauth.clients()}
+    rows, lines = [], []
+    for f in app.oauth.families():
+        key = keys.get(f.key_id)
+        state = ("revoked" if f.revoked_at else
+                 "key revoked" if key is None or key.revoked_at else "live")
+        grants = {slugs.get(s, s): a.value for s, a in f.grants.items()}
+        rows.append({"id": f.id, "clientId": f.client_id, "client": names.get(f.client_id),
+                     "key": key.prefix if key else None, "keyName": key.name if key else None,
+                     "grants": grants, "createdAt": iso(f.created_at), "state": state})
+        lines.append(f"{f.id}\t{names.get(f.client_id)}\t{key.name if key else '?'}\t"
+                     f"{','.join(f'{s}:{a}' for s, a in grants.items())}\t{state}")
+    text = "\n".join(lines)
+    emit(rows, as_json, text or "No OAuth tokens have been issued yet.")
 
 
 @oauth_app.command("revoke")
+@command
 def revoke(target: Annotated[str, typer.Argument(
         help="A token family id (`oauth tokens`) or a client id (`oauth clients`).")]) -> None:
     """Revoke one connection, or every connection of a client: their tokens stop at once."""
-    count = _run(lambda app: app.oauth.revoke(target))
+    count = open_container().oauth.revoke(target)
     typer.echo(f"Revoked {count} connection(s).")

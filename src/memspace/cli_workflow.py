@@ -3,40 +3,22 @@ from a terminal or a hook, through the same services as the get_context and hand
 
 from __future__ import annotations
 
-import json
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
-from memspace.domain.errors import MemspaceError
+from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.present.text import handoff_text
 from memspace.services.access import AccessService
 from memspace.services.handoffs import handoff_json
 
 handoff_app = typer.Typer(help="Save and read handoffs between agents and sessions.",
                           no_args_is_help=True)
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 SpaceOpt = Annotated[str, typer.Option("--space", "-s", help="Space slug.")]
 AgentOpt = Annotated[str | None, typer.Option(help="Only handoffs by this agent.")]
 
 
-def _run(work: Any) -> Any:
-    container = build(Settings())
-    try:
-        return work(container)
-    except MemspaceError as exc:
-        typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from exc
-    finally:
-        container.close()
-
-
-def _out(data: Any, as_json: bool, text: str) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else text)
-
-
+@command
 def context(
     space: SpaceOpt,
     query: Annotated[str | None, typer.Option(help="The task at hand, to rank by relevance.")] = None,
@@ -46,15 +28,13 @@ def context(
     as_json: JsonOpt = False,
 ) -> None:
     """Print what a space knows, packed into a token budget (the get_context tool's text)."""
-
-    def work(app: Container) -> None:
-        brief = app.briefings.brief(AccessService.operator(), query, max_tokens, detail, space)
-        _out({"context": brief.text, "meta": brief.meta()}, as_json, brief.text.rstrip())
-
-    _run(work)
+    app = open_container()
+    brief = app.briefings.brief(AccessService.operator(), query, max_tokens, detail, space)
+    emit({"context": brief.text, "meta": brief.meta()}, as_json, brief.text.rstrip())
 
 
 @handoff_app.command("save")
+@command
 def handoff_save(
     space: SpaceOpt,
     summary: Annotated[str, typer.Option(help="Where the work stands, in a few sentences.")],
@@ -69,17 +49,15 @@ def handoff_save(
     as_json: JsonOpt = False,
 ) -> None:
     """Leave a handoff for the next agent or session (the save_handoff tool)."""
-
-    def work(app: Container) -> None:
-        slug, saved = app.handoffs.save(AccessService.operator(), summary, agent, topic, done,
-                                        next_step, question, link, space)
-        _out({"space": slug, "handoff": handoff_json(saved)}, as_json,
-             f"Saved handoff [{saved.id}] in '{slug}'.")
-
-    _run(work)
+    app = open_container()
+    slug, saved = app.handoffs.save(AccessService.operator(), summary, agent, topic, done,
+                                    next_step, question, link, space)
+    emit({"space": slug, "handoff": handoff_json(saved)}, as_json,
+         f"Saved handoff [{saved.id}] in '{slug}'.")
 
 
 @handoff_app.command("latest")
+@command
 def handoff_latest(
     space: SpaceOpt,
     agent: AgentOpt = None,
@@ -87,17 +65,15 @@ def handoff_latest(
     as_json: JsonOpt = False,
 ) -> None:
     """Print the newest handoff (exits 0 with a note when there is none, so hooks stay quiet)."""
-
-    def work(app: Container) -> None:
-        slug, found = app.handoffs.latest(AccessService.operator(), agent, topic, space)
-        shown = handoff_json(found) if found else None
-        _out({"space": slug, "handoff": shown}, as_json,
-             handoff_text(shown) if shown else f"No handoff in '{slug}' yet.")
-
-    _run(work)
+    app = open_container()
+    slug, found = app.handoffs.latest(AccessService.operator(), agent, topic, space)
+    shown = handoff_json(found) if found else None
+    emit({"space": slug, "handoff": shown}, as_json,
+         handoff_text(shown) if shown else f"No handoff in '{slug}' yet.")
 
 
 @handoff_app.command("list")
+@command
 def handoff_list(
     space: SpaceOpt,
     agent: AgentOpt = None,
@@ -105,12 +81,9 @@ def handoff_list(
     as_json: JsonOpt = False,
 ) -> None:
     """List a space's handoffs, newest first."""
-
-    def work(app: Container) -> None:
-        slug, page = app.handoffs.list(AccessService.operator(), agent, limit, None, space)
-        rows = [handoff_json(h) for h in page.items]
-        text = "\n".join(f"[{h['id']}] {h['createdAt']} {h['agent']} on '{h['topic']}': "
-                         f"{h['summary']}" for h in rows)
-        _out({"space": slug, "handoffs": rows}, as_json, text or f"No handoffs in '{slug}' yet.")
-
-    _run(work)
+    app = open_container()
+    slug, page = app.handoffs.list(AccessService.operator(), agent, limit, None, space)
+    rows = [handoff_json(h) for h in page.items]
+    text = "\n".join(f"[{h['id']}] {h['createdAt']} {h['agent']} on '{h['topic']}': "
+                     f"{h['summary']}" for h in rows)
+    emit({"space": slug, "handoffs": rows}, as_json, text or f"No handoffs in '{slug}' yet.")

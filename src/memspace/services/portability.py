@@ -43,10 +43,12 @@ from memspace.domain.ports import (
     MemoryWriteStore,
     PageAfter,
     RelationStore,
+    SpaceStore,
     WriteBatch,
 )
 from memspace.domain.text import content_hash
 from memspace.services.access import AccessService, Principal
+from memspace.services.admin import AdminService
 from memspace.services.document_files import DocumentFiles
 from memspace.services.handoffs import handoff_json
 from memspace.services.views import iso
@@ -70,18 +72,19 @@ def _time(value: Any) -> datetime | None:
     return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
 
 
-class PortabilityPorts(MemoryReadStore, MemoryWriteStore, RelationStore, HandoffStore, DocumentStore,
-                       Protocol):
+class PortabilityPorts(SpaceStore, MemoryReadStore, MemoryWriteStore, RelationStore, HandoffStore,
+                       DocumentStore, Protocol):
     """The store roles an export reads and an import writes."""
 
 
 class PortabilityService:
     def __init__(self, store: PortabilityPorts, embedder: Embedder, access: AccessService,
-                 files: DocumentFiles) -> None:
+                 files: DocumentFiles, admin: AdminService | None = None) -> None:
         self._store = store
         self._embedder = embedder
         self._access = access
         self._files = files
+        self._admin = admin  # creates the target space of an operator's import
 
     # -- export -----------------------------------------------------------------------------
 
@@ -163,13 +166,17 @@ class PortabilityService:
     # -- import -----------------------------------------------------------------------------
 
     def import_space(self, principal: Principal, space: str, lines: Iterable[str],
-                     new_ids: bool = False) -> ImportReport:
+                     new_ids: bool = False, create: bool = False) -> ImportReport:
         """Restore an export into `space` (writable), with ids kept or, with `new_ids`, remapped.
+        With `create` the local operator's import first creates the space when it is new.
 
         Raises:
             InvalidInput: not a memspace export, or a line that cannot be read.
             Conflict: ids already exist in this store (import with new ids instead).
         """
+        if (create and principal.operator and self._admin is not None
+                and self._store.get_space_by_slug(space) is None):
+            self._admin.create_space(space)
         target = self._access.resolve(principal, space, write=True)
         records = self._parse(lines)
         remap: dict[str, str] = {}

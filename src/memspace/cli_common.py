@@ -1,0 +1,60 @@
+"""What every `memspace …` command shares: the container it opens, how it prints, and the one
+place a domain error becomes `error: …` on stderr and exit status 1."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import Annotated, Any, NoReturn, ParamSpec
+
+import typer
+
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
+from memspace.domain.errors import MemspaceError
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+P = ParamSpec("P")
+
+# Containers opened by the running command; `command` closes them when it returns or fails.
+_opened: list[Container] = []
+
+
+def open_container(settings: Settings | None = None) -> Container:
+    """The services on the store Settings names (closed by `command` after the command)."""
+    try:
+        container = build(settings or Settings())
+    except MemspaceError as exc:
+        fail(exc)
+    except ValueError as exc:  # settings validation
+        typer.echo(f"error: configuration: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    _opened.append(container)
+    return container
+
+
+def fail(exc: MemspaceError) -> NoReturn:
+    typer.echo(f"error: {exc.message}", err=True)
+    raise typer.Exit(1) from exc
+
+
+def emit(data: Any, as_json: bool, text: str) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False) if as_json else text)
+
+
+def command(fn: Callable[P, None]) -> Callable[P, None]:
+    """A command whose domain errors print `error: <what to do>` and exit 1, and whose
+    container is closed however it ends. Typer reads the wrapped function's parameters."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            fn(*args, **kwargs)
+        except MemspaceError as exc:
+            fail(exc)
+        finally:
+            while _opened:
+                _opened.pop().close()
+
+    return run
