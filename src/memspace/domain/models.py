@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
@@ -179,15 +179,6 @@ class MemoryFilter:
     space_id: str
     category: str | None = None
     include_inactive: bool = False
-
-
-@dataclass(frozen=True)
-class NewMemory:
-    """A memory about to be written (the store assigns nothing; the service fills every field)."""
-
-    memory: Memory
-    relations: list[Relation] = field(default_factory=list)
-    supersedes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

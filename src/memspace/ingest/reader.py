@@ -14,7 +14,6 @@ from memspace.ingest.markdown import read_markdown
 from memspace.ingest.pdf import read_pdf
 from memspace.ingest.plain import read_text
 
-KINDS = ("pdf", "csv", "markdown", "text")
 EXTENSIONS = {
     ".pdf": "pdf",
     ".csv": "csv", ".tsv": "csv",

@@ -49,7 +49,6 @@ RETURN COUNT {{ MATCH (m:Memory {{spaceId: $space}}) WHERE m.active = true }} AS
            AS relations,
        COUNT {{ MATCH (d:Document {{spaceId: $space}}) }} AS documents
 """
-SPACE_EXISTS = "MATCH (s:Space {id: $space}) RETURN count(s) AS found"
 # Every memory write starts here: it locks the space node (so writes to one space serialise),
 # bumps the version the vector cache watches, reserves `$count` sequence numbers, and moves
 # last activity to `$at` (only forward, whatever order writers commit in). One statement, not
