@@ -215,11 +215,11 @@ def in_process(conversations: Sequence[Conversation], settings: Settings) -> dic
         for q in c.questions:
             began = time.perf_counter()
             top10 = app.search.search(who, SearchRequest(query=q["question"], space=slugs[c.name],
-                                                         include_profile=False))["results"]
+                                                         include_profile=False)).hits
             latencies.append((time.perf_counter() - began) * 1000)
             top20 = app.search.search(who, SearchRequest(query=q["question"], space=slugs[c.name],
-                                                         limit=20, include_profile=False))["results"]
-            ranked = [r["id"] for r in top10] + [r["id"] for r in top20[10:]]
+                                                         limit=20, include_profile=False)).hits
+            ranked = [h.memory.id for h in top10] + [h.memory.id for h in top20[10:]]
             answers["search_memory"][c.name].append([dia[i] for i in ranked])
             [vector] = embedder.embed([q["question"]])
             answers["vector list alone"][c.name].append(

@@ -116,3 +116,32 @@ def test_similarities_are_the_cosines_of_the_memories_asked_for(store: GraphStor
     assert set(found) == {near.id, far.id}
     assert abs(found[near.id] - 0.6) < 1e-6 and abs(found[far.id] - 0.8) < 1e-6
     assert store.similarities(space.id, [1.0, 0.0, 0.0], []) == {}
+
+
+def test_another_spaces_words_do_not_move_this_spaces_text_scores(store: GraphStore) -> None:
+    """BM25 statistics are the space's own: what other teams store neither reorders nor
+    rescores a space's full-text hits (and so cannot be read off them)."""
+    space_id, _ = _load(store)
+    query = "Caroline painted the lake"
+    before = [(h.memory.id, round(h.score, 5))
+              for h in store.text_search(MemoryFilter(space_id), query, 10)]
+    other = b.space()
+    store.create_space(other)
+    flood = [b.memory(other.id, f"Caroline painted the lake, take {i}", EMBED.embed([str(i)])[0])
+             for i in range(40)]
+    store.write(WriteBatch(other.id, flood))
+    after = [(h.memory.id, round(h.score, 5))
+             for h in store.text_search(MemoryFilter(space_id), query, 10)]
+    assert after == before and len(before) >= 3
+
+
+def test_a_memory_without_a_vector_is_found_by_text(store: GraphStore) -> None:
+    space = b.space()
+    store.create_space(space)
+    with_vector = b.memory(space.id, "Kafka carries the billing events", EMBED.embed(["k"])[0])
+    pending = b.memory(space.id, "Kafka retention is seven days", None)
+    store.write(WriteBatch(space.id, [with_vector, pending]))
+    found = [h.memory.id for h in store.text_search(MemoryFilter(space.id), "kafka retention", 10)]
+    assert found == [pending.id, with_vector.id]
+    near = store.vector_search(MemoryFilter(space.id), EMBED.embed(["k"])[0], 10)
+    assert [h.memory.id for h in near] == [with_vector.id]

@@ -18,24 +18,26 @@ def loaded(n: int = 30) -> tuple[VectorCache, Source]:
 
 
 def write(source: Source, vector: np.ndarray, active: bool = True,
-          category: str = "general") -> tuple[int, int, tuple[int, object, str, bool]]:
+          category: str = "general") -> tuple[int, int, tuple[int, object, str, str]]:
     """What a store's write does: one row, version + 1; returns (before, after, row)."""
     before = source.version
-    seq = source.add(vector, category)
+    seq = source.add(vector, category, terms=f"fresh{category}")
     if not active:
         source.inactive.add(seq)
-    return before, source.version, (seq, source.rows[seq][0].tolist(), category, active)
+    return before, source.version, (seq, source.rows[seq][0].tolist(), category, f"fresh{category}")
 
 
 def test_a_recorded_write_is_searchable_without_reading_the_store() -> None:
     cache, source = loaded()
     reads, version_reads = len(source.reads), source.version_reads
     before, after, row = write(source, np.arange(8, dtype=np.float32) + 1)
-    cache.record_write(SPACE, before, after, [row])
+    cache.record_write(SPACE, before, after, [row], [True])
     query = source.rows[row[0]][0]
     hits = cache.top_k(source, SPACE, query, 5, None, False, version=after)
     assert hits[0][0] == row[0] and abs(hits[0][1] - 1.0) < 1e-5
     assert [s for s, _ in hits] == source.exact(query, 5)
+    found = cache.text_top_k(source, SPACE, ["freshgeneral"], 5, None, False, version=after)
+    assert [s for s, _ in found] == [row[0]]  # its terms are indexed too
     assert (len(source.reads), source.version_reads) == (reads, version_reads)
     assert cache.version_of(SPACE) == after
 
@@ -44,7 +46,7 @@ def test_an_inactive_row_is_recorded_inactive() -> None:
     cache, source = loaded()
     vector = np.ones(8, dtype=np.float32)
     before, after, row = write(source, vector, active=False, category="ops")
-    cache.record_write(SPACE, before, after, [row])
+    cache.record_write(SPACE, before, after, [row], [False])
     query = source.rows[row[0]][0]
     live = [s for s, _ in cache.top_k(source, SPACE, query, 40, None, False, version=after)]
     assert row[0] not in live and live == source.exact(query, 40)
@@ -56,7 +58,7 @@ def test_a_write_the_cache_missed_makes_it_read_the_store() -> None:
     cache, source = loaded()
     missed = source.add(np.full(8, 2.0, dtype=np.float32))  # another process's write
     before, after, row = write(source, np.arange(8, dtype=np.float32) - 3)
-    cache.record_write(SPACE, before, after, [row])
+    cache.record_write(SPACE, before, after, [row], [True])
     assert cache.version_of(SPACE) == before - 1  # not applied over the gap
     query = source.rows[missed][0]
     assert top_seqs(cache, source, query) == source.exact(query, 5)
@@ -67,7 +69,7 @@ def test_an_unloaded_space_is_left_to_its_first_search() -> None:
     source = Source(seed=4, n=10)
     cache = VectorCache()
     before, after, row = write(source, np.ones(8, dtype=np.float32))
-    cache.record_write(SPACE, before, after, [row])
+    cache.record_write(SPACE, before, after, [row], [True])
     assert cache.version_of(SPACE) is None
     query = source.rows[row[0]][0]
     assert top_seqs(cache, source, query) == source.exact(query, 5)

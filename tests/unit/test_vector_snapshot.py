@@ -16,21 +16,35 @@ SPACE = "0f3c9a"
 
 
 class Source:
-    """An in-memory store: seq -> (vector, category), with a version and inactive seqs."""
+    """An in-memory store: seq -> (vector or None, category, terms), with a version and
+    inactive seqs."""
 
     def __init__(self, seed: int, n: int) -> None:
         rng = np.random.default_rng(seed)
         self.rows: dict[int, tuple[np.ndarray, str]] = {}
+        self.terms: dict[int, str] = {}
+        self.vectorless: dict[int, str] = {}  # seq -> category of rows without a vector
         self.inactive: set[int] = set()
         self.version = 0
         self.version_reads = 0
         self.reads: list[int] = []  # the `after_seq` of every vectors_after call
-        for _ in range(n):
-            self.add(rng.normal(size=8).astype(np.float32))
+        for i in range(n):
+            self.add(rng.normal(size=8).astype(np.float32), terms=f"word{i % 7} row{i}")
 
-    def add(self, vector: np.ndarray, category: str = "general") -> int:
-        seq = max(self.rows, default=0) + 1
+    def _next(self) -> int:
+        return max([*self.rows, *self.vectorless], default=0) + 1
+
+    def add(self, vector: np.ndarray, category: str = "general", terms: str = "") -> int:
+        seq = self._next()
         self.rows[seq] = (vector / np.linalg.norm(vector), category)
+        self.terms[seq] = terms
+        self.version += 1
+        return seq
+
+    def add_vectorless(self, terms: str, category: str = "general") -> int:
+        seq = self._next()
+        self.vectorless[seq] = category
+        self.terms[seq] = terms
         self.version += 1
         return seq
 
@@ -38,9 +52,12 @@ class Source:
         self.version_reads += 1
         return self.version
 
-    def vectors_after(self, space_id: str, after_seq: int) -> Sequence[tuple[int, object, str]]:
+    def vectors_after(self, space_id: str, after_seq: int) -> Sequence[tuple[int, object, str, str]]:
         self.reads.append(after_seq)
-        return [(s, v.tobytes(), c) for s, (v, c) in sorted(self.rows.items()) if s > after_seq]
+        rows: list[tuple[int, object, str, str]] = [
+            (s, v.tobytes(), c, self.terms[s]) for s, (v, c) in self.rows.items()]
+        rows += [(s, None, c, self.terms[s]) for s, c in self.vectorless.items()]
+        return sorted((r for r in rows if r[0] > after_seq), key=lambda r: r[0])
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> Sequence[int]:
         return sorted(s for s in self.inactive if s <= upto_seq)
@@ -104,3 +121,35 @@ def test_scores_of_held_rows_skip_the_version_lookup_and_new_rows_refresh(tmp_pa
     assert cache.scores_of(source, SPACE, query, [3, newest])[newest] == pytest.approx(
         1.0, abs=1e-5)
     assert source.version_reads == 1
+
+
+def text(cache: VectorCache, source: Source, terms: list[str], k: int = 5) -> list[int]:
+    return [seq for seq, _ in cache.text_top_k(source, SPACE, terms, k, None, False)]
+
+
+def test_the_term_index_comes_back_with_the_snapshot(tmp_path: Path) -> None:
+    source = Source(seed=5, n=40)
+    fresh = VectorCache(tmp_path)
+    before = text(fresh, source, ["word3", "row10"], 10)
+    assert before[0] == 11 and set(before[1:]) <= {4, 11, 18, 25, 32, 39}  # row10 is seq 11
+    source.reads.clear()
+    restarted = VectorCache(tmp_path)
+    assert text(restarted, source, ["word3", "row10"], 10) == before
+    assert source.reads == [40 - 1]
+
+
+def test_a_memory_without_a_vector_is_found_by_its_terms_only(tmp_path: Path) -> None:
+    source = Source(seed=6, n=12)
+    pending = source.add_vectorless("pending note kafka")
+    cache = VectorCache(tmp_path)
+    assert text(cache, source, ["kafka"]) == [pending]
+    query = source.rows[2][0]
+    assert pending not in top(cache, source, query, 13)
+    assert cache.scores_of(source, SPACE, query, [pending, 2]).keys() == {2}
+    # a vector-less first row, then vectors: the matrix takes their width
+    other = Source(seed=7, n=0)
+    first = other.add_vectorless("only words")
+    second = other.add(np.ones(8, dtype=np.float32), terms="words and a vector")
+    late = VectorCache()
+    assert top(late, other, other.rows[second][0]) == [second]
+    assert text(late, other, ["words"]) == [first, second]

@@ -24,6 +24,7 @@ from typing import Protocol
 import numpy as np
 
 from memspace.stores import vector_snapshot
+from memspace.stores.term_index import TermIndex
 
 
 class VectorSource(Protocol):
@@ -32,38 +33,62 @@ class VectorSource(Protocol):
     def vector_version(self, space_id: str) -> int:
         """Changes whenever a memory of the space is written, superseded or forgotten."""
 
-    def vectors_after(self, space_id: str, after_seq: int) -> Sequence[tuple[int, object, str]]:
-        """(seq, float32 vector or its bytes, category) of memories with seq > after_seq, by seq."""
+    def vectors_after(self, space_id: str, after_seq: int) -> Sequence[Row]:
+        """(seq, float32 vector or its bytes or None, category, index terms) of the memories
+        with seq > after_seq, by seq: every memory, with or without a vector."""
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> Sequence[int]:
         """Sequence numbers of the space's inactive memories, up to `upto_seq`."""
 
 
+# (seq, vector or its bytes or None, category, index terms) of one memory, as a store reads it.
+Row = tuple[int, object, str, str]
+
+
 @dataclass
 class _SpaceVectors:
+    """One space's memories in row order: vectors (zero rows where a memory has none, e.g. a
+    note waiting for extraction), sequence numbers, flags, categories and the term index."""
+
     version: int = -1
     size: int = 0
     last_seq: int = 0
     seqs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     matrix: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    has_vector: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     active: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     categories: list[str] = field(default_factory=list)
+    terms: TermIndex = field(default_factory=TermIndex)
 
-    def append(self, seqs: list[int], block: np.ndarray, categories: list[str]) -> None:
-        needed = self.size + len(seqs)
-        if self.matrix.shape[0] < needed:
+    def append(self, rows: Sequence[Row], active: Sequence[bool] | None = None) -> None:
+        """Add rows past the last one; `active` flags them (None: all active, the caller
+        re-reads the inactive ones)."""
+        block, present = _as_block([r[1] for r in rows], self.matrix.shape[1])
+        needed = self.size + len(rows)
+        if self.matrix.shape[0] < needed or self.matrix.shape[1] != block.shape[1]:
             capacity = max(needed, 2 * self.matrix.shape[0], 1024)
             matrix = np.zeros((capacity, block.shape[1]), dtype=np.float32)
             ids = np.zeros(capacity, dtype=np.int64)
             if self.size:
-                matrix[: self.size] = self.matrix[: self.size]
+                width = min(self.matrix.shape[1], block.shape[1])
+                matrix[: self.size, :width] = self.matrix[: self.size, :width]
                 ids[: self.size] = self.seqs[: self.size]
             self.matrix, self.seqs = matrix, ids
         self.matrix[self.size : needed] = block
-        self.seqs[self.size : needed] = seqs
-        self.categories.extend(categories)
+        self.seqs[self.size : needed] = [int(r[0]) for r in rows]
+        self.has_vector = np.concatenate([self.has_vector[: self.size], present])
+        flags = np.ones(len(rows), dtype=bool) if active is None else np.asarray(active, bool)
+        self.active = np.concatenate([self.active[: self.size], flags])
+        self.categories.extend(str(r[2]) for r in rows)
+        self.terms.append([r[3] or "" for r in rows])
         self.size = needed
-        self.last_seq = seqs[-1]
+        self.last_seq = int(rows[-1][0])
+
+    def mask(self, category: str | None, include_inactive: bool) -> np.ndarray:
+        mask = np.ones(self.size, dtype=bool) if include_inactive else self.active[: self.size].copy()
+        if category is not None:
+            mask &= np.fromiter((c == category for c in self.categories), bool, self.size)
+        return mask
 
 
 class VectorCache:
@@ -91,20 +116,31 @@ class VectorCache:
         in the same round trip as its record fetch) and the lookup is skipped."""
         with self._lock:
             entry = self._refresh(source, space_id, version)
-            if entry.size == 0:
+            if entry.size == 0 or entry.matrix.shape[1] != query.shape[0]:
                 return []
             scores = entry.matrix[: entry.size] @ query
-            mask = np.ones(entry.size, dtype=bool) if include_inactive else entry.active.copy()
-            if category is not None:
-                mask &= np.fromiter((c == category for c in entry.categories), bool, entry.size)
-            candidates = np.flatnonzero(mask)
-            if candidates.size == 0:
+            mask = entry.mask(category, include_inactive) & entry.has_vector[: entry.size]
+            return _best(entry, scores, np.flatnonzero(mask), limit)
+
+    def text_top_k(
+        self,
+        source: VectorSource,
+        space_id: str,
+        terms: Sequence[str],
+        limit: int,
+        category: str | None,
+        include_inactive: bool,
+        version: int | None = None,
+    ) -> list[tuple[int, float]]:
+        """(seq, BM25 with the space's own statistics) of the `limit` best memories holding
+        any of these index terms (stores/term_index.py), best first; `version` as for top_k."""
+        with self._lock:
+            entry = self._refresh(source, space_id, version)
+            if entry.size == 0 or not terms:
                 return []
-            if candidates.size > limit:
-                top = np.argpartition(-scores[candidates], limit - 1)[:limit]
-                candidates = candidates[top]
-            picked = candidates[np.argsort(-scores[candidates], kind="stable")]
-            return [(int(entry.seqs[i]), float(scores[i])) for i in picked]
+            scores = entry.terms.scores(terms)
+            mask = entry.mask(category, include_inactive) & (scores > 0)
+            return _best(entry, scores, np.flatnonzero(mask), limit)
 
     def scores_of(self, source: VectorSource, space_id: str, query: np.ndarray,
                   seqs: Sequence[int]) -> dict[int, float]:
@@ -122,37 +158,34 @@ class VectorCache:
             held = entry.seqs[: entry.size]
             wanted = np.asarray(seqs, dtype=np.int64)
             at = np.clip(np.searchsorted(held, wanted), 0, entry.size - 1)
-            found = held[at] == wanted
+            found = (held[at] == wanted) & entry.has_vector[at]
             rows = at[found]
+            if entry.matrix.shape[1] != query.shape[0]:
+                return {}
             scores = entry.matrix[rows] @ query
             return {int(s): float(v) for s, v in zip(wanted[found], scores, strict=True)}
 
-    def record_write(self, space_id: str, before: int, after: int,
-                     rows: Sequence[tuple[int, object, str, bool]]) -> None:
+    def record_write(self, space_id: str, before: int, after: int, rows: Sequence[Row],
+                     active: Sequence[bool]) -> None:
         """A write this process committed took the space from version `before` to `after` and
-        added `rows` (seq, vector, category, active), superseding nothing. When the cache holds
-        the space at exactly `before`, the rows are applied here and the next search needs no
-        refresh from the store (on Neo4j three round trips, then a second record fetch: half of
-        a flat add's time with 16 writers). Otherwise nothing changes: the cache missed another
-        write in between and refreshes from the store as usual."""
+        added `rows` (flagged by `active`), superseding nothing. When the cache holds the space
+        at exactly `before`, the rows are applied here and the next search needs no refresh
+        from the store (on Neo4j three round trips, then a second record fetch: half of a flat
+        add's time with 16 writers). Otherwise nothing changes: the cache missed another write
+        in between and refreshes from the store as usual."""
         with self._lock:
             entry = self._spaces.get(space_id)
             if entry is None or entry.version != before or after != before + 1:
                 return
-            kept = [r for r in rows if r[1] is not None]
-            if kept:
-                block = _as_block([r[1] for r in kept])
-                seqs = [r[0] for r in kept]
-                if (entry.size and block.shape[1] != entry.matrix.shape[1]) or \
-                        seqs[0] <= entry.last_seq or seqs != sorted(seqs):
+            if rows:
+                seqs = [int(r[0]) for r in rows]
+                if seqs[0] <= entry.last_seq or seqs != sorted(seqs):
                     return  # not a plain append: let the store's view decide
-                entry.append(seqs, block, [r[2] for r in kept])
-                entry.active = np.concatenate(
-                    [entry.active[: entry.size - len(kept)], [r[3] for r in kept]]).astype(bool)
+                entry.append(rows, active)
             entry.version = after
 
     def stats(self) -> tuple[int, int, int]:
-        """(spaces, vectors, bytes of their matrices, spare capacity included) held now."""
+        """(spaces, memories, bytes of their matrices, spare capacity included) held now."""
         with self._lock:
             entries = list(self._spaces.values())
         return (len(entries), sum(e.size for e in entries),
@@ -168,7 +201,7 @@ class VectorCache:
                  version: int | None = None) -> _SpaceVectors:
         version = source.vector_version(space_id) if version is None else version
         entry = self._spaces.get(space_id)
-        new: Sequence[tuple[int, object, str]] | None = None
+        new: Sequence[Row] | None = None
         if entry is None:
             entry = self._spaces[space_id] = _SpaceVectors()
             new = self._restore(source, space_id, entry)
@@ -177,11 +210,11 @@ class VectorCache:
         if new is None:
             new = source.vectors_after(space_id, entry.last_seq)
         if new:
-            block = _as_block([r[1] for r in new])
-            entry.append([int(r[0]) for r in new], block, [r[2] for r in new])
+            entry.append(new)
             if self._snapshot_dir is not None and len(new) >= vector_snapshot.MIN_NEW_ROWS:
-                vector_snapshot.save(self._snapshot_dir, space_id, entry.seqs[: entry.size],
-                                     entry.matrix[: entry.size], entry.categories)
+                vector_snapshot.save(self._snapshot_dir, space_id, vector_snapshot.Saved(
+                    entry.seqs[: entry.size], entry.matrix[: entry.size],
+                    entry.has_vector[: entry.size], entry.categories, entry.terms.documents()))
         inactive = np.asarray(source.inactive_seqs(space_id, entry.last_seq), dtype=np.int64)
         entry.active = np.ones(entry.size, dtype=bool)
         if inactive.size:
@@ -193,35 +226,66 @@ class VectorCache:
         entry.version = version
         return entry
 
-
     def _restore(self, source: VectorSource, space_id: str,
-                 entry: _SpaceVectors) -> Sequence[tuple[int, object, str]] | None:
+                 entry: _SpaceVectors) -> Sequence[Row] | None:
         """Fill a new entry from the space's snapshot, if the store still holds the snapshot's
-        last vector at its sequence number; returns the rows past it (None: no snapshot used)."""
+        last row (vector and terms) at its sequence number; returns the rows past it (None: no
+        snapshot used)."""
         if self._snapshot_dir is None:
             return None
         saved = vector_snapshot.load(self._snapshot_dir, space_id)
         if saved is None:
             return None
-        seqs, matrix, categories = saved
-        last = int(seqs[-1])
+        last = int(saved.seqs[-1])
         rows = source.vectors_after(space_id, last - 1)
-        if not rows or int(rows[0][0]) != last or not np.array_equal(
-                _as_vector(rows[0][1]), matrix[-1]):
+        if not rows or int(rows[0][0]) != last or \
+                sorted((rows[0][3] or "").split()) != saved.terms[-1].split():
             return None  # another store behind the same space id: read it all
+        vector, present = _as_block([rows[0][1]], saved.matrix.shape[1])
+        if bool(present[0]) != bool(saved.has_vector[-1]) or not np.array_equal(
+                vector[0], saved.matrix[-1]):
+            return None
         # the loaded arrays become the entry's (no copy: 150 MB at 100,000 memories)
-        entry.seqs, entry.matrix, entry.categories = seqs, matrix, categories
-        entry.size, entry.last_seq = len(seqs), last
+        entry.seqs, entry.matrix, entry.has_vector = saved.seqs, saved.matrix, saved.has_vector
+        entry.categories = saved.categories
+        entry.active = np.ones(len(saved.seqs), dtype=bool)
+        entry.terms.append(saved.terms)
+        entry.size, entry.last_seq = len(saved.seqs), last
         return rows[1:]
 
 
-def _as_block(raws: list[object]) -> np.ndarray:
-    """One float32 matrix from stored vectors. SQLite's blobs are joined and read at once: a
-    frombuffer per row plus np.stack was a third of a cold 100k-row load (cProfile)."""
-    if all(isinstance(r, bytes) for r in raws):
-        joined = b"".join(raws)  # type: ignore[arg-type]
-        return np.frombuffer(joined, dtype=np.float32).reshape(len(raws), -1)
-    return np.stack([_as_vector(r) for r in raws])
+def _best(entry: _SpaceVectors, scores: np.ndarray, candidates: np.ndarray,
+          limit: int) -> list[tuple[int, float]]:
+    """(seq, score) of the `limit` best candidate rows, best first (ties: earlier row first)."""
+    if candidates.size == 0:
+        return []
+    if candidates.size > limit:
+        top = np.argpartition(-scores[candidates], limit - 1)[:limit]
+        candidates = np.sort(candidates[top])
+    picked = candidates[np.argsort(-scores[candidates], kind="stable")]
+    return [(int(entry.seqs[i]), float(scores[i])) for i in picked]
+
+
+def _as_block(raws: Sequence[object], width: int) -> tuple[np.ndarray, np.ndarray]:
+    """One float32 matrix from stored vectors, and which rows have one: a missing vector, or
+    one of another size than the space's (`width`, 0 when none seen yet), is a zero row.
+    SQLite's blobs are joined and read at once: a frombuffer per row plus np.stack was a third
+    of a cold 100k-row load (cProfile)."""
+    if raws and all(isinstance(r, bytes) for r in raws):
+        sizes = {len(r) for r in raws}  # type: ignore[arg-type]
+        if len(sizes) == 1 and (width == 0 or sizes == {4 * width}):
+            joined = b"".join(raws)  # type: ignore[arg-type]
+            block = np.frombuffer(joined, dtype=np.float32).reshape(len(raws), -1)
+            return block, np.ones(len(raws), dtype=bool)
+    vectors = [None if r is None else _as_vector(r) for r in raws]
+    if width == 0:
+        width = next((len(v) for v in vectors if v is not None), 0)
+    block = np.zeros((len(raws), width), dtype=np.float32)
+    present = np.zeros(len(raws), dtype=bool)
+    for i, v in enumerate(vectors):
+        if v is not None and len(v) == width:
+            block[i], present[i] = v, True
+    return block, present
 
 
 def _as_vector(raw: object) -> np.ndarray:

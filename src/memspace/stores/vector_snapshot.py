@@ -10,8 +10,10 @@ it came from is the store now behind the cache (a wiped or restored database can
 space id), so the cache checks that the store's row at the snapshot's last sequence number
 holds the same vector before trusting it (stores/vector_cache.py).
 
-Files: one `<space id>.npz` (uncompressed: seqs, matrix, categories) per space, written to a
-temporary name and renamed, so a reader never sees half a file. Any unreadable file is ignored.
+Files: one `<space id>.npz` (uncompressed: seqs, matrix, has_vector, categories, and the rows'
+index terms as one UTF-8 text, which rebuild the space's term index: stores/term_index.py) per
+space, written to a temporary name and renamed, so a reader never sees half a file. Any
+unreadable file, or one of an older layout, is ignored.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import logging
 import os
 import re
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -36,29 +39,47 @@ def _path(directory: Path, space_id: str) -> Path | None:
     return directory / f"{space_id}.npz" if _SAFE_ID.match(space_id) else None
 
 
-def load(directory: Path, space_id: str) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
-    """(seqs, matrix, categories) saved for a space, or None."""
+@dataclass(frozen=True)
+class Saved:
+    """A space's cached rows: sequence numbers, vectors (zero rows where a memory has none),
+    which rows have a vector, categories, and each row's index terms (sorted)."""
+
+    seqs: np.ndarray
+    matrix: np.ndarray
+    has_vector: np.ndarray
+    categories: list[str]
+    terms: list[str]
+
+
+def load(directory: Path, space_id: str) -> Saved | None:
+    """What was saved for a space, or None (none, unreadable, or an older layout)."""
     path = _path(directory, space_id)
     if path is None or not path.is_file():
         return None
     try:
         with np.load(path, allow_pickle=False) as data:
-            seqs = data["seqs"].astype(np.int64)
-            matrix = data["matrix"].astype(np.float32, copy=False)
-            categories = [str(c) for c in data["categories"]]
-    except Exception as exc:  # a damaged cache file of any kind: read from the store instead
+            saved = Saved(
+                seqs=data["seqs"].astype(np.int64),
+                matrix=data["matrix"].astype(np.float32, copy=False),
+                has_vector=data["has_vector"].astype(bool),
+                categories=[str(c) for c in data["categories"]],
+                # one UTF-8 text, a line per row (terms never hold a line break)
+                terms=data["terms"].tobytes().decode("utf-8").split("\n"),
+            )
+    except Exception as exc:  # a damaged or older cache file: read from the store instead
         log.warning("ignoring the vector snapshot %s (%s)", path, exc)
         return None
-    if not (len(seqs) == matrix.shape[0] == len(categories)) or len(seqs) == 0:
+    n = len(saved.seqs)
+    if n == 0 or not (saved.matrix.shape[0] == len(saved.has_vector) == len(saved.categories)
+                      == len(saved.terms) == n):
         return None
-    return seqs, matrix, categories
+    return saved
 
 
-def save(directory: Path, space_id: str, seqs: np.ndarray, matrix: np.ndarray,
-         categories: list[str]) -> None:
+def save(directory: Path, space_id: str, saved: Saved) -> None:
     """Write a space's snapshot atomically; a failure is logged, never raised (it is a cache)."""
     path = _path(directory, space_id)
-    if path is None or len(seqs) == 0:
+    if path is None or len(saved.seqs) == 0:
         return
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -68,7 +89,9 @@ def save(directory: Path, space_id: str, seqs: np.ndarray, matrix: np.ndarray,
         return
     try:
         with os.fdopen(fd, "wb") as out:
-            np.savez(out, seqs=seqs, matrix=matrix, categories=np.asarray(categories, dtype=str))
+            terms = np.frombuffer("\n".join(saved.terms).encode("utf-8"), dtype=np.uint8)
+            np.savez(out, seqs=saved.seqs, matrix=saved.matrix, has_vector=saved.has_vector,
+                     categories=np.asarray(saved.categories, dtype=str), terms=terms)
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

@@ -172,8 +172,9 @@ RETURN {memory_fields("m")} AS memory
 
 VECTOR_VERSION = "MATCH (s:Space {id: $space}) RETURN coalesce(s.version, 0) AS version"
 VECTORS_AFTER = """
-MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq > $after AND m.embedding IS NOT NULL
-RETURN m.seq AS seq, m.embedding AS embedding, m.category AS category ORDER BY m.seq
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq > $after
+RETURN m.seq AS seq, m.embedding AS embedding, m.category AS category, m.terms AS terms
+ORDER BY m.seq
 """
 INACTIVE_SEQS = """
 MATCH (m:Memory) WHERE m.spaceId = $space AND m.active = false AND m.seq <= $upto
@@ -419,11 +420,6 @@ def lucene_in_space(space_id: str, content_query: str) -> str:
     analyzer may split an id into several tokens, so the Cypher filter on `spaceId` stays.
     """
     return f'+spaceId:"{lucene_escape(space_id)}"^0 +({content_query})'
-
-
-def lucene_any_term(terms: list[str]) -> str:
-    """Any of the index terms (domain.text.query_terms) in the `terms` field."""
-    return " OR ".join(f'terms:"{lucene_escape(t)}"' for t in terms)
 
 
 # The newest memory a writer saved in a space since a time, outside documents: the turn a new

@@ -23,11 +23,9 @@ VECTOR_INDEX = "memory_embedding"
 TEXT_INDEX = "memory_text"
 TEXT_ANALYZER = "standard-no-stop-words"
 
-# The ranked full text of hybrid search: the terms made by domain.text.index_terms (stemmed,
-# stop words out, the turn before included), split on whitespace only, so Lucene indexes
-# exactly the terms the SQLite store indexes.
-TERMS_INDEX = "memory_terms"
-TERMS_ANALYZER = "whitespace"
+# Hybrid search ranks full text in process over `m.terms` with each space's own statistics
+# (stores/term_index.py); the Lucene index an earlier version kept over them goes.
+RETIRED_TERMS_INDEX = "memory_terms"
 
 STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT space_id IF NOT EXISTS FOR (s:Space) REQUIRE s.id IS UNIQUE",
@@ -57,8 +55,7 @@ STATEMENTS: tuple[str, ...] = (
     "`vector.similarity_function`: 'cosine'}}",
     f"CREATE FULLTEXT INDEX {TEXT_INDEX} IF NOT EXISTS FOR (m:Memory) ON EACH [m.content, m.spaceId] "
     f"OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{TEXT_ANALYZER}'}}}}",
-    f"CREATE FULLTEXT INDEX {TERMS_INDEX} IF NOT EXISTS FOR (m:Memory) ON EACH [m.terms, m.spaceId] "
-    f"OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{TERMS_ANALYZER}'}}}}",
+    f"DROP INDEX {RETIRED_TERMS_INDEX} IF EXISTS",
     "CREATE INDEX memory_space_writer IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.createdBy)",
 )
 

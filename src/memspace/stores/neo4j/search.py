@@ -1,4 +1,5 @@
-"""Full-text and typo-tolerant keyword search over one space's memories.
+"""Typo-tolerant keyword search over one space's memories (ranked full text and vectors run
+on the in-process cache: stores/vector_cache.py, stores/term_index.py).
 
 Vector search is not here: it runs on the in-process cache of stores/vector_cache.py. Measured
 on tools/neo4j-local (2 busy cores), 10 spaces x 10,000 memories, 384 dims clustered like
@@ -12,11 +13,10 @@ answers exactly in a few milliseconds.
 from __future__ import annotations
 
 from memspace.domain.models import MemoryFilter, ScoredMemory
-from memspace.domain.text import max_edits, query_terms, tolerated, words
+from memspace.domain.text import max_edits, tolerated, words
 from memspace.stores.neo4j import cypher
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection, Row
-from memspace.stores.neo4j.schema import TERMS_INDEX
 
 # The full-text index cannot filter by category or `active`, so a search asks Lucene for more
 # candidates than it returns and filters them in Cypher. The space itself is required inside
@@ -26,19 +26,6 @@ from memspace.stores.neo4j.schema import TERMS_INDEX
 # candidates in Python (the symmetric typo rule), which the margin absorbs.
 OVERFETCH_FACTOR = 10
 OVERFETCH_MARGIN = 100
-
-
-def text_search(
-    conn: Neo4jConnection, where: MemoryFilter, text: str, limit: int
-) -> list[ScoredMemory]:
-    """BM25 over the memories' index terms (domain.text.index_terms), any query term."""
-    wanted = query_terms(text)
-    if not wanted:
-        return []
-    condition, params = cypher.memory_filter(where)
-    lucene = cypher.lucene_in_space(where.space_id, cypher.lucene_any_term(wanted))
-    return _scored(conn.read(cypher.text_query(condition, TERMS_INDEX), lucene=lucene,
-                             fetch=_fetch(limit), limit=limit, **params))
 
 
 def keyword_search(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -37,12 +37,13 @@ from memspace.domain.models import (
     Usage,
 )
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
-from memspace.domain.text import index_terms
+from memspace.domain.text import index_terms, query_terms
 from memspace.stores.neo4j import cypher, search
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection, Row
 from memspace.stores.neo4j.group_commit import GroupCommit
 from memspace.stores.neo4j.schema import ensure_schema
+from memspace.stores.vector_cache import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
 
@@ -256,9 +257,8 @@ class Neo4jStore:
             self._db.write(work, conflict="a memory with one of these ids already exists")
             if not olds:  # still this process's turn: the cache sees this space's writes in order
                 version = committed["version"]
-                self._vectors.record_write(space, version - 1, version, [
-                    (row["props"]["seq"], memory.embedding, str(memory.category), memory.active)
-                    for row, memory in zip(rows, batch.memories, strict=True)])
+                self._vectors.record_write(space, version - 1, version, *_cache_rows(
+                    list(zip(rows, batch.memories, strict=True))))
 
     def _write_group(self, space: str, batches: Sequence[WriteBatch]) -> list[BaseException | None]:
         """Plain adds of one space (see `_groupable`) in one transaction (group_commit.py).
@@ -303,9 +303,7 @@ class Neo4jStore:
             self._db.write(work, conflict="a memory with one of these ids already exists")
             version = cast(int, committed["version"])
             kept = cast("list[tuple[dict[str, Any], Memory]]", committed["kept"])
-            self._vectors.record_write(space, version - 1, version, [
-                (row["props"]["seq"], memory.embedding, str(memory.category), memory.active)
-                for row, memory in kept])
+            self._vectors.record_write(space, version - 1, version, *_cache_rows(kept))
         return cast("list[BaseException | None]", committed["outcomes"])
 
     def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
@@ -397,19 +395,30 @@ class Neo4jStore:
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
         """Exact, from the in-process cache of the space's vectors (see stores/vector_cache.py)."""
         query = np.asarray(embedding, dtype=np.float32)
+        return self._from_cache(where, lambda version: self._vectors.top_k(
+            self, where.space_id, query, limit, where.category, where.include_inactive, version))
+
+    def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
+        """BM25 over the memories' index terms (domain.text.index_terms), any query term, with
+        the space's own statistics (stores/term_index.py, held by the vector cache)."""
+        terms = query_terms(text)
+        return self._from_cache(where, lambda version: self._vectors.text_top_k(
+            self, where.space_id, terms, limit, where.category, where.include_inactive, version))
+
+    def _from_cache(self, where: MemoryFilter,
+                    rank: Callable[[int | None], list[tuple[int, float]]]) -> list[ScoredMemory]:
+        """Memories ranked by the cache (`rank(version)`: (seq, score) best first), fetched."""
         known = self._vectors.version_of(where.space_id)
         if known is not None:
             # Rank on the cache as it is and check its version in the fetch's round trip (each
             # read is ~3 bolt exchanges; a hybrid search made four). A write since then costs
             # the lookup, refresh and fetch below instead.
-            hits = self._vectors.top_k(self, where.space_id, query, limit, where.category,
-                                       where.include_inactive, version=known)
+            hits = rank(known)
             rows = self._db.read(cypher.MEMORIES_BY_SEQ_AT_VERSION, space=where.space_id,
                                  seqs=[seq for seq, _ in hits])
             if rows and int(rows[0]["version"]) == known:
                 return self._scored_by_seq(hits, rows)
-        hits = self._vectors.top_k(self, where.space_id, query, limit, where.category,
-                                   where.include_inactive)
+        hits = rank(None)
         if not hits:
             return []
         rows = self._db.read(cypher.MEMORIES_BY_SEQ, space=where.space_id,
@@ -427,16 +436,14 @@ class Neo4jStore:
         rows = self._db.read(cypher.VECTOR_VERSION, space=space_id)
         return int(rows[0]["version"]) if rows else 0
 
-    def vectors_after(self, space_id: str, after_seq: int) -> list[tuple[int, object, str]]:
+    def vectors_after(self, space_id: str, after_seq: int) -> list[CacheRow]:
         rows = self._db.read(cypher.VECTORS_AFTER, space=space_id, after=after_seq)
-        return [(int(r["seq"]), r["embedding"], str(r["category"])) for r in rows]
+        return [(int(r["seq"]), r["embedding"], str(r["category"]), r["terms"] or "")
+                for r in rows]
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
         rows = self._db.read(cypher.INACTIVE_SEQS, space=space_id, upto=upto_seq)
         return [int(r["seq"]) for r in rows]
-
-    def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
-        return search.text_search(self._db, where, text, limit)
 
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
         return search.keyword_search(self._db, where, keyword, limit)
@@ -601,3 +608,10 @@ def _groupable(batch: WriteBatch) -> bool:
     transaction with other writers' adds; the rest keep one transaction each."""
     return bool(batch.memories) and not (batch.supersede or batch.relations or batch.source) \
         and not any(m.document_id for m in batch.memories)
+
+
+def _cache_rows(written: list[tuple[dict[str, Any], Memory]]) -> tuple[list[CacheRow], list[bool]]:
+    """The vector cache's view of rows just written, and their active flags."""
+    return ([(row["props"]["seq"], memory.embedding, str(memory.category),
+              row["props"].get("terms") or "") for row, memory in written],
+            [memory.active for _, memory in written])

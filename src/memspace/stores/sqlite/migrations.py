@@ -224,12 +224,18 @@ MIGRATIONS: list[str] = [
         INSERT INTO memory_terms (rowid, terms) VALUES (new.rowid, coalesce(new.terms, ''));
     END;
     """,
+    # 10: full text is ranked in process with each space's own statistics
+    # (stores/term_index.py, from `memories.terms`): the FTS5 index of migration 9 goes.
+    """
+    DROP TRIGGER IF EXISTS memories_terms_insert;
+    DROP TABLE IF EXISTS memory_terms;
+    """,
 ]
 
 
 def backfill_terms(conn: sqlite3.Connection) -> int:
-    """Give memories stored before migration 9 their index terms (from their content), then
-    rebuild the terms index; returns how many were filled. A no-op once every row has terms."""
+    """Give memories stored before migration 9 their index terms (from their content);
+    returns how many were filled. A no-op once every row has terms."""
     rows = conn.execute("SELECT rowid, content FROM memories WHERE terms IS NULL").fetchall()
     if not rows:
         return 0
@@ -237,7 +243,6 @@ def backfill_terms(conn: sqlite3.Connection) -> int:
     try:
         conn.executemany("UPDATE memories SET terms = ? WHERE rowid = ?",
                          [(index_terms(r[1]), r[0]) for r in rows])
-        conn.execute("INSERT INTO memory_terms (memory_terms) VALUES ('rebuild')")
     except BaseException:
         conn.execute("ROLLBACK")
         raise

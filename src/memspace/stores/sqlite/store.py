@@ -45,6 +45,7 @@ from memspace.stores.sqlite.rows import (
     ts,
     vector_blob,
 )
+from memspace.stores.vector_cache import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
 # How long a writer waits for another process's write lock before giving up (CLI beside server).
@@ -467,13 +468,13 @@ class SqliteStore:
         row = self._conn().execute("SELECT version FROM spaces WHERE id = ?", (space_id,)).fetchone()
         return int(row[0]) if row else 0
 
-    def vectors_after(self, space_id: str, after_seq: int) -> list[tuple[int, object, str]]:
+    def vectors_after(self, space_id: str, after_seq: int) -> list[CacheRow]:
         rows = self._conn().execute(
-            "SELECT rowid, embedding, category FROM memories "
-            "WHERE space_id = ? AND rowid > ? AND embedding IS NOT NULL ORDER BY rowid",
+            "SELECT rowid, embedding, category, terms FROM memories "
+            "WHERE space_id = ? AND rowid > ? ORDER BY rowid",
             (space_id, after_seq),
         ).fetchall()
-        return [(int(r[0]), r[1], str(r[2])) for r in rows]
+        return [(int(r[0]), r[1], str(r[2]), r[3] or "") for r in rows]
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
         rows = self._conn().execute(
@@ -488,14 +489,11 @@ class SqliteStore:
             fulltext.ranked(self._conn(), "memory_fts", match, sql, args, limit))
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
-        """BM25 over the memories' index terms (domain.text.index_terms), any query term."""
-        wanted = query_terms(text)
-        if not wanted:
-            return []
-        sql, args = self._filter_sql(where)
-        match = " OR ".join(f'"{t}"' for t in wanted)
-        return self._memories_by_rowid(
-            fulltext.ranked(self._conn(), "memory_terms", match, sql, args, limit))
+        """BM25 over the memories' index terms (domain.text.index_terms), any query term, with
+        the space's own statistics (stores/term_index.py, held by the vector cache)."""
+        hits = self._vectors.text_top_k(self, where.space_id, query_terms(text), limit,
+                                        where.category, where.include_inactive)
+        return self._memories_by_rowid(hits)
 
     def _vocabulary(self) -> list[str]:
         conn = self._conn()
