@@ -176,7 +176,7 @@ def build(
     memory_service, ingestion_service, note_service = metered_services(metrics)
     clock = clock or SystemClock()
     access = AccessService(store, clock)
-    profiles = ProfileService(store)
+    profiles = ProfileService(store, access)
     limits = Limits(settings.max_memory_chars, settings.max_page_size)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)

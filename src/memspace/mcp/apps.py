@@ -21,7 +21,7 @@ from memspace.bootstrap import Container
 from memspace.mcp.app_tools import register_app_tools
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY
-from memspace.present.json import document_json, memory_json, profile_json, spaces_json
+from memspace.present.json import counts_json, document_json, memory_json, spaces_json
 from memspace.present.text import graph_launch_text, spaces_text
 from memspace.present.tool import result
 
@@ -119,16 +119,16 @@ def _register_launchers(apps: Apps, app: Container) -> None:
         space: SpaceArg = None,
     ) -> CallToolResult:
         who = principal_of(ctx)
-        target = call(lambda: app.access.resolve(who, space))
-        slug, page = call(lambda: app.memories.list(who, target.space.slug, limit=30))
+        seen = call(lambda: app.spaces.glance(who, space, memories=30))
+        slug = seen.space.slug
         data = {
             "space": slug,
-            "access": target.access.value,
+            "access": seen.access.value,
             "maxChars": app.settings.max_memory_chars,
             "draft": {"content": content or "", "category": category or "", "memoryId": memoryId},
-            "recent": [memory_json(m) for m in page.items],
+            "recent": [memory_json(m) for m in seen.memories],
         }
-        verb = "save or correct" if target.access.can_write else "read (this key cannot write)"
+        verb = "save or correct" if seen.access.can_write else "read (this key cannot write)"
         text = (f"Opened the guided save form for space '{slug}' ({verb}). Nothing is saved until "
                 "the user submits it. Without a UI, use add_memory or correct_memory instead.")
         return result(text, data)
@@ -147,15 +147,15 @@ def _register_launchers(apps: Apps, app: Container) -> None:
     )
     def upload_file_ui(ctx: Context, space: SpaceArg = None) -> CallToolResult:
         who = principal_of(ctx)
-        target = call(lambda: app.access.resolve(who, space))
-        slug, page = call(lambda: app.documents.list(who, target.space.slug, limit=5))
+        seen = call(lambda: app.spaces.glance(who, space, documents=5))
+        slug = seen.space.slug
         url = f"{app.settings.public_origin}/v1/documents"
         data = {
             "space": slug,
-            "access": target.access.value,
+            "access": seen.access.value,
             "uploadUrl": url,
             "maxBytes": app.ingestion.max_upload_bytes,
-            "recentDocuments": [document_json(d) for d in page.items],
+            "recentDocuments": [document_json(d) for d in seen.documents],
         }
         text = (f"Opened the upload form for space '{slug}'. Without a UI, upload from a terminal: "
                 f"curl -H 'Authorization: Bearer <your key>' -F file=@notes.pdf -F space={slug} {url}")
@@ -175,7 +175,5 @@ def _register_launchers(apps: Apps, app: Container) -> None:
     )
     def memory_graph_ui(ctx: Context, space: SpaceArg = None) -> CallToolResult:
         who = principal_of(ctx)
-        target = call(lambda: app.access.resolve(who, space))
-        profile = call(lambda: app.profiles.profile(target.space))
-        return result(graph_launch_text(profile),
-                      {"space": profile.space.slug, "counts": profile_json(profile)["counts"]})
+        seen = call(lambda: app.spaces.glance(who, space, memories=3))
+        return result(graph_launch_text(seen), {"space": seen.space.slug, "counts": counts_json(seen.stats)})

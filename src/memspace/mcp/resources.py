@@ -36,7 +36,7 @@ def register_resources(server: MCPServer, app: Container) -> None:
                      mime_type="application/json",
                      description="The active space: description, counts, newest memories.")
     def profile() -> str:
-        return _read(lambda: profile_json(app.profiles.profile(app.access.resolve(who(), None).space)))
+        return _read(lambda: profile_json(app.profiles.of(who())))
 
     @server.resource("memspace://spaces", name="spaces", title="My spaces",
                      mime_type="application/json",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memspace.domain.models import ApiKey, Document, Memory, Neighbour, Relation, Space
+from memspace.domain.models import ApiKey, Document, Memory, Neighbour, Relation, Space, SpaceStats
 
 if TYPE_CHECKING:  # services import this module's helpers until they all return typed results
     from memspace.services.context import Profile
@@ -123,16 +123,19 @@ def key_json(key: ApiKey, slugs: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def counts_json(stats: SpaceStats) -> dict[str, Any]:
+    return {
+        "activeMemories": stats.active_memories,
+        "inactiveMemories": stats.inactive_memories,
+        "relations": stats.relations,
+        "documents": stats.documents,
+    }
+
+
 def profile_json(profile: Profile) -> dict[str, Any]:
-    stats = profile.stats
     return {
         **space_json(profile.space),
-        "counts": {
-            "activeMemories": stats.active_memories,
-            "inactiveMemories": stats.inactive_memories,
-            "relations": stats.relations,
-            "documents": stats.documents,
-        },
+        "counts": counts_json(profile.stats),
         "openConflicts": [
             {**relation_json(r), "hint": "both are active: correct one or forget the other"}
             for r in profile.open_conflicts

@@ -9,10 +9,9 @@ from memspace.domain.models import Document, Memory
 from memspace.present.json import iso
 
 if TYPE_CHECKING:  # services import present.json's helpers until they all return typed results
-    from memspace.services.context import Profile
     from memspace.services.documents import DocumentPage
     from memspace.services.search import SearchResult
-    from memspace.services.spaces import Identity, SpaceListing
+    from memspace.services.spaces import Glance, Identity, SpaceListing
 
 
 def _line(memory: dict[str, Any]) -> str:
@@ -54,14 +53,14 @@ def search_text(found: SearchResult) -> str:
     return "\n".join(lines)
 
 
-def graph_launch_text(profile: Profile) -> str:
+def graph_launch_text(seen: Glance) -> str:
     """What the memory graph launcher says, useful without a UI: the space's size and newest facts."""
-    stats = profile.stats
-    text = (f"Opened the memory graph of space '{profile.space.slug}': {stats.active_memories} "
+    stats = seen.stats
+    text = (f"Opened the memory graph of space '{seen.space.slug}': {stats.active_memories} "
             f"active memories, {stats.inactive_memories} superseded or forgotten, "
             f"{stats.relations} relations, {stats.documents} documents.")
-    if profile.recent:
-        text += " Most recent: " + "; ".join(m.content for m in profile.recent[:3])
+    if seen.memories:
+        text += " Most recent: " + "; ".join(m.content for m in seen.memories[:3])
     return text
 
 

@@ -7,6 +7,7 @@ from typing import Protocol
 
 from memspace.domain.models import Memory, MemoryFilter, Relation, Space, SpaceStats
 from memspace.domain.ports import MemoryReadStore, RelationStore, SpaceStore
+from memspace.services.access import AccessService, Principal
 
 PROFILE_RECENT = 8
 OPEN_CONFLICTS = 10
@@ -27,8 +28,13 @@ class ProfilePorts(SpaceStore, MemoryReadStore, RelationStore, Protocol):
 
 
 class ProfileService:
-    def __init__(self, store: ProfilePorts) -> None:
+    def __init__(self, store: ProfilePorts, access: AccessService) -> None:
         self._store = store
+        self._access = access
+
+    def of(self, principal: Principal, space: str | None = None) -> Profile:
+        """The profile of `space` (default: the caller's active or default space)."""
+        return self.profile(self._access.resolve(principal, space).space)
 
     def profile(self, space: Space, recent: int = PROFILE_RECENT) -> Profile:
         return Profile(

@@ -1,12 +1,13 @@
-"""The spaces a caller may use, with access level, size and activity (the space picker's list)."""
+"""The spaces a caller may use: the picker's list, who a key is, and a glance at one space for the
+views that open on it (each one service call for the surface)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from memspace.domain.models import Access, Space, SpaceStats, Usage
-from memspace.domain.ports import LedgerStore, SpaceStore
+from memspace.domain.models import Access, Document, Memory, MemoryFilter, Space, SpaceStats, Usage
+from memspace.domain.ports import DocumentStore, LedgerStore, MemoryReadStore, SpaceStore
 from memspace.services.access import AccessService, Principal, SpaceAccess
 
 
@@ -42,8 +43,20 @@ class Identity:
     active_space: str | None  # slug
 
 
-class SpacePorts(SpaceStore, LedgerStore, Protocol):
-    """The store roles listing spaces and telling a key who it is read."""
+@dataclass(frozen=True)
+class Glance:
+    """One space as a view opens on it: the caller's access, its counts, its newest active
+    memories and documents (as many as asked for)."""
+
+    space: Space
+    access: Access
+    stats: SpaceStats
+    memories: tuple[Memory, ...]
+    documents: tuple[Document, ...]
+
+
+class SpacePorts(SpaceStore, LedgerStore, MemoryReadStore, DocumentStore, Protocol):
+    """The store roles listing spaces, telling a key who it is and glancing at a space read."""
 
 
 class SpaceService:
@@ -61,6 +74,17 @@ class SpaceService:
                          for v in visible),
             default_space=slugs.get(principal.default_space_id or ""),
             active_space=slugs.get(principal.active_space_id or ""),
+        )
+
+    def glance(self, principal: Principal, space: str | None = None, memories: int = 0,
+               documents: int = 0) -> Glance:
+        """The space `space` (default: the caller's active or default one) at a glance."""
+        target = self._access.resolve(principal, space)
+        sid = target.space.id
+        return Glance(
+            target.space, target.access, self._store.space_stats(sid),
+            tuple(self._store.list_memories(MemoryFilter(sid), memories)) if memories else (),
+            tuple(self._store.list_documents(sid, documents)) if documents else (),
         )
 
     def activate(self, principal: Principal, slug: str) -> tuple[SpaceAccess, SpaceListing]:
