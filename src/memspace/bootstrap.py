@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from memspace.config import Settings
@@ -64,12 +65,29 @@ class Container:
 
 def build_store(settings: Settings) -> GraphStore:
     if settings.store == "neo4j":
-        from memspace.stores.neo4j import Neo4jStore
-
-        return Neo4jStore.from_settings(settings)
+        return build_neo4j_store(settings)
     from memspace.stores.sqlite import SqliteStore
 
     return SqliteStore(settings.sqlite_path)
+
+
+def build_neo4j_store(settings: Settings) -> GraphStore:
+    from memspace.stores.neo4j import Neo4jStore
+
+    if not settings.neo4j_uri:
+        raise ValueError("MEMSPACE_NEO4J_URI is not set")
+    password = settings.neo4j_password
+    return Neo4jStore(
+        settings.neo4j_uri,
+        user=settings.neo4j_user,
+        password=password.get_secret_value() if password is not None else None,
+        database=settings.neo4j_database,
+        connect_timeout_s=settings.neo4j_connect_timeout_s,
+        retry_window_s=settings.neo4j_retry_window_s,
+        # one folder per database, so two deployments sharing a data dir never mix vectors
+        snapshot_dir=settings.data_dir / "vector-cache" / hashlib.sha256(
+            f"{settings.neo4j_uri}|{settings.neo4j_database}".encode()).hexdigest()[:16],
+    )
 
 
 def build_oauth_store(store: GraphStore) -> OAuthStore:

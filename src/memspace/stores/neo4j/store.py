@@ -7,7 +7,6 @@ everything else `Unavailable` naming the URI.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -19,7 +18,6 @@ from typing import Any, cast
 import numpy as np
 from neo4j import Transaction
 
-from memspace.config import Settings
 from memspace.domain.errors import Conflict, DuplicateContent, NotFound
 from memspace.domain.models import (
     ApiKey,
@@ -91,23 +89,6 @@ class Neo4jStore:
                 tx.run(cypher.SET_TERMS, rows=rows).consume()
 
             self._db.write(fill)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> Neo4jStore:
-        if not settings.neo4j_uri:
-            raise ValueError("MEMSPACE_NEO4J_URI is not set")
-        password = settings.neo4j_password
-        return cls(
-            settings.neo4j_uri,
-            user=settings.neo4j_user,
-            password=password.get_secret_value() if password is not None else None,
-            database=settings.neo4j_database,
-            connect_timeout_s=settings.neo4j_connect_timeout_s,
-            retry_window_s=settings.neo4j_retry_window_s,
-            # one folder per database, so two deployments sharing a data dir never mix vectors
-            snapshot_dir=settings.data_dir / "vector-cache" / hashlib.sha256(
-                f"{settings.neo4j_uri}|{settings.neo4j_database}".encode()).hexdigest()[:16],
-        )
 
     def ping(self) -> None:
         self._db.ping()

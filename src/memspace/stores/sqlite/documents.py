@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from memspace.domain.errors import Conflict, NotFound
 from memspace.domain.models import ChunkSource, Document, DocumentStatus, Memory
 from memspace.domain.ports import PageAfter
-from memspace.stores.sqlite.rows import document_from_row, ts
+from memspace.stores.sqlite.records import document_from_row, ts
 
 
 def insert(conn: sqlite3.Connection, document: Document) -> None:

@@ -8,7 +8,7 @@ import sqlite3
 from memspace.domain.errors import NotFound
 from memspace.domain.models import Handoff
 from memspace.domain.ports import PageAfter
-from memspace.stores.sqlite.rows import req_ts, ts
+from memspace.stores.sqlite.records import req_ts, ts
 
 
 def insert(conn: sqlite3.Connection, handoff: Handoff) -> None:

@@ -7,7 +7,7 @@ import sqlite3
 from datetime import datetime
 
 from memspace.domain.notes import NoteJob, NoteState
-from memspace.stores.sqlite.rows import parse_ts, req_ts, ts
+from memspace.stores.sqlite.records import parse_ts, req_ts, ts
 from memspace.stores.sqlite.store import SqliteStore
 
 
@@ -23,10 +23,10 @@ class SqliteNoteJobs:
     """Note jobs in the same SQLite file as the graph, through the graph store's connection."""
 
     def __init__(self, store: SqliteStore) -> None:
-        self._store = store
+        self._db = store._db
 
     def add_note_job(self, job: NoteJob) -> None:
-        with self._store._tx() as conn:
+        with self._db.tx() as conn:
             conn.execute(
                 "INSERT INTO note_jobs (memory_id, space_id, state, created_at, speaker, "
                 "observed_at, category, reason, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -37,7 +37,7 @@ class SqliteNoteJobs:
 
     def settle_note_job(self, space_id: str, memory_id: str, state: NoteState, reason: str | None,
                         at: datetime) -> None:
-        with self._store._tx() as conn:
+        with self._db.tx() as conn:
             conn.execute(
                 "UPDATE note_jobs SET state = ?, reason = ?, updated_at = ? "
                 "WHERE space_id = ? AND memory_id = ? AND state = ?",
@@ -47,13 +47,13 @@ class SqliteNoteJobs:
     def note_jobs(self, space_id: str, memory_ids: list[str]) -> dict[str, NoteJob]:
         if not memory_ids:
             return {}
-        rows = self._store._conn().execute(
+        rows = self._db.conn().execute(
             "SELECT * FROM note_jobs WHERE space_id = ? AND memory_id IN "
             "(SELECT value FROM json_each(?))", (space_id, json.dumps(memory_ids))).fetchall()
         return {row["memory_id"]: _job(row) for row in rows}
 
     def pending_note_jobs(self) -> list[NoteJob]:
-        rows = self._store._conn().execute(
+        rows = self._db.conn().execute(
             "SELECT * FROM note_jobs WHERE state = ? ORDER BY created_at, memory_id",
             (NoteState.PENDING.value,)).fetchall()
         return [_job(row) for row in rows]

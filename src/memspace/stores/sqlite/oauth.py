@@ -8,7 +8,7 @@ from datetime import datetime
 
 from memspace.domain.models import Access
 from memspace.domain.oauth import FamilyToken, LoginLink, OAuthClient, TokenFamily, TokenKind
-from memspace.stores.sqlite.rows import parse_ts, req_ts, ts
+from memspace.stores.sqlite.records import parse_ts, req_ts, ts
 from memspace.stores.sqlite.store import SqliteStore
 
 
@@ -41,10 +41,10 @@ class SqliteOAuthStore:
     """OAuth records in the same SQLite file as the graph, through the graph store's connection."""
 
     def __init__(self, store: SqliteStore) -> None:
-        self._store = store
+        self._db = store._db
 
     def save_client(self, client: OAuthClient) -> None:
-        with self._store._tx() as conn:
+        with self._db.tx() as conn:
             conn.execute(
                 "INSERT INTO oauth_clients (client_id, name, redirect_uris, created_at, metadata) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -53,17 +53,17 @@ class SqliteOAuthStore:
             )
 
     def get_client(self, client_id: str) -> OAuthClient | None:
-        row = self._store._conn().execute(
+        row = self._db.conn().execute(
             "SELECT * FROM oauth_clients WHERE client_id = ?", (client_id,)).fetchone()
         return _client(row) if row else None
 
     def list_clients(self) -> list[OAuthClient]:
-        rows = self._store._conn().execute(
+        rows = self._db.conn().execute(
             "SELECT * FROM oauth_clients ORDER BY created_at, client_id").fetchall()
         return [_client(r) for r in rows]
 
     def save_login_link(self, link: LoginLink) -> None:
-        with self._store._tx() as conn:
+        with self._db.tx() as conn:
             conn.execute(
                 "INSERT INTO oauth_login_links (sha256, key_id, created_at, expires_at) "
                 "VALUES (?, ?, ?, ?)",
@@ -71,7 +71,7 @@ class SqliteOAuthStore:
             )
 
     def redeem_login_link(self, sha256: str, at: datetime) -> LoginLink | None:
-        with self._store._tx() as conn:
+        with self._db.tx() as conn:
             updated = conn.execute(
                 "UPDATE oauth_login_links SET used_at = ? "
                 "WHERE sha256 = ? AND used_at IS NULL AND expires_at > ?",
@@ -84,7 +84,7 @@ class SqliteOAuthStore:
                          req_ts(row["expires_at"]), parse_ts(row["used_at"]))
 
     def start_family(self, family: TokenFamily, code: FamilyToken) -> None:
-        with self._store._tx() as conn:
+        with self._db.tx() as conn:
             conn.execute(
                 "INSERT INTO oauth_families (id, client_id, key_id, grants, resource, redirect_uri, "
                 "code_challenge, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -95,7 +95,7 @@ class SqliteOAuthStore:
             _insert_tokens(conn, [code])
 
     def get_token(self, sha256: str) -> tuple[FamilyToken, TokenFamily] | None:
-        conn = self._store._conn()
+        conn = self._db.conn()
         row = conn.execute("SELECT * FROM oauth_tokens WHERE sha256 = ?", (sha256,)).fetchone()
         if row is None:
             return None
@@ -104,7 +104,7 @@ class SqliteOAuthStore:
         return _token(row), _family(family)
 
     def use_token(self, sha256: str, at: datetime, issue: list[FamilyToken]) -> bool:
-        with self._store._tx() as conn:
+        with self._db.tx() as conn:
             updated = conn.execute(
                 "UPDATE oauth_tokens SET used_at = ? WHERE sha256 = ? AND used_at IS NULL "
                 "AND family_id IN (SELECT id FROM oauth_families WHERE revoked_at IS NULL)",
@@ -115,23 +115,23 @@ class SqliteOAuthStore:
         return bool(updated)
 
     def revoke_family(self, family_id: str, at: datetime) -> None:
-        with self._store._tx() as conn:
+        with self._db.tx() as conn:
             conn.execute("UPDATE oauth_families SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                          (ts(at), family_id))
 
     def purge_tokens(self, expired_before: datetime) -> int:
-        with self._store._tx() as conn:
+        with self._db.tx() as conn:
             return int(conn.execute("DELETE FROM oauth_tokens WHERE expires_at < ?",
                                     (ts(expired_before),)).rowcount)
 
     def revoke_client(self, client_id: str, at: datetime) -> int:
-        with self._store._tx() as conn:
+        with self._db.tx() as conn:
             return int(conn.execute(
                 "UPDATE oauth_families SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
                 (ts(at), client_id),
             ).rowcount)
 
     def list_families(self) -> list[TokenFamily]:
-        rows = self._store._conn().execute(
+        rows = self._db.conn().execute(
             "SELECT * FROM oauth_families ORDER BY created_at, id").fetchall()
         return [_family(r) for r in rows]

@@ -1,0 +1,82 @@
+"""Spaces and API keys in the embedded store (the SpaceStore and KeyStore roles)."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from memspace.domain.errors import NotFound
+from memspace.domain.models import Access, ApiKey, Space, SpaceStats
+from memspace.stores.sqlite.records import key_from_row, space_from_row, ts
+
+
+def insert_space(conn: sqlite3.Connection, space: Space) -> None:
+    conn.execute(
+        "INSERT INTO spaces (id, slug, name, description, created_at, last_active_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (space.id, space.slug, space.name, space.description,
+         ts(space.created_at), ts(space.last_active_at)),
+    )
+
+
+def space(conn: sqlite3.Connection, column: str, value: str) -> Space | None:
+    row = conn.execute(f"SELECT * FROM spaces WHERE {column} = ?", (value,)).fetchone()
+    return space_from_row(row) if row else None
+
+
+def spaces(conn: sqlite3.Connection) -> list[Space]:
+    return [space_from_row(r) for r in conn.execute("SELECT * FROM spaces ORDER BY slug")]
+
+
+def stats(conn: sqlite3.Connection, space_id: str) -> SpaceStats:
+    active, inactive = conn.execute(
+        "SELECT coalesce(sum(active), 0), coalesce(sum(1 - active), 0) FROM memories "
+        "WHERE space_id = ?", (space_id,),
+    ).fetchone()
+    relations = conn.execute(
+        "SELECT count(*) FROM relations WHERE space_id = ?", (space_id,)
+    ).fetchone()[0]
+    documents = conn.execute(
+        "SELECT count(*) FROM documents WHERE space_id = ?", (space_id,)
+    ).fetchone()[0]
+    return SpaceStats(int(active), int(inactive), int(relations), int(documents))
+
+
+def insert_key(conn: sqlite3.Connection, key: ApiKey) -> None:
+    conn.execute(
+        "INSERT INTO api_keys (id, name, prefix, sha256, default_space_id, active_space_id,"
+        " created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
+        (key.id, key.name, key.prefix, key.sha256, key.default_space_id,
+         key.active_space_id, ts(key.created_at)),
+    )
+    conn.executemany(
+        "INSERT INTO key_grants (key_id, space_id, access) VALUES (?, ?, ?)",
+        [(key.id, space_id, access.value) for space_id, access in key.grants.items()],
+    )
+
+
+def key(conn: sqlite3.Connection, column: str, value: str) -> ApiKey | None:
+    row = conn.execute(f"SELECT * FROM api_keys WHERE {column} = ?", (value,)).fetchone()
+    if row is None:
+        return None
+    grants = conn.execute(
+        "SELECT space_id, access FROM key_grants WHERE key_id = ?", (row["id"],)
+    ).fetchall()
+    return key_from_row(row, {g["space_id"]: Access(g["access"]) for g in grants})
+
+
+def keys(conn: sqlite3.Connection) -> list[ApiKey]:
+    ids = [r[0] for r in conn.execute("SELECT id FROM api_keys ORDER BY created_at")]
+    return [k for k in (key(conn, "id", i) for i in ids) if k is not None]
+
+
+def revoke_key(conn: sqlite3.Connection, key_id: str, at: datetime) -> None:
+    cur = conn.execute(
+        "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?", (ts(at), key_id),
+    )
+    if cur.rowcount == 0:
+        raise NotFound(f"no API key with id '{key_id}'; `memspace key list` shows them")
+
+
+def set_active_space(conn: sqlite3.Connection, key_id: str, space_id: str | None) -> None:
+    conn.execute("UPDATE api_keys SET active_space_id = ? WHERE id = ?", (space_id, key_id))

@@ -1,0 +1,210 @@
+"""Memories in the embedded store: the atomic write batch, forgetting, and the reads by id,
+content, writer, page and change (the MemoryWriteStore and MemoryReadStore roles)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from memspace.domain.errors import Conflict, DuplicateContent, NotFound
+from memspace.domain.models import Memory, MemoryFilter
+from memspace.domain.ports import Change, ChangeAfter, PageAfter, WriteBatch
+from memspace.domain.text import index_terms
+from memspace.stores.sqlite import documents
+from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, ts, vector_blob
+
+
+def write(conn: sqlite3.Connection, batch: WriteBatch) -> None:
+    """GraphStore.write inside the caller's transaction."""
+    at = batch.at or (batch.memories[0].created_at if batch.memories else None)
+    stamp = touch(conn, batch.space_id, at)
+    for old_id, new_id in batch.supersede.items():
+        cur = conn.execute(
+            "UPDATE memories SET active = 0, invalidated_at = ?, invalidated_by = ?, "
+            "changed_version = ? WHERE id = ? AND space_id = ? AND active = 1",
+            (ts(at) if at else None, new_id, stamp, old_id, batch.space_id),
+        )
+        if cur.rowcount != 1:
+            raise Conflict(
+                f"memory '{old_id}' is no longer active (another change replaced or "
+                "forgot it); search again and correct the current version"
+            )
+    documents.check_sources(conn, batch.space_id, batch.memories)
+    _refuse_repeats(conn, batch)
+    conn.executemany(
+        f"INSERT INTO memories ({MEMORY_COLUMNS}, changed_version, terms) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (m.id, batch.space_id, m.content, m.category,
+             vector_blob(m.embedding) if m.embedding is not None else None,
+             int(m.active), ts(m.created_at), m.created_by, m.content_hash, m.document_id,
+             ts(m.invalidated_at) if m.invalidated_at else None, m.invalidated_by,
+             m.forget_reason, m.forgotten_by, m.origin, m.version, m.speaker,
+             m.observed_at.isoformat() if m.observed_at else None, m.context, stamp,
+             index_terms(m.content, m.context))
+            for m in batch.memories
+        ],
+    )
+    ends = {r.source_id for r in batch.relations} | {r.target_id for r in batch.relations}
+    if ends:
+        found = conn.execute(
+            "SELECT count(*) FROM memories WHERE space_id = ? AND id IN "
+            "(SELECT value FROM json_each(?))",
+            (batch.space_id, json.dumps(sorted(ends))),
+        ).fetchone()[0]
+        if found != len(ends):
+            raise NotFound("a relation points at a memory that is not in this space")
+    conn.executemany(
+        "INSERT INTO relations (space_id, source_id, target_id, type, created_at, "
+        "created_by, reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (batch.space_id, r.source_id, r.target_id, r.type.value, ts(r.created_at),
+             r.created_by, r.reason)
+            for r in batch.relations
+        ],
+    )
+    if batch.source is not None:
+        documents.advance(conn, batch.space_id, batch.source)
+
+
+def _refuse_repeats(conn: sqlite3.Connection, batch: WriteBatch) -> None:
+    """One active memory per content in a space, checked under the write lock (so two
+    writers racing with the same text cannot both pass, as a check before it let them)."""
+    hashes = [m.content_hash for m in batch.memories if m.active]
+    if len(set(hashes)) != len(hashes):
+        raise Conflict("the batch holds the same content twice; write it once")
+    if not hashes:
+        return
+    rows = conn.execute(
+        "SELECT content_hash, min(id) FROM memories WHERE space_id = ? AND active = 1 AND "
+        "content_hash IN (SELECT value FROM json_each(?)) GROUP BY content_hash",
+        (batch.space_id, json.dumps(hashes)),
+    ).fetchall()
+    if rows:
+        raise DuplicateContent({str(r[0]): str(r[1]) for r in rows})
+
+
+def touch(conn: sqlite3.Connection, space_id: str, at: datetime | None) -> int:
+    """Bump the space's version (the vector cache and the change feed key on it); the write
+    lock is already held, so versions follow commit order."""
+    row = conn.execute(
+        "UPDATE spaces SET version = version + 1, "
+        "last_active_at = max(last_active_at, coalesce(?, last_active_at)) WHERE id = ? "
+        "RETURNING version",
+        (ts(at) if at else None, space_id),
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"no space '{space_id}'")
+    return int(row[0])
+
+
+def forget(conn: sqlite3.Connection, space_id: str, memory_id: str, reason: str, by: str,
+           at: datetime) -> None:
+    """GraphStore.forget inside the caller's transaction."""
+    row = conn.execute(
+        "SELECT active FROM memories WHERE id = ? AND space_id = ?", (memory_id, space_id)
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"no memory '{memory_id}' in this space")
+    if not row[0]:
+        raise Conflict(f"memory '{memory_id}' is already inactive; nothing to forget")
+    stamp = touch(conn, space_id, at)
+    conn.execute(
+        "UPDATE memories SET active = 0, invalidated_at = ?, forget_reason = ?, "
+        "forgotten_by = ?, changed_version = ?, version = version + 1 WHERE id = ?",
+        (ts(at), reason, by, stamp, memory_id),
+    )
+
+
+def one(conn: sqlite3.Connection, space_id: str, memory_id: str) -> Memory | None:
+    row = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ? AND space_id = ?",
+        (memory_id, space_id),
+    ).fetchone()
+    return memory_from_row(row) if row else None
+
+
+def active_by_hash(conn: sqlite3.Connection, space_id: str, content_hash: str) -> Memory | None:
+    row = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE space_id = ? AND content_hash = ? "
+        "AND active = 1",
+        (space_id, content_hash),
+    ).fetchone()
+    return memory_from_row(row) if row else None
+
+
+def existing_hashes(conn: sqlite3.Connection, space_id: str, hashes: Sequence[str]) -> set[str]:
+    if not hashes:
+        return set()
+    rows = conn.execute(
+        "SELECT content_hash FROM memories WHERE space_id = ? AND active = 1 AND content_hash "
+        "IN (SELECT value FROM json_each(?))",
+        (space_id, json.dumps(list(hashes))),
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def latest_by_writer(conn: sqlite3.Connection, space_id: str, created_by: str,
+                     since: datetime) -> Memory | None:
+    row = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories INDEXED BY memories_by_writer "
+        "WHERE space_id = ? AND created_by = ? AND created_at >= ? AND document_id IS NULL "
+        "ORDER BY created_at DESC, rowid DESC LIMIT 1",
+        (space_id, created_by, ts(since)),
+    ).fetchone()
+    return memory_from_row(row) if row else None
+
+
+def filter_sql(where: MemoryFilter, alias: str = "m") -> tuple[str, list[object]]:
+    sql = f"{alias}.space_id = ?"
+    args: list[object] = [where.space_id]
+    if not where.include_inactive:
+        sql += f" AND {alias}.active = 1"
+    if where.category is not None:
+        sql += f" AND {alias}.category = ?"
+        args.append(where.category)
+    return sql, args
+
+
+def page(conn: sqlite3.Connection, where: MemoryFilter, limit: int,
+         after: PageAfter | None) -> list[Memory]:
+    sql, args = filter_sql(where)
+    if after is not None:
+        sql += " AND (m.created_at, m.id) < (?, ?)"
+        args += [ts(after.created_at), after.id]
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {sql} "
+        "ORDER BY m.created_at DESC, m.id DESC LIMIT ?",
+        (*args, limit),
+    ).fetchall()
+    return [memory_from_row(r) for r in rows]
+
+
+def of_document(conn: sqlite3.Connection, space_id: str, document_id: str,
+                limit: int) -> list[Memory]:
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.space_id = ? AND m.document_id = ? "
+        "ORDER BY m.created_at, m.id LIMIT ?",
+        (space_id, document_id, limit),
+    ).fetchall()
+    return [memory_from_row(r) for r in rows]
+
+
+def changes(conn: sqlite3.Connection, where: MemoryFilter, limit: int, after: ChangeAfter | None,
+            since: datetime | None) -> list[Change]:
+    sql, args = filter_sql(replace(where, include_inactive=True))
+    if after is not None:
+        sql += " AND (m.changed_version, m.id) > (?, ?)"
+        args += [after.stamp, after.id]
+    if since is not None:
+        sql += " AND (m.created_at >= ? OR m.invalidated_at >= ?)"
+        args += [ts(since), ts(since)]
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS}, m.changed_version FROM memories m WHERE {sql} "
+        "ORDER BY m.changed_version, m.id LIMIT ?",
+        (*args, limit),
+    ).fetchall()
+    return [Change(memory_from_row(r), int(r["changed_version"])) for r in rows]

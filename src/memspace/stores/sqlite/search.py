@@ -1,0 +1,65 @@
+"""Typo-tolerant keyword search in the embedded store (FTS5). Vectors and BM25 full text are
+ranked in process (stores/vector_cache.py, stores/term_index.py); every kind of hit comes back
+as rowids, turned into memories here."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
+
+from memspace.domain.models import MemoryFilter, ScoredMemory
+from memspace.domain.text import max_edits, tolerated, words
+from memspace.stores.sqlite import fulltext
+from memspace.stores.sqlite.memories import filter_sql
+from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row
+
+
+def by_rowid(conn: sqlite3.Connection, scored: list[tuple[int, float]]) -> list[ScoredMemory]:
+    """The memories of (rowid, score) hits, in the hits' order."""
+    if not scored:
+        return []
+    rows = conn.execute(
+        f"SELECT rowid, {MEMORY_COLUMNS} FROM memories WHERE rowid IN "
+        "(SELECT value FROM json_each(?))",
+        (json.dumps([r for r, _ in scored]),),
+    ).fetchall()
+    found = {r["rowid"]: memory_from_row(r) for r in rows}
+    return [ScoredMemory(found[r], s) for r, s in scored if r in found]
+
+
+class Vocabulary:
+    """Every word of the full-text index, read again only after a memory was added."""
+
+    def __init__(self) -> None:
+        self._cached: tuple[int, list[str]] = (-1, [])
+
+    def words(self, conn: sqlite3.Connection) -> list[str]:
+        marker = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0])
+        if self._cached[0] != marker:
+            self._cached = (marker, [r[0] for r in conn.execute("SELECT term FROM memory_vocab")])
+        return self._cached[1]
+
+
+def keyword(conn: sqlite3.Connection, vocabulary: Vocabulary, where: MemoryFilter, query: str,
+            limit: int) -> list[ScoredMemory]:
+    """Every word of `query`, each matched within its edit distance (domain.text.max_edits)."""
+    terms = words(query)
+    if not terms:
+        return []
+    known = vocabulary.words(conn)
+    groups: list[str] = []
+    for term in terms:
+        edits = max_edits(term)
+        variants = {term}
+        if edits:
+            matches = process.extract(
+                term, known, scorer=DamerauLevenshtein.distance, score_cutoff=edits, limit=None,
+            )
+            variants.update(m[0] for m in matches if tolerated(term, m[0]))
+        groups.append("(" + " OR ".join(f'"{v}"' for v in sorted(variants)) + ")")
+    sql, args = filter_sql(where)
+    return by_rowid(conn, fulltext.ranked(conn, "memory_fts", " AND ".join(groups), sql, args,
+                                          limit))
