@@ -80,8 +80,8 @@ async def test_a_correction_previews_and_then_writes_the_updates_edge(deployment
         assert host.called("correct_memory_ui")[0].arguments["memoryId"] == old.id
         host.assert_clean()
     detail = deployment.app.memories.get(who, old.id, space)
-    assert detail["memory"]["active"] is False
-    [edge] = detail["relations"]
-    assert (edge["type"], edge["to"], edge["reason"]) == ("UPDATES", old.id, "migrated in March")
-    assert deployment.app.memories.get(who, edge["from"], space)["memory"]["content"] == (
+    assert detail.memory.active is False
+    [edge] = detail.relations
+    assert (edge.type.value, edge.target_id, edge.reason) == ("UPDATES", old.id, "migrated in March")
+    assert deployment.app.memories.get(who, edge.source_id, space).memory.content == (
         "The CI runs on GitHub Actions")

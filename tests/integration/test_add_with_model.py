@@ -12,6 +12,7 @@ import pytest
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access, MemoryFilter
+from memspace.present.json import memory_detail_json
 from memspace.services.access import Principal
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Delay, Reply, ScriptedLLM, Status, refused_url
@@ -139,4 +140,5 @@ def test_a_note_saved_without_waiting_is_replaced_by_its_facts_on_every_store(te
 
     assert (done.state.value, done.reason) == ("extracted", "replaced by 2 facts")
     assert team.active() == ["Ana leads the mobile team", "The mobile app ships every two weeks"]
-    assert team.app.memories.get(team.agent, job.memory_id)["memory"]["status"] == "extracted"
+    shown = memory_detail_json(team.app.memories.get(team.agent, job.memory_id))["memory"]
+    assert shown["status"] == "extracted"

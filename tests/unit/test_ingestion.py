@@ -71,7 +71,8 @@ def test_an_upload_is_stored_then_queued_then_each_chunk_becomes_a_linked_memory
     assert (hit["documentId"], hit["documentTitle"], hit["origin"], hit["createdBy"]) == (
         queued.id, "Runbook", "line 3", "ana")
     detail = world.app.memories.get(who, hit["id"])
-    assert detail["source"]["title"] == "Runbook" and detail["memory"]["origin"] == "line 3"
+    assert detail.source is not None and detail.source.title == "Runbook"
+    assert detail.memory.origin == "line 3"
 
 
 def test_the_same_file_again_is_the_same_document(world: World) -> None:

@@ -45,9 +45,9 @@ def test_correct_replaces_the_fact_and_keeps_the_old_one_as_history(world: World
     [new] = result.memories
     assert result.superseded == [old.id] and new.category == "tooling"
     detail = world.app.memories.get(who, new.id)
-    assert [(r["type"], r["to"], r["reason"]) for r in detail["relations"]] == [
+    assert [(r.type.value, r.target_id, r.reason) for r in detail.relations] == [
         ("UPDATES", old.id, "moved")]
-    assert detail["relatedMemories"][0]["active"] is False
+    assert detail.related[0].memory.active is False
     with pytest.raises(Conflict, match="already replaced"):
         world.app.memories.correct(who, old.id, "The CI runs on CircleCI")
 

@@ -13,6 +13,7 @@ from memspace.config import Settings
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.models import MemoryFilter, RelationType
 from memspace.domain.notes import NoteJob, NoteState
+from memspace.present.json import memory_detail_json
 from memspace.services.access import Principal
 from memspace.services.extraction_jobs import FROM_NOTE, NoteExtraction
 from memspace.services.search import SearchRequest
@@ -62,7 +63,7 @@ def test_a_note_saved_without_waiting_is_stored_pending_searchable_and_costs_no_
     assert model(model_world).calls == []
     found = model_world.app.search.search(who, SearchRequest(query="who leads mobile", space="acme"))
     assert [h.memory.id for h in found.hits][:1] == [result.memories[0].id]
-    shown = model_world.app.memories.get(who, result.memories[0].id)["memory"]
+    shown = memory_detail_json(model_world.app.memories.get(who, result.memories[0].id))["memory"]
     assert (shown["status"], shown["statusReason"]) == ("pending", None)
 
 
@@ -83,7 +84,7 @@ def test_the_worker_replaces_the_note_with_its_facts_and_keeps_it_as_history(mod
     assert retired is not None and not retired.active and retired.invalidated_by is not None
     links = app.store.relations_of(space_id(app), note.id)
     assert sorted((r.type, r.reason) for r in links) == [(RelationType.DERIVES, FROM_NOTE)] * 2
-    shown = app.memories.get(who, note.id)["memory"]
+    shown = memory_detail_json(app.memories.get(who, note.id))["memory"]
     assert (shown["status"], shown["statusReason"]) == ("extracted", "replaced by 2 facts")
     usage = app.store.usage_totals(space_id(app))
     assert (usage.llm_calls, usage.prompt_tokens, usage.completion_tokens) == (1, 300, 40)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import MemspaceError
-from memspace.present.json import memory_json, search_json
+from memspace.present.json import memory_detail_json, memory_json, search_json
 from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
 
@@ -67,7 +67,7 @@ async def add_memory(body: AddBody, app: ContainerDep, who: PrincipalDep) -> dic
 @router.get("/v1/memories/{memory_id}", tags=["memories"])
 async def get_memory(memory_id: str, app: ContainerDep, who: PrincipalDep,
                      space: str | None = None) -> dict[str, Any]:
-    return await run_in_threadpool(app.memories.get, who, memory_id, space)
+    return memory_detail_json(await run_in_threadpool(app.memories.get, who, memory_id, space))
 
 
 @router.post("/v1/search", tags=["memories"])

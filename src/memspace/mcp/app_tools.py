@@ -18,8 +18,22 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES
-from memspace.present.json import document_json, iso, memory_json, search_json, spaces_json
-from memspace.present.text import add_text, list_text, memory_text, spaces_text
+from memspace.present.json import (
+    correction_preview_json,
+    document_json,
+    iso,
+    memory_detail_json,
+    memory_json,
+    search_json,
+    spaces_json,
+)
+from memspace.present.text import (
+    add_text,
+    correction_preview_text,
+    list_text,
+    memory_text,
+    spaces_text,
+)
 from memspace.present.tool import result
 from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
@@ -98,9 +112,7 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
         who = principal_of(ctx)
         preview = call(lambda: app.memories.preview_correction(
             who, memoryId, content, space, category, reason))
-        text = (f"Would save a new memory that UPDATES [{memoryId}], which becomes inactive: "
-                f"{preview['content']}")
-        return result(text, preview)
+        return result(correction_preview_text(preview), correction_preview_json(preview))
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="correct_memory_ui", annotations=WRITES,
                description="Correct a memory from the guided save form (new memory, UPDATES edge).")
@@ -131,7 +143,7 @@ def _register_graph_tools(apps: Apps, app: Container, uri: str) -> None:
     def memory_detail_ui(ctx: Context, memoryId: MemoryIdArg, space: SpaceArg = None) -> CallToolResult:  # noqa: N803
         who = principal_of(ctx)
         detail = call(lambda: app.memories.get(who, memoryId, space))
-        return result(memory_text(detail), detail)
+        return result(memory_text(detail), memory_detail_json(detail))
 
 
 def _register_upload_tools(apps: Apps, app: Container, uri: str) -> None:

@@ -12,7 +12,7 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError
 from memspace.mcp.identity import principal_of
-from memspace.present.json import profile_json, spaces_json
+from memspace.present.json import memory_detail_json, profile_json, spaces_json
 from memspace.services.access import Principal
 
 
@@ -48,7 +48,7 @@ def register_resources(server: MCPServer, app: Container) -> None:
                      mime_type="application/json",
                      description="One memory of the active space with its relations and history.")
     def memory(memory_id: str) -> str:
-        return _read(lambda: app.memories.get(who(), memory_id))
+        return _read(lambda: memory_detail_json(app.memories.get(who(), memory_id)))
 
     @server.prompt(
         name="context",

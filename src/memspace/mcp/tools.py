@@ -17,6 +17,7 @@ from memspace.present.json import (
     document_json,
     document_page_json,
     identity_json,
+    memory_detail_json,
     memory_json,
     search_json,
     spaces_json,
@@ -167,7 +168,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
     ) -> CallToolResult:
         who = principal_of(ctx)
         detail = call(lambda: app.memories.get(who, memoryId, space))
-        return result(memory_text(detail), detail)
+        return result(memory_text(detail), memory_detail_json(detail))
 
     @server.tool(
         name="listMemories",

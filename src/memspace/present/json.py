@@ -6,11 +6,21 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memspace.domain.models import ApiKey, Document, Memory, Neighbour, Relation, Space, SpaceStats
+from memspace.domain.models import (
+    ApiKey,
+    Document,
+    Memory,
+    Neighbour,
+    Relation,
+    RelationType,
+    Space,
+    SpaceStats,
+)
 
 if TYPE_CHECKING:  # services import this module's helpers until they all return typed results
     from memspace.services.context import Profile
     from memspace.services.documents import DocumentPage
+    from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchHit, SearchResult
     from memspace.services.spaces import Identity, ListedSpace, SpaceListing
 
@@ -215,3 +225,29 @@ def document_content_json(page: DocumentPage) -> dict[str, Any]:
 def document_page_json(page: DocumentPage) -> dict[str, Any]:
     """getDocument's answer: the document, and a page of its text as `content`."""
     return {"document": document_json(page.document), "content": document_content_json(page)}
+
+
+def memory_detail_json(detail: MemoryDetail) -> dict[str, Any]:
+    """getMemory's answer; a note saved without waiting adds `status` and `statusReason`."""
+    memory = memory_json(detail.memory, detail.titles)
+    if detail.note is not None:
+        memory |= {"status": detail.note.state.value, "statusReason": detail.note.reason}
+    return {
+        "space": detail.space,
+        "memory": memory,
+        "relations": [relation_json(r) for r in detail.relations],
+        "relatedMemories": [neighbour_json(n, detail.titles) for n in detail.related],
+        "source": document_json(detail.source) if detail.source else None,
+    }
+
+
+def correction_preview_json(preview: CorrectionPreview) -> dict[str, Any]:
+    return {
+        "space": preview.space,
+        "content": preview.content,
+        "category": preview.category,
+        "replaces": memory_json(preview.replaces),
+        "relation": {"from": None, "to": preview.replaces.id, "type": RelationType.UPDATES.value,
+                     "reason": preview.reason},
+        "supersedes": [preview.replaces.id],
+    }

@@ -10,6 +10,7 @@ from memspace.present.json import iso
 
 if TYPE_CHECKING:  # services import present.json's helpers until they all return typed results
     from memspace.services.documents import DocumentPage
+    from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchResult
     from memspace.services.spaces import Glance, Identity, SpaceListing
 
@@ -148,24 +149,31 @@ def identity_text(who: Identity) -> str:
     return f"You are '{who.name}'. Spaces: {listed}. Current space: {current}."
 
 
-def memory_text(detail: dict[str, Any]) -> str:
-    memory = detail["memory"]
-    lines = [_line(memory), f"Saved by {memory['createdBy']} at {memory['createdAt']}."]
-    source = detail.get("source")
-    if source:
-        lines.append(f"From document [{source['id']}] {source['title']} ({source['kind']}).")
-    if not memory["active"]:
-        if memory.get("invalidatedBy"):
-            lines.append(f"Replaced by {memory['invalidatedBy']} at {memory['invalidatedAt']}.")
-        elif memory.get("forgetReason"):
-            lines.append(f"Forgotten by {memory.get('forgottenBy')}: {memory['forgetReason']}.")
-    for rel in detail["relations"]:
-        why = f" ({rel['reason']})" if rel.get("reason") else ""
-        lines.append(f"{rel['from']} {rel['type']} {rel['to']} — {rel['createdBy']}, "
-                     f"{rel['createdAt']}{why}")
-    for near in detail["relatedMemories"]:
-        lines.append(f"  {near['hops']} hop(s) via {near['relation']}: {_line(near)}")
+def memory_text(detail: MemoryDetail) -> str:
+    memory = detail.memory
+    lines = [memory_line(memory, detail.titles),
+             f"Saved by {memory.created_by} at {iso(memory.created_at)}."]
+    if detail.source is not None:
+        source = detail.source
+        lines.append(f"From document [{source.id}] {source.title} ({source.kind}).")
+    if not memory.active:
+        if memory.invalidated_by:
+            lines.append(f"Replaced by {memory.invalidated_by} at {iso(memory.invalidated_at)}.")
+        elif memory.forget_reason:
+            lines.append(f"Forgotten by {memory.forgotten_by}: {memory.forget_reason}.")
+    for rel in detail.relations:
+        why = f" ({rel.reason})" if rel.reason else ""
+        lines.append(f"{rel.source_id} {rel.type.value} {rel.target_id} — {rel.created_by}, "
+                     f"{iso(rel.created_at)}{why}")
+    for near in detail.related:
+        lines.append(f"  {near.hops} hop(s) via {near.via.value}: "
+                     f"{memory_line(near.memory, detail.titles)}")
     return "\n".join(lines)
+
+
+def correction_preview_text(preview: CorrectionPreview) -> str:
+    return (f"Would save a new memory that UPDATES [{preview.replaces.id}], which becomes "
+            f"inactive: {preview.content}")
 
 
 def handoff_text(h: dict[str, Any]) -> str:

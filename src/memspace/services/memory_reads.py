@@ -3,11 +3,13 @@ listing, the change feed, and the preview of a correction (checked, never writte
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from memspace.domain.errors import InvalidInput
-from memspace.domain.models import Memory, MemoryFilter, RelationType
+from memspace.domain.models import Document, Memory, MemoryFilter, Neighbour, Relation
+from memspace.domain.notes import NoteJob
 from memspace.domain.ports import Change, ChangeAfter, PageAfter
 from memspace.services.access import Principal
 from memspace.services.documents import document_titles
@@ -22,13 +24,36 @@ from memspace.services.paging import (
     fingerprint,
     utc_time,
 )
-from memspace.services.views import document_json, memory_json, neighbour_json, relation_json
+
+
+@dataclass(frozen=True)
+class MemoryDetail:
+    """One memory with its history: its relations, its neighbourhood and its source document."""
+
+    space: str  # slug
+    memory: Memory
+    relations: tuple[Relation, ...]
+    related: tuple[Neighbour, ...]  # up to two links away
+    source: Document | None  # the document it came from
+    titles: Mapping[str, str]  # document id -> title, for it and its neighbours
+    note: NoteJob | None = None  # how its extraction stands, when saved without waiting
+
+
+@dataclass(frozen=True)
+class CorrectionPreview:
+    """What a correction would write, checked, unsaved: a new memory that UPDATES `replaces`."""
+
+    space: str  # slug
+    content: str
+    category: str
+    replaces: Memory
+    reason: str
 
 
 class MemoryReads(MemoryCore):
     """get, list, changes and preview_correction: nothing here writes."""
 
-    def get(self, principal: Principal, memory_id: str, space: str | None = None) -> dict[str, Any]:
+    def get(self, principal: Principal, memory_id: str, space: str | None = None) -> MemoryDetail:
         """One memory with its direct relations, its neighbourhood (the history chain) and the
         document it came from, if any."""
         target = self._access.resolve(principal, space)
@@ -40,18 +65,10 @@ class MemoryReads(MemoryCore):
         titles = document_titles(self._store, target.space.id, [n.memory for n in near])
         if source is not None:
             titles[source.id] = source.title
-        return {
-            "space": target.space.slug,
-            "memory": memory_json(memory, titles) | self._note_status(target.space.id, memory.id),
-            "relations": [relation_json(r) for r in relations],
-            "relatedMemories": [neighbour_json(n, titles) for n in near],
-            "source": document_json(source) if source else None,
-        }
-
-    def _note_status(self, space_id: str, memory_id: str) -> dict[str, Any]:
-        """`status` (pending | extracted | flat) and `statusReason` of a note saved without waiting."""
-        job = self._notes.states(space_id, [memory_id]).get(memory_id) if self._notes else None
-        return {"status": job.state.value, "statusReason": job.reason} if job else {}
+        note = (self._notes.states(target.space.id, [memory.id]).get(memory.id)
+                if self._notes else None)
+        return MemoryDetail(target.space.slug, memory, tuple(relations), tuple(near), source,
+                            titles, note)
 
     def list(
         self,
@@ -116,16 +133,9 @@ class MemoryReads(MemoryCore):
         space: str | None = None,
         category: str | None = None,
         reason: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> CorrectionPreview:
         """What `correct` would write, checked by the same rules, without writing anything:
         the UPDATES edge from the new fact to the old one, which would become inactive."""
         target, old, text = self._checked_correction(principal, memory_id, content, space)
-        return {
-            "space": target.space.slug,
-            "content": text,
-            "category": self._category(category or old.category),
-            "replaces": memory_json(old),
-            "relation": {"from": None, "to": old.id, "type": RelationType.UPDATES.value,
-                         "reason": (reason or "").strip() or "corrected by hand"},
-            "supersedes": [old.id],
-        }
+        return CorrectionPreview(target.space.slug, text, self._category(category or old.category),
+                                 old, (reason or "").strip() or "corrected by hand")
