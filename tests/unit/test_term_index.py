@@ -60,14 +60,24 @@ def test_statistics_belong_to_the_index_alone() -> None:
     assert quiet.scores(["deploy"])[0] > busy.scores(["deploy"])[0] > 0
 
 
-def test_documents_rebuild_the_same_index() -> None:
+def test_an_exported_index_restores_to_the_same_scores() -> None:
     index = TermIndex()
     index.append(DOCS)
-    again = TermIndex()
-    again.append(index.documents())
-    for query in (["deploy"], ["pager", "kafka"], ["databas"]):
+    again = TermIndex.restore(index.export())
+    for query in (["deploy"], ["pager", "kafka"], ["databas"], ["pager"]):
         assert np.array_equal(index.scores(query), again.scores(query))
-    assert index.documents()[1] == "pager pager rotat week"
+    again.append(["kafka pager"])  # and it keeps growing like the original
+    index.append(["kafka pager"])
+    assert np.array_equal(index.scores(["kafka", "pager"]), again.scores(["kafka", "pager"]))
+    assert again.last_terms() == ["kafka", "pager"]
+
+
+def test_the_last_rows_terms_are_known() -> None:
+    index = TermIndex()
+    index.append(DOCS[:2])
+    assert index.last_terms() == ["pager", "pager", "rotat", "week"]
+    index.append([""])
+    assert index.last_terms() == []
 
 
 def test_an_empty_index_scores_nothing() -> None:

@@ -214,7 +214,7 @@ class VectorCache:
             if self._snapshot_dir is not None and len(new) >= vector_snapshot.MIN_NEW_ROWS:
                 vector_snapshot.save(self._snapshot_dir, space_id, vector_snapshot.Saved(
                     entry.seqs[: entry.size], entry.matrix[: entry.size],
-                    entry.has_vector[: entry.size], entry.categories, entry.terms.documents()))
+                    entry.has_vector[: entry.size], entry.categories, entry.terms.export()))
         inactive = np.asarray(source.inactive_seqs(space_id, entry.last_seq), dtype=np.int64)
         entry.active = np.ones(entry.size, dtype=bool)
         if inactive.size:
@@ -238,8 +238,9 @@ class VectorCache:
             return None
         last = int(saved.seqs[-1])
         rows = source.vectors_after(space_id, last - 1)
+        terms = TermIndex.restore(saved.terms)
         if not rows or int(rows[0][0]) != last or \
-                sorted((rows[0][3] or "").split()) != saved.terms[-1].split():
+                sorted((rows[0][3] or "").split()) != terms.last_terms():
             return None  # another store behind the same space id: read it all
         vector, present = _as_block([rows[0][1]], saved.matrix.shape[1])
         if bool(present[0]) != bool(saved.has_vector[-1]) or not np.array_equal(
@@ -249,7 +250,7 @@ class VectorCache:
         entry.seqs, entry.matrix, entry.has_vector = saved.seqs, saved.matrix, saved.has_vector
         entry.categories = saved.categories
         entry.active = np.ones(len(saved.seqs), dtype=bool)
-        entry.terms.append(saved.terms)
+        entry.terms = terms
         entry.size, entry.last_seq = len(saved.seqs), last
         return rows[1:]
 

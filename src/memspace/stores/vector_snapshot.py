@@ -10,10 +10,10 @@ it came from is the store now behind the cache (a wiped or restored database can
 space id), so the cache checks that the store's row at the snapshot's last sequence number
 holds the same vector before trusting it (stores/vector_cache.py).
 
-Files: one `<space id>.npz` (uncompressed: seqs, matrix, has_vector, categories, and the rows'
-index terms as one UTF-8 text, which rebuild the space's term index: stores/term_index.py) per
-space, written to a temporary name and renamed, so a reader never sees half a file. Any
-unreadable file, or one of an older layout, is ignored.
+Files: one `<space id>.npz` per space (uncompressed: seqs, matrix, has_vector, categories,
+and the space's term index as arrays: stores/term_index.py), written to a temporary name and
+renamed, so a reader never sees half a file. Any unreadable file, or one of an older layout,
+is ignored.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from memspace.stores.term_index import Exported
 
 log = logging.getLogger(__name__)
 
@@ -42,13 +44,13 @@ def _path(directory: Path, space_id: str) -> Path | None:
 @dataclass(frozen=True)
 class Saved:
     """A space's cached rows: sequence numbers, vectors (zero rows where a memory has none),
-    which rows have a vector, categories, and each row's index terms (sorted)."""
+    which rows have a vector, categories, and the space's term index."""
 
     seqs: np.ndarray
     matrix: np.ndarray
     has_vector: np.ndarray
     categories: list[str]
-    terms: list[str]
+    terms: Exported
 
 
 def load(directory: Path, space_id: str) -> Saved | None:
@@ -63,15 +65,23 @@ def load(directory: Path, space_id: str) -> Saved | None:
                 matrix=data["matrix"].astype(np.float32, copy=False),
                 has_vector=data["has_vector"].astype(bool),
                 categories=[str(c) for c in data["categories"]],
-                # one UTF-8 text, a line per row (terms never hold a line break)
-                terms=data["terms"].tobytes().decode("utf-8").split("\n"),
+                terms=Exported(
+                    # the vocabulary as one UTF-8 text, a line per term (terms hold no spaces)
+                    terms=_lines(data["vocabulary"]),
+                    offsets=data["offsets"].astype(np.int64),
+                    postings=data["postings"].astype(np.int32),
+                    df=data["df"].astype(np.int32),
+                    lengths=data["lengths"].astype(np.float32),
+                ),
             )
     except Exception as exc:  # a damaged or older cache file: read from the store instead
         log.warning("ignoring the vector snapshot %s (%s)", path, exc)
         return None
-    n = len(saved.seqs)
+    n, t = len(saved.seqs), saved.terms
     if n == 0 or not (saved.matrix.shape[0] == len(saved.has_vector) == len(saved.categories)
-                      == len(saved.terms) == n):
+                      == len(t.lengths) == n) or not (
+            len(t.offsets) == len(t.terms) + 1 == len(t.df) + 1
+            and int(t.offsets[-1]) == len(t.postings)):
         return None
     return saved
 
@@ -89,10 +99,17 @@ def save(directory: Path, space_id: str, saved: Saved) -> None:
         return
     try:
         with os.fdopen(fd, "wb") as out:
-            terms = np.frombuffer("\n".join(saved.terms).encode("utf-8"), dtype=np.uint8)
+            t = saved.terms
+            vocabulary = np.frombuffer("\n".join(t.terms).encode("utf-8"), dtype=np.uint8)
             np.savez(out, seqs=saved.seqs, matrix=saved.matrix, has_vector=saved.has_vector,
-                     categories=np.asarray(saved.categories, dtype=str), terms=terms)
+                     categories=np.asarray(saved.categories, dtype=str), vocabulary=vocabulary,
+                     offsets=t.offsets, postings=t.postings, df=t.df, lengths=t.lengths)
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         log.warning("could not save the vector snapshot %s (%s)", path, exc)
+
+
+def _lines(raw: np.ndarray) -> list[str]:
+    text = raw.tobytes().decode("utf-8")
+    return text.split("\n") if text else []
