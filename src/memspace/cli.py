@@ -16,7 +16,7 @@ import typer
 from memspace import __version__, cli_ingest, cli_oauth, cli_workflow
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
-from memspace.present.json import document_json, key_json, search_json, space_json
+from memspace.present.json import add_json, document_json, key_json, search_json, space_json
 from memspace.present.text import add_text, documents_text, search_text
 from memspace.services.access import AccessService
 from memspace.services.admin import parse_grant
@@ -154,9 +154,8 @@ def add(
     """Save one memory (the same call as the add_memory tool)."""
     container = open_container()
     text = sys.stdin.read() if content == "-" else content
-    result = container.memories.submit(AccessService.operator(),
-                                       AddRequest(text, space, category)).as_json()
-    emit(result, as_json, add_text(result))
+    added = container.memories.submit(AccessService.operator(), AddRequest(text, space, category))
+    emit(add_json(added), as_json, add_text(added))
 
 
 @app.command()

@@ -12,7 +12,7 @@ import pytest
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access, MemoryFilter
-from memspace.present.json import memory_detail_json
+from memspace.present.json import add_json, memory_detail_json
 from memspace.services.access import Principal
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Delay, Reply, ScriptedLLM, Status, refused_url
@@ -69,7 +69,7 @@ def test_one_call_splits_content_into_facts(team: Team) -> None:
                              ("The mobile app ships every two weeks", [])))
     assert (result.mode, result.calls) == ("extracted", 1)
     assert team.active() == ["Ana leads the mobile team", "The mobile app ships every two weeks"]
-    assert result.as_json()["usage"] == {"llmCalls": 1, "promptTokens": 100, "completionTokens": 20}
+    assert add_json(result)["usage"] == {"llmCalls": 1, "promptTokens": 100, "completionTokens": 20}
 
 
 def test_updates_deactivates_and_the_prompt_shows_numbered_candidates(team: Team) -> None:

@@ -21,6 +21,7 @@ from memspace.config import Settings
 from memspace.domain.models import Access, Memory, MemoryFilter, RelationType
 from memspace.domain.notes import NoteJob, NoteState
 from memspace.embeddings.local import LocalEmbedder
+from memspace.present.json import add_json
 from memspace.services.access import Principal
 from tests.support.llm_server import LLMEndpoint
 
@@ -84,7 +85,7 @@ def test_a_compound_note_becomes_several_facts_in_one_call_with_real_token_count
 
     assert (result.status, result.mode, result.warnings) == ("created", "extracted", [])
     assert len(result.memories) >= 2, [m.content for m in result.memories]
-    usage = result.as_json()["usage"]
+    usage = add_json(result)["usage"]
     # Constrained decoding (response_format → grammar) makes the first answer valid: one call.
     assert usage["llmCalls"] == 1
     assert usage["promptTokens"] > 1_000  # the extract_facts prompt alone is ~1,650 tokens

@@ -8,6 +8,7 @@ import pytest
 
 from memspace.domain.errors import ExtractionFailed, Unavailable
 from memspace.domain.models import MemoryFilter
+from memspace.present.json import add_json
 from tests.support.fakes import ScriptedExtractor, fact
 from tests.unit.conftest import World
 
@@ -31,7 +32,7 @@ def test_content_is_split_into_facts_with_usage(model_world: World) -> None:
     assert (result.status, result.mode) == ("created", "extracted")
     assert [(m.content, m.category) for m in result.memories] == [
         ("Ana leads the mobile team", "person"), ("The mobile app ships every two weeks", "process")]
-    assert result.as_json()["usage"] == {"llmCalls": 1, "promptTokens": 100, "completionTokens": 20}
+    assert add_json(result)["usage"] == {"llmCalls": 1, "promptTokens": 100, "completionTokens": 20}
 
 
 def test_the_model_sees_the_most_similar_active_memories_as_numbered_candidates(
@@ -176,7 +177,7 @@ def test_a_retried_call_with_the_same_idempotency_key_replays_the_first_result(
     model.facts(fact("Retries must be safe"))
     first = model_world.app.memories.add(who, "Retries must be safe", idempotency_key="req-1")
     again = model_world.app.memories.add(who, "Retries must be safe!!", idempotency_key="req-1")
-    assert again.as_json() == {**first.as_json(), "replayed": True}
+    assert add_json(again) == {**add_json(first), "replayed": True}
     assert len(model.calls) == 1
 
 

@@ -14,7 +14,7 @@ from memspace.config import Settings
 from memspace.domain.errors import Conflict, Forbidden, InvalidInput, TooLarge, Unavailable
 from memspace.domain.models import Document, DocumentStatus, MemoryFilter
 from memspace.domain.ports import WriteBatch
-from memspace.present.json import search_json
+from memspace.present.json import search_json, upload_json
 from memspace.services.search import SearchRequest
 from memspace.stores.sqlite import SqliteStore
 from tests.support import corpus
@@ -81,7 +81,7 @@ def test_the_same_file_again_is_the_same_document(world: World) -> None:
     world.app.ingestion.process(first.document)
     again = world.app.ingestion.upload(who, "renamed.txt", NOTES, space="acme", title="Another")
     assert again.duplicate and again.document.id == first.document.id
-    assert again.as_json()["duplicate"] is True and again.document.status is DocumentStatus.DONE
+    assert upload_json(again)["duplicate"] is True and again.document.status is DocumentStatus.DONE
     elsewhere = world.app.ingestion.upload(who, "runbook.txt", NOTES, space="other")
     assert not elsewhere.duplicate and elsewhere.document.space_id == space_id(world, "other")
 

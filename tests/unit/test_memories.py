@@ -4,6 +4,7 @@ import pytest
 
 from memspace.domain.errors import Conflict, Forbidden, InvalidInput, NotFound
 from memspace.domain.models import MemoryFilter
+from memspace.present.json import add_json
 from tests.unit.conftest import World
 
 
@@ -14,7 +15,7 @@ def test_add_stores_one_flat_memory_with_its_author(world: World) -> None:
     [memory] = result.memories
     assert (memory.content, memory.category, memory.created_by) == (
         "Releases are cut on Mondays", "process", "coder")
-    assert result.as_json()["usage"] == {"llmCalls": 0, "promptTokens": 0, "completionTokens": 0}
+    assert add_json(result)["usage"] == {"llmCalls": 0, "promptTokens": 0, "completionTokens": 0}
 
 
 def test_an_exact_repeat_is_a_duplicate_without_embedding(world: World) -> None:

@@ -13,7 +13,7 @@ from memspace.config import Settings
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.models import MemoryFilter, RelationType
 from memspace.domain.notes import NoteJob, NoteState
-from memspace.present.json import memory_detail_json
+from memspace.present.json import add_json, memory_detail_json
 from memspace.services.access import Principal
 from memspace.services.extraction_jobs import FROM_NOTE, NoteExtraction
 from memspace.services.search import SearchRequest
@@ -59,7 +59,7 @@ def test_a_note_saved_without_waiting_is_stored_pending_searchable_and_costs_no_
     result = model_world.app.memories.add(who, NOTE, "acme", wait=False)
 
     assert (result.status, result.mode, result.usage.llm_calls) == ("created", "pending", 0)
-    assert result.as_json()["memories"][0]["status"] == "pending"
+    assert add_json(result)["memories"][0]["status"] == "pending"
     assert model(model_world).calls == []
     found = model_world.app.search.search(who, SearchRequest(query="who leads mobile", space="acme"))
     assert [h.memory.id for h in found.hits][:1] == [result.memories[0].id]
@@ -195,7 +195,7 @@ def test_without_a_model_wait_false_changes_nothing(world: World) -> None:
     who = world.principal({"acme": "rw"})
     result = world.app.memories.add(who, NOTE, "acme", wait=False)
     assert result.mode == "flat" and world.app.notes is None
-    assert "status" not in result.as_json()["memories"][0]
+    assert "status" not in add_json(result)["memories"][0]
 
 
 def test_the_worker_extracts_notes_left_pending_and_new_ones_in_the_order_saved(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from memspace.domain.errors import Conflict, InvalidInput, StaleVersion
 from memspace.domain.ports import WriteBatch
+from memspace.present.json import add_json
 from tests.support.fakes import ScriptedExtractor, fact
 from tests.unit.conftest import World
 
@@ -38,7 +39,7 @@ def test_similar_memories_are_listed_only_for_facts_the_model_related_to_nothing
     model.facts(fact("deploy window is friday afternoon and evening", x=(0, "extends")),
                 fact("the staging cluster runs kubernetes pods"))
     result = model_world.app.memories.add(who, "deploy window is friday afternoon and evening")
-    answer = result.as_json()
+    answer = add_json(result)
     assert [s["content"] for s in answer["similar"]] == ["the staging cluster runs kubernetes nodes"]
     assert answer["similar"][0]["similarTo"] == result.memories[1].id
     assert answer["reviewSuggested"] is True
@@ -48,10 +49,10 @@ def test_flat_mode_lists_at_most_three_similar_memories_most_similar_first(world
     who = world.principal({"acme": "rw"})
     for n in range(5):
         world.app.memories.add(who, "alpha beta gamma delta " + " ".join(f"w{i}" for i in range(n)))
-    answer = world.app.memories.add(who, "alpha beta gamma delta epsilon").as_json()
+    answer = add_json(world.app.memories.add(who, "alpha beta gamma delta epsilon"))
     similarities = [s["similarity"] for s in answer["similar"]]
     assert len(similarities) == 3 and similarities == sorted(similarities, reverse=True)
-    unrelated = world.app.memories.add(who, "lunch is served at noon").as_json()
+    unrelated = add_json(world.app.memories.add(who, "lunch is served at noon"))
     assert unrelated["similar"] == [] and unrelated["reviewSuggested"] is False
 
 

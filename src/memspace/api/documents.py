@@ -12,7 +12,7 @@ from starlette.types import Message
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import InvalidInput
-from memspace.present.json import document_content_json, document_json
+from memspace.present.json import document_content_json, document_json, upload_json
 from memspace.services.ingestion import too_large
 
 router = APIRouter(prefix="/v1/documents", tags=["documents"])
@@ -62,7 +62,7 @@ async def upload_document(request: Request, app: ContainerDep, who: PrincipalDep
                                          space, title)
     finally:
         await form.close()
-    return JSONResponse(result.as_json(), status_code=200 if result.duplicate else 202)
+    return JSONResponse(upload_json(result), status_code=200 if result.duplicate else 202)
 
 
 @router.get("")

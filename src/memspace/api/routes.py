@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import MemspaceError
-from memspace.present.json import memory_detail_json, memory_json, search_json
+from memspace.present.json import add_json, memory_detail_json, memory_json, search_json
 from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
 
@@ -61,7 +61,7 @@ class SearchBody(BaseModel):
 async def add_memory(body: AddBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
     result = await run_in_threadpool(app.memories.submit, who,
                                      AddRequest(body.content, body.space, body.category))
-    return result.as_json()
+    return add_json(result)
 
 
 @router.get("/v1/memories/{memory_id}", tags=["memories"])

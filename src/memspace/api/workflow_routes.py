@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
-from memspace.present.json import memory_json
+from memspace.present.json import add_json, memory_json
 from memspace.services.handoffs import handoff_json
 
 router = APIRouter()
@@ -47,7 +47,7 @@ async def correct_memory(memory_id: str, body: CorrectBody, app: ContainerDep,
     """Replace a memory; with `expectedVersion`, 409 `stale_version` if it changed since."""
     result = await run_in_threadpool(app.memories.correct, who, memory_id, body.content,
                                      body.space, body.category, body.reason, body.expectedVersion)
-    return result.as_json()
+    return add_json(result)
 
 
 @router.post("/v1/memories/{memory_id}/forget", tags=["memories"])

@@ -19,6 +19,7 @@ from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES
 from memspace.present.json import (
+    add_json,
     correction_preview_json,
     document_json,
     iso,
@@ -100,8 +101,8 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
                        space: SpaceArg = None) -> CallToolResult:
         who = principal_of(ctx)
         request = AddRequest(content, space, category)
-        added = call(lambda: app.memories.submit(who, request)).as_json()
-        return result(add_text(added), added)
+        added = call(lambda: app.memories.submit(who, request))
+        return result(add_text(added), add_json(added))
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="preview_correction_ui",
                annotations=READ_ONLY,
@@ -121,8 +122,7 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
                           space: SpaceArg = None) -> CallToolResult:
         who = principal_of(ctx)
         added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason))
-        data = added.as_json()
-        return result(add_text(data), data)
+        return result(add_text(added), add_json(added))
 
 
 def _register_graph_tools(apps: Apps, app: Container, uri: str) -> None:

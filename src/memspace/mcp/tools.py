@@ -13,6 +13,7 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.present.json import (
+    add_json,
     change_kind,
     document_json,
     document_page_json,
@@ -121,8 +122,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
             data = {"status": "forgotten", "memory": memory_json(gone)}
             return result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
         request = AddRequest(content, space, category, speaker, observedAt, idempotencyKey)
-        added = call(lambda: app.memories.submit(who, request, wait=wait)).as_json()
-        return result(add_text(added), added)
+        added = call(lambda: app.memories.submit(who, request, wait=wait))
+        return result(add_text(added), add_json(added))
 
     @server.tool(
         name="correct_memory",
@@ -148,8 +149,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
         who = principal_of(ctx)
         added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason,
                                                   expectedVersion))
-        data = added.as_json()
-        return result(add_text(data), data)
+        return result(add_text(added), add_json(added))
 
     @server.tool(
         name="getMemory",

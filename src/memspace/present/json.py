@@ -18,10 +18,13 @@ from memspace.domain.models import (
 )
 
 if TYPE_CHECKING:  # services import this module's helpers until they all return typed results
+    from memspace.services.adding import AddResult
     from memspace.services.context import Profile
     from memspace.services.documents import DocumentPage
+    from memspace.services.ingestion import Uploaded
     from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchHit, SearchResult
+    from memspace.services.similar import Similar
     from memspace.services.spaces import Identity, ListedSpace, SpaceListing
 
 
@@ -251,3 +254,41 @@ def correction_preview_json(preview: CorrectionPreview) -> dict[str, Any]:
                      "reason": preview.reason},
         "supersedes": [preview.replaces.id],
     }
+
+
+SIMILAR_HINT = "if the new memory replaces this one, call correct_memory with memoryId='{id}'"
+
+
+def similar_json(similar: Similar) -> dict[str, Any]:
+    m = similar.memory
+    return {"id": m.id, "content": m.content, "category": m.category, "version": m.version,
+            "similarity": round(similar.similarity, 3), "similarTo": similar.similar_to,
+            "hint": SIMILAR_HINT.format(id=m.id)}
+
+
+def add_json(result: AddResult) -> dict[str, Any]:
+    """The answer of add_memory and correct_memory (DESIGN §3); a replay is the stored answer
+    of the first call, marked `replayed`."""
+    if result.replay is not None:
+        return {**result.replay, "replayed": True}
+    return {
+        "status": result.status,
+        "mode": result.mode,
+        "space": result.space,
+        "memories": [memory_json(m) | ({"status": "pending"} if result.mode == "pending" else {})
+                     for m in result.memories],
+        "relations": [relation_json(r) for r in result.relations],
+        "superseded": result.superseded,
+        "warnings": result.warnings,
+        "similar": [similar_json(s) for s in result.similar],
+        "reviewSuggested": bool(result.similar),
+        "usage": {
+            "llmCalls": result.usage.llm_calls,
+            "promptTokens": result.usage.prompt_tokens,
+            "completionTokens": result.usage.completion_tokens,
+        },
+    }
+
+
+def upload_json(uploaded: Uploaded) -> dict[str, Any]:
+    return {**document_json(uploaded.document), "duplicate": uploaded.duplicate}

@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memspace.domain.models import Document, Memory
-from memspace.present.json import iso
+from memspace.present.json import add_json, iso
 
 if TYPE_CHECKING:  # services import present.json's helpers until they all return typed results
+    from memspace.services.adding import AddResult
     from memspace.services.documents import DocumentPage
     from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchResult
@@ -65,9 +66,15 @@ def graph_launch_text(seen: Glance) -> str:
     return text
 
 
-def add_text(data: dict[str, Any]) -> str:
+def add_text(result: AddResult) -> str:
+    """An add's answer as text. Rendered from its wire form: a replay exists only as the answer
+    the ledger stored (services/adding.py), and both must read the same."""
+    return _add_text(add_json(result))
+
+
+def _add_text(data: dict[str, Any]) -> str:
     if data.get("replayed"):
-        first = add_text({**data, "replayed": False})
+        first = _add_text({**data, "replayed": False})
         return f"Already done by an earlier call with this idempotencyKey. {first}"
     if data["status"] == "duplicate":
         return (f"Already known in '{data['space']}' (exact repeat, nothing written): "

@@ -19,8 +19,7 @@ from memspace.services.access import Principal
 from memspace.services.conversation import preceding_turn, search_vectors
 from memspace.services.memory_rules import CANDIDATES, MemoryCore
 from memspace.services.reconcile import MAX_RETARGETS, drop_repeats, plan_extraction, retarget
-from memspace.services.similar import similar_on_save
-from memspace.services.views import memory_json, relation_json
+from memspace.services.similar import Similar, similar_on_save
 
 log = logging.getLogger(__name__)
 
@@ -60,29 +59,10 @@ class AddResult:
     superseded: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
-    replay: dict[str, Any] | None = None  # the stored answer of an earlier call, same key
-    similar: list[dict[str, Any]] = field(default_factory=list)  # see services/similar.py
-
-    def as_json(self) -> dict[str, Any]:
-        if self.replay is not None:
-            return {**self.replay, "replayed": True}
-        return {
-            "status": self.status,
-            "mode": self.mode,
-            "space": self.space,
-            "memories": [memory_json(m) | ({"status": "pending"} if self.mode == "pending" else {})
-                         for m in self.memories],
-            "relations": [relation_json(r) for r in self.relations],
-            "superseded": self.superseded,
-            "warnings": self.warnings,
-            "similar": self.similar,
-            "reviewSuggested": bool(self.similar),
-            "usage": {
-                "llmCalls": self.usage.llm_calls,
-                "promptTokens": self.usage.prompt_tokens,
-                "completionTokens": self.usage.completion_tokens,
-            },
-        }
+    # The stored answer of an earlier call with the same idempotency key, as it went out (the
+    # ledger keeps the wire form, so a replay is the same bytes; present/json.py renders it).
+    replay: dict[str, Any] | None = None
+    similar: list[Similar] = field(default_factory=list)  # see services/similar.py
 
 
 class AddPipeline(MemoryCore):

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import PureWindowsPath
-from typing import Any, Protocol
+from typing import Protocol
 
 from memspace.domain.errors import (
     Conflict,
@@ -46,7 +46,6 @@ from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.document_files import DocumentFiles
 from memspace.services.memories import AddRequest, MemoryService
-from memspace.services.views import document_json
 
 MAX_TITLE_CHARS = 200
 # Chunks embedded together ahead of the adds that need them (see embeddings/prefetch.py): the
@@ -79,9 +78,6 @@ def too_large(limit: int, size: int | None = None, name: str = "the file") -> To
 class Uploaded:
     document: Document
     duplicate: bool = False  # the same bytes were already uploaded to this space
-
-    def as_json(self) -> dict[str, Any]:
-        return {**document_json(self.document), "duplicate": self.duplicate}
 
 
 class IngestionPorts(SpaceStore, KeyStore, DocumentStore, Protocol):

@@ -8,7 +8,7 @@ memories instead, with a hint to correct rather than keep both.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from memspace.domain.models import Memory, MemoryFilter
 from memspace.domain.ports import SearchStore
@@ -22,11 +22,17 @@ from memspace.domain.ports import SearchStore
 # Go") — it is a hint for the caller to judge, never acted on.
 SIMILAR_ON_SAVE = 0.45
 MAX_SIMILAR = 3
-HINT = "if the new memory replaces this one, call correct_memory with memoryId='{id}'"
+
+
+@dataclass(frozen=True)
+class Similar:
+    memory: Memory  # an active memory of the space
+    similarity: float  # cosine similarity to `similar_to`
+    similar_to: str  # id of the memory just saved
 
 
 def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
-                    exclude: Sequence[str] = ()) -> list[dict[str, Any]]:
+                    exclude: Sequence[str] = ()) -> list[Similar]:
     """Up to MAX_SIMILAR active memories of the space at or above SIMILAR_ON_SAVE to any of
     `saved` (those themselves and `exclude` left out), most similar first."""
     skip = {m.id for m in saved} | set(exclude)
@@ -42,8 +48,4 @@ def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
             if hit.score > best.get(hit.memory.id, (-1.0,))[0]:
                 best[hit.memory.id] = (hit.score, hit.memory, memory.id)
     ranked = sorted(best.values(), key=lambda b: (-b[0], b[1].id))[:MAX_SIMILAR]
-    return [
-        {"id": m.id, "content": m.content, "category": m.category, "version": m.version,
-         "similarity": round(score, 3), "similarTo": new_id, "hint": HINT.format(id=m.id)}
-        for score, m, new_id in ranked
-    ]
+    return [Similar(m, score, new_id) for score, m, new_id in ranked]
