@@ -29,6 +29,14 @@ BATCH_SIZE = 256
 
 # glibc's M_ARENA_MAX (malloc.h): the most heaps threads may spread their allocations over.
 _M_ARENA_MAX = -8
+# After a call of at least this many characters (~500 tokens), the heap pages its activations
+# freed go back to the system (malloc_trim). glibc keeps freed pages for reuse, so the largest
+# call so far set the process's RSS for good: +200 MB anonymous after 600 mixed texts, back to
+# +10 MB above the loaded model by one trim of 32 ms. Measured per call on 2 cores: 256 short
+# facts +73 MB, trimmed in 8.5 ms; 16 document chunks +37 MB, 5.4 ms; 50 single queries one by
+# one +12 MB. Below the threshold the embedding is short too, and the pages are reused by the
+# next call.
+TRIM_AFTER_CHARS = 2048
 
 
 def _lean_runtime() -> None:
@@ -101,4 +109,12 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        return self._load().encode(texts, self._batch_size)
+        vectors = self._load().encode(texts, self._batch_size)
+        if sum(len(text) for text in texts) >= TRIM_AFTER_CHARS:
+            _release_freed_memory()
+        return vectors
+
+
+def _release_freed_memory() -> None:
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to release
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
