@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.present.json import handoff_json
 from memspace.present.text import handoff_text
 from memspace.services.access import AccessService
-from memspace.services.handoffs import handoff_json
 
 handoff_app = typer.Typer(help="Save and read handoffs between agents and sessions.",
                           no_args_is_help=True)
@@ -67,9 +67,8 @@ def handoff_latest(
     """Print the newest handoff (exits 0 with a note when there is none, so hooks stay quiet)."""
     app = open_container()
     slug, found = app.handoffs.latest(AccessService.operator(), agent, topic, space)
-    shown = handoff_json(found) if found else None
-    emit({"space": slug, "handoff": shown}, as_json,
-         handoff_text(shown) if shown else f"No handoff in '{slug}' yet.")
+    emit({"space": slug, "handoff": handoff_json(found) if found else None}, as_json,
+         handoff_text(found) if found else f"No handoff in '{slug}' yet.")
 
 
 @handoff_app.command("list")

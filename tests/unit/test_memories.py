@@ -130,7 +130,8 @@ def test_the_graph_of_a_space_has_its_memories_and_their_edges(world: World) -> 
     new = world.app.memories.correct(who, old.id, "Team size is five").memories[0]
     world.app.memories.add(who, "Unrelated note")
     graph = world.app.graphs.graph(who, limit=2)
-    assert graph["truncated"] is True and len(graph["nodes"]) == 2
+    assert graph.truncated is True and len(graph.nodes) == 2
     full = world.app.graphs.graph(who)
-    assert {n["id"] for n in full["nodes"]} >= {old.id, new.id}
-    assert [(e["from"], e["to"], e["type"]) for e in full["edges"]] == [(new.id, old.id, "UPDATES")]
+    assert {n.id for n in full.nodes} >= {old.id, new.id}
+    assert [(e.source_id, e.target_id, e.type.value) for e in full.edges] == [
+        (new.id, old.id, "UPDATES")]

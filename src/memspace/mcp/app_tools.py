@@ -22,6 +22,7 @@ from memspace.present.json import (
     add_json,
     correction_preview_json,
     document_json,
+    graph_json,
     iso,
     memory_detail_json,
     memory_json,
@@ -31,6 +32,7 @@ from memspace.present.json import (
 from memspace.present.text import (
     add_text,
     correction_preview_text,
+    graph_text,
     list_text,
     memory_text,
     spaces_text,
@@ -134,9 +136,7 @@ def _register_graph_tools(apps: Apps, app: Container, uri: str) -> None:
     ) -> CallToolResult:
         who = principal_of(ctx)
         graph = call(lambda: app.graphs.graph(who, space, limit))
-        text = (f"{len(graph['nodes'])} memories and {len(graph['edges'])} relations in "
-                f"'{graph['space']}'" + (" (newest only)." if graph["truncated"] else "."))
-        return result(text, graph)
+        return result(graph_text(graph), graph_json(graph))
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="memory_detail_ui", annotations=READ_ONLY,
                description="One memory with its history (relations, neighbours) and source document.")

@@ -12,9 +12,9 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES, CursorArg, SpaceArg
+from memspace.present.json import handoff_json
 from memspace.present.text import handoff_text
 from memspace.present.tool import result
-from memspace.services.handoffs import handoff_json
 
 ItemsArg = Annotated[list[str] | None, Field(description="One short item per entry.")]
 
@@ -99,8 +99,7 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
             narrowed = "".join(f" {k} '{v}'" for k, v in (("by", agent), ("on", topic)) if v)
             return result(f"No handoff{narrowed} in '{slug}' yet.",
                                   {"space": slug, "handoff": None})
-        shown = handoff_json(handoff)
-        return result(handoff_text(shown), {"space": slug, "handoff": shown})
+        return result(handoff_text(handoff), {"space": slug, "handoff": handoff_json(handoff)})
 
     @server.tool(
         name="list_handoffs",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from memspace.domain.models import (
     ApiKey,
     Document,
+    Handoff,
     Memory,
     Neighbour,
     Relation,
@@ -21,6 +22,7 @@ if TYPE_CHECKING:  # services import this module's helpers until they all return
     from memspace.services.adding import AddResult
     from memspace.services.context import Profile
     from memspace.services.documents import DocumentPage
+    from memspace.services.graph import GraphView
     from memspace.services.ingestion import Uploaded
     from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchHit, SearchResult
@@ -292,3 +294,28 @@ def add_json(result: AddResult) -> dict[str, Any]:
 
 def upload_json(uploaded: Uploaded) -> dict[str, Any]:
     return {**document_json(uploaded.document), "duplicate": uploaded.duplicate}
+
+
+def handoff_json(handoff: Handoff) -> dict[str, Any]:
+    return {
+        "id": handoff.id,
+        "agent": handoff.agent,
+        "topic": handoff.topic,
+        "summary": handoff.summary,
+        "done": list(handoff.done),
+        "nextSteps": list(handoff.next_steps),
+        "openQuestions": list(handoff.open_questions),
+        "links": list(handoff.links),
+        "createdAt": iso(handoff.created_at),
+        "createdBy": handoff.created_by,
+    }
+
+
+def graph_json(graph: GraphView) -> dict[str, Any]:
+    return {
+        "space": graph.space,
+        "nodes": [memory_json(m) for m in graph.nodes],
+        "edges": [relation_json(r) for r in graph.edges],
+        "truncated": graph.truncated,
+        "latestHandoff": handoff_json(graph.latest_handoff) if graph.latest_handoff else None,
+    }

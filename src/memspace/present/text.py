@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memspace.domain.models import Document, Memory
+from memspace.domain.models import Document, Handoff, Memory
 from memspace.present.json import add_json, iso
 
 if TYPE_CHECKING:  # services import present.json's helpers until they all return typed results
     from memspace.services.adding import AddResult
     from memspace.services.documents import DocumentPage
+    from memspace.services.graph import GraphView
     from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchResult
     from memspace.services.spaces import Glance, Identity, SpaceListing
@@ -183,13 +184,18 @@ def correction_preview_text(preview: CorrectionPreview) -> str:
             f"inactive: {preview.content}")
 
 
-def handoff_text(h: dict[str, Any]) -> str:
+def handoff_text(handoff: Handoff) -> str:
     """A handoff as a person or the next agent reads it."""
-    lines = [f"Handoff [{h['id']}] from {h['agent']} on '{h['topic']}' ({h['createdAt']}, "
-             f"saved by {h['createdBy']}):", h["summary"]]
-    for title, key in (("Done", "done"), ("Next steps", "nextSteps"),
-                       ("Open questions", "openQuestions"), ("Links", "links")):
-        if h[key]:
+    lines = [f"Handoff [{handoff.id}] from {handoff.agent} on '{handoff.topic}' "
+             f"({iso(handoff.created_at)}, saved by {handoff.created_by}):", handoff.summary]
+    for title, items in (("Done", handoff.done), ("Next steps", handoff.next_steps),
+                         ("Open questions", handoff.open_questions), ("Links", handoff.links)):
+        if items:
             lines.append(f"{title}:")
-            lines += [f"- {item}" for item in h[key]]
+            lines += [f"- {item}" for item in items]
     return "\n".join(lines)
+
+
+def graph_text(graph: GraphView) -> str:
+    return (f"{len(graph.nodes)} memories and {len(graph.edges)} relations in '{graph.space}'"
+            + (" (newest only)." if graph.truncated else "."))

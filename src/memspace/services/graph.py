@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
-from memspace.domain.models import MemoryFilter
+from memspace.domain.models import Handoff, Memory, MemoryFilter, Relation
 from memspace.domain.ports import HandoffStore, MemoryReadStore, RelationStore
 from memspace.services.access import AccessService, Principal
-from memspace.services.handoffs import handoff_json
 from memspace.services.paging import clamp_limit
-from memspace.services.views import memory_json, relation_json
 
 # The graph view stays smooth at 500 nodes (issue 6); beyond that a picture stops informing.
 MAX_NODES = 2_000
+
+
+@dataclass(frozen=True)
+class GraphView:
+    space: str  # slug
+    nodes: tuple[Memory, ...]  # newest first
+    edges: tuple[Relation, ...]  # every relation among the nodes
+    truncated: bool  # the space holds more memories than were drawn
+    latest_handoff: Handoff | None
 
 
 class GraphViewPorts(MemoryReadStore, RelationStore, HandoffStore, Protocol):
@@ -25,7 +33,7 @@ class GraphService:
         self._access = access
 
     def graph(self, principal: Principal, space: str | None = None, limit: int = 500,
-              include_inactive: bool = True) -> dict[str, Any]:
+              include_inactive: bool = True) -> GraphView:
         """Up to `limit` newest memories of the space, every relation among them, and the
         space's latest handoff (shown in the view's detail panel)."""
         target = self._access.resolve(principal, space)
@@ -36,10 +44,4 @@ class GraphService:
         memories = memories[:size]
         edges = self._store.relations_among(target.space.id, [m.id for m in memories])
         handoff = self._store.latest_handoff(target.space.id)
-        return {
-            "space": target.space.slug,
-            "nodes": [memory_json(m) for m in memories],
-            "edges": [relation_json(r) for r in edges],
-            "truncated": truncated,
-            "latestHandoff": handoff_json(handoff) if handoff is not None else None,
-        }
+        return GraphView(target.space.slug, tuple(memories), tuple(edges), truncated, handoff)

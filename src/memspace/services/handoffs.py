@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from memspace.domain.errors import InvalidInput
 from memspace.domain.models import Handoff
@@ -11,7 +10,6 @@ from memspace.domain.ports import Clock, HandoffStore, PageAfter
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
-from memspace.services.views import iso
 
 MAX_SUMMARY_CHARS = 4_000
 MAX_ITEMS = 50
@@ -19,21 +17,6 @@ MAX_ITEM_CHARS = 1_000
 MAX_NAME_CHARS = 100
 DEFAULT_TOPIC = "general"
 MAX_PAGE = 50
-
-
-def handoff_json(handoff: Handoff) -> dict[str, Any]:
-    return {
-        "id": handoff.id,
-        "agent": handoff.agent,
-        "topic": handoff.topic,
-        "summary": handoff.summary,
-        "done": list(handoff.done),
-        "nextSteps": list(handoff.next_steps),
-        "openQuestions": list(handoff.open_questions),
-        "links": list(handoff.links),
-        "createdAt": iso(handoff.created_at),
-        "createdBy": handoff.created_by,
-    }
 
 
 def _name(value: str | None, what: str, default: str) -> str:

@@ -47,11 +47,12 @@ from memspace.domain.ports import (
     WriteBatch,
 )
 from memspace.domain.text import content_hash
+
+# The export writes handoffs and times as the wire shows them.
+from memspace.present.json import handoff_json, iso
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService
 from memspace.services.document_files import DocumentFiles
-from memspace.services.handoffs import handoff_json
-from memspace.services.views import iso
 
 FORMAT = "memspace-export"
 VERSION = 1
