@@ -91,11 +91,13 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
             found = call(lambda: app.search.search(
                 who, SearchRequest(query=query, space=space, limit=20, include_profile=False)))
             data = {"space": found.space, "memories": search_json(found)["results"]}
+            text = list_text(f"Memories in '{found.space}'", [h.memory for h in found.hits], None,
+                             found.titles)
         else:
             slug, page = call(lambda: app.memories.list(who, space, limit=20))
             data = {"space": slug, "memories": [memory_json(m) for m in page.items]}
-        return result(list_text(f"Memories in '{data['space']}'", data["memories"],
-                                                None), data)
+            text = list_text(f"Memories in '{slug}'", page.items, None)
+        return result(text, data)
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="save_memory_ui", annotations=WRITES,
                description="Save a memory typed by the user in the guided save form.")

@@ -196,12 +196,12 @@ def register_tools(server: MCPServer, app: Container) -> None:
             slug, feed = call(lambda: app.memories.changes(who, since, space, category, limit))
             items = [{**memory_json(c.memory), "change": change_kind(c.memory)} for c in feed.items]
             data = {"space": slug, "changes": items, "nextCursor": feed.next_cursor}
-            text = list_text(f"Changes in '{slug}', oldest first", items, None)
+            text = list_text(f"Changes in '{slug}', oldest first", [c.memory for c in feed.items], None)
             return result(f"{text}\nNext time pass since={feed.next_cursor}", data)
         slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor))
         items = [memory_json(m) for m in page.items]
         data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}
-        return result(list_text(f"Memories in '{slug}'", items, page.next_cursor), data)
+        return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor), data)
 
     @server.tool(
         name="listDocuments",

@@ -98,9 +98,10 @@ def _add_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def list_text(title: str, items: list[dict[str, Any]], next_cursor: str | None) -> str:
-    lines = [f"{title}: {len(items)} shown."]
-    lines += [f"- {_line(m)}" if "content" in m else f"- {m}" for m in items]
+def list_text(title: str, memories: Sequence[Memory], next_cursor: str | None,
+              titles: Mapping[str, str] | None = None) -> str:
+    lines = [f"{title}: {len(memories)} shown."]
+    lines += [f"- {memory_line(m, titles)}" for m in memories]
     if next_cursor:
         lines.append(f"More available: call again with cursor={next_cursor}")
     return "\n".join(lines)
