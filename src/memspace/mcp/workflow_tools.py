@@ -75,7 +75,7 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
             who, summary, agent, topic, done, nextSteps, openQuestions, links, space))
         data = {"space": slug, "handoff": handoff_json(handoff)}
         return result(f"Handoff [{handoff.id}] saved in '{slug}': the next agent sees it "
-                              "in get_context and latest_handoff.", data)
+                      "in get_context and latest_handoff.", data)
 
     @server.tool(
         name="latest_handoff",
@@ -98,7 +98,7 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
         if handoff is None:
             narrowed = "".join(f" {k} '{v}'" for k, v in (("by", agent), ("on", topic)) if v)
             return result(f"No handoff{narrowed} in '{slug}' yet.",
-                                  {"space": slug, "handoff": None})
+                          {"space": slug, "handoff": None})
         return result(handoff_text(handoff), {"space": slug, "handoff": handoff_json(handoff)})
 
     @server.tool(
