@@ -98,13 +98,18 @@ def _add_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def list_text(title: str, memories: Sequence[Memory], next_cursor: str | None,
-              titles: Mapping[str, str] | None = None) -> str:
-    lines = [f"{title}: {len(memories)} shown."]
-    lines += [f"- {memory_line(m, titles)}" for m in memories]
+def _page(head: str, rows: Sequence[str], next_cursor: str | None) -> str:
+    """A page of a listing: its head line, a dash per row, and how to get the next page."""
+    lines = [head, *(f"- {row}" for row in rows)]
     if next_cursor:
         lines.append(f"More available: call again with cursor={next_cursor}")
     return "\n".join(lines)
+
+
+def list_text(title: str, memories: Sequence[Memory], next_cursor: str | None,
+              titles: Mapping[str, str] | None = None) -> str:
+    return _page(f"{title}: {len(memories)} shown.", [memory_line(m, titles) for m in memories],
+                 next_cursor)
 
 
 def document_line(document: Document) -> str:
@@ -118,11 +123,8 @@ def document_line(document: Document) -> str:
 
 
 def documents_text(space: str, documents: Sequence[Document], next_cursor: str | None) -> str:
-    lines = [f"{len(documents)} document(s) in '{space}'."]
-    lines += [f"- {document_line(d)}" for d in documents]
-    if next_cursor:
-        lines.append(f"More available: call again with cursor={next_cursor}")
-    return "\n".join(lines)
+    return _page(f"{len(documents)} document(s) in '{space}'.", [document_line(d) for d in documents],
+                 next_cursor)
 
 
 def document_text(page: DocumentPage) -> str:
