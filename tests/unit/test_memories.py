@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import threading
+
 import pytest
 
-from memspace.domain.errors import Conflict, Forbidden, InvalidInput, NotFound
+from memspace.domain.errors import Conflict, Forbidden, InvalidInput, NotFound, Unavailable
 from memspace.domain.models import MemoryFilter
+from memspace.domain.ports import WriteBatch
 from memspace.present.json import add_json
 from tests.unit.conftest import World
 
@@ -135,3 +138,64 @@ def test_the_graph_of_a_space_has_its_memories_and_their_edges(world: World) -> 
     assert {n.id for n in full.nodes} >= {old.id, new.id}
     assert [(e.source_id, e.target_id, e.type.value) for e in full.edges] == [
         (new.id, old.id, "UPDATES")]
+
+
+def test_bulk_add_embeds_the_next_batch_while_the_last_is_written(world: World) -> None:
+    """One write in flight beside the embedding of the next batch; a repeat another writer saved
+    meanwhile is counted as a duplicate."""
+    who = world.principal({"acme": "rw"})
+    store = world.app.store
+    writing, release = threading.Event(), threading.Event()
+    embedded_while_writing: list[bool] = []
+    real_write, real_embed = store.write, world.app.memories._embedder.embed
+
+    def slow_write(batch: WriteBatch) -> None:
+        if batch.memories[0].content == "Alpha":
+            writing.set()
+            assert release.wait(10)
+            world.app.memories.add(who, "Gamma")  # saved by someone else meanwhile
+        real_write(batch)
+
+    def watching_embed(texts: list[str]) -> list[list[float]]:
+        embedded_while_writing.append(writing.is_set() and not release.is_set())
+        if writing.is_set():
+            release.set()
+        return real_embed(texts)
+
+    store.write = slow_write  # type: ignore[method-assign]
+    world.app.memories._embedder.embed = watching_embed  # type: ignore[method-assign]
+    try:
+        result = world.app.memories.add_many(who, ["Alpha", "Beta", "Gamma", "Delta"],
+                                             batch_size=2)
+    finally:
+        store.write = real_write  # type: ignore[method-assign]
+        world.app.memories._embedder.embed = real_embed  # type: ignore[method-assign]
+    assert embedded_while_writing[:2] == [False, True]  # batch 2 embedded during write 1
+    assert (result.created, result.duplicates) == (3, 1)
+    assert stored(world) == ["Alpha", "Beta", "Delta", "Gamma"]
+
+
+def test_a_failed_bulk_write_ends_the_import_after_the_batches_written(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    store = world.app.store
+    real_write = store.write
+
+    def failing_write(batch: WriteBatch) -> None:
+        if batch.memories[0].content == "Gamma":
+            raise Unavailable("the store went away")
+        real_write(batch)
+
+    store.write = failing_write  # type: ignore[method-assign]
+    try:
+        with pytest.raises(Unavailable, match="went away"):
+            world.app.memories.add_many(who, ["Alpha", "Beta", "Gamma", "Delta", "Eps"],
+                                        batch_size=2)
+    finally:
+        store.write = real_write  # type: ignore[method-assign]
+    assert stored(world) == ["Alpha", "Beta"]  # never a batch past the failed one
+
+
+def stored(world: World) -> list[str]:
+    space = world.app.store.get_space_by_slug("acme")
+    assert space is not None
+    return sorted(m.content for m in world.app.store.list_memories(MemoryFilter(space.id), 10))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -86,35 +87,57 @@ class MemoryWrites(AddPipeline):
         batch_size: int = 512,
     ) -> AddManyResult:
         """Bulk flat import: batched embedding and writes; repeats (in the input or already
-        active in the space) are skipped and counted. Each batch is one transaction."""
+        active in the space) are skipped and counted. Each batch is one transaction.
+
+        The next batch is embedded while the last one is written (one write in flight, in a
+        worker thread): the model and the store's transaction overlap instead of taking turns.
+        Ingestion on Neo4j ran at 0.70-0.72 of the raw embedding rate with the two in turn
+        (bench/bench_service.py's bulk-load line)."""
         target = self._access.resolve(principal, space, write=True)
         cat = self._category(category)
         texts = [self._content(c) for c in contents]
         seen: set[str] = set()
         result = AddManyResult(target.space.slug)
-        for start in range(0, len(texts), batch_size):
-            fresh: list[Memory] = []
-            chunk = texts[start:start + batch_size]
-            known = self._store.existing_hashes(target.space.id, [content_hash(t) for t in chunk])
-            for text in chunk:
-                digest = content_hash(text)
-                if digest in seen or digest in known:
-                    result.duplicates += 1
-                    continue
-                seen.add(digest)
-                fresh.append(self._new_memory(target.space.id, text, cat, principal.actor))
-            if not fresh:
-                continue
-            vectors = self._embedder.embed([m.content for m in fresh])
-            batch = [replace(m, embedding=v) for m, v in zip(fresh, vectors, strict=True)]
+        space_id = target.space.id
+
+        def write(batch: list[Memory]) -> tuple[int, int]:
+            """(created, duplicates) of one batch."""
             try:
-                self._store.write(WriteBatch(target.space.id, batch, at=batch[-1].created_at))
+                self._store.write(WriteBatch(space_id, batch, at=batch[-1].created_at))
+                return len(batch), 0
             except DuplicateContent as exc:  # a concurrent add saved some of these first
-                result.duplicates += sum(m.content_hash in exc.existing for m in batch)
-                batch = [m for m in batch if m.content_hash not in exc.existing]
-                if batch:
-                    self._store.write(WriteBatch(target.space.id, batch, at=batch[-1].created_at))
-            result.created += len(batch)
+                kept = [m for m in batch if m.content_hash not in exc.existing]
+                if kept:
+                    self._store.write(WriteBatch(space_id, kept, at=kept[-1].created_at))
+                return len(kept), len(batch) - len(kept)
+
+        def settle(written: Future[tuple[int, int]]) -> None:
+            created, duplicates = written.result()  # its error, if any, ends the import here
+            result.created += created
+            result.duplicates += duplicates
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="add-many") as writer:
+            pending: Future[tuple[int, int]] | None = None
+            for start in range(0, len(texts), batch_size):
+                fresh: list[Memory] = []
+                chunk = texts[start:start + batch_size]
+                known = self._store.existing_hashes(space_id, [content_hash(t) for t in chunk])
+                for text in chunk:
+                    digest = content_hash(text)
+                    if digest in seen or digest in known:
+                        result.duplicates += 1
+                        continue
+                    seen.add(digest)
+                    fresh.append(self._new_memory(space_id, text, cat, principal.actor))
+                if not fresh:
+                    continue
+                vectors = self._embedder.embed([m.content for m in fresh])
+                batch = [replace(m, embedding=v) for m, v in zip(fresh, vectors, strict=True)]
+                if pending is not None:
+                    settle(pending)
+                pending = writer.submit(write, batch)
+            if pending is not None:
+                settle(pending)
         return result
 
     def correct(
