@@ -8,6 +8,7 @@ everything else `Unavailable` naming the URI.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -44,6 +45,10 @@ from memspace.stores.neo4j.schema import ensure_schema
 from memspace.stores.vector_cache import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
+# Memory ids whose sequence numbers a store remembers from its last fetches (~100 bytes each):
+# enough for the hits of many concurrent searches.
+SEQS_REMEMBERED = 10_000
+
 
 class Neo4jStore:
     """GraphStore on a Neo4j server; the schema is created (idempotently) on construction.
@@ -69,6 +74,8 @@ class Neo4jStore:
         self._vectors = self.vector_cache = VectorCache(snapshot_dir)  # sizes exported by /metrics
         self._space_locks: dict[str, threading.Lock] = {}
         self._groups: GroupCommit[WriteBatch] = GroupCommit(self._write_group)
+        self._seq_of: OrderedDict[str, int] = OrderedDict()  # memory id -> seq, recently fetched
+        self._seqs_guard = threading.Lock()
         self._space_locks_guard = threading.Lock()
         try:
             self._db.retrying(lambda: ensure_schema(self._db.driver, database))
@@ -318,8 +325,14 @@ class Neo4jStore:
                      memory_ids: Sequence[str]) -> dict[str, float]:
         if not memory_ids:
             return {}
-        rows = self._db.read(cypher.SEQS_OF_MEMORIES, space=space_id, ids=list(memory_ids))
-        ids = {int(r["seq"]): str(r["id"]) for r in rows if r["seq"] is not None}
+        # The memories a search just fetched are known by sequence number: no read for them
+        # (a hybrid search asks for the cosines of its full-text hits right after fetching them).
+        with self._seqs_guard:
+            ids = {self._seq_of[i]: i for i in memory_ids if i in self._seq_of}
+        missing = [i for i in memory_ids if i not in ids.values()]
+        if missing:
+            rows = self._db.read(cypher.SEQS_OF_MEMORIES, space=space_id, ids=missing)
+            ids.update({int(r["seq"]): str(r["id"]) for r in rows if r["seq"] is not None})
         scores = self._vectors.scores_of(self, space_id, np.asarray(embedding, dtype=np.float32),
                                          list(ids))
         return {ids[seq]: score for seq, score in scores.items()}
@@ -406,9 +419,14 @@ class Neo4jStore:
                              seqs=[seq for seq, _ in hits])
         return self._scored_by_seq(hits, rows)
 
-    @staticmethod
-    def _scored_by_seq(hits: list[tuple[int, float]], rows: list[Row]) -> list[ScoredMemory]:
+    def _scored_by_seq(self, hits: list[tuple[int, float]], rows: list[Row]) -> list[ScoredMemory]:
         by_seq = {r["seq"]: rec.memory_from(r["memory"]) for r in rows if r["seq"] is not None}
+        with self._seqs_guard:  # a memory's sequence number never changes
+            for seq, memory in by_seq.items():
+                self._seq_of[memory.id] = int(seq)
+                self._seq_of.move_to_end(memory.id)
+            while len(self._seq_of) > SEQS_REMEMBERED:
+                self._seq_of.popitem(last=False)
         return [ScoredMemory(by_seq[seq], score) for seq, score in hits if seq in by_seq]
 
     # VectorSource
