@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from memspace.cli_common import JsonOpt, command, emit, open_container
-from memspace.present.json import handoff_json
+from memspace.present.json import context_json, handoff_json
 from memspace.present.text import handoff_text
 from memspace.services.access import AccessService
 
@@ -30,7 +30,7 @@ def context(
     """Print what a space knows, packed into a token budget (the get_context tool's text)."""
     app = open_container()
     brief = app.briefings.brief(AccessService.operator(), query, max_tokens, detail, space)
-    emit({"context": brief.text, "meta": brief.meta()}, as_json, brief.text.rstrip())
+    emit(context_json(brief), as_json, brief.text.rstrip())
 
 
 @handoff_app.command("save")

@@ -12,7 +12,7 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES, CursorArg, SpaceArg
-from memspace.present.json import handoff_json
+from memspace.present.json import context_json, handoff_json
 from memspace.present.text import handoff_text
 from memspace.present.tool import result
 
@@ -45,7 +45,7 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
     ) -> CallToolResult:
         who = principal_of(ctx)
         brief = call(lambda: app.briefings.brief(who, query, maxTokens, detail, space))
-        return result(brief.text, {"context": brief.text, "meta": brief.meta()})
+        return result(brief.text, context_json(brief))
 
     @server.tool(
         name="save_handoff",

@@ -20,6 +20,7 @@ from memspace.domain.models import (
 
 if TYPE_CHECKING:  # services import this module's helpers until they all return typed results
     from memspace.services.adding import AddResult
+    from memspace.services.briefing import Briefing
     from memspace.services.context import Profile
     from memspace.services.documents import DocumentPage
     from memspace.services.graph import GraphView
@@ -319,3 +320,12 @@ def graph_json(graph: GraphView) -> dict[str, Any]:
         "truncated": graph.truncated,
         "latestHandoff": handoff_json(graph.latest_handoff) if graph.latest_handoff else None,
     }
+
+
+def context_json(brief: Briefing) -> dict[str, Any]:
+    """get_context's answer: the packed text and what went into it."""
+    meta = {"space": brief.space, "detail": brief.detail, "budget": brief.budget,
+            "spent": brief.tokens, "selected": len(brief.included) + len(brief.shortened),
+            "shortened": len(brief.shortened), "omitted": len(brief.omitted),
+            "omittedIds": brief.omitted, "handoffId": brief.handoff, "notes": brief.notes}
+    return {"context": brief.text, "meta": meta}

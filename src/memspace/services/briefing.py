@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.models import Handoff, Memory, MemoryFilter, Space
@@ -66,12 +66,6 @@ class Briefing:
     space: str = ""
     handoff: str | None = None  # id of the handoff shown, if any
     notes: list[str] = field(default_factory=list)
-
-    def meta(self) -> dict[str, Any]:
-        return {"space": self.space, "detail": self.detail, "budget": self.budget,
-                "spent": self.tokens, "selected": len(self.included) + len(self.shortened),
-                "shortened": len(self.shortened), "omitted": len(self.omitted),
-                "omittedIds": self.omitted, "handoffId": self.handoff, "notes": self.notes}
 
 
 @dataclass(frozen=True)
