@@ -18,7 +18,9 @@ from memspace.domain.models import (
     SpaceStats,
 )
 
-if TYPE_CHECKING:  # services import this module's helpers until they all return typed results
+# The result types only for type checking: the idempotency ledger (services/memory_writes.py)
+# and the export (services/portability.py) import this module at run time for the wire form.
+if TYPE_CHECKING:
     from memspace.services.adding import AddResult
     from memspace.services.briefing import Briefing
     from memspace.services.context import Profile

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from memspace.domain.models import Document, Handoff, Memory
 from memspace.present.json import add_json, iso
 
-if TYPE_CHECKING:  # services import present.json's helpers until they all return typed results
+if TYPE_CHECKING:  # result types only: present.json is imported by two services at run time
     from memspace.services.adding import AddResult
     from memspace.services.documents import DocumentPage
     from memspace.services.graph import GraphView
