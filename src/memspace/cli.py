@@ -16,7 +16,8 @@ import typer
 from memspace import __version__, cli_ingest, cli_oauth, cli_workflow
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
-from memspace.present.json import add_json, document_json, key_json, search_json, space_json
+from memspace.present.json import add_json, search_json
+from memspace.present.records import document_json, key_json, space_json
 from memspace.present.text import add_text, documents_text, search_text
 from memspace.services.access import AccessService
 from memspace.services.admin import parse_grant

@@ -16,7 +16,7 @@ import memspace
 from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Document, DocumentStatus
-from memspace.present.json import document_json
+from memspace.present.records import document_json
 from memspace.present.text import document_line
 from memspace.services.access import AccessService
 from memspace.services.ingestion import UNFINISHED, too_large

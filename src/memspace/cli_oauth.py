@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from memspace.cli_common import JsonOpt, command, emit, open_container
-from memspace.present.json import iso
+from memspace.present.records import iso
 from memspace.services.admin import parse_grant
 from memspace.services.oauth import LOGIN_LINK_TTL
 

@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from memspace.cli_common import JsonOpt, command, emit, open_container
-from memspace.present.json import context_json, handoff_json
+from memspace.present.json import context_json
+from memspace.present.records import handoff_json
 from memspace.present.text import handoff_text
 from memspace.services.access import AccessService
 

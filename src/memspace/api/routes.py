@@ -11,7 +11,8 @@ from pydantic import BaseModel, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import MemspaceError
-from memspace.present.json import add_json, memory_detail_json, memory_json, search_json
+from memspace.present.json import add_json, memory_detail_json, search_json
+from memspace.present.records import memory_json
 from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
 

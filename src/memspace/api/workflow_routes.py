@@ -10,7 +10,8 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
-from memspace.present.json import add_json, handoff_json, memory_json
+from memspace.present.json import add_json
+from memspace.present.records import handoff_json, memory_json
 
 router = APIRouter()
 

@@ -21,14 +21,12 @@ from memspace.mcp.tools import READ_ONLY, WRITES
 from memspace.present.json import (
     add_json,
     correction_preview_json,
-    document_json,
     graph_json,
-    iso,
     memory_detail_json,
-    memory_json,
     search_json,
     spaces_json,
 )
+from memspace.present.records import document_json, iso, memory_json
 from memspace.present.text import (
     add_text,
     correction_preview_text,

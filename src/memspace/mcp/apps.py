@@ -21,7 +21,8 @@ from memspace.bootstrap import Container
 from memspace.mcp.app_tools import register_app_tools
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY
-from memspace.present.json import counts_json, document_json, memory_json, spaces_json
+from memspace.present.json import spaces_json
+from memspace.present.records import counts_json, document_json, memory_json
 from memspace.present.text import graph_launch_text, spaces_text
 from memspace.present.tool import result
 

@@ -14,15 +14,13 @@ from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.present.json import (
     add_json,
-    change_kind,
-    document_json,
     document_page_json,
     identity_json,
     memory_detail_json,
-    memory_json,
     search_json,
     spaces_json,
 )
+from memspace.present.records import change_kind, document_json, memory_json
 from memspace.present.text import (
     add_text,
     document_line,

@@ -12,7 +12,8 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES, CursorArg, SpaceArg
-from memspace.present.json import context_json, handoff_json
+from memspace.present.json import context_json
+from memspace.present.records import handoff_json
 from memspace.present.text import handoff_text
 from memspace.present.tool import result
 

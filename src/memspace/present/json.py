@@ -1,25 +1,25 @@
-"""Wire shapes of records, with the field names of DESIGN §2 (camelCase), shared by all surfaces."""
+"""Wire shapes of the services' answers (DESIGN §2, camelCase), built from present.records;
+shared by MCP, REST and the CLI."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memspace.domain.models import (
-    ApiKey,
-    Document,
-    Handoff,
-    Memory,
-    Neighbour,
-    Relation,
-    RelationType,
-    Space,
-    SpaceStats,
+from memspace.domain.models import RelationType
+from memspace.present.records import (
+    counts_json,
+    document_json,
+    handoff_json,
+    iso,
+    memory_json,
+    neighbour_json,
+    relation_json,
+    space_json,
 )
 
 # The result types only for type checking: the idempotency ledger (services/memory_writes.py)
-# and the export (services/portability.py) import this module at run time for the wire form.
+# imports this module at run time, to store an add's answer in its wire form.
 if TYPE_CHECKING:
     from memspace.services.adding import AddResult
     from memspace.services.briefing import Briefing
@@ -31,123 +31,6 @@ if TYPE_CHECKING:
     from memspace.services.search import SearchHit, SearchResult
     from memspace.services.similar import Similar
     from memspace.services.spaces import Identity, ListedSpace, SpaceListing
-
-
-def iso(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
-
-
-def memory_json(memory: Memory, titles: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """`titles` maps document ids to titles, so a fact from a document says which one."""
-    data: dict[str, Any] = {
-        "id": memory.id,
-        "content": memory.content,
-        "category": memory.category,
-        "active": memory.active,
-        "createdAt": iso(memory.created_at),
-        "createdBy": memory.created_by,
-        "version": memory.version,
-    }
-    if memory.speaker:
-        data["speaker"] = memory.speaker
-    if memory.observed_at is not None:
-        data["observedAt"] = memory.observed_at.isoformat()  # in the offset the caller gave
-    if memory.document_id:
-        data["documentId"] = memory.document_id
-        if titles and memory.document_id in titles:
-            data["documentTitle"] = titles[memory.document_id]
-        if memory.origin:
-            data["origin"] = memory.origin
-    if not memory.active:
-        data["invalidatedAt"] = iso(memory.invalidated_at)
-        if memory.invalidated_by:
-            data["invalidatedBy"] = memory.invalidated_by
-        if memory.forget_reason:
-            data["forgetReason"] = memory.forget_reason
-            data["forgottenBy"] = memory.forgotten_by
-    return data
-
-
-def change_kind(memory: Memory) -> str:
-    """How a change-feed entry last changed: created, superseded or forgotten."""
-    if memory.active:
-        return "created"
-    return "forgotten" if memory.forget_reason else "superseded"
-
-
-def neighbour_json(neighbour: Neighbour, titles: Mapping[str, str] | None = None) -> dict[str, Any]:
-    data = memory_json(neighbour.memory, titles)
-    data["hops"] = neighbour.hops
-    data["relation"] = neighbour.via.value
-    # "out": the nearer memory points at this one (it updates/extends/derives from it).
-    data["direction"] = neighbour.direction
-    return data
-
-
-def relation_json(relation: Relation) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "from": relation.source_id,
-        "to": relation.target_id,
-        "type": relation.type.value,
-        "createdAt": iso(relation.created_at),
-        "createdBy": relation.created_by,
-    }
-    if relation.reason:
-        data["reason"] = relation.reason
-    return data
-
-
-def space_json(space: Space) -> dict[str, Any]:
-    return {
-        "id": space.id,
-        "slug": space.slug,
-        "name": space.name,
-        "description": space.description,
-        "createdAt": iso(space.created_at),
-        "lastActiveAt": iso(space.last_active_at),
-    }
-
-
-def document_json(document: Document) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "id": document.id,
-        "title": document.title,
-        "kind": document.kind,
-        "sizeBytes": document.size_bytes,
-        "sha256": document.sha256,
-        "status": document.status.value,
-        "factCount": document.fact_count,
-        "chunksTotal": document.chunks_total,
-        "chunksDone": document.chunks_done,
-        "createdAt": iso(document.created_at),
-        "createdBy": document.created_by,
-    }
-    if document.error:
-        data["error"] = document.error
-    return data
-
-
-def key_json(key: ApiKey, slugs: dict[str, str]) -> dict[str, Any]:
-    """`slugs` maps space ids to slugs: grants are shown by the name users type."""
-    return {
-        "id": key.id,
-        "name": key.name,
-        "prefix": key.prefix,
-        "grants": {slugs.get(sid, sid): access.value for sid, access in key.grants.items()},
-        "defaultSpace": slugs.get(key.default_space_id or ""),
-        "activeSpace": slugs.get(key.active_space_id or ""),
-        "createdAt": iso(key.created_at),
-        "revokedAt": iso(key.revoked_at),
-    }
-
-
-def counts_json(stats: SpaceStats) -> dict[str, Any]:
-    return {
-        "activeMemories": stats.active_memories,
-        "inactiveMemories": stats.inactive_memories,
-        "relations": stats.relations,
-        "documents": stats.documents,
-    }
 
 
 def profile_json(profile: Profile) -> dict[str, Any]:
@@ -297,21 +180,6 @@ def add_json(result: AddResult) -> dict[str, Any]:
 
 def upload_json(uploaded: Uploaded) -> dict[str, Any]:
     return {**document_json(uploaded.document), "duplicate": uploaded.duplicate}
-
-
-def handoff_json(handoff: Handoff) -> dict[str, Any]:
-    return {
-        "id": handoff.id,
-        "agent": handoff.agent,
-        "topic": handoff.topic,
-        "summary": handoff.summary,
-        "done": list(handoff.done),
-        "nextSteps": list(handoff.next_steps),
-        "openQuestions": list(handoff.open_questions),
-        "links": list(handoff.links),
-        "createdAt": iso(handoff.created_at),
-        "createdBy": handoff.created_by,
-    }
 
 
 def graph_json(graph: GraphView) -> dict[str, Any]:

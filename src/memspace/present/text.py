@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memspace.domain.models import Document, Handoff, Memory
-from memspace.present.json import add_json, iso
+from memspace.present.json import add_json
+from memspace.present.records import iso
 
-if TYPE_CHECKING:  # result types only: present.json is imported by two services at run time
+if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.json at run time
     from memspace.services.adding import AddResult
     from memspace.services.documents import DocumentPage
     from memspace.services.graph import GraphView

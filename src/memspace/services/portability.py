@@ -49,7 +49,7 @@ from memspace.domain.ports import (
 from memspace.domain.text import content_hash
 
 # The export writes handoffs and times as the wire shows them.
-from memspace.present.json import handoff_json, iso
+from memspace.present.records import handoff_json, iso
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService
 from memspace.services.document_files import DocumentFiles
