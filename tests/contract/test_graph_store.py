@@ -190,6 +190,19 @@ def test_space_stats_count_what_is_there(store: GraphStore) -> None:
         1, 1, 1, 0)
 
 
+def test_space_stats_follow_every_change(store: GraphStore) -> None:
+    space = new_space(store)
+    a = add(store, space.id, "alpha")
+    assert store.space_stats(space.id).active_memories == 1
+    add(store, space.id, "beta")
+    assert store.space_stats(space.id).active_memories == 2
+    store.forget(space.id, a.id, "wrong", "test", a.created_at)
+    stats = store.space_stats(space.id)
+    assert (stats.active_memories, stats.inactive_memories) == (1, 1)
+    store.add_document(b.document(space.id))
+    assert store.space_stats(space.id).documents == 1
+
+
 # -- search -----------------------------------------------------------------------------------
 
 
@@ -261,6 +274,15 @@ def test_keyword_search_tolerates_typos_in_long_words(store: GraphStore) -> None
         target.id]
     assert [h.memory.id for h in store.keyword_search(MemoryFilter(space.id), "shcema", 5)] == [
         target.id]
+
+
+def test_keyword_typos_reach_words_added_after_the_first_search(store: GraphStore) -> None:
+    space = new_space(store)
+    add(store, space.id, "The schema is versioned")
+    assert store.keyword_search(MemoryFilter(space.id), "shcema", 5)  # vocabulary read now
+    later = add(store, space.id, "The migration runs nightly")
+    found = store.keyword_search(MemoryFilter(space.id), "migraiton", 5)
+    assert [h.memory.id for h in found] == [later.id]
 
 
 def test_keyword_search_keeps_short_words_exact(store: GraphStore) -> None:

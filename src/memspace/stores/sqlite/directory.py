@@ -36,10 +36,12 @@ def stats(conn: sqlite3.Connection, space_id: str) -> SpaceStats:
     relations = conn.execute(
         "SELECT count(*) FROM relations WHERE space_id = ?", (space_id,)
     ).fetchone()[0]
-    documents = conn.execute(
-        "SELECT count(*) FROM documents WHERE space_id = ?", (space_id,)
-    ).fetchone()[0]
-    return SpaceStats(int(active), int(inactive), int(relations), int(documents))
+    return SpaceStats(int(active), int(inactive), int(relations), document_count(conn, space_id))
+
+
+def document_count(conn: sqlite3.Connection, space_id: str) -> int:
+    return int(conn.execute(
+        "SELECT count(*) FROM documents WHERE space_id = ?", (space_id,)).fetchone()[0])
 
 
 def insert_key(conn: sqlite3.Connection, key: ApiKey) -> None:

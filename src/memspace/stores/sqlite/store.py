@@ -7,7 +7,9 @@ ledger, handoffs, documents); this class holds the transactions and the vector c
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -55,6 +57,8 @@ class SqliteStore:
         snapshots = None if self._db.in_memory else Path(self._db.path + ".vectors")
         self._vectors = self.vector_cache = VectorCache(snapshots)  # sizes exported by /metrics
         self._vocabulary = search.Vocabulary()
+        self._stats: dict[str, tuple[int, SpaceStats]] = {}  # space -> (version, counts)
+        self._stats_guard = threading.Lock()
         migrate(self._db.keeper)
         backfill_terms(self._db.keeper)
 
@@ -83,7 +87,20 @@ class SqliteStore:
         return directory.spaces(self._db.conn())
 
     def space_stats(self, space_id: str) -> SpaceStats:
-        return directory.stats(self._db.conn(), space_id)
+        """Memory and relation counts are recounted only when the space's version moved (every
+        write bumps it): counting 100,000 rows took 10 ms of each search's profile."""
+        conn = self._db.conn()
+        version = self.vector_version(space_id)
+        with self._stats_guard:
+            cached = self._stats.get(space_id)
+        if cached is not None and cached[0] == version:
+            counted = cached[1]
+        else:
+            counted = directory.stats(conn, space_id)
+            with self._stats_guard:
+                self._stats[space_id] = (version, counted)
+        documents = directory.document_count(conn, space_id)
+        return replace(counted, documents=documents)
 
     def create_key(self, key: ApiKey) -> None:
         with self._db.tx() as conn:
@@ -172,10 +189,12 @@ class SqliteStore:
                      memory_ids: Sequence[str]) -> dict[str, float]:
         if not memory_ids:
             return {}
+        # From the ids to the rows (the UNIQUE index on id), then the space: filtered the other
+        # way round, SQLite walked the space's index (15 ms of a 52 ms search at 100,000).
         rows = self._db.conn().execute(
-            "SELECT rowid, id FROM memories WHERE space_id = ? AND id IN "
-            "(SELECT value FROM json_each(?))",
-            (space_id, json.dumps(list(memory_ids))),
+            "SELECT m.rowid, m.id FROM json_each(?) AS j CROSS JOIN memories AS m "
+            "ON m.id = j.value WHERE m.space_id = ?",
+            (json.dumps(list(memory_ids)), space_id),
         ).fetchall()
         ids = {int(r[0]): str(r[1]) for r in rows}
         scores = self._vectors.scores_of(self, space_id, np.asarray(embedding, dtype=np.float32),
