@@ -76,6 +76,8 @@ class Neo4jStore:
         self._groups: GroupCommit[WriteBatch] = GroupCommit(self._write_group)
         self._seq_of: OrderedDict[str, int] = OrderedDict()  # memory id -> seq, recently fetched
         self._seqs_guard = threading.Lock()
+        self._stats: dict[str, tuple[int, SpaceStats]] = {}  # space -> (version, counts)
+        self._stats_guard = threading.Lock()
         self._space_locks_guard = threading.Lock()
         try:
             self._db.retrying(lambda: ensure_schema(self._db.driver, database))
@@ -138,8 +140,16 @@ class Neo4jStore:
         return [rec.space_from(r["space"]) for r in self._db.read(cypher.LIST_SPACES)]
 
     def space_stats(self, space_id: str) -> SpaceStats:
-        row = self._db.read(cypher.SPACE_STATS, space=space_id)[0]
-        return SpaceStats(row["active"], row["inactive"], row["relations"], row["documents"])
+        with self._stats_guard:
+            known = self._stats.get(space_id)
+        row = self._db.read(cypher.SPACE_STATS, space=space_id,
+                            known=known[0] if known is not None else -1)[0]
+        if row["active"] is None and known is not None:  # unchanged since last counted
+            return replace(known[1], documents=row["documents"])
+        stats = SpaceStats(row["active"], row["inactive"], row["relations"], row["documents"])
+        with self._stats_guard:
+            self._stats[space_id] = (int(row["version"]), stats)
+        return stats
 
     # -- keys -------------------------------------------------------------------------------
 

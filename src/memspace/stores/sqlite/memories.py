@@ -79,8 +79,9 @@ def _refuse_repeats(conn: sqlite3.Connection, batch: WriteBatch) -> None:
     if not hashes:
         return
     rows = conn.execute(
-        "SELECT content_hash, min(id) FROM memories WHERE space_id = ? AND active = 1 AND "
-        "content_hash IN (SELECT value FROM json_each(?)) GROUP BY content_hash",
+        "SELECT content_hash, min(id) FROM memories INDEXED BY memories_by_hash WHERE "
+        "space_id = ? AND active = 1 AND content_hash IN (SELECT value FROM json_each(?)) "
+        "GROUP BY content_hash",
         (batch.space_id, json.dumps(hashes)),
     ).fetchall()
     if rows:
@@ -129,8 +130,10 @@ def one(conn: sqlite3.Connection, space_id: str, memory_id: str) -> Memory | Non
 
 def active_by_hash(conn: sqlite3.Connection, space_id: str, content_hash: str) -> Memory | None:
     row = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE space_id = ? AND content_hash = ? "
-        "AND active = 1",
+        # Named: without statistics the planner chose the (space_id, active) index and walked
+        # every active memory of the space (86 ms of a flat add at 100,000 memories).
+        f"SELECT {MEMORY_COLUMNS} FROM memories INDEXED BY memories_by_hash "
+        "WHERE space_id = ? AND content_hash = ? AND active = 1",
         (space_id, content_hash),
     ).fetchone()
     return memory_from_row(row) if row else None
@@ -140,8 +143,8 @@ def existing_hashes(conn: sqlite3.Connection, space_id: str, hashes: Sequence[st
     if not hashes:
         return set()
     rows = conn.execute(
-        "SELECT content_hash FROM memories WHERE space_id = ? AND active = 1 AND content_hash "
-        "IN (SELECT value FROM json_each(?))",
+        "SELECT content_hash FROM memories INDEXED BY memories_by_hash WHERE space_id = ? "
+        "AND active = 1 AND content_hash IN (SELECT value FROM json_each(?))",
         (space_id, json.dumps(list(hashes))),
     ).fetchall()
     return {r[0] for r in rows}
