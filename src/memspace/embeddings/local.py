@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memspace.domain.errors import Unavailable
+from memspace.heap import release_freed_memory
 
 if TYPE_CHECKING:
     from memspace.embeddings.minilm import MiniLM
@@ -111,10 +112,5 @@ class LocalEmbedder:
             return []
         vectors = self._load().encode(texts, self._batch_size)
         if sum(len(text) for text in texts) >= TRIM_AFTER_CHARS:
-            _release_freed_memory()
+            release_freed_memory()
         return vectors
-
-
-def _release_freed_memory() -> None:
-    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to release
-        ctypes.CDLL("libc.so.6").malloc_trim(0)

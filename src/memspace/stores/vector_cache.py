@@ -24,6 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
+from memspace.heap import release_freed_memory
 from memspace.stores import vector_snapshot
 from memspace.stores.term_index import TermIndex
 
@@ -212,10 +213,15 @@ class VectorCache:
             new = source.vectors_after(space_id, entry.last_seq)
         if new:
             entry.append(new)
-            if self._snapshot_dir is not None and len(new) >= vector_snapshot.MIN_NEW_ROWS:
-                vector_snapshot.save(self._snapshot_dir, space_id, vector_snapshot.Saved(
-                    entry.seqs[: entry.size], entry.matrix[: entry.size],
-                    entry.has_vector[: entry.size], entry.categories, entry.terms.export()))
+            if len(new) >= vector_snapshot.MIN_NEW_ROWS:
+                if self._snapshot_dir is not None:
+                    vector_snapshot.save(self._snapshot_dir, space_id, vector_snapshot.Saved(
+                        entry.seqs[: entry.size], entry.matrix[: entry.size],
+                        entry.has_vector[: entry.size], entry.categories, entry.terms.export()))
+                # The rows as read (blobs, term strings: ~3x the matrix) are garbage now; hand
+                # their pages back, or a cold load of 100,000 memories stays in the RSS.
+                new = []
+                release_freed_memory()
         inactive = np.asarray(source.inactive_seqs(space_id, entry.last_seq), dtype=np.int64)
         entry.active = np.ones(entry.size, dtype=bool)
         if inactive.size:
