@@ -1,7 +1,7 @@
 """Group commit: writers of one space that arrive while a write is under way share the next
 transaction instead of queueing for one each.
 
-Writes to a space serialise on its Space node (stores/neo4j/cypher.py BEGIN_SPACE_WRITE), and a
+Writes to a space serialise on its Space node (cypher/memories.py BEGIN_SPACE_WRITE), and a
 transaction's cost barely depends on how many memories it creates: on Neo4j 5.26 here one flat
 memory took 31-37 ms to write and sixteen 35-39 ms (p50, busy 2 cores). So with 16 agents adding
 at once, one transaction each made the last wait for fifteen; shared, it waits for about one.

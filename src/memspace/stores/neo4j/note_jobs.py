@@ -1,5 +1,5 @@
 """NoteJobStore on Neo4j: one NoteJob node per note (no edges: it names its memory and space by
-id, as a memory names its space). Statements live in cypher.py."""
+id, as a memory names its space). Statements live in cypher/note_jobs.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from neo4j import Driver, NotificationDisabledClassification
 from neo4j.exceptions import ClientError
 
 from memspace.domain.notes import NoteJob, NoteState
-from memspace.stores.neo4j import cypher
+from memspace.stores.neo4j.cypher import note_jobs as cypher
 from memspace.stores.neo4j.records import utc
 from memspace.stores.neo4j.schema import _ALREADY_THERE
 from memspace.stores.neo4j.store import Neo4jStore

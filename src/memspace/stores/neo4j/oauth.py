@@ -1,5 +1,5 @@
 """OAuthStore on Neo4j: nodes OAuthClient, OAuthLoginLink, OAuthFamily, OAuthToken (no edges:
-a token names its family by id, as a memory names its space). Statements live in cypher.py."""
+a token names its family by id, as a memory names its space). Statements live in cypher/oauth.py."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from neo4j.exceptions import ClientError
 
 from memspace.domain.models import Access
 from memspace.domain.oauth import FamilyToken, LoginLink, OAuthClient, TokenFamily, TokenKind
-from memspace.stores.neo4j import cypher
+from memspace.stores.neo4j.cypher import oauth as cypher
 from memspace.stores.neo4j.records import utc
 from memspace.stores.neo4j.schema import _ALREADY_THERE
 from memspace.stores.neo4j.store import Neo4jStore

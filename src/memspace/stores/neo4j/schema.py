@@ -18,7 +18,7 @@ EMBEDDING_DIMENSIONS = 384
 # Browser or Graph Data Science, which is what teams run Neo4j for.
 VECTOR_INDEX = "memory_embedding"
 # Full text over `content`, plus `spaceId` so a query can require the space inside Lucene
-# (see cypher.lucene_in_space). `standard-no-stop-words`: a keyword like "the plan" must not
+# (see cypher/search.py lucene_in_space). `standard-no-stop-words`: a keyword like "the plan" must not
 # lose a word to the English stop list, and the SQLite store keeps stop words too.
 TEXT_INDEX = "memory_text"
 TEXT_ANALYZER = "standard-no-stop-words"

@@ -1,5 +1,6 @@
 """Typo-tolerant keyword search over one space's memories (ranked full text and vectors run
-on the in-process cache: stores/vector_cache.py, stores/term_index.py).
+on the in-process cache: stores/vector_cache.py, stores/term_index.py), the cache's reads of a
+space, and the fetch of the memories the cache ranked.
 
 Vector search is not here: it runs on the in-process cache of stores/vector_cache.py. Measured
 on tools/neo4j-local (2 busy cores), 10 spaces x 10,000 memories, 384 dims clustered like
@@ -12,11 +13,18 @@ answers exactly in a few milliseconds.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+
 from memspace.domain.models import MemoryFilter, ScoredMemory
 from memspace.domain.text import max_edits, tolerated, words
-from memspace.stores.neo4j import cypher
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection, Row
+from memspace.stores.neo4j.cypher import search as cypher
+from memspace.stores.neo4j.cypher.fields import memory_filter
+from memspace.stores.vector_cache import Row as CacheRow
+from memspace.stores.vector_cache import VectorCache
 
 # The full-text index cannot filter by category or `active`, so a search asks Lucene for more
 # candidates than it returns and filters them in Cypher. The space itself is required inside
@@ -26,6 +34,9 @@ from memspace.stores.neo4j.connection import Neo4jConnection, Row
 # candidates in Python (the symmetric typo rule), which the margin absorbs.
 OVERFETCH_FACTOR = 10
 OVERFETCH_MARGIN = 100
+# Memory ids whose sequence numbers a store remembers from its last fetches (~100 bytes each):
+# enough for the hits of many concurrent searches.
+SEQS_REMEMBERED = 10_000
 
 
 def keyword_search(
@@ -55,7 +66,7 @@ def _lucene(
 ) -> list[ScoredMemory]:
     """`fetch` candidates from Lucene, filtered in Cypher, the best `limit` sent back (each row
     sent costs ~0.2 ms to decode: return no more than the caller keeps)."""
-    condition, params = cypher.memory_filter(where)
+    condition, params = memory_filter(where)
     lucene = cypher.lucene_in_space(where.space_id, content_query)
     return _scored(conn.read(cypher.text_query(condition), lucene=lucene, fetch=fetch,
                              limit=limit, **params))
@@ -63,3 +74,76 @@ def _lucene(
 
 def _scored(rows: list[Row]) -> list[ScoredMemory]:
     return [ScoredMemory(rec.memory_from(r["memory"]), float(r["score"])) for r in rows]
+
+
+# -- the vector cache's view (VectorSource, stores/vector_cache.py) ---------------------------
+
+
+def vector_version(conn: Neo4jConnection, space_id: str) -> int:
+    rows = conn.read(cypher.VECTOR_VERSION, space=space_id)
+    return int(rows[0]["version"]) if rows else 0
+
+
+def vectors_after(conn: Neo4jConnection, space_id: str, after_seq: int) -> list[CacheRow]:
+    rows = conn.read(cypher.VECTORS_AFTER, space=space_id, after=after_seq)
+    return [(int(r["seq"]), r["embedding"], str(r["category"]), r["terms"] or "")
+            for r in rows]
+
+
+def inactive_seqs(conn: Neo4jConnection, space_id: str, upto_seq: int) -> list[int]:
+    rows = conn.read(cypher.INACTIVE_SEQS, space=space_id, upto=upto_seq)
+    return [int(r["seq"]) for r in rows]
+
+
+# -- ranked on the cache, fetched by sequence number ------------------------------------------
+
+
+class Seqs:
+    """The sequence numbers (vector cache rows) of the memories the store fetched last."""
+
+    def __init__(self) -> None:
+        self._seq_of: OrderedDict[str, int] = OrderedDict()  # memory id -> seq, recently fetched
+        self._seqs_guard = threading.Lock()
+
+    def of(self, conn: Neo4jConnection, space_id: str, memory_ids: Sequence[str]) -> dict[int, str]:
+        """The memories' ids by sequence number (those of the space that have one)."""
+        # The memories a search just fetched are known by sequence number: no read for them
+        # (a hybrid search asks for the cosines of its full-text hits right after fetching them).
+        with self._seqs_guard:
+            ids = {self._seq_of[i]: i for i in memory_ids if i in self._seq_of}
+        missing = [i for i in memory_ids if i not in ids.values()]
+        if missing:
+            rows = conn.read(cypher.SEQS_OF_MEMORIES, space=space_id, ids=missing)
+            ids.update({int(r["seq"]): str(r["id"]) for r in rows if r["seq"] is not None})
+        return ids
+
+    def scored(self, hits: list[tuple[int, float]], rows: list[Row]) -> list[ScoredMemory]:
+        by_seq = {r["seq"]: rec.memory_from(r["memory"]) for r in rows if r["seq"] is not None}
+        with self._seqs_guard:  # a memory's sequence number never changes
+            for seq, memory in by_seq.items():
+                self._seq_of[memory.id] = int(seq)
+                self._seq_of.move_to_end(memory.id)
+            while len(self._seq_of) > SEQS_REMEMBERED:
+                self._seq_of.popitem(last=False)
+        return [ScoredMemory(by_seq[seq], score) for seq, score in hits if seq in by_seq]
+
+
+def from_cache(conn: Neo4jConnection, vectors: VectorCache, seqs: Seqs, where: MemoryFilter,
+               rank: Callable[[int | None], list[tuple[int, float]]]) -> list[ScoredMemory]:
+    """Memories ranked by the cache (`rank(version)`: (seq, score) best first), fetched."""
+    known = vectors.version_of(where.space_id)
+    if known is not None:
+        # Rank on the cache as it is and check its version in the fetch's round trip (each
+        # read is ~3 bolt exchanges; a hybrid search made four). A write since then costs
+        # the lookup, refresh and fetch below instead.
+        hits = rank(known)
+        rows = conn.read(cypher.MEMORIES_BY_SEQ_AT_VERSION, space=where.space_id,
+                         seqs=[seq for seq, _ in hits])
+        if rows and int(rows[0]["version"]) == known:
+            return seqs.scored(hits, rows)
+    hits = rank(None)
+    if not hits:
+        return []
+    rows = conn.read(cypher.MEMORIES_BY_SEQ, space=where.space_id,
+                     seqs=[seq for seq, _ in hits])
+    return seqs.scored(hits, rows)

@@ -1,0 +1,161 @@
+"""Writing and reading memories (stores/neo4j/memories.py)."""
+
+from __future__ import annotations
+
+from memspace.stores.neo4j.cypher.fields import EDGE_TYPES, memory_fields
+
+# Every memory write starts here: it locks the space node (so writes to one space serialise),
+# bumps the version the vector cache watches, reserves `$count` sequence numbers, and moves
+# last activity to `$at` (only forward, whatever order writers commit in). One statement, not
+# two: writers of a space queue on this lock, so each round trip inside it counts 16 times
+# with 16 writers.
+BEGIN_SPACE_WRITE = """
+MATCH (s:Space {id: $space})
+SET s.version = coalesce(s.version, 0) + 1, s.seq = coalesce(s.seq, 0) + $count,
+    s.lastActiveAt = CASE WHEN $at > s.lastActiveAt THEN $at ELSE s.lastActiveAt END
+RETURN s.seq - $count AS base, s.version AS version
+"""
+
+# -- writing memories -------------------------------------------------------------------------
+
+# Setting a property takes the node's write lock, held to commit; the check that follows in a
+# separate statement then reads what a concurrent writer committed (Neo4j's lost-update recipe).
+LOCK_MEMORIES = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id}) WHERE m.spaceId = $space
+SET m._lock = true
+"""
+COUNT_ACTIVE = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id}) WHERE m.spaceId = $space AND m.active = true
+RETURN count(m) AS found
+"""
+# One active memory per content in a space: run after BEGIN_SPACE_WRITE holds the space's lock,
+# so no other writer of the space can commit the same content between this check and our write.
+# Memories this same write supersedes (`$skip`) do not count: they stop being active with it.
+ACTIVE_WITH_HASHES = """
+UNWIND $hashes AS hash
+MATCH (m:Memory {spaceId: $space, contentHash: hash}) WHERE m.active = true AND NOT m.id IN $skip
+RETURN hash, min(m.id) AS id
+"""
+# Embeddings are stored as float32 arrays (setNodeVectorProperty), not Cypher's float64 lists:
+# half the size, and the exact scan reads them ~30% faster (136 vs 195 ms over 10,000).
+CREATE_MEMORIES = """
+UNWIND $rows AS row
+CREATE (m:Memory) SET m = row.props
+WITH m, row WHERE row.embedding IS NOT NULL
+CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)
+"""
+COUNT_MEMORIES = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id}) WHERE m.spaceId = $space
+RETURN count(m) AS found
+"""
+COUNT_DOCUMENTS = """
+UNWIND $ids AS id
+MATCH (d:Document {id: id}) WHERE d.spaceId = $space
+RETURN count(d) AS found
+"""
+LINK_DOCUMENTS = """
+UNWIND $rows AS row
+MATCH (d:Document {id: row.document}) WHERE d.spaceId = $space
+WITH row, d
+MATCH (m:Memory {id: row.memory}) WHERE m.spaceId = $space
+CREATE (d)-[:HAS_FACT]->(m)
+"""
+# Inside the write of a document chunk's memories: the chunk is done and the facts recounted in
+# the same transaction, so progress and memories can never disagree after a crash.
+ADVANCE_DOCUMENT = """
+MATCH (d:Document {id: $document}) WHERE d.spaceId = $space
+SET d.chunksDone = CASE WHEN coalesce(d.chunksDone, 0) > $done THEN d.chunksDone ELSE $done END,
+    d.factCount = COUNT { (d)-[:HAS_FACT]->(:Memory) }
+RETURN count(d) AS found
+"""
+
+
+def create_relations(edge_type: str) -> str:
+    """Cypher 5 cannot take a relationship type as a parameter: one statement per type."""
+    if edge_type not in EDGE_TYPES.split("|"):
+        raise ValueError(f"unknown relation type {edge_type!r}")
+    return f"""
+UNWIND $rows AS row
+MATCH (s:Memory {{id: row.source}}) WHERE s.spaceId = $space
+WITH row, s
+MATCH (t:Memory {{id: row.target}}) WHERE t.spaceId = $space
+CREATE (s)-[:{edge_type} {{createdAt: row.createdAt, createdBy: row.createdBy, reason: row.reason}}]->(t)
+"""
+
+
+SUPERSEDE = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.old}) WHERE m.spaceId = $space
+SET m.active = false, m.invalidatedAt = $at, m.invalidatedBy = row.new, m.changed = $version
+REMOVE m._lock
+"""
+FORGET_STATE = "MATCH (m:Memory {id: $id}) WHERE m.spaceId = $space RETURN m.active AS active"
+FORGET = f"""
+MATCH (m:Memory {{id: $id}}) WHERE m.spaceId = $space
+SET m.active = false, m.invalidatedAt = $at, m.forgetReason = $reason, m.forgottenBy = $by,
+    m.changed = $version, m.version = coalesce(m.version, 1) + 1
+REMOVE m._lock
+RETURN {memory_fields("m")} AS memory
+"""
+
+# -- reading memories -------------------------------------------------------------------------
+
+GET_MEMORY = f"""
+MATCH (m:Memory {{id: $id}}) WHERE m.spaceId = $space RETURN {memory_fields("m")} AS memory
+"""
+FIND_ACTIVE_BY_HASH = f"""
+MATCH (m:Memory {{spaceId: $space, contentHash: $hash}}) WHERE m.active = true
+RETURN {memory_fields("m")} AS memory ORDER BY m.createdAt DESC LIMIT 1
+"""
+
+
+def list_changes(condition: str, paged: bool, since: bool) -> str:
+    """The change feed: by the version of the write that last changed each memory, then id."""
+    after = (" AND (m.changed > $stamp OR (m.changed = $stamp AND m.id > $id))" if paged else "")
+    window = " AND (m.createdAt >= $since OR m.invalidatedAt >= $since)" if since else ""
+    return f"""
+MATCH (m:Memory) WHERE {condition}{after}{window}
+RETURN {memory_fields("m")} AS memory, m.changed AS stamp ORDER BY m.changed, m.id LIMIT $limit
+"""
+
+
+def list_memories(condition: str, paged: bool) -> str:
+    after = " AND (m.createdAt < $at OR (m.createdAt = $at AND m.id < $id))" if paged else ""
+    return f"""
+MATCH (m:Memory) WHERE {condition}{after}
+RETURN {memory_fields("m")} AS memory ORDER BY m.createdAt DESC, m.id DESC LIMIT $limit
+"""
+
+
+MEMORIES_OF_DOCUMENT = f"""
+MATCH (m:Memory {{documentId: $document}}) WHERE m.spaceId = $space
+RETURN {memory_fields("m")} AS memory ORDER BY m.createdAt, m.id LIMIT $limit
+"""
+
+EXISTING_HASHES = """
+UNWIND $hashes AS hash
+MATCH (m:Memory {spaceId: $space, contentHash: hash}) WHERE m.active = true
+RETURN DISTINCT hash
+"""
+
+# The newest memory a writer saved in a space since a time, outside documents: the turn a new
+# memory may continue (services/conversation.py). Served by memory_space_created.
+LATEST_BY_WRITER = f"""
+MATCH (m:Memory {{spaceId: $space}})
+WHERE m.createdAt >= $since AND m.createdBy = $writer AND m.documentId IS NULL
+RETURN {memory_fields("m")} AS memory
+ORDER BY m.createdAt DESC, m.seq DESC LIMIT 1
+"""
+
+# Memories stored before index terms existed: filled in batches when the store connects.
+MEMORIES_WITHOUT_TERMS = """
+MATCH (m:Memory) WHERE m.terms IS NULL
+RETURN m.id AS id, m.content AS content LIMIT $limit
+"""
+SET_TERMS = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.id}) SET m.terms = row.terms
+"""

@@ -1,0 +1,77 @@
+"""The vector cache's view of a space and the full-text queries (stores/neo4j/search.py)."""
+
+from __future__ import annotations
+
+import re
+
+from memspace.stores.neo4j.cypher.fields import memory_fields
+from memspace.stores.neo4j.schema import TEXT_INDEX
+
+# -- the vector cache's view (stores/vector_cache.py) -----------------------------------------
+
+VECTOR_VERSION = "MATCH (s:Space {id: $space}) RETURN coalesce(s.version, 0) AS version"
+VECTORS_AFTER = """
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq > $after
+RETURN m.seq AS seq, m.embedding AS embedding, m.category AS category, m.terms AS terms
+ORDER BY m.seq
+"""
+INACTIVE_SEQS = """
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.active = false AND m.seq <= $upto
+RETURN m.seq AS seq
+"""
+MEMORIES_BY_SEQ = f"""
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
+RETURN m.seq AS seq, {memory_fields("m")} AS memory
+"""
+# The same fetch with the space's version, so a search on a cache believed current needs one
+# round trip, not two (stores/neo4j/search.py from_cache).
+MEMORIES_BY_SEQ_AT_VERSION = f"""
+MATCH (s:Space {{id: $space}})
+OPTIONAL MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
+RETURN coalesce(s.version, 0) AS version, m.seq AS seq, {memory_fields("m")} AS memory
+"""
+
+# The sequence numbers (vector cache rows) of some memories of a space.
+SEQS_OF_MEMORIES = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id}) WHERE m.spaceId = $space
+RETURN m.id AS id, m.seq AS seq
+"""
+
+# -- search -----------------------------------------------------------------------------------
+
+
+def text_query(condition: str, index: str = TEXT_INDEX) -> str:
+    return f"""
+CALL db.index.fulltext.queryNodes('{index}', $lucene, {{limit: $fetch}}) YIELD node AS m, score
+WITH m, score WHERE {condition}
+RETURN {memory_fields("m")} AS memory, score
+ORDER BY score DESC, m.createdAt DESC, m.id LIMIT $limit
+"""
+
+
+# -- Lucene -----------------------------------------------------------------------------------
+
+_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+
+
+def lucene_escape(term: str) -> str:
+    """Backslash-escape Lucene's query syntax (`+ - && || ! ( ) { } [ ] ^ " ~ * ? : \\ /`)."""
+    return _LUCENE_SPECIAL.sub(r"\\\1", term)
+
+
+def lucene_in_space(space_id: str, content_query: str) -> str:
+    """Require the space inside Lucene, so another space's matches cannot crowd ours out.
+
+    The space clause is boosted to zero, so scores stay the BM25 of the content alone. The
+    analyzer may split an id into several tokens, so the Cypher filter on `spaceId` stays.
+    """
+    return f'+spaceId:"{lucene_escape(space_id)}"^0 +({content_query})'
+
+
+def lucene_fuzzy_all(terms: list[tuple[str, int]]) -> str:
+    """Every word, each within its edit budget (0 = exact term)."""
+    return " AND ".join(
+        f"content:{lucene_escape(t)}~{edits}" if edits else f'content:"{lucene_escape(t)}"'
+        for t, edits in terms
+    )

@@ -1,0 +1,77 @@
+"""Spaces and API keys in the Neo4j store (the SpaceStore and KeyStore roles)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from neo4j import Transaction
+
+from memspace.domain.errors import NotFound
+from memspace.domain.models import ApiKey, Space
+from memspace.stores.neo4j import records as rec
+from memspace.stores.neo4j.connection import Neo4jConnection, Row
+from memspace.stores.neo4j.cypher import directory as cypher
+
+
+def create_space(db: Neo4jConnection, space: Space) -> None:
+    props = rec.space_props(space)
+    db.write(lambda tx: tx.run(cypher.CREATE_SPACE, props=props).consume(),
+             conflict=f"a space with slug '{space.slug}' already exists")
+
+
+def space(db: Neo4jConnection, space_id: str) -> Space | None:
+    rows = db.read(cypher.GET_SPACE, id=space_id)
+    return rec.space_from(rows[0]["space"]) if rows else None
+
+
+def space_by_slug(db: Neo4jConnection, slug: str) -> Space | None:
+    rows = db.read(cypher.GET_SPACE_BY_SLUG, slug=slug)
+    return rec.space_from(rows[0]["space"]) if rows else None
+
+
+def spaces(db: Neo4jConnection) -> list[Space]:
+    return [rec.space_from(r["space"]) for r in db.read(cypher.LIST_SPACES)]
+
+
+def stats(db: Neo4jConnection, space_id: str, known: int) -> Row:
+    """The space's version and counts; memories and relations are null when the version is
+    still `known` (the store keeps the counts of the version it last saw)."""
+    return db.read(cypher.SPACE_STATS, space=space_id, known=known)[0]
+
+
+def create_key(db: Neo4jConnection, key: ApiKey) -> None:
+    props = rec.key_props(key)
+    grants = [{"space": s, "access": a.value} for s, a in key.grants.items()]
+
+    def work(tx: Transaction) -> None:
+        granted = tx.run(cypher.CREATE_KEY, props=props, grants=grants).single(strict=True)
+        if granted["granted"] != len(grants):
+            raise NotFound("a grant names a space that does not exist")
+
+    db.write(work, f"an API key with id '{key.id}' or the same hash already exists")
+
+
+def key(db: Neo4jConnection, key_id: str) -> ApiKey | None:
+    rows = db.read(cypher.GET_KEY, id=key_id)
+    return rec.key_from(rows[0]["key"], rows[0]["grants"]) if rows else None
+
+
+def key_by_hash(db: Neo4jConnection, sha256: str) -> ApiKey | None:
+    rows = db.read(cypher.GET_KEY_BY_HASH, sha256=sha256)
+    return rec.key_from(rows[0]["key"], rows[0]["grants"]) if rows else None
+
+
+def keys(db: Neo4jConnection) -> list[ApiKey]:
+    return [rec.key_from(r["key"], r["grants"]) for r in db.read(cypher.LIST_KEYS)]
+
+
+def revoke_key(db: Neo4jConnection, key_id: str, at: datetime) -> None:
+    def work(tx: Transaction) -> None:
+        if tx.run(cypher.REVOKE_KEY, id=key_id, at=rec.utc(at)).single(strict=True)["found"] == 0:
+            raise NotFound(f"no API key with id '{key_id}'; `memspace key list` shows them")
+
+    db.write(work)
+
+
+def set_active_space(db: Neo4jConnection, key_id: str, space_id: str | None) -> None:
+    db.write(lambda tx: tx.run(cypher.SET_ACTIVE_SPACE, id=key_id, space=space_id).consume())

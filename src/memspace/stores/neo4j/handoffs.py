@@ -1,0 +1,48 @@
+"""Handoffs in the Neo4j store (the HandoffStore role)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import Transaction
+
+from memspace.domain.errors import NotFound
+from memspace.domain.models import Handoff
+from memspace.domain.ports import PageAfter
+from memspace.stores.neo4j import records as rec
+from memspace.stores.neo4j.connection import Neo4jConnection
+from memspace.stores.neo4j.cypher import handoffs as cypher
+
+
+def insert(db: Neo4jConnection, handoff: Handoff) -> None:
+    props = rec.handoff_props(handoff)
+
+    def work(tx: Transaction) -> None:
+        if tx.run(cypher.CREATE_HANDOFF, props=props).single() is None:
+            raise NotFound(f"no space '{handoff.space_id}'")
+
+    db.write(work, conflict=f"a handoff with id '{handoff.id}' already exists")
+
+
+def latest(db: Neo4jConnection, space_id: str, agent: str | None,
+           topic: str | None) -> Handoff | None:
+    found = _handoffs(db, space_id, 1, None, agent, topic)
+    return found[0] if found else None
+
+
+def page(db: Neo4jConnection, space_id: str, limit: int, after: PageAfter | None,
+         agent: str | None) -> list[Handoff]:
+    return _handoffs(db, space_id, limit, after, agent, None)
+
+
+def _handoffs(db: Neo4jConnection, space_id: str, limit: int, after: PageAfter | None,
+              agent: str | None, topic: str | None) -> list[Handoff]:
+    params: dict[str, Any] = {"space": space_id, "limit": limit}
+    if agent is not None:
+        params["agent"] = agent.casefold()
+    if topic is not None:
+        params["topic"] = topic.casefold()
+    if after is not None:
+        params |= {"at": rec.utc(after.created_at), "id": after.id}
+    query = cypher.handoffs(agent is not None, topic is not None, after is not None)
+    return [rec.handoff_from(r["handoff"]) for r in db.read(query, **params)]

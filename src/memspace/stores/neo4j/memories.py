@@ -1,0 +1,247 @@
+"""Memories in the Neo4j store: the atomic write batch, the group commit of plain adds,
+forgetting, and the reads by id, content, writer, page and change (the MemoryWriteStore and
+MemoryReadStore roles).
+
+Writes take the space's turn (`turn`: Neo4jStore._space_turn) and, inside it, tell the vector
+cache what they wrote, so the cache sees a space's writes in order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, cast
+
+from neo4j import Transaction
+
+from memspace.domain.errors import Conflict, DuplicateContent, NotFound
+from memspace.domain.models import Memory, MemoryFilter, RelationType
+from memspace.domain.ports import Change, ChangeAfter, PageAfter, WriteBatch
+from memspace.domain.text import index_terms
+from memspace.stores.neo4j import records as rec
+from memspace.stores.neo4j.connection import Neo4jConnection
+from memspace.stores.neo4j.cypher import memories as cypher
+from memspace.stores.neo4j.cypher.fields import memory_filter
+from memspace.stores.vector_cache import Row as CacheRow
+from memspace.stores.vector_cache import VectorCache
+
+Turn = Callable[[str], AbstractContextManager[None]]
+
+
+def backfill_terms(db: Neo4jConnection, batch: int = 2_000) -> None:
+    """Give memories stored before index terms existed their terms (from their content)."""
+    while True:
+        rows = db.read(cypher.MEMORIES_WITHOUT_TERMS, limit=batch)
+        if not rows:
+            return
+        filled = [{"id": r["id"], "terms": index_terms(r["content"])} for r in rows]
+
+        def fill(tx: Transaction, rows: list[dict[str, str]] = filled) -> None:
+            tx.run(cypher.SET_TERMS, rows=rows).consume()
+
+        db.write(fill)
+
+
+def groupable(batch: WriteBatch) -> bool:
+    """A plain add (new memories, nothing superseded or linked, no document chunk) can share a
+    transaction with other writers' adds; the rest keep one transaction each."""
+    return bool(batch.memories) and not (batch.supersede or batch.relations or batch.source) \
+        and not any(m.document_id for m in batch.memories)
+
+
+def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, batch: WriteBatch) -> None:
+    """One batch in one transaction (a `groupable` one goes through the group commit instead)."""
+    space = batch.space_id
+    stamp = batch.at or (batch.memories[0].created_at if batch.memories else None)
+    at = rec.utc(stamp) if stamp is not None else None
+    # Sorted, so two writers locking overlapping sets take the locks in the same order.
+    olds = sorted(batch.supersede)
+    rows = [rec.memory_row(space, m) for m in batch.memories]
+    ends = sorted({r.source_id for r in batch.relations} | {r.target_id for r in batch.relations})
+    documents = sorted({m.document_id for m in batch.memories if m.document_id})
+    hashes = [m.content_hash for m in batch.memories if m.active]
+    if len(set(hashes)) != len(hashes):
+        raise Conflict("the batch holds the same content twice; write it once")
+
+    def count(tx: Transaction, query: str, ids: list[str]) -> int:
+        return cast(int, tx.run(query, ids=ids, space=space).single(strict=True)["found"])
+
+    committed: dict[str, int] = {}
+
+    def work(tx: Transaction) -> None:
+        begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space, count=len(rows), at=at).single()
+        if begun is None:
+            raise NotFound(f"no space '{space}'")
+        committed["version"] = int(begun["version"])  # of the attempt that commits
+        for offset, row in enumerate(rows, start=1):
+            row["props"]["seq"] = begun["base"] + offset
+            row["props"]["changed"] = begun["version"]
+        if olds:
+            tx.run(cypher.LOCK_MEMORIES, ids=olds, space=space).consume()
+            if count(tx, cypher.COUNT_ACTIVE, olds) != len(olds):
+                raise Conflict(
+                    "a memory to supersede is no longer active (another change replaced or "
+                    "forgot it); search again and correct the current version"
+                )
+        if hashes:
+            taken = tx.run(cypher.ACTIVE_WITH_HASHES, hashes=hashes, space=space, skip=olds)
+            repeats = {r["hash"]: r["id"] for r in taken}
+            if repeats:
+                raise DuplicateContent(repeats)
+        if documents and count(tx, cypher.COUNT_DOCUMENTS, documents) != len(documents):
+            raise NotFound("a memory names a document that is not in this space")
+        tx.run(cypher.CREATE_MEMORIES, rows=rows).consume()
+        if ends and count(tx, cypher.COUNT_MEMORIES, ends) != len(ends):
+            raise NotFound("a relation points at a memory that is not in this space")
+        if documents:
+            links = [{"document": m.document_id, "memory": m.id}
+                     for m in batch.memories if m.document_id]
+            tx.run(cypher.LINK_DOCUMENTS, rows=links, space=space).consume()
+        for kind in RelationType:
+            edges = [rec.relation_props(r) for r in batch.relations if r.type is kind]
+            if edges:
+                tx.run(cypher.create_relations(kind.value), rows=edges, space=space).consume()
+        if olds:
+            sup = [{"old": old, "new": batch.supersede[old]} for old in olds]
+            tx.run(cypher.SUPERSEDE, rows=sup, space=space, at=at,
+                   version=begun["version"]).consume()
+        if batch.source is not None:
+            advanced = tx.run(cypher.ADVANCE_DOCUMENT, document=batch.source.document_id,
+                              space=space, done=batch.source.chunk + 1).single(strict=True)
+            if advanced["found"] == 0:
+                raise NotFound(f"no document '{batch.source.document_id}' in this space")
+
+    with turn(space):
+        db.write(work, conflict="a memory with one of these ids already exists")
+        if not olds:  # still this process's turn: the cache sees this space's writes in order
+            version = committed["version"]
+            vectors.record_write(space, version - 1, version, *_cache_rows(
+                list(zip(rows, batch.memories, strict=True))))
+
+
+def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, space: str,
+                batches: Sequence[WriteBatch]) -> list[BaseException | None]:
+    """Plain adds of one space (see `groupable`) in one transaction (group_commit.py).
+    Each batch keeps the outcome it would have had alone: content an active memory holds,
+    or that an earlier batch of the group writes, makes that batch a `duplicate`."""
+    stamps = [b.at or b.memories[0].created_at for b in batches if b.at or b.memories]
+    at = rec.utc(max(stamps)) if stamps else None
+    rows = [[rec.memory_row(space, m) for m in b.memories] for b in batches]
+    hashes = [[m.content_hash for m in b.memories if m.active] for b in batches]
+    settled: list[BaseException | None] = [
+        Conflict("the batch holds the same content twice; write it once")
+        if len(set(h)) != len(h) else None for h in hashes]
+    committed: dict[str, object] = {}
+
+    def work(tx: Transaction) -> None:
+        count = sum(len(r) for r in rows)
+        begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space, count=count, at=at).single()
+        if begun is None:
+            raise NotFound(f"no space '{space}'")
+        wanted = [h for i, hs in enumerate(hashes) if settled[i] is None for h in hs]
+        taken = {r["hash"]: r["id"] for r in tx.run(
+            cypher.ACTIVE_WITH_HASHES, hashes=wanted, space=space, skip=[])} if wanted else {}
+        outcomes = list(settled)
+        kept: list[tuple[dict[str, Any], Memory]] = []
+        for i, batch in enumerate(batches):
+            if outcomes[i] is not None:
+                continue
+            repeats = {h: taken[h] for h in hashes[i] if h in taken}
+            if repeats:
+                outcomes[i] = DuplicateContent(repeats)
+                continue
+            taken.update((m.content_hash, m.id) for m in batch.memories if m.active)
+            kept.extend(zip(rows[i], batch.memories, strict=True))
+        for offset, (row, _) in enumerate(kept, start=1):
+            row["props"]["seq"] = begun["base"] + offset
+            row["props"]["changed"] = begun["version"]
+        if kept:
+            tx.run(cypher.CREATE_MEMORIES, rows=[row for row, _ in kept]).consume()
+        committed.update(version=int(begun["version"]), kept=kept, outcomes=outcomes)
+
+    with turn(space):
+        db.write(work, conflict="a memory with one of these ids already exists")
+        version = cast(int, committed["version"])
+        kept = cast("list[tuple[dict[str, Any], Memory]]", committed["kept"])
+        vectors.record_write(space, version - 1, version, *_cache_rows(kept))
+    return cast("list[BaseException | None]", committed["outcomes"])
+
+
+def _cache_rows(written: list[tuple[dict[str, Any], Memory]]) -> tuple[list[CacheRow], list[bool]]:
+    """The vector cache's view of rows just written, and their active flags."""
+    return ([(row["props"]["seq"], memory.embedding, str(memory.category),
+              row["props"].get("terms") or "") for row, memory in written],
+            [memory.active for _, memory in written])
+
+
+def forget(db: Neo4jConnection, turn: Turn, space_id: str, memory_id: str, reason: str, by: str,
+           at: datetime) -> Memory:
+    def work(tx: Transaction) -> Memory:
+        begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space_id, count=0,
+                       at=rec.utc(at)).single()
+        if begun is None:
+            raise NotFound(f"no space '{space_id}'")
+        tx.run(cypher.LOCK_MEMORIES, ids=[memory_id], space=space_id).consume()
+        state = tx.run(cypher.FORGET_STATE, id=memory_id, space=space_id).single()
+        if state is None:
+            raise NotFound(f"no memory '{memory_id}' in this space")
+        if not state["active"]:
+            raise Conflict(f"memory '{memory_id}' is already inactive; nothing to forget")
+        record = tx.run(cypher.FORGET, id=memory_id, space=space_id, at=rec.utc(at),
+                        reason=reason, by=by, version=begun["version"]).single(strict=True)
+        return rec.memory_from(record["memory"])
+
+    with turn(space_id):
+        return db.write(work)
+
+
+def one(db: Neo4jConnection, space_id: str, memory_id: str) -> Memory | None:
+    rows = db.read(cypher.GET_MEMORY, id=memory_id, space=space_id)
+    return rec.memory_from(rows[0]["memory"]) if rows else None
+
+
+def active_by_hash(db: Neo4jConnection, space_id: str, content_hash: str) -> Memory | None:
+    rows = db.read(cypher.FIND_ACTIVE_BY_HASH, space=space_id, hash=content_hash)
+    return rec.memory_from(rows[0]["memory"]) if rows else None
+
+
+def existing_hashes(db: Neo4jConnection, space_id: str, hashes: Sequence[str]) -> set[str]:
+    if not hashes:
+        return set()
+    rows = db.read(cypher.EXISTING_HASHES, space=space_id, hashes=list(hashes))
+    return {r["hash"] for r in rows}
+
+
+def latest_by_writer(db: Neo4jConnection, space_id: str, created_by: str,
+                     since: datetime) -> Memory | None:
+    rows = db.read(cypher.LATEST_BY_WRITER, space=space_id, writer=created_by,
+                   since=rec.utc(since))
+    return rec.memory_from(rows[0]["memory"]) if rows else None
+
+
+def page(db: Neo4jConnection, where: MemoryFilter, limit: int,
+         after: PageAfter | None) -> list[Memory]:
+    condition, params = memory_filter(where)
+    if after is not None:
+        params |= {"at": rec.utc(after.created_at), "id": after.id}
+    rows = db.read(cypher.list_memories(condition, after is not None), limit=limit, **params)
+    return [rec.memory_from(r["memory"]) for r in rows]
+
+
+def of_document(db: Neo4jConnection, space_id: str, document_id: str, limit: int) -> list[Memory]:
+    rows = db.read(cypher.MEMORIES_OF_DOCUMENT, document=document_id, space=space_id,
+                   limit=limit)
+    return [rec.memory_from(r["memory"]) for r in rows]
+
+
+def changes(db: Neo4jConnection, where: MemoryFilter, limit: int, after: ChangeAfter | None,
+            since: datetime | None) -> list[Change]:
+    condition, params = memory_filter(replace(where, include_inactive=True))
+    if after is not None:
+        params |= {"stamp": after.stamp, "id": after.id}
+    if since is not None:
+        params |= {"since": rec.utc(since)}
+    rows = db.read(cypher.list_changes(condition, after is not None, since is not None),
+                   limit=limit, **params)
+    return [Change(rec.memory_from(r["memory"]), int(r["stamp"])) for r in rows]

@@ -1,0 +1,43 @@
+"""Relations in the Neo4j store: a memory's relations, open conflicts, the relations among
+some memories and the walk to their neighbours (the RelationStore role). Relations are written
+with the memories that make them (memories.write)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memspace.domain.models import Neighbour, Relation, RelationType
+from memspace.stores.neo4j import records as rec
+from memspace.stores.neo4j.connection import Neo4jConnection
+from memspace.stores.neo4j.cypher import relations as cypher
+
+
+def of_memory(db: Neo4jConnection, space_id: str, memory_id: str) -> list[Relation]:
+    rows = db.read(cypher.RELATIONS_OF, id=memory_id, space=space_id)
+    return [rec.relation_from(r) for r in rows]
+
+
+def open_conflicts(db: Neo4jConnection, space_id: str, limit: int) -> list[Relation]:
+    rows = db.read(cypher.OPEN_CONFLICTS, space=space_id, limit=limit)
+    return [rec.relation_from(r) for r in rows]
+
+
+def among(db: Neo4jConnection, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
+    if not memory_ids:
+        return []
+    ids = list(dict.fromkeys(memory_ids))
+    rows = db.read(cypher.RELATIONS_AMONG, ids=ids, space=space_id)
+    return [rec.relation_from(r) for r in rows]
+
+
+def neighbours(db: Neo4jConnection, space_id: str, memory_ids: Sequence[str], hops: int,
+               per_origin: int) -> list[Neighbour]:
+    if not memory_ids or hops < 1 or per_origin < 1:
+        return []
+    ids = list(dict.fromkeys(memory_ids))
+    rows = db.read(cypher.neighbours(hops), ids=ids, space=space_id, per=per_origin)
+    return [
+        Neighbour(r["origin"], rec.memory_from(r["memory"]), r["hops"], RelationType(r["via"]),
+                  r["direction"])
+        for r in rows
+    ]
