@@ -43,7 +43,7 @@ from pydantic import SecretStr
 
 from memspace.config import Settings
 from memspace.domain.errors import ExtractionFailed
-from memspace.domain.ports import Candidate, Extraction
+from memspace.domain.extraction import Candidate, Extraction
 from memspace.embeddings.local import LocalEmbedder
 from memspace.llm.extractor import PROMPT, LitellmExtractor
 from memspace.services.reconcile import UPDATE_SIMILARITY_FLOOR

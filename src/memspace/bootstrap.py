@@ -6,9 +6,11 @@ import hashlib
 from dataclasses import dataclass
 
 from memspace.config import Settings
+from memspace.domain.extraction import FactExtractor
+from memspace.domain.files import BlobStore
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import BlobStore, Clock, Embedder, FactExtractor, GraphStore
+from memspace.domain.ports import Clock, Embedder, GraphStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits

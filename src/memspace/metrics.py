@@ -26,9 +26,10 @@ from typing import Any, cast
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics
 
 from memspace.domain.errors import ExtractionFailed, MemspaceError
+from memspace.domain.extraction import Candidate, Extraction, FactExtractor
 from memspace.domain.models import Document, DocumentStatus, Usage
 from memspace.domain.notes import NoteJob, NoteState
-from memspace.domain.ports import Candidate, Extraction, FactExtractor, GraphStore
+from memspace.domain.ports import GraphStore
 from memspace.services.access import Principal
 from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.ingestion import IngestionService

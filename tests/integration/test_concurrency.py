@@ -12,8 +12,8 @@ import pytest
 
 from memspace.bootstrap import build
 from memspace.config import Settings
+from memspace.domain.extraction import Candidate, Extraction
 from memspace.domain.models import Access, MemoryFilter
-from memspace.domain.ports import Candidate, Extraction
 from tests.support.fakes import HashEmbedder, fact
 from tests.support.stores import STORE_PARAMS, make_store
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from memspace.domain.errors import ExtractionFailed
+from memspace.domain.extraction import Candidate
 from memspace.domain.models import RelationType
-from memspace.domain.ports import Candidate
 from memspace.llm.extractor import LitellmExtractor, parse_answer
 from memspace.llm.prompts import load_prompt, prompts_dir
 from memspace.llm.schema import FactsAnswer

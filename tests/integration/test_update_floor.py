@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from memspace.domain.extraction import Extraction
 from memspace.domain.models import Memory
-from memspace.domain.ports import Extraction
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.reconcile import plan_extraction
 from tests.support import builders

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from memspace.domain.extraction import Candidate, Extraction
 from memspace.domain.models import DocumentStatus, MemoryFilter
-from memspace.domain.ports import Candidate, Extraction
 from tests.load.conftest import Rig, make_rig
 from tests.support.fakes import fact
 from tests.support.stores import STORE_PARAMS

@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from memspace.domain.errors import ExtractionFailed, NotFound, Unavailable
+from memspace.domain.extraction import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.models import RelationType
-from memspace.domain.ports import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.text import words
 
 

@@ -9,7 +9,6 @@ from typing import Protocol
 
 from memspace.domain.models import (
     ApiKey,
-    Chunk,
     ChunkSource,
     Document,
     DocumentStatus,
@@ -18,7 +17,6 @@ from memspace.domain.models import (
     MemoryFilter,
     Neighbour,
     Relation,
-    RelationType,
     ScoredMemory,
     Space,
     SpaceStats,
@@ -291,49 +289,6 @@ class GraphStore(SpaceStore, KeyStore, MemoryReadStore, MemoryWriteStore, Relati
     def close(self) -> None: ...
 
 
-class BlobStore(Protocol):
-    """Bytes by key (`<space id>/<document id>/<name>`): uploaded originals and their text."""
-
-    def put(self, key: str, data: bytes) -> None:
-        """Store atomically: a reader sees the whole old value or the whole new one.
-
-        Raises:
-            Unavailable: the bytes could not be stored (disk full, no permission).
-        """
-
-    def get(self, key: str) -> bytes:
-        """Raises NotFound when nothing is stored under `key`, Unavailable when unreadable."""
-
-    def written_before(self, age_s: float) -> list[str]:
-        """Keys last written more than `age_s` seconds ago, with the leftovers of writes a crash
-        cut short (which `get` never returns, but `delete` removes)."""
-
-    def delete(self, key: str) -> None:
-        """Remove the value (and folders left empty); nothing stored is not an error."""
-
-
-@dataclass(frozen=True)
-class ExtractedText:
-    """A document's text, already cut into chunks that each fit one add."""
-
-    chunks: tuple[Chunk, ...]
-    notes: tuple[str, ...] = ()  # what reading noticed, e.g. "decoded as Windows-1252"
-
-
-class DocumentReader(Protocol):
-    """Recognises a file's kind and turns its bytes into chunks with their origins."""
-
-    def kind_of(self, filename: str, data: bytes) -> str:
-        """`pdf`, `csv`, `markdown` or `text`.
-
-        Raises:
-            InvalidInput: not a kind memspace reads; the message lists the ones it does.
-        """
-
-    def read(self, kind: str, data: bytes) -> ExtractedText:
-        """Raises UnreadableDocument saying why and what to do (encrypted, damaged, ...)."""
-
-
 class Embedder(Protocol):
     """Turns texts into unit-length vectors of a fixed dimension."""
 
@@ -346,59 +301,3 @@ class Embedder(Protocol):
 
 class Clock(Protocol):
     def now(self) -> datetime: ...
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """An existing memory shown to the model, by its number in the prompt (never its id)."""
-
-    number: int
-    content: str
-    category: str
-    created_at: datetime
-
-
-@dataclass(frozen=True)
-class ExtractedRelation:
-    candidate: int
-    type: RelationType
-    reason: str
-
-
-@dataclass(frozen=True)
-class ExtractedFact:
-    text: str
-    category: str
-    relations: tuple[ExtractedRelation, ...] = ()
-
-
-@dataclass(frozen=True)
-class Extraction:
-    """What one model call made of one chunk, with what it cost."""
-
-    facts: tuple[ExtractedFact, ...]
-    llm_calls: int = 1
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    @property
-    def usage(self) -> Usage:
-        return Usage(self.llm_calls, self.prompt_tokens, self.completion_tokens)
-
-
-class FactExtractor(Protocol):
-    """Splits content into atomic facts and relates each to numbered candidates, in one call."""
-
-    def extract(
-        self,
-        content: str,
-        candidates: Sequence[Candidate],
-        speaker: str | None = None,
-        observed_at: datetime | None = None,
-    ) -> Extraction:
-        """Relations to numbers not offered are already dropped.
-
-        Raises:
-            ExtractionFailed: the model errored, timed out or answered nonsense after the
-                bounded retries; carries the calls and tokens spent so far.
-        """

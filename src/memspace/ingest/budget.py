@@ -18,7 +18,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from memspace.domain.errors import UnreadableDocument
-from memspace.domain.ports import DocumentReader, ExtractedText
+from memspace.domain.files import DocumentReader, ExtractedText
 
 _CONTEXT: Any = None
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from memspace.domain.errors import InvalidInput, UnreadableDocument
-from memspace.domain.ports import ExtractedText
+from memspace.domain.files import ExtractedText
 from memspace.ingest.chunking import Block, chunk_blocks
 from memspace.ingest.decoding import CSV_FALLBACK, decode, refuse_binary
 from memspace.ingest.delimited import read_csv

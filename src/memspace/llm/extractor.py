@@ -27,8 +27,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from memspace.domain.errors import ExtractionFailed
+from memspace.domain.extraction import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.models import RelationType
-from memspace.domain.ports import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.llm.prompts import PromptTemplate, load_prompt
 from memspace.llm.schema import FactsAnswer, response_format
 

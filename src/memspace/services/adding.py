@@ -12,8 +12,9 @@ from datetime import datetime
 from typing import Any, Literal
 
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
+from memspace.domain.extraction import Candidate
 from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, Space, Usage
-from memspace.domain.ports import Candidate, WriteBatch
+from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services.access import Principal
 from memspace.services.conversation import preceding_turn, search_vectors

@@ -13,8 +13,8 @@ import json
 from collections.abc import Callable
 
 from memspace.domain.errors import Unavailable
+from memspace.domain.files import BlobStore, ExtractedText
 from memspace.domain.models import Chunk, Document
-from memspace.domain.ports import BlobStore, ExtractedText
 
 FORMAT_VERSION = 1
 

@@ -22,14 +22,12 @@ from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
+from memspace.domain.extraction import Candidate, Extraction, FactExtractor
 from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Usage
 from memspace.domain.notes import NoteJob, NoteJobStore, NoteState
 from memspace.domain.ports import (
-    Candidate,
     Clock,
     Embedder,
-    Extraction,
-    FactExtractor,
     LedgerStore,
     MemoryReadStore,
     MemoryWriteStore,

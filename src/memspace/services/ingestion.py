@@ -40,8 +40,9 @@ from memspace.domain.errors import (
     TooLarge,
     UnreadableDocument,
 )
+from memspace.domain.files import DocumentReader
 from memspace.domain.models import Access, Chunk, ChunkSource, Document, DocumentStatus
-from memspace.domain.ports import Clock, DocumentReader, DocumentStore, KeyStore, SpaceStore
+from memspace.domain.ports import Clock, DocumentStore, KeyStore, SpaceStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.document_files import DocumentFiles

@@ -10,12 +10,12 @@ from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.errors import Conflict, InvalidInput, NotFound
+from memspace.domain.extraction import FactExtractor
 from memspace.domain.models import ChunkSource, Memory
 from memspace.domain.ports import (
     Clock,
     DocumentStore,
     Embedder,
-    FactExtractor,
     LedgerStore,
     MemoryReadStore,
     MemoryWriteStore,

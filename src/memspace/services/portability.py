@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
+from memspace.domain.files import ExtractedText
 from memspace.domain.models import (
     Chunk,
     Document,
@@ -37,7 +38,6 @@ from memspace.domain.models import (
 from memspace.domain.ports import (
     DocumentStore,
     Embedder,
-    ExtractedText,
     HandoffStore,
     MemoryReadStore,
     MemoryWriteStore,

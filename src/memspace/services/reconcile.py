@@ -8,8 +8,9 @@ from datetime import datetime
 
 import numpy as np
 
+from memspace.domain.extraction import Extraction
 from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
-from memspace.domain.ports import Extraction, MemoryReadStore, WriteBatch
+from memspace.domain.ports import MemoryReadStore, WriteBatch
 
 # An UPDATES retires a memory, so it must be about the same thing. The model decides that, and
 # this floor vetoes what it cannot be: measured with all-MiniLM-L6-v2 on pairs written for this

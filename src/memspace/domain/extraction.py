@@ -1,0 +1,66 @@
+"""The model's port: what a fact extractor is shown and what it answers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from memspace.domain.models import RelationType, Usage
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An existing memory shown to the model, by its number in the prompt (never its id)."""
+
+    number: int
+    content: str
+    category: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ExtractedRelation:
+    candidate: int
+    type: RelationType
+    reason: str
+
+
+@dataclass(frozen=True)
+class ExtractedFact:
+    text: str
+    category: str
+    relations: tuple[ExtractedRelation, ...] = ()
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What one model call made of one chunk, with what it cost."""
+
+    facts: tuple[ExtractedFact, ...]
+    llm_calls: int = 1
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(self.llm_calls, self.prompt_tokens, self.completion_tokens)
+
+
+class FactExtractor(Protocol):
+    """Splits content into atomic facts and relates each to numbered candidates, in one call."""
+
+    def extract(
+        self,
+        content: str,
+        candidates: Sequence[Candidate],
+        speaker: str | None = None,
+        observed_at: datetime | None = None,
+    ) -> Extraction:
+        """Relations to numbers not offered are already dropped.
+
+        Raises:
+            ExtractionFailed: the model errored, timed out or answered nonsense after the
+                bounded retries; carries the calls and tokens spent so far.
+        """
