@@ -168,6 +168,18 @@ def test_listing_is_newest_first_and_pages_without_gaps(store: GraphStore) -> No
     assert [m.id for m in seen] == [m.id for m in reversed(made)]
 
 
+def test_the_newest_stay_first_after_an_import_of_older_memories(store: GraphStore) -> None:
+    """Memories written later but dated earlier (an import) never hide the newest ones."""
+    space = new_space(store)
+    newest = [add(store, space.id, f"fresh fact {i}", minutes=10_000 + i) for i in range(3)]
+    older = [b.memory(space.id, f"imported fact {i}", vec(f"imported {i}"), minutes=i)
+             for i in range(600)]
+    store.write(WriteBatch(space.id, older))
+    listed = store.list_memories(MemoryFilter(space.id), 5)
+    assert [m.id for m in listed[:3]] == [m.id for m in reversed(newest)]
+    assert [m.content for m in listed[3:]] == ["imported fact 599", "imported fact 598"]
+
+
 def test_listing_filters_category_and_inactive(store: GraphStore) -> None:
     space = new_space(store)
     keep = add(store, space.id, "Postgres 16", category="stack")

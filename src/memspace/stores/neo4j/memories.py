@@ -220,10 +220,23 @@ def latest_by_writer(db: Neo4jConnection, space_id: str, created_by: str,
     return rec.memory_from(rows[0]["memory"]) if rows else None
 
 
+# The first page of a listing is looked for among the last this many memories written to the
+# space (cypher.recent_memories); a listing asking for more, or a space where fewer of them pass
+# the filter, is answered by the full sort.
+RECENT_WINDOW = 512
+
+
 def page(db: Neo4jConnection, where: MemoryFilter, limit: int,
          after: PageAfter | None) -> list[Memory]:
     condition, params = memory_filter(where)
-    if after is not None:
+    if after is None:
+        recent = db.read(cypher.recent_memories(condition), limit=limit, window=RECENT_WINDOW,
+                         **params)
+        if len(recent) == limit and not db.read(
+                cypher.missed_by_recent(condition), floor=recent[-1]["memory"]["createdAt"],
+                cut=recent[0]["cut"], **params)[0]["missed"]:
+            return [rec.memory_from(r["memory"]) for r in recent]
+    else:
         params |= {"at": rec.utc(after.created_at), "id": after.id}
     rows = db.read(cypher.list_memories(condition, after is not None), limit=limit, **params)
     return [rec.memory_from(r["memory"]) for r in rows]
