@@ -78,15 +78,3 @@ def test_an_unloaded_space_is_left_to_its_first_search() -> None:
 
 def top_seqs(cache: VectorCache, source: Source, query: np.ndarray) -> list[int]:
     return [s for s, _ in cache.top_k(source, SPACE, query, 5, None, False)]
-
-
-def test_a_large_space_ranks_the_same_when_its_product_is_split(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memspace.stores import vector_cache
-
-    source = Source(seed=9, n=300)
-    query = source.rows[17][0]
-    whole = [s for s, _ in VectorCache().top_k(source, SPACE, query, 10, None, False)]
-    monkeypatch.setattr(vector_cache, "PARALLEL_ROWS", 64)  # split in halves on two threads
-    split = VectorCache().top_k(source, SPACE, query, 10, None, False)
-    assert [s for s, _ in split] == whole == source.exact(query, 10)
-    assert split[0][1] == pytest.approx(1.0, abs=1e-5)

