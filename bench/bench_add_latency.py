@@ -89,7 +89,7 @@ def main() -> int:
         print("bench_add_latency needs a model: --local (after `make llm`) or MEMSPACE_LLM_MODEL.")
         return 0
     embedder = LocalEmbedder()
-    embedder.warm_up()  # the model load (and torch import) is not an add's latency
+    embedder.warm_up()  # the model load is not an add's latency
     with tempfile.TemporaryDirectory() as data:
         base = settings.model_copy(update={"data_dir": Path(data), "store": "sqlite",
                                            "llm_timeout_s": args.timeout})

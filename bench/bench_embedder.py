@@ -4,7 +4,7 @@ Each measurement runs in a fresh subprocess, "old" (SentenceTransformer on the b
 called as the embedder called it before) and "new" (LocalEmbedder) alternating round by round
 (old/new, then new/old), so a machine whose load drifts affects both alike. Per process:
 
-  import    seconds to import the runtime (torch and whatever the runtime pulls)
+  import    seconds to import the runtime (numpy, tokenizers, safetensors)
   load      seconds to read the model
   first     seconds from process start to the first vector (the cold start of a server)
   batch/s   texts per second embedding N texts in one call (batches of 256, as the service)
@@ -85,7 +85,7 @@ def child(runtime: str, n: int, queries: int) -> None:
                                    convert_to_numpy=True, show_progress_bar=False)
             return vectors.tolist()
     else:
-        import memspace.embeddings.minilm  # noqa: F401  (torch, tokenizers, safetensors)
+        import memspace.embeddings.minilm  # noqa: F401  (numpy, tokenizers, safetensors)
 
         imported = time.perf_counter()
         embedder = LocalEmbedder(path)

@@ -21,7 +21,7 @@ ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 
 @pytest.fixture(scope="session")
 def embedder() -> LocalEmbedder:
-    """all-MiniLM-L6-v2 loaded once for the whole session (torch import costs ~5 s)."""
+    """all-MiniLM-L6-v2 loaded once for the whole session (0.3 s, once)."""
     model = LocalEmbedder()
     model.warm_up()
     return model
