@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memspace.domain.errors import Unavailable
+from memspace.embeddings.coalesce import Coalescer
 from memspace.heap import release_freed_memory
 
 if TYPE_CHECKING:
@@ -25,6 +26,10 @@ DIMENSIONS = 384
 # At most this many texts in one forward pass (fewer when they are long: minilm.TOKENS_PER_PASS);
 # larger passes only grow memory.
 BATCH_SIZE = 256
+# Calls of up to this many texts (a query, a note's facts) share forward passes with the calls
+# waiting beside them (embeddings/coalesce.py); larger ones (a document, a bulk load) run on
+# their own, so a search arriving during an import does not wait for all of it.
+COALESCE_UP_TO = 32
 
 
 # glibc's M_ARENA_MAX (malloc.h): the most heaps threads may spread their allocations over.
@@ -59,6 +64,7 @@ class LocalEmbedder:
         self._batch_size = batch_size
         self._model: MiniLM | None = None
         self._lock = threading.Lock()
+        self._together = Coalescer(lambda texts: self._load().encode(texts, self._batch_size))
 
     @property
     def dimensions(self) -> int:
@@ -91,7 +97,10 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        vectors = self._load().encode(texts, self._batch_size)
+        if len(texts) <= COALESCE_UP_TO:
+            vectors = self._together.embed(texts)
+        else:
+            vectors = self._load().encode(texts, self._batch_size)
         if sum(len(text) for text in texts) >= TRIM_AFTER_CHARS:
             release_freed_memory()
         return vectors

@@ -162,6 +162,7 @@ class SearchService:
             kept += [Ranked(h.memory, 0.0, ("keyword",)) for h in exact if h.memory.id not in seen]
             return degraded or "hybrid+keyword", kept
         if keyword:
-            return "keyword", single(self._store.keyword_search(where, keyword, depth), "keyword")
+            # only the first `limit` are shown: nothing deeper is fetched
+            return "keyword", single(self._store.keyword_search(where, keyword, limit), "keyword")
         newest = self._store.list_memories(where, limit)
         return "category", [Ranked(m, 1.0, ("category",)) for m in newest]

@@ -44,36 +44,31 @@ def keyword_search(
 ) -> list[ScoredMemory]:
     """Lucene fuzzy terms (edit budget from domain.text.max_edits) find candidates holding
     every word; the symmetric `tolerated` rule then keeps only true matches, so `plant`
-    never finds `plan`. The index keeps stop words, so every word of a keyword counts."""
+    never finds `plan`. The index keeps stop words, so every word of a keyword counts.
+
+    Two round trips: the candidates' ids and contents, then the records of the `limit` kept.
+    Fetching whole records for the typo check made a keyword search at 100,000 memories take
+    107 ms p50 (600 records decoded for 50 kept, bench_service.py)."""
     terms = words(keyword)
     if not terms:
         return []
-    lucene = cypher.lucene_fuzzy_all([(t, max_edits(t)) for t in terms])
-    kept = []
-    for hit in _lucene(conn, where, lucene, _fetch(limit), _fetch(limit)):
-        vocabulary = words(hit.memory.content)
-        if all(any(tolerated(t, w) for w in vocabulary) for t in terms):
-            kept.append(hit)
-    return kept[:limit]
-
-
-def _fetch(limit: int) -> int:
-    return limit * OVERFETCH_FACTOR + OVERFETCH_MARGIN
-
-
-def _lucene(
-    conn: Neo4jConnection, where: MemoryFilter, content_query: str, fetch: int, limit: int
-) -> list[ScoredMemory]:
-    """`fetch` candidates from Lucene, filtered in Cypher, the best `limit` sent back (each row
-    sent costs ~0.2 ms to decode: return no more than the caller keeps)."""
     condition, params = memory_filter(where)
-    lucene = cypher.lucene_in_space(where.space_id, content_query)
-    return _scored(conn.read(cypher.text_query(condition), lucene=lucene, fetch=fetch,
-                             limit=limit, **params))
-
-
-def _scored(rows: list[Row]) -> list[ScoredMemory]:
-    return [ScoredMemory(rec.memory_from(r["memory"]), float(r["score"])) for r in rows]
+    lucene = cypher.lucene_in_space(
+        where.space_id, cypher.lucene_fuzzy_all([(t, max_edits(t)) for t in terms]))
+    fetch = limit * OVERFETCH_FACTOR + OVERFETCH_MARGIN
+    kept: list[tuple[str, float]] = []
+    for row in conn.read(cypher.text_candidates(condition), lucene=lucene, fetch=fetch,
+                         limit=fetch, **params):
+        vocabulary = words(row["content"])
+        if all(any(tolerated(t, w) for w in vocabulary) for t in terms):
+            kept.append((str(row["id"]), float(row["score"])))
+            if len(kept) == limit:
+                break
+    if not kept:
+        return []
+    rows = conn.read(cypher.MEMORIES_BY_IDS, space=where.space_id, ids=[i for i, _ in kept])
+    found = {str(r["id"]): rec.memory_from(r["memory"]) for r in rows}
+    return [ScoredMemory(found[i], score) for i, score in kept if i in found]
 
 
 # -- the vector cache's view (VectorSource, stores/vector_cache.py) ---------------------------
