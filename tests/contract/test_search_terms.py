@@ -145,3 +145,20 @@ def test_a_memory_without_a_vector_is_found_by_text(store: GraphStore) -> None:
     assert found == [pending.id, with_vector.id]
     near = store.vector_search(MemoryFilter(space.id), EMBED.embed(["k"])[0], 10)
     assert [h.memory.id for h in near] == [with_vector.id]
+
+
+def test_hybrid_search_gives_the_vector_and_text_lists_of_the_separate_searches(
+        store: GraphStore) -> None:
+    space_id, ids = _load(store)
+    where, probe = MemoryFilter(space_id), EMBED.embed(["Who painted the lake?"])[0]
+    by_vector, by_text = store.hybrid_search(where, probe, "Who painted the lake?", 3)
+    alone_vector = store.vector_search(where, probe, 3)
+    alone_text = store.text_search(where, "Who painted the lake?", 3)
+    assert [(h.memory.id, h.score) for h in by_vector] == [(h.memory.id, h.score) for h in alone_vector]
+    assert [(h.memory.id, h.score) for h in by_text] == [(h.memory.id, h.score) for h in alone_text]
+    assert by_text and by_vector and ids[3] in {h.memory.id for h in by_text}
+    # a memory on both lists is the same record on each
+    both = {h.memory.id for h in by_vector} & {h.memory.id for h in by_text}
+    for memory_id in both:
+        assert ([h.memory for h in by_vector if h.memory.id == memory_id]
+                == [h.memory for h in by_text if h.memory.id == memory_id])

@@ -203,3 +203,6 @@ class SpaceStats:
     inactive_memories: int
     relations: int
     documents: int
+    # The space's version when counted: every write to its memories or relations bumps it, so
+    # anything derived from them can be kept until it moves (services/context.py).
+    version: int = 0

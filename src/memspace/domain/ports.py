@@ -175,6 +175,11 @@ class SearchStore(Protocol):
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         """Full-text (BM25) match of any of the words, best first."""
 
+    def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
+                      limit: int) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
+        """`vector_search(where, embedding, limit)` and `text_search(where, text, limit)` at once
+        (the memories of both lists are read together)."""
+
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
         """Typo-tolerant match of every word (see domain.text.max_edits), best first."""
 

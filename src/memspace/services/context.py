@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -28,18 +29,31 @@ class ProfilePorts(SpaceStore, MemoryReadStore, RelationStore, Protocol):
 
 
 class ProfileService:
+    """Every search shows the space's profile. Its conflicts and newest memories are read again
+    only when the space's version moved (any write to its memories or relations): at 100,000
+    memories on Neo4j, reading them took 10 ms of each search (three round trips)."""
+
     def __init__(self, store: ProfilePorts, access: AccessService) -> None:
         self._store = store
         self._access = access
+        # space id -> (version, recent wanted, open conflicts, newest memories)
+        self._derived: dict[str, tuple[int, int, tuple[Relation, ...], tuple[Memory, ...]]] = {}
+        self._guard = threading.Lock()
 
     def of(self, principal: Principal, space: str | None = None) -> Profile:
         """The profile of `space` (default: the caller's active or default space)."""
         return self.profile(self._access.resolve(principal, space).space)
 
     def profile(self, space: Space, recent: int = PROFILE_RECENT) -> Profile:
-        return Profile(
-            space=space,
-            stats=self._store.space_stats(space.id),
-            open_conflicts=tuple(self._store.open_conflicts(space.id, OPEN_CONFLICTS)),
-            recent=tuple(self._store.list_memories(MemoryFilter(space.id), recent)),
-        )
+        stats = self._store.space_stats(space.id)
+        with self._guard:
+            known = self._derived.get(space.id)
+        if known is not None and known[:2] == (stats.version, recent):
+            conflicts, newest = known[2], known[3]
+        else:
+            conflicts = tuple(self._store.open_conflicts(space.id, OPEN_CONFLICTS))
+            newest = tuple(self._store.list_memories(MemoryFilter(space.id), recent))
+            if self._store.space_stats(space.id).version == stats.version:  # no write between
+                with self._guard:
+                    self._derived[space.id] = (stats.version, recent, conflicts, newest)
+        return Profile(space=space, stats=stats, open_conflicts=conflicts, recent=newest)

@@ -112,7 +112,8 @@ class Seqs:
             ids.update({int(r["seq"]): str(r["id"]) for r in rows if r["seq"] is not None})
         return ids
 
-    def scored(self, hits: list[tuple[int, float]], rows: list[Row]) -> list[ScoredMemory]:
+    def scored(self, ranked: list[list[tuple[int, float]]],
+               rows: list[Row]) -> list[list[ScoredMemory]]:
         by_seq = {r["seq"]: rec.memory_from(r["memory"]) for r in rows if r["seq"] is not None}
         with self._seqs_guard:  # a memory's sequence number never changes
             for seq, memory in by_seq.items():
@@ -120,25 +121,37 @@ class Seqs:
                 self._seq_of.move_to_end(memory.id)
             while len(self._seq_of) > SEQS_REMEMBERED:
                 self._seq_of.popitem(last=False)
-        return [ScoredMemory(by_seq[seq], score) for seq, score in hits if seq in by_seq]
+        return [[ScoredMemory(by_seq[seq], score) for seq, score in hits if seq in by_seq]
+                for hits in ranked]
 
 
 def from_cache(conn: Neo4jConnection, vectors: VectorCache, seqs: Seqs, where: MemoryFilter,
                rank: Callable[[int | None], list[tuple[int, float]]]) -> list[ScoredMemory]:
     """Memories ranked by the cache (`rank(version)`: (seq, score) best first), fetched."""
+    [hits] = lists_from_cache(conn, vectors, seqs, where, lambda version: [rank(version)])
+    return hits
+
+
+def lists_from_cache(
+    conn: Neo4jConnection, vectors: VectorCache, seqs: Seqs, where: MemoryFilter,
+    rank: Callable[[int | None], list[list[tuple[int, float]]]],
+) -> list[list[ScoredMemory]]:
+    """Several rankings by the cache (`rank(version)`), their memories fetched in one read."""
     known = vectors.version_of(where.space_id)
     if known is not None:
         # Rank on the cache as it is and check its version in the fetch's round trip (each
         # read is ~3 bolt exchanges; a hybrid search made four). A write since then costs
         # the lookup, refresh and fetch below instead.
-        hits = rank(known)
+        ranked = rank(known)
         rows = conn.read(cypher.MEMORIES_BY_SEQ_AT_VERSION, space=where.space_id,
-                         seqs=[seq for seq, _ in hits])
+                         seqs=_union(ranked))
         if rows and int(rows[0]["version"]) == known:
-            return seqs.scored(hits, rows)
-    hits = rank(None)
-    if not hits:
-        return []
-    rows = conn.read(cypher.MEMORIES_BY_SEQ, space=where.space_id,
-                     seqs=[seq for seq, _ in hits])
-    return seqs.scored(hits, rows)
+            return seqs.scored(ranked, rows)
+    ranked = rank(None)
+    wanted = _union(ranked)
+    rows = conn.read(cypher.MEMORIES_BY_SEQ, space=where.space_id, seqs=wanted) if wanted else []
+    return seqs.scored(ranked, rows)
+
+
+def _union(ranked: list[list[tuple[int, float]]]) -> list[int]:
+    return list({seq: None for hits in ranked for seq, _ in hits})

@@ -130,7 +130,8 @@ class Neo4jStore:
         row = directory.stats(self._db, space_id, known[0] if known is not None else -1)
         if row["active"] is None and known is not None:  # unchanged since last counted
             return replace(known[1], documents=row["documents"])
-        stats = SpaceStats(row["active"], row["inactive"], row["relations"], row["documents"])
+        stats = SpaceStats(row["active"], row["inactive"], row["relations"], row["documents"],
+                           int(row["version"]))
         with self._stats_guard:
             self._stats[space_id] = (int(row["version"]), stats)
         return stats
@@ -223,6 +224,19 @@ class Neo4jStore:
         return search.from_cache(self._db, self._vectors, self._seqs, where, lambda version: (
             self._vectors.text_top_k(self, where.space_id, terms, limit, where.category,
                                      where.include_inactive, version)))
+
+    def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
+                      limit: int) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
+        """Both lists ranked on the cache, their memories fetched in one round trip (two reads
+        of 50 records each took 16 ms of a 50 ms search at 100,000 memories)."""
+        query, terms = np.asarray(embedding, dtype=np.float32), query_terms(text)
+        by_vector, by_text = search.lists_from_cache(
+            self._db, self._vectors, self._seqs, where, lambda version: [
+                self._vectors.top_k(self, where.space_id, query, limit, where.category,
+                                    where.include_inactive, version),
+                self._vectors.text_top_k(self, where.space_id, terms, limit, where.category,
+                                         where.include_inactive, version)])
+        return by_vector, by_text
 
     def similarities(self, space_id: str, embedding: Vector,
                      memory_ids: Sequence[str]) -> dict[str, float]:

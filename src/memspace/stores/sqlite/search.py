@@ -20,15 +20,23 @@ from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row
 
 def by_rowid(conn: sqlite3.Connection, scored: list[tuple[int, float]]) -> list[ScoredMemory]:
     """The memories of (rowid, score) hits, in the hits' order."""
-    if not scored:
-        return []
+    [hits] = lists_by_rowid(conn, [scored])
+    return hits
+
+
+def lists_by_rowid(conn: sqlite3.Connection,
+                   lists: list[list[tuple[int, float]]]) -> list[list[ScoredMemory]]:
+    """The memories of several lists of (rowid, score) hits, read in one query."""
+    wanted = list({r: None for scored in lists for r, _ in scored})
+    if not wanted:
+        return [[] for _ in lists]
     rows = conn.execute(
         f"SELECT rowid, {MEMORY_COLUMNS} FROM memories WHERE rowid IN "
         "(SELECT value FROM json_each(?))",
-        (json.dumps([r for r, _ in scored]),),
+        (json.dumps(wanted),),
     ).fetchall()
     found = {r["rowid"]: memory_from_row(r) for r in rows}
-    return [ScoredMemory(found[r], s) for r, s in scored if r in found]
+    return [[ScoredMemory(found[r], s) for r, s in scored if r in found] for scored in lists]
 
 
 class Vocabulary:

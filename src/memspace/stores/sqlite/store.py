@@ -100,7 +100,7 @@ class SqliteStore:
             with self._stats_guard:
                 self._stats[space_id] = (version, counted)
         documents = directory.document_count(conn, space_id)
-        return replace(counted, documents=documents)
+        return replace(counted, documents=documents, version=version)
 
     def create_key(self, key: ApiKey) -> None:
         with self._db.tx() as conn:
@@ -207,6 +207,16 @@ class SqliteStore:
         hits = self._vectors.text_top_k(self, where.space_id, query_terms(text), limit,
                                         where.category, where.include_inactive)
         return search.by_rowid(self._db.conn(), hits)
+
+    def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
+                      limit: int) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
+        """Both lists ranked on the cache, their memories read in one query."""
+        by_vector = self._vectors.top_k(self, where.space_id, np.asarray(embedding, dtype=np.float32),
+                                        limit, where.category, where.include_inactive)
+        by_text = self._vectors.text_top_k(self, where.space_id, query_terms(text), limit,
+                                           where.category, where.include_inactive)
+        vector_hits, text_hits = search.lists_by_rowid(self._db.conn(), [by_vector, by_text])
+        return vector_hits, text_hits
 
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
         return search.keyword(self._db.conn(), self._vocabulary, where, keyword, limit)
