@@ -277,9 +277,9 @@ def _best(entry: _SpaceVectors, scores: np.ndarray, candidates: np.ndarray,
 def _as_block(raws: Sequence[object], width: int) -> tuple[np.ndarray, np.ndarray]:
     """One float32 matrix from stored vectors, and which rows have one: a missing vector, or
     one of another size than the space's (`width`, 0 when none seen yet), is a zero row.
-    SQLite's blobs are joined and read at once: a frombuffer per row plus np.stack was a third
-    of a cold 100k-row load (cProfile)."""
-    if raws and all(isinstance(r, bytes) for r in raws):
+    Stored bytes (SQLite's blobs, Neo4j's `vector`) are joined and read at once: a frombuffer
+    per row plus np.stack was a third of a cold 100k-row load (cProfile)."""
+    if raws and all(isinstance(r, bytes | bytearray) for r in raws):
         sizes = {len(r) for r in raws}  # type: ignore[arg-type]
         if len(sizes) == 1 and (width == 0 or sizes == {4 * width}):
             joined = b"".join(raws)  # type: ignore[arg-type]

@@ -10,9 +10,12 @@ from memspace.stores.neo4j.schema import TEXT_INDEX
 # -- the vector cache's view (stores/vector_cache.py) -----------------------------------------
 
 VECTOR_VERSION = "MATCH (s:Space {id: $space}) RETURN coalesce(s.version, 0) AS version"
+# `vector` (float32 bytes) where the memory has it, else the float array written before it
+# existed (records.memory_row).
 VECTORS_AFTER = """
 MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq > $after
-RETURN m.seq AS seq, m.embedding AS embedding, m.category AS category, m.terms AS terms
+RETURN m.seq AS seq, coalesce(m.vector, m.embedding) AS embedding, m.category AS category,
+       m.terms AS terms
 ORDER BY m.seq
 """
 INACTIVE_SEQS = """
