@@ -35,3 +35,17 @@ def test_caches_warm_while_the_model_loads_and_despite_its_failure() -> None:
     _warm(container, warmed)
     assert search.done and embedder.started.is_set()
     assert warmed.is_set()  # readiness follows even though the model failed to load
+
+
+def test_what_warm_up_built_is_left_out_of_later_collections() -> None:
+    import gc
+
+    gc.unfreeze()
+    kept = [object() for _ in range(1000)]  # stands for the model and the caches
+    container: Any = SimpleNamespace(embedder=Step(), search=Step())
+    try:
+        _warm(container, threading.Event())
+        assert gc.get_freeze_count() >= len(kept)
+        assert not any(o is kept for o in gc.get_objects())  # no longer tracked by generation
+    finally:
+        gc.unfreeze()
