@@ -37,6 +37,8 @@ OVERFETCH_MARGIN = 100
 # Memory ids whose sequence numbers a store remembers from its last fetches (~100 bytes each):
 # enough for the hits of many concurrent searches.
 SEQS_REMEMBERED = 10_000
+# Memories per read of a cold cache load: ~15 MB of vectors a record.
+SEQS_PER_READ = 10_000
 
 
 def keyword_search(
@@ -82,9 +84,18 @@ def vector_version(conn: Neo4jConnection, space_id: str) -> int:
 
 
 def vectors_after(conn: Neo4jConnection, space_id: str, after_seq: int) -> list[CacheRow]:
-    rows = conn.read(cypher.VECTORS_AFTER, space=space_id, after=after_seq)
-    return [(int(r["seq"]), r["embedding"], str(r["category"]), r["terms"] or "")
-            for r in rows]
+    """The cache's rows past `after_seq`, read in ranges of SEQS_PER_READ sequence numbers up
+    to the space's last one (writes take their numbers in commit order, so a write committed
+    after the first read is found by the next refresh)."""
+    rows = conn.read(cypher.LAST_SEQ, space=space_id)
+    last = int(rows[0]["seq"]) if rows else 0
+    found: list[CacheRow] = []
+    for start in range(after_seq, last, SEQS_PER_READ):
+        [chunk] = conn.read(cypher.VECTORS_IN_RANGE, space=space_id, after=start,
+                            upto=min(start + SEQS_PER_READ, last))
+        found += [(int(seq), vector, str(category), terms)
+                  for seq, vector, category, terms in chunk["rows"]]
+    return found
 
 
 def inactive_seqs(conn: Neo4jConnection, space_id: str, upto_seq: int) -> list[int]:
