@@ -1,4 +1,4 @@
-"""Concurrent small embedding calls share forward passes (embeddings/coalesce.py)."""
+"""Concurrent calls share one batch (coalesce.py), as the embedder uses it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from memspace.embeddings.coalesce import Coalescer
+from memspace.coalesce import Coalescer
 
 
 class Model:
@@ -20,14 +20,16 @@ class Model:
         self.release_first = threading.Event()
         self.fail_on = fail_on
 
-    def encode(self, texts: list[str]) -> list[list[float]]:
-        self.calls.append(list(texts))
+    def encode(self, calls: list[list[str]]) -> list[list[list[float]]]:
+        """One batch: the texts of every call waiting, each call's vectors back apart."""
+        texts = [t for call in calls for t in call]
+        self.calls.append(texts)
         if len(self.calls) == 1:
             self.first_started.set()
             assert self.release_first.wait(10)
         if self.fail_on in texts:
             raise RuntimeError("the model broke")
-        return [[float(len(t)), float(ord(t[0]))] for t in texts]
+        return [[[float(len(t)), float(ord(t[0]))] for t in call] for call in calls]
 
 
 def until(condition: Callable[[], bool]) -> None:
@@ -37,10 +39,11 @@ def until(condition: Callable[[], bool]) -> None:
         time.sleep(0.001)
 
 
-def run(coalescer: Coalescer, texts: list[str], results: dict[str, object]) -> threading.Thread:
+def run(coalescer: Coalescer[list[str], list[list[float]]], texts: list[str],
+        results: dict[str, object]) -> threading.Thread:
     def call() -> None:
         try:
-            results[texts[0]] = coalescer.embed(texts)
+            results[texts[0]] = coalescer(texts)
         except RuntimeError as exc:
             results[texts[0]] = exc
 
@@ -52,7 +55,7 @@ def run(coalescer: Coalescer, texts: list[str], results: dict[str, object]) -> t
 def test_an_idle_model_runs_a_call_alone() -> None:
     model = Model()
     model.release_first.set()
-    assert Coalescer(model.encode).embed(["ab", "c"]) == [[2.0, 97.0], [1.0, 99.0]]
+    assert Coalescer(model.encode)(["ab", "c"]) == [[2.0, 97.0], [1.0, 99.0]]
     assert model.calls == [["ab", "c"]]
 
 
@@ -87,11 +90,11 @@ def test_a_failed_pass_fails_each_of_its_calls_and_the_next_one_runs() -> None:
     for thread in [first, *others]:
         thread.join(10)
     assert isinstance(results["bad"], RuntimeError) and isinstance(results["fine"], RuntimeError)
-    assert coalescer.embed(["again"]) == [[5.0, 97.0]]
+    assert coalescer(["again"]) == [[5.0, 97.0]]
 
 
 def test_the_error_reaches_a_caller_that_ran_the_pass_itself() -> None:
     model = Model(fail_on="bad")
     model.release_first.set()
     with pytest.raises(RuntimeError, match="broke"):
-        Coalescer(model.encode).embed(["bad"])
+        Coalescer(model.encode)(["bad"])

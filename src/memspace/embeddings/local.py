@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memspace.coalesce import Coalescer
 from memspace.domain.errors import Unavailable
-from memspace.embeddings.coalesce import Coalescer
 from memspace.heap import release_freed_memory
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class LocalEmbedder:
         self._batch_size = batch_size
         self._model: MiniLM | None = None
         self._lock = threading.Lock()
-        self._together = Coalescer(lambda texts: self._load().encode(texts, self._batch_size))
+        self._together: Coalescer[Sequence[str], list[list[float]]] = Coalescer(self._encode_calls)
 
     @property
     def dimensions(self) -> int:
@@ -90,6 +90,15 @@ class LocalEmbedder:
                     ) from exc
             return self._model
 
+    def _encode_calls(self, calls: list[Sequence[str]]) -> list[list[list[float]]]:
+        """The texts of several calls in one encode; each call's vectors back apart."""
+        vectors = self._load().encode([text for texts in calls for text in texts], self._batch_size)
+        split, start = [], 0
+        for texts in calls:
+            split.append(vectors[start:start + len(texts)])
+            start += len(texts)
+        return split
+
     def warm_up(self) -> None:
         """Load the model now (e.g. at server start) instead of on the first request."""
         self.embed(["warm up"])
@@ -98,7 +107,7 @@ class LocalEmbedder:
         if not texts:
             return []
         if len(texts) <= COALESCE_UP_TO:
-            vectors = self._together.embed(texts)
+            vectors = self._together(texts)
         else:
             vectors = self._load().encode(texts, self._batch_size)
         if sum(len(text) for text in texts) >= TRIM_AFTER_CHARS:
