@@ -215,6 +215,30 @@ def test_space_stats_follow_every_change(store: GraphStore) -> None:
     assert store.space_stats(space.id).documents == 1
 
 
+
+@pytest.mark.parametrize("kind", STORE_PARAMS)
+def test_counts_moved_along_by_writes_equal_a_fresh_count(
+        kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    store = make_store(kind, request, tmp_path)
+    try:
+        space = new_space(store)
+        old = add(store, space.id, "deploys on fridays")
+        add(store, space.id, "the pager rotates weekly")
+        assert store.space_stats(space.id).active_memories == 2  # counted: later writes move it
+        new = b.memory(space.id, "deploys on thursdays", EMBED.embed(["deploys on thursdays"])[0])
+        store.write(WriteBatch(space.id, [new], [b.relation(new, old, RelationType.UPDATES)],
+                               supersede={old.id: new.id}))
+        add(store, space.id, "the queue keeps seven days")
+        moved = store.space_stats(space.id)
+        fresh = make_store(kind, request, tmp_path)  # counts from the store itself
+        try:
+            assert moved == fresh.space_stats(space.id)
+            assert (moved.active_memories, moved.inactive_memories, moved.relations) == (3, 1, 1)
+        finally:
+            fresh.close()
+    finally:
+        store.close()
+
 # -- search -----------------------------------------------------------------------------------
 
 

@@ -5,7 +5,6 @@ between makes it read the store as before."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from memspace.stores.vector_cache import VectorCache
 from tests.unit.test_vector_snapshot import SPACE, Source

@@ -50,8 +50,9 @@ def groupable(batch: WriteBatch) -> bool:
         and not any(m.document_id for m in batch.memories)
 
 
-def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, batch: WriteBatch) -> None:
-    """One batch in one transaction (a `groupable` one goes through the group commit instead)."""
+def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, batch: WriteBatch) -> int:
+    """One batch in one transaction (a `groupable` one goes through the group commit instead);
+    the space's version it committed."""
     space = batch.space_id
     stamp = batch.at or (batch.memories[0].created_at if batch.memories else None)
     at = rec.utc(stamp) if stamp is not None else None
@@ -114,17 +115,19 @@ def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, batch: WriteBat
 
     with turn(space):
         db.write(work, conflict="a memory with one of these ids already exists")
+        version = committed["version"]
         if not olds:  # still this process's turn: the cache sees this space's writes in order
-            version = committed["version"]
             vectors.record_write(space, version - 1, version, *_cache_rows(
                 list(zip(rows, batch.memories, strict=True))))
+    return version
 
 
 def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, space: str,
-                batches: Sequence[WriteBatch]) -> list[BaseException | None]:
+                batches: Sequence[WriteBatch]) -> tuple[list[BaseException | None], int]:
     """Plain adds of one space (see `groupable`) in one transaction (group_commit.py).
     Each batch keeps the outcome it would have had alone: content an active memory holds,
-    or that an earlier batch of the group writes, makes that batch a `duplicate`."""
+    or that an earlier batch of the group writes, makes that batch a `duplicate`. Returns the
+    outcomes and the space's version the transaction committed."""
     stamps = [b.at or b.memories[0].created_at for b in batches if b.at or b.memories]
     at = rec.utc(max(stamps)) if stamps else None
     rows = [[rec.memory_row(space, m) for m in b.memories] for b in batches]
@@ -165,7 +168,7 @@ def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, space: st
         version = cast(int, committed["version"])
         kept = cast("list[tuple[dict[str, Any], Memory]]", committed["kept"])
         vectors.record_write(space, version - 1, version, *_cache_rows(kept))
-    return cast("list[BaseException | None]", committed["outcomes"])
+    return cast("list[BaseException | None]", committed["outcomes"]), version
 
 
 def _cache_rows(written: list[tuple[dict[str, Any], Memory]]) -> tuple[list[CacheRow], list[bool]]:

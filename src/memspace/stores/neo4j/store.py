@@ -49,6 +49,7 @@ from memspace.stores.neo4j import (
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.group_commit import GroupCommit
 from memspace.stores.neo4j.schema import ensure_schema
+from memspace.stores.space_counts import SpaceCounts
 from memspace.stores.vector_cache import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
@@ -78,8 +79,7 @@ class Neo4jStore:
         self._space_locks: dict[str, threading.Lock] = {}
         self._groups: GroupCommit[WriteBatch] = GroupCommit(self._write_group)
         self._seqs = search.Seqs()  # of the memories fetched last, for `similarities`
-        self._stats: dict[str, tuple[int, SpaceStats]] = {}  # space -> (version, counts)
-        self._stats_guard = threading.Lock()
+        self._counts = SpaceCounts()  # memories and relations per space, by version
         self._space_locks_guard = threading.Lock()
         try:
             self._db.retrying(lambda: ensure_schema(self._db.driver, database))
@@ -125,15 +125,13 @@ class Neo4jStore:
         return directory.spaces(self._db)
 
     def space_stats(self, space_id: str) -> SpaceStats:
-        with self._stats_guard:
-            known = self._stats.get(space_id)
-        row = directory.stats(self._db, space_id, known[0] if known is not None else -1)
+        known = self._counts.get(space_id)
+        row = directory.stats(self._db, space_id, known.version if known is not None else -1)
         if row["active"] is None and known is not None:  # unchanged since last counted
-            return replace(known[1], documents=row["documents"])
+            return replace(known, documents=row["documents"])
         stats = SpaceStats(row["active"], row["inactive"], row["relations"], row["documents"],
                            int(row["version"]))
-        with self._stats_guard:
-            self._stats[space_id] = (int(row["version"]), stats)
+        self._counts.keep(space_id, stats)
         return stats
 
     def create_key(self, key: ApiKey) -> None:
@@ -160,10 +158,15 @@ class Neo4jStore:
         if memories.groupable(batch):
             self._groups.submit(batch.space_id, batch)
             return
-        memories.write(self._db, self._space_turn, self._vectors, batch)
+        version = memories.write(self._db, self._space_turn, self._vectors, batch)
+        self._counts.advance(batch.space_id, version, [batch])
 
     def _write_group(self, space: str, batches: Sequence[WriteBatch]) -> list[BaseException | None]:
-        return memories.write_group(self._db, self._space_turn, self._vectors, space, batches)
+        outcomes, version = memories.write_group(self._db, self._space_turn, self._vectors, space,
+                                                 batches)
+        self._counts.advance(space, version, [b for b, o in zip(batches, outcomes, strict=True)
+                                              if o is None])
+        return outcomes
 
     def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
         return memories.forget(self._db, self._space_turn, space_id, memory_id, reason, by, at)

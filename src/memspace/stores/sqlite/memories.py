@@ -17,8 +17,8 @@ from memspace.stores.sqlite import documents
 from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, ts, vector_blob
 
 
-def write(conn: sqlite3.Connection, batch: WriteBatch) -> None:
-    """GraphStore.write inside the caller's transaction."""
+def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
+    """GraphStore.write inside the caller's transaction; the space's version it writes."""
     at = batch.at or (batch.memories[0].created_at if batch.memories else None)
     stamp = touch(conn, batch.space_id, at)
     for old_id, new_id in batch.supersede.items():
@@ -68,6 +68,7 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> None:
     )
     if batch.source is not None:
         documents.advance(conn, batch.space_id, batch.source)
+    return stamp
 
 
 def _refuse_repeats(conn: sqlite3.Connection, batch: WriteBatch) -> None:

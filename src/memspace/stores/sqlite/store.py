@@ -7,7 +7,6 @@ ledger, handoffs, documents); this class holds the transactions and the vector c
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -32,6 +31,7 @@ from memspace.domain.models import (
 )
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
 from memspace.domain.text import query_terms
+from memspace.stores.space_counts import SpaceCounts
 from memspace.stores.sqlite import (
     directory,
     documents,
@@ -57,8 +57,7 @@ class SqliteStore:
         snapshots = None if self._db.in_memory else Path(self._db.path + ".vectors")
         self._vectors = self.vector_cache = VectorCache(snapshots)  # sizes exported by /metrics
         self._vocabulary = search.Vocabulary()
-        self._stats: dict[str, tuple[int, SpaceStats]] = {}  # space -> (version, counts)
-        self._stats_guard = threading.Lock()
+        self._counts = SpaceCounts()  # memories and relations per space, by version
         migrate(self._db.keeper)
         backfill_terms(self._db.keeper)
 
@@ -91,16 +90,11 @@ class SqliteStore:
         write bumps it): counting 100,000 rows took 10 ms of each search's profile."""
         conn = self._db.conn()
         version = self.vector_version(space_id)
-        with self._stats_guard:
-            cached = self._stats.get(space_id)
-        if cached is not None and cached[0] == version:
-            counted = cached[1]
-        else:
-            counted = directory.stats(conn, space_id)
-            with self._stats_guard:
-                self._stats[space_id] = (version, counted)
-        documents = directory.document_count(conn, space_id)
-        return replace(counted, documents=documents, version=version)
+        counted = self._counts.get(space_id)
+        if counted is None or counted.version != version:
+            counted = replace(directory.stats(conn, space_id), version=version)
+            self._counts.keep(space_id, counted)
+        return replace(counted, documents=directory.document_count(conn, space_id))
 
     def create_key(self, key: ApiKey) -> None:
         with self._db.tx() as conn:
@@ -127,7 +121,8 @@ class SqliteStore:
 
     def write(self, batch: WriteBatch) -> None:
         with self._db.tx() as conn:
-            memories.write(conn, batch)
+            version = memories.write(conn, batch)
+        self._counts.advance(batch.space_id, version, [batch])
 
     def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
         with self._db.tx() as conn:
