@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from memspace.stores.neo4j import Neo4jStore
     from tests.support.llm_server import LLMEndpoint
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -57,6 +58,16 @@ def neo4j_uri() -> Iterator[str]:
             yield uri
     except Neo4jUnavailable as exc:
         skip_or_fail(f"no Neo4j server: {exc}")
+
+
+@pytest.fixture
+def neo4j_store(neo4j_uri: str) -> Iterator[Neo4jStore]:
+    """A Neo4jStore on the test server, closed after the test."""
+    from memspace.stores.neo4j import Neo4jStore
+
+    made = Neo4jStore(neo4j_uri)
+    yield made
+    made.close()
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,6 @@ sequence numbers, every row once, its vector as the float32 bytes written beside
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
@@ -18,25 +16,18 @@ pytestmark = pytest.mark.neo4j
 EMBED = HashEmbedder()
 
 
-@pytest.fixture
-def store(neo4j_uri: str) -> Iterator[Neo4jStore]:
-    made = Neo4jStore(neo4j_uri)
-    yield made
-    made.close()
-
-
 def test_rows_come_back_once_each_across_ranges_with_their_vectors(
-        store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
+        neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(neo4j_search, "SEQS_PER_READ", 3)
     space = b.space("cache-load")
-    store.create_space(space)
+    neo4j_store.create_space(space)
     texts = [f"fact number {n}" for n in range(7)]
     memories = [b.memory(space.id, t, None if n == 4 else EMBED.embed([t])[0])
                 for n, t in enumerate(texts)]
-    store.write(WriteBatch(space.id, memories[:5]))
-    store.write(WriteBatch(space.id, memories[5:]))
+    neo4j_store.write(WriteBatch(space.id, memories[:5]))
+    neo4j_store.write(WriteBatch(space.id, memories[5:]))
 
-    rows = store.vectors_after(space.id, 0)
+    rows = neo4j_store.vectors_after(space.id, 0)
     assert [seq for seq, *_ in rows] == sorted({seq for seq, *_ in rows})
     assert len(rows) == 7
     for (_, vector, _, terms), memory in zip(rows, memories, strict=True):
@@ -46,4 +37,4 @@ def test_rows_come_back_once_each_across_ranges_with_their_vectors(
         else:
             assert isinstance(vector, bytes | bytearray)
             assert np.frombuffer(vector, dtype="<f4").tolist() == pytest.approx(memory.embedding)
-    assert [seq for seq, *_ in store.vectors_after(space.id, rows[3][0])] == [r[0] for r in rows[4:]]
+    assert [seq for seq, *_ in neo4j_store.vectors_after(space.id, rows[3][0])] == [r[0] for r in rows[4:]]

@@ -4,7 +4,6 @@ transaction, each with the outcome it would have had alone."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import pytest
 
@@ -19,29 +18,22 @@ pytestmark = pytest.mark.neo4j
 EMBED = HashEmbedder()
 
 
-@pytest.fixture
-def store(neo4j_uri: str) -> Iterator[Neo4jStore]:
-    made = Neo4jStore(neo4j_uri)
-    yield made
-    made.close()
-
-
 def memory(space_id: str, content: str):
     return b.memory(space_id, content, EMBED.embed([content])[0])
 
 
-def test_a_group_writes_each_batch_as_if_alone(store: Neo4jStore) -> None:
+def test_a_group_writes_each_batch_as_if_alone(neo4j_store: Neo4jStore) -> None:
     space = b.space("group-commit")
-    store.create_space(space)
+    neo4j_store.create_space(space)
     stored = memory(space.id, "The pager rotates weekly")
-    store.write(WriteBatch(space.id, [stored]))
+    neo4j_store.write(WriteBatch(space.id, [stored]))
     first = memory(space.id, "Deploys freeze on Fridays")
     again = memory(space.id, "Deploys freeze on Fridays")
     repeat = memory(space.id, "The pager rotates weekly")
     other = memory(space.id, "Postgres 16 runs the billing database")
     twice = [memory(space.id, "Kafka carries the events"), memory(space.id, "Kafka carries the events")]
 
-    outcomes = store._write_group(space.id, [
+    outcomes = neo4j_store._write_group(space.id, [
         WriteBatch(space.id, [first]), WriteBatch(space.id, [repeat]),
         WriteBatch(space.id, [again]), WriteBatch(space.id, twice), WriteBatch(space.id, [other])])
 
@@ -51,18 +43,18 @@ def test_a_group_writes_each_batch_as_if_alone(store: Neo4jStore) -> None:
     assert isinstance(outcomes[2], DuplicateContent)
     assert outcomes[2].existing == {first.content_hash: first.id}  # the group's earlier batch
     assert outcomes[3] is not None and "same content twice" in str(outcomes[3])
-    listed = store.list_memories(MemoryFilter(space.id), 10)
+    listed = neo4j_store.list_memories(MemoryFilter(space.id), 10)
     assert sorted(m.content for m in listed) == sorted(
         ["The pager rotates weekly", "Deploys freeze on Fridays",
          "Postgres 16 runs the billing database"])
     # The cache took the group's rows directly and ranks them like a store read would.
-    hits = store.vector_search(MemoryFilter(space.id), EMBED.embed([other.content])[0], 3)
+    hits = neo4j_store.vector_search(MemoryFilter(space.id), EMBED.embed([other.content])[0], 3)
     assert hits[0].memory.id == other.id
 
 
-def test_concurrent_writers_each_store_once_and_repeats_are_duplicates(store: Neo4jStore) -> None:
+def test_concurrent_writers_each_store_once_and_repeats_are_duplicates(neo4j_store: Neo4jStore) -> None:
     space = b.space("group-race")
-    store.create_space(space)
+    neo4j_store.create_space(space)
     contents = [f"fact {i % 8} of the rollout" for i in range(32)]  # each said four times
     duplicates: list[str] = []
     errors: list[BaseException] = []
@@ -71,7 +63,7 @@ def test_concurrent_writers_each_store_once_and_repeats_are_duplicates(store: Ne
     def writer(content: str) -> None:
         start.wait(10)
         try:
-            store.write(WriteBatch(space.id, [memory(space.id, content)]))
+            neo4j_store.write(WriteBatch(space.id, [memory(space.id, content)]))
         except DuplicateContent:
             duplicates.append(content)
         except BaseException as exc:
@@ -83,6 +75,6 @@ def test_concurrent_writers_each_store_once_and_repeats_are_duplicates(store: Ne
     for thread in threads:
         thread.join(60)
     assert errors == []
-    listed = store.list_memories(MemoryFilter(space.id), 50)
+    listed = neo4j_store.list_memories(MemoryFilter(space.id), 50)
     assert sorted(m.content for m in listed) == sorted(set(contents))
     assert len(duplicates) == len(contents) - 8
