@@ -53,7 +53,8 @@ class ProfileService:
         else:
             conflicts = tuple(self._store.open_conflicts(space.id, OPEN_CONFLICTS))
             newest = tuple(self._store.list_memories(MemoryFilter(space.id), recent))
-            if self._store.space_stats(space.id).version == stats.version:  # no write between
-                with self._guard:
-                    self._derived[space.id] = (stats.version, recent, conflicts, newest)
+            # Kept under the version read before them: a write in between makes them newer than
+            # that version, and the version only grows, so they are never served after it.
+            with self._guard:
+                self._derived[space.id] = (stats.version, recent, conflicts, newest)
         return Profile(space=space, stats=stats, open_conflicts=conflicts, recent=newest)

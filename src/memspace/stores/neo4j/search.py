@@ -138,13 +138,6 @@ class Seqs:
                 for hits in ranked]
 
 
-def from_cache(conn: Neo4jConnection, vectors: VectorCache, seqs: Seqs, where: MemoryFilter,
-               rank: Callable[[int | None], list[tuple[int, float]]]) -> list[ScoredMemory]:
-    """Memories ranked by the cache (`rank(version)`: (seq, score) best first), fetched."""
-    [hits] = lists_from_cache(conn, vectors, seqs, where, lambda version: [rank(version)])
-    return hits
-
-
 def lists_from_cache(
     conn: Neo4jConnection, vectors: VectorCache, seqs: Seqs, where: MemoryFilter,
     rank: Callable[[int | None], list[list[tuple[int, float]]]],

@@ -215,31 +215,41 @@ class Neo4jStore:
 
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
         """Exact, from the in-process cache of the space's vectors (see stores/vector_cache.py)."""
-        query = np.asarray(embedding, dtype=np.float32)
-        return search.from_cache(self._db, self._vectors, self._seqs, where, lambda version: (
-            self._vectors.top_k(self, where.space_id, query, limit, where.category,
-                                where.include_inactive, version)))
+        [hits] = self._ranked(where, limit, embedding=embedding)
+        return hits
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         """BM25 over the memories' index terms (domain.text.index_terms), any query term, with
         the space's own statistics (stores/term_index.py, held by the vector cache)."""
-        terms = query_terms(text)
-        return search.from_cache(self._db, self._vectors, self._seqs, where, lambda version: (
-            self._vectors.text_top_k(self, where.space_id, terms, limit, where.category,
-                                     where.include_inactive, version)))
+        [hits] = self._ranked(where, limit, text=text)
+        return hits
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
                       limit: int) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
         """Both lists ranked on the cache, their memories fetched in one round trip (two reads
         of 50 records each took 16 ms of a 50 ms search at 100,000 memories)."""
-        query, terms = np.asarray(embedding, dtype=np.float32), query_terms(text)
-        by_vector, by_text = search.lists_from_cache(
-            self._db, self._vectors, self._seqs, where, lambda version: [
-                self._vectors.top_k(self, where.space_id, query, limit, where.category,
-                                    where.include_inactive, version),
-                self._vectors.text_top_k(self, where.space_id, terms, limit, where.category,
-                                         where.include_inactive, version)])
+        by_vector, by_text = self._ranked(where, limit, embedding=embedding, text=text)
         return by_vector, by_text
+
+    def _ranked(self, where: MemoryFilter, limit: int, embedding: Vector | None = None,
+                text: str | None = None) -> list[list[ScoredMemory]]:
+        """The vector list (with `embedding`), then the full-text list (with `text`), ranked
+        on the cache and fetched in one read."""
+        query = None if embedding is None else np.asarray(embedding, dtype=np.float32)
+        terms = None if text is None else query_terms(text)
+
+        def rank(version: int | None) -> list[list[tuple[int, float]]]:
+            ranked = []
+            if query is not None:
+                ranked.append(self._vectors.top_k(self, where.space_id, query, limit,
+                                                  where.category, where.include_inactive, version))
+            if terms is not None:
+                ranked.append(self._vectors.text_top_k(self, where.space_id, terms, limit,
+                                                       where.category, where.include_inactive,
+                                                       version))
+            return ranked
+
+        return search.lists_from_cache(self._db, self._vectors, self._seqs, where, rank)
 
     def similarities(self, space_id: str, embedding: Vector,
                      memory_ids: Sequence[str]) -> dict[str, float]:

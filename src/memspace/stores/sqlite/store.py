@@ -174,11 +174,7 @@ class SqliteStore:
     # -- search -------------------------------------------------------------------------------
 
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
-        query = np.asarray(embedding, dtype=np.float32)
-        hits = self._vectors.top_k(
-            self, where.space_id, query, limit, where.category, where.include_inactive
-        )
-        return search.by_rowid(self._db.conn(), hits)
+        return search.by_rowid(self._db.conn(), self._vector_hits(where, embedding, limit))
 
     def similarities(self, space_id: str, embedding: Vector,
                      memory_ids: Sequence[str]) -> dict[str, float]:
@@ -199,19 +195,23 @@ class SqliteStore:
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         """BM25 over the memories' index terms (domain.text.index_terms), any query term, with
         the space's own statistics (stores/term_index.py, held by the vector cache)."""
-        hits = self._vectors.text_top_k(self, where.space_id, query_terms(text), limit,
-                                        where.category, where.include_inactive)
-        return search.by_rowid(self._db.conn(), hits)
+        return search.by_rowid(self._db.conn(), self._text_hits(where, text, limit))
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
                       limit: int) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
         """Both lists ranked on the cache, their memories read in one query."""
-        by_vector = self._vectors.top_k(self, where.space_id, np.asarray(embedding, dtype=np.float32),
-                                        limit, where.category, where.include_inactive)
-        by_text = self._vectors.text_top_k(self, where.space_id, query_terms(text), limit,
-                                           where.category, where.include_inactive)
-        vector_hits, text_hits = search.lists_by_rowid(self._db.conn(), [by_vector, by_text])
-        return vector_hits, text_hits
+        by_vector, by_text = search.lists_by_rowid(self._db.conn(), [
+            self._vector_hits(where, embedding, limit), self._text_hits(where, text, limit)])
+        return by_vector, by_text
+
+    def _vector_hits(self, where: MemoryFilter, embedding: Vector,
+                     limit: int) -> list[tuple[int, float]]:
+        return self._vectors.top_k(self, where.space_id, np.asarray(embedding, dtype=np.float32),
+                                   limit, where.category, where.include_inactive)
+
+    def _text_hits(self, where: MemoryFilter, text: str, limit: int) -> list[tuple[int, float]]:
+        return self._vectors.text_top_k(self, where.space_id, query_terms(text), limit,
+                                        where.category, where.include_inactive)
 
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
         return search.keyword(self._db.conn(), self._vocabulary, where, keyword, limit)

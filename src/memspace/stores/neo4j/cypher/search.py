@@ -30,7 +30,7 @@ MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
 RETURN m.seq AS seq, {memory_fields("m")} AS memory
 """
 # The same fetch with the space's version, so a search on a cache believed current needs one
-# round trip, not two (stores/neo4j/search.py from_cache).
+# round trip, not two (stores/neo4j/search.py lists_from_cache).
 MEMORIES_BY_SEQ_AT_VERSION = f"""
 MATCH (s:Space {{id: $space}})
 OPTIONAL MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
