@@ -28,7 +28,8 @@ def _load(store: GraphStore) -> tuple[str, list[str]]:
     store.create_space(space)
     ids = []
     for content, context in CORPUS:
-        memory = replace(b.memory(space.id, content, EMBED.embed([content])[0]), context=context)
+        memory = replace(b.memory(space.id, content, EMBED.embed([content])[0]), context=context,
+                         follows=ids[-1] if context else None)
         store.write(WriteBatch(space.id, [memory]))
         ids.append(memory.id)
     return space.id, ids
@@ -51,6 +52,19 @@ def test_the_context_is_searchable_but_not_shown_as_content(store: GraphStore) -
     assert "choose" not in found[ids[2]].content
     stored = store.get_memory(space_id, ids[2])
     assert stored is not None and stored.context == "Melanie: What made you choose them?"
+
+
+def test_the_turn_a_memory_continues_comes_back_with_every_read(store: GraphStore) -> None:
+    space_id, ids = _load(store)
+    where = MemoryFilter(space_id)
+    follows = {ids[1]: ids[0], ids[2]: ids[1], ids[4]: ids[3]}
+    for memory_id in ids:
+        stored = store.get_memory(space_id, memory_id)
+        assert stored is not None and stored.follows == follows.get(memory_id)
+    by_vector, by_text = store.hybrid_search(where, EMBED.embed(["painting"])[0], "paintings", 10)
+    for hit in (*by_vector, *by_text, *store.list_memories(where, 10)):
+        memory = hit.memory if hasattr(hit, "memory") else hit
+        assert memory.follows == follows.get(memory.id)
 
 
 def test_speaker_and_observed_at_round_trip_in_the_callers_offset(store: GraphStore) -> None:

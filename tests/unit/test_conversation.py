@@ -19,11 +19,14 @@ def _stored(world: World, memory_id: str) -> Memory:
 
 def test_the_next_save_of_the_same_writer_is_read_with_the_turn_before(world: World) -> None:
     who = world.principal({"acme": "rw"})
-    world.app.memories.add(who, "Melanie: How was the support group?", speaker="Melanie")
+    asked = world.app.memories.add(who, "Melanie: How was the support group?",
+                                   speaker="Melanie").memories[0]
     reply = world.app.memories.add(who, "Caroline: Powerful, I will go again.",
                                    speaker="Caroline").memories[0]
     assert _stored(world, reply.id).context == "Melanie: How was the support group?"
     assert _stored(world, reply.id).content == "Caroline: Powerful, I will go again."
+    assert _stored(world, reply.id).follows == asked.id
+    assert _stored(world, asked.id).follows is None
 
 
 def test_another_writer_or_a_document_does_not_continue_the_conversation(world: World) -> None:
@@ -31,6 +34,7 @@ def test_another_writer_or_a_document_does_not_continue_the_conversation(world: 
     world.app.memories.add(alice, "Alice: the deploy is at five", speaker="Alice")
     first = world.app.memories.add(bob, "Bob: lunch is at noon", speaker="Bob").memories[0]
     assert _stored(world, first.id).context is None
+    assert _stored(world, first.id).follows is None
 
 
 def test_facts_saved_without_a_speaker_are_not_turns_of_a_conversation(world: World) -> None:

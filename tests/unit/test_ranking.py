@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from memspace.domain.models import Memory, ScoredMemory
-from memspace.services.ranking import SPEAKER_BOOST, blend, named, normalised
+from memspace.services.ranking import NEIGHBOUR_WEIGHT, SPEAKER_BOOST, blend, named, normalised
 from tests.support import builders as b
 
 
-def _memory(memory_id: str, speaker: str | None = None) -> Memory:
+def _memory(memory_id: str, speaker: str | None = None, follows: str | None = None) -> Memory:
     return Memory(memory_id, "s", memory_id, "c", None, True, b.BASE, "t", memory_id,
-                  speaker=speaker)
+                  speaker=speaker, follows=follows)
 
 
-def _hits(*scored: tuple[str, float], speakers: dict[str, str] | None = None) -> list[ScoredMemory]:
-    return [ScoredMemory(_memory(i, (speakers or {}).get(i)), s) for i, s in scored]
+def _hits(*scored: tuple[str, float], speakers: dict[str, str] | None = None,
+          follows: dict[str, str] | None = None) -> list[ScoredMemory]:
+    return [ScoredMemory(_memory(i, (speakers or {}).get(i), (follows or {}).get(i)), s)
+            for i, s in scored]
 
 
 def test_each_list_is_scaled_by_its_own_best_score() -> None:
@@ -80,3 +82,36 @@ def test_a_text_hit_below_the_vector_cut_gets_its_real_cosine_not_zero() -> None
     assert ranked["v2"].score == 0.5 * 0.79 / 0.80 + 0.5 * 0.1
     without = {r.memory.id: r.score for r in blend(by_vector, by_text, "q")}
     assert without["t"] == 0.5
+
+
+def test_a_turn_whose_reply_matched_is_lifted_by_the_reply() -> None:
+    # "question" asks what the reply answers; the reply holds the query's words. Without the
+    # link "other" (a slightly better match on its own) ranks above the question.
+    links = {"reply": "question"}
+    by_text = _hits(("reply", 10.0), ("other", 6.0), ("question", 5.0), follows=links)
+    ranked = blend([], by_text, "q")
+    assert [r.memory.id for r in ranked] == ["reply", "question", "other"]
+    lifted = {r.memory.id: r for r in ranked}
+    assert lifted["question"].score == 0.5 * 0.5 + NEIGHBOUR_WEIGHT * 0.5 * 1.0
+    assert lifted["question"].matched_by == ("text", "neighbour")
+    # the reply is lifted by the question in turn, by a fraction of the question's own score
+    assert lifted["reply"].score == 0.5 + NEIGHBOUR_WEIGHT * 0.5 * 0.5
+    assert lifted["other"].matched_by == ("text",)
+    unlinked = blend([], _hits(("reply", 10.0), ("other", 6.0), ("question", 5.0)), "q")
+    assert [r.memory.id for r in unlinked] == ["reply", "other", "question"]
+
+
+def test_turns_two_steps_apart_lift_each_other_and_three_steps_do_not() -> None:
+    # a <- b <- c <- d: "a" and "c" are two turns apart, "a" and "d" three
+    links = {"b": "a", "c": "b", "d": "c"}
+    by_text = _hits(("a", 10.0), ("b", 1.0), ("c", 1.0), ("d", 1.0), follows=links)
+    lifted = {r.memory.id: r.score for r in blend([], by_text, "q")}
+    assert lifted["c"] == 0.05 + NEIGHBOUR_WEIGHT * 0.5
+    assert lifted["d"] == 0.05 + NEIGHBOUR_WEIGHT * 0.05  # b and c are near it, not a
+
+
+def test_only_turns_both_lists_found_lift_each_other() -> None:
+    # "b" continues "a", but "a" is in neither list: nothing is known of its score
+    ranked = blend([], _hits(("b", 4.0), ("x", 4.0), follows={"b": "a"}), "q")
+    assert {r.memory.id: r.score for r in ranked} == {"b": 0.5, "x": 0.5}
+    assert all("neighbour" not in r.matched_by for r in ranked)

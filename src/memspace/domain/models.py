@@ -87,6 +87,9 @@ class Memory:
     # The text this memory is read with, for search only (never shown as its content): the
     # turn before it when it continues a conversation (services/conversation.py).
     context: str | None = None
+    # The id of that turn before (the memory `context` was taken from): search lifts a memory
+    # whose neighbour in the conversation matched too (services/ranking.py).
+    follows: str | None = None
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, 
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services.access import Principal
-from memspace.services.conversation import preceding_turn, search_vectors
+from memspace.services.conversation import context_of, preceding_turn, search_vectors
 from memspace.services.memory_rules import CANDIDATES, MemoryCore
 from memspace.services.reconcile import MAX_RETARGETS, drop_repeats, plan_extraction, retarget
 from memspace.services.similar import Similar, similar_on_save
@@ -74,9 +74,10 @@ class AddPipeline(MemoryCore):
         and the same memory carrying its content vector, which is what similar-on-save
         compares: the context would make every turn look like the one before it."""
         if memory.document_id is None and memory.speaker:
-            context = preceding_turn(self._store, memory.space_id, memory.created_by,
-                                     memory.created_at, memory.observed_at)
-            memory = replace(memory, context=context)
+            before = preceding_turn(self._store, memory.space_id, memory.created_by,
+                                    memory.created_at, memory.observed_at)
+            if before is not None:
+                memory = replace(memory, context=context_of(before), follows=before.id)
         [(own, searched)] = search_vectors(self._embedder, [memory])
         return replace(memory, embedding=searched), replace(memory, embedding=own)
 

@@ -34,11 +34,11 @@ CONTEXT_CHARS = 400
 
 
 def preceding_turn(store: MemoryReadStore, space_id: str, writer: str, now: datetime,
-                   observed_at: datetime | None) -> str | None:
-    """The context of a turn `writer` saves now: the content of the memory it saved just
-    before, if that was a turn too (it has a speaker) saved within TURN_GAP (and, when both
-    carry `observedAt`, observed within TURN_GAP of this one: turns of two sessions stored back
-    to back are not one conversation)."""
+                   observed_at: datetime | None) -> Memory | None:
+    """The turn a turn `writer` saves now continues: the memory it saved just before, if that
+    was a turn too (it has a speaker) saved within TURN_GAP (and, when both carry
+    `observedAt`, observed within TURN_GAP of this one: turns of two sessions stored back to
+    back are not one conversation)."""
     before = store.latest_by_writer(space_id, writer, now - TURN_GAP)
     # Only a turn continues a turn: facts saved without a speaker (several agents sharing one
     # key, say) are not a conversation, and would cost a second embedding for nothing.
@@ -46,6 +46,11 @@ def preceding_turn(store: MemoryReadStore, space_id: str, writer: str, now: date
         return None
     if _apart(observed_at, before.observed_at):
         return None
+    return before
+
+
+def context_of(before: Memory) -> str:
+    """The text a turn is read with: the end of the turn before (CONTEXT_CHARS)."""
     text = before.content
     return text if len(text) <= CONTEXT_CHARS else "…" + text[-CONTEXT_CHARS:]
 

@@ -29,6 +29,8 @@ from memspace.domain.text import words
 
 VECTOR_WEIGHT = 0.5
 SPEAKER_BOOST = 0.1
+NEIGHBOUR_WEIGHT = 0.3
+NEIGHBOUR_STEPS = 2
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,28 @@ def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], qu
         if named(memory.speaker, asked):
             scores[memory_id] += SPEAKER_BOOST
             found[memory_id].append("speaker")
+    for memory_id, lift in _neighbour_lifts(memories, scores).items():
+        scores[memory_id] += lift
+        found[memory_id].append("neighbour")
     order = sorted(scores, key=lambda m: (-scores[m], m))
     return [Ranked(memories[m], scores[m], tuple(found[m])) for m in order]
+
+
+def _neighbour_lifts(memories: dict[str, Memory], scores: dict[str, float]) -> dict[str, float]:
+    """NEIGHBOUR_WEIGHT x the best score among the turns up to NEIGHBOUR_STEPS before or after
+    each memory in its conversation (`Memory.follows` links a turn to the one before), counting
+    only the memories both lists found: their links are known without another read."""
+    before = {m: f for m, memory in memories.items()
+              if (f := memory.follows) is not None and f in memories}
+    near: dict[str, set[str]] = {}
+    for memory_id in before:
+        step = memory_id
+        for _ in range(NEIGHBOUR_STEPS):
+            if (step := before.get(step)) is None:
+                break
+            near.setdefault(memory_id, set()).add(step)
+            near.setdefault(step, set()).add(memory_id)
+    return {m: NEIGHBOUR_WEIGHT * max(scores[n] for n in others) for m, others in near.items()}
 
 
 def named(speaker: str | None, asked: set[str]) -> bool:

@@ -99,7 +99,8 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         "forgottenBy": m.forgotten_by, "version": m.version, "speaker": m.speaker,
         # ISO text in the caller's own offset (a driver DateTime would keep only UTC)
         "observedAt": m.observed_at.isoformat() if m.observed_at is not None else None,
-        "context": m.context, "terms": index_terms(m.content, m.context),
+        "context": m.context, "follows": m.follows,
+        "terms": index_terms(m.content, m.context),
     }
 
 
@@ -116,6 +117,7 @@ def memory_from(p: Props) -> Memory:
         speaker=p.get("speaker"),
         observed_at=datetime.fromisoformat(p["observedAt"]) if p.get("observedAt") else None,
         context=p.get("context"),
+        follows=p.get("follows"),
     )
 
 

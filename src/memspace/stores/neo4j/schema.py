@@ -72,7 +72,7 @@ PROPERTY_KEYS = (
     "scope", "key", "result", "_fresh", "seq", "version", "changed", "origin", "chunksTotal", "chunksDone",
     "uploadedByKey", "leaseOwner", "leaseUntil", "_claim",
     "agent", "agentKey", "topic", "topicKey", "summary", "done", "nextSteps", "openQuestions",
-    "links", "speaker", "observedAt", "context", "terms", "vector",
+    "links", "speaker", "observedAt", "context", "follows", "terms", "vector",
 )
 
 

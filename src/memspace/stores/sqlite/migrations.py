@@ -230,6 +230,24 @@ MIGRATIONS: list[str] = [
     DROP TRIGGER IF EXISTS memories_terms_insert;
     DROP TABLE IF EXISTS memory_terms;
     """,
+    # 11: the id of the turn a memory continues (the memory its context was taken from), which
+    # search uses to lift a turn whose neighbour matched too (services/ranking.py). Turns saved
+    # before get it back the way services/conversation.py found their context: the writer's
+    # latest memory before them, kept only if its content is that context.
+    """
+    ALTER TABLE memories ADD COLUMN follows TEXT;
+    UPDATE memories SET follows = (
+        SELECT p.id FROM memories AS p INDEXED BY memories_by_writer
+        WHERE p.space_id = memories.space_id AND p.created_by = memories.created_by
+          AND p.document_id IS NULL AND p.created_at <= memories.created_at
+          AND p.rowid < memories.rowid
+        ORDER BY p.created_at DESC, p.rowid DESC LIMIT 1
+    ) WHERE context IS NOT NULL AND document_id IS NULL;
+    UPDATE memories SET follows = NULL WHERE follows IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM memories AS p WHERE p.id = memories.follows
+          AND (p.content = memories.context OR memories.context LIKE '…%')
+    );
+    """,
 ]
 
 

@@ -21,7 +21,7 @@ from memspace.domain.models import (
 MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
     "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version, "
-    "speaker, observed_at, context"
+    "speaker, observed_at, context, follows"
 )
 
 
@@ -95,6 +95,7 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         speaker=row["speaker"],
         observed_at=datetime.fromisoformat(row["observed_at"]) if row["observed_at"] else None,
         context=row["context"],
+        follows=row["follows"],
     )
 
 

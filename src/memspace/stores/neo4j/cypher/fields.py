@@ -13,7 +13,7 @@ def memory_fields(var: str) -> str:
     return (
         f"{var} {{.id, .spaceId, .content, .category, .active, .createdAt, .createdBy, "
         ".contentHash, .documentId, .origin, .invalidatedAt, .invalidatedBy, .forgetReason, "
-        ".forgottenBy, .version, .speaker, .observedAt, .context}"
+        ".forgottenBy, .version, .speaker, .observedAt, .context, .follows}"
     )
 
 
