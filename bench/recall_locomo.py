@@ -40,7 +40,6 @@ sys.path.insert(0, str(ROOT / "src"))
 from memspace.bootstrap import build  # noqa: E402
 from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Access, MemoryFilter  # noqa: E402
-from memspace.services.conversation import CONTEXT_CHARS  # noqa: E402
 from memspace.services.search import SearchRequest  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench" / "locomo10"
@@ -116,7 +115,7 @@ def load(data: Path, only: set[str] | None) -> list[Conversation]:
 
 class CachedEmbedder:
     """The real embedder, primed in large batches with the texts the adds will ask for (a
-    memory's content, and the turn before + content): loading is faster, vectors identical."""
+    memory's content and the questions): loading is faster, vectors identical."""
 
     def __init__(self, inner: Any, keep: Path | None = None) -> None:
         self._inner = inner
@@ -150,12 +149,7 @@ class CachedEmbedder:
 def likely_texts(conversations: Sequence[Conversation]) -> list[str]:
     texts: list[str] = []
     for c in conversations:
-        for i, t in enumerate(c.turns):
-            texts.append(t.content)
-            if i and c.turns[i - 1].session == t.session:
-                before = c.turns[i - 1].content
-                context = before if len(before) <= CONTEXT_CHARS else "…" + before[-CONTEXT_CHARS:]
-                texts.append(f"{context}\n{t.content}")
+        texts += [t.content for t in c.turns]
         texts += [q["question"] for q in c.questions]
     return texts
 

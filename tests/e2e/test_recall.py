@@ -1,5 +1,6 @@
-"""Over MCP, with the real model: who said a memory and when come back, and a conversation saved
-turn by turn is found by the question a turn answers (services/conversation.py)."""
+"""Over MCP, with the real model: who said a memory and when come back, a conversation saved
+turn by turn is found by the question a turn answers (services/conversation.py), and a query's
+date and a turn's neighbours move the ranking (services/ranking.py)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,33 @@ async def test_a_reply_is_found_by_the_question_it_answers(deployment: Deploymen
     # it is found, and the query naming Caroline ranks her answer first.
     assert top[0] == ids[1]
     assert "speaker" in found["results"][0]["matchedBy"]
+
+
+async def test_a_question_is_found_by_the_reply_and_a_date_by_when_it_was_said(
+        deployment: Deployment) -> None:
+    space = deployment.space("replies")
+    sessions = [
+        ("2023-07-14T18:00:00+02:00", [("Jon", "Guess what I started on Friday?"),
+                                        ("Gina", "Tell me!"),
+                                        ("Jon", "Salsa lessons at the studio downtown.")]),
+        ("2023-08-20T09:30:00+02:00", [("Jon", "Guess what I started yesterday?"),
+                                        ("Gina", "No idea, tell me!"),
+                                        ("Jon", "Pottery classes with my neighbour.")]),
+    ]
+    async with mcp_client(deployment.url, deployment.key("logger", {space: "rw"})) as client:
+        ids = []
+        for observed_at, turns in sessions:
+            for speaker, text in turns:
+                saved = data(await client.call_tool("add_memory", {
+                    "content": f"{speaker}: {text}", "speaker": speaker,
+                    "observedAt": observed_at}))
+                ids.append(saved["memories"][0]["id"])
+        # The two question turns are alike: the month the query names tells them apart (when
+        # each was observed), and the answer two turns on is lifted by its question.
+        found = data(await client.call_tool("search_memory", {
+            "query": "What did Jon start in August 2023?", "limit": 6}))
+    ranked = {r["id"]: r for r in found["results"]}
+    order = [r["id"] for r in found["results"]]
+    assert order.index(ids[3]) < order.index(ids[0])
+    assert "time" in ranked[ids[3]]["matchedBy"] and "time" not in ranked[ids[0]]["matchedBy"]
+    assert "neighbour" in ranked[ids[5]]["matchedBy"]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from memspace.domain.models import Memory
 from memspace.present.json import search_json
-from memspace.services.conversation import CONTEXT_CHARS, TURN_GAP, search_vectors
+from memspace.services.conversation import CONTEXT_CHARS, TURN_GAP
 from memspace.services.search import SearchRequest
 from tests.unit.conftest import World
 
@@ -70,18 +72,25 @@ def test_a_long_turn_before_is_kept_by_its_end(world: World) -> None:
     assert len(context) <= CONTEXT_CHARS + 1
 
 
-def test_the_search_vector_averages_content_and_content_with_its_context(world: World) -> None:
-    plain = Memory("a", "s", "powerful", "c", None, True, datetime(2026, 1, 1, tzinfo=UTC), "t", "h")
-    turn = Memory("b", "s", "powerful", "c", None, True, plain.created_at, "t", "h2",
-                  context="how was the group")
-    [(own_a, searched_a), (own_b, searched_b)] = search_vectors(world.embedder, [plain, turn])
-    assert list(searched_a) == list(own_a)  # no context: searched by what it says
-    [alone] = world.embedder.embed(["powerful"])
-    [joined] = world.embedder.embed(["how was the group\npowerful"])
-    both = [x + y for x, y in zip(alone, joined, strict=True)]
-    norm = sum(x * x for x in both) ** 0.5
-    assert list(own_b) == list(alone)
-    assert [round(x, 6) for x in searched_b] == [round(x / norm, 6) for x in both]
+def test_a_turn_is_searched_by_its_own_vector_embedded_once(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    world.app.memories.add(who, "Melanie: How was the support group?", speaker="Melanie")
+    texts: list[list[str]] = []
+    embed = world.embedder.embed
+
+    def spy(batch: list[str]) -> list[list[float]]:
+        texts.append(list(batch))
+        return embed(batch)
+
+    world.embedder.embed = spy  # type: ignore[method-assign]
+    reply = world.app.memories.add(who, "Caroline: Powerful!", speaker="Caroline").memories[0]
+    stored = _stored(world, reply.id)
+    assert stored.context == "Melanie: How was the support group?"
+    # the context is for the full-text terms and the neighbour lift, not the vector
+    assert texts == [["Caroline: Powerful!"]]
+    [alone] = embed(["Caroline: Powerful!"])
+    cosine = world.app.store.similarities(stored.space_id, alone, [reply.id])[reply.id]
+    assert cosine == pytest.approx(1.0)
 
 
 def test_speaker_and_observed_at_are_kept_in_flat_mode_and_shown(world: World) -> None:

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
+
 from memspace.domain.models import Memory, ScoredMemory
-from memspace.services.ranking import NEIGHBOUR_WEIGHT, SPEAKER_BOOST, blend, named, normalised
+from memspace.services.ranking import (
+    NEIGHBOUR_WEIGHT,
+    SPEAKER_BOOST,
+    TIME_BOOST,
+    blend,
+    named,
+    normalised,
+)
 from tests.support import builders as b
 
 
-def _memory(memory_id: str, speaker: str | None = None, follows: str | None = None) -> Memory:
+def _memory(memory_id: str, speaker: str | None = None, follows: str | None = None,
+            observed_at: datetime | None = None) -> Memory:
     return Memory(memory_id, "s", memory_id, "c", None, True, b.BASE, "t", memory_id,
-                  speaker=speaker, follows=follows)
+                  speaker=speaker, follows=follows, observed_at=observed_at)
 
 
 def _hits(*scored: tuple[str, float], speakers: dict[str, str] | None = None,
@@ -115,3 +125,25 @@ def test_only_turns_both_lists_found_lift_each_other() -> None:
     ranked = blend([], _hits(("b", 4.0), ("x", 4.0), follows={"b": "a"}), "q")
     assert {r.memory.id: r.score for r in ranked} == {"b": 0.5, "x": 0.5}
     assert all("neighbour" not in r.matched_by for r in ranked)
+
+
+def test_a_query_naming_a_date_lifts_what_was_observed_on_it() -> None:
+    def at(day: int, hour: int = 12, offset: int = 0) -> datetime:
+        return datetime(2023, 8, day, hour, tzinfo=timezone(timedelta(hours=offset)))
+
+    observed = {"aug": at(14), "july": datetime(2023, 7, 31, 23, tzinfo=UTC),
+                # 1 September 01:00 in UTC, but 31 August in the caller's own offset
+                "late": datetime(2023, 8, 31, 19, tzinfo=timezone(timedelta(hours=-6))),
+                "unknown": None}
+    hits = [ScoredMemory(_memory(i, observed_at=when), score)
+            for (i, when), score in zip(observed.items(), (9.0, 10.0, 8.5, 9.5), strict=True)]
+    ranked = blend([], hits, "What injury did Evan have in August 2023?")
+    assert [r.memory.id for r in ranked] == ["aug", "late", "july", "unknown"]
+    lifted = {r.memory.id: r for r in ranked}
+    assert lifted["aug"].score == 0.5 * 0.9 + TIME_BOOST
+    assert lifted["aug"].matched_by == ("text", "time")
+    assert lifted["july"].matched_by == ("text",)
+    on_the_day = blend([], hits, "what happened on 14 August 2023")
+    assert on_the_day[0].memory.id == "aug" and "time" not in on_the_day[1].matched_by
+    assert [r.memory.id for r in blend([], hits, "what did Evan injure")] == [
+        "july", "unknown", "aug", "late"]

@@ -17,7 +17,7 @@ from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, 
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services.access import Principal
-from memspace.services.conversation import context_of, preceding_turn, search_vectors
+from memspace.services.conversation import context_of, preceding_turn
 from memspace.services.memory_rules import CANDIDATES, MemoryCore
 from memspace.services.reconcile import MAX_RETARGETS, drop_repeats, plan_extraction, retarget
 from memspace.services.similar import Similar, similar_on_save
@@ -69,17 +69,16 @@ class AddResult:
 class AddPipeline(MemoryCore):
     """The steps of one validated add, below the idempotency check (memory_writes.py)."""
 
-    def _in_conversation(self, memory: Memory) -> tuple[Memory, Memory]:
-        """The memory to write (with its context and search vector, services/conversation.py)
-        and the same memory carrying its content vector, which is what similar-on-save
-        compares: the context would make every turn look like the one before it."""
+    def _in_conversation(self, memory: Memory) -> Memory:
+        """The memory to write: with the turn it continues, if any (services/conversation.py),
+        and its content's vector."""
         if memory.document_id is None and memory.speaker:
             before = preceding_turn(self._store, memory.space_id, memory.created_by,
                                     memory.created_at, memory.observed_at)
             if before is not None:
                 memory = replace(memory, context=context_of(before), follows=before.id)
-        [(own, searched)] = search_vectors(self._embedder, [memory])
-        return replace(memory, embedding=searched), replace(memory, embedding=own)
+        [vector] = self._embedder.embed([memory.content])
+        return replace(memory, embedding=vector)
 
     def _memory_for(self, principal: Principal, space: Space, request: AddRequest, text: str,
                     category: str | None) -> Memory:
@@ -116,7 +115,7 @@ class AddPipeline(MemoryCore):
 
     def _add_flat(self, principal: Principal, space: Space, request: AddRequest,
                   warnings: Sequence[str] = (), spent: Usage = NO_USAGE) -> AddResult:
-        memory, shown = self._in_conversation(
+        memory = self._in_conversation(
             self._memory_for(principal, space, request, request.content or "", request.category))
         try:
             self._store.write(WriteBatch(space.id, [memory], at=memory.created_at,
@@ -127,7 +126,7 @@ class AddPipeline(MemoryCore):
                 raise
             return AddResult("duplicate", "flat", space.slug, [known], warnings=list(warnings),
                              usage=spent)
-        return AddResult("created", "flat", space.slug, [shown], warnings=list(warnings),
+        return AddResult("created", "flat", space.slug, [memory], warnings=list(warnings),
                          usage=spent)
 
     def _add_pending(self, principal: Principal, space: Space, request: AddRequest) -> AddResult:

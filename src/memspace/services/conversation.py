@@ -1,29 +1,28 @@
-"""Which earlier memory a new one continues, and the vector it is searched by.
+"""Which earlier memory a new one continues.
 
 Agents often save a conversation turn by turn ("Caroline: I went to the support group",
 "Melanie: How was it?", "Caroline: Powerful!"), each with the `speaker` who said it. Many turns
 only make sense with the one before them: "Powerful!" answers nothing on its own. So a turn (a
-memory saved with a speaker) saved by the same writer shortly after another turn is read with
-that one as its *context*: the context's words go into the memory's
-full-text terms (domain.text.index_terms) and its meaning into the memory's search vector.
-The content itself never changes; the context is for search only.
+memory saved with a speaker) saved by the same writer shortly after another turn continues it:
+the memory keeps that turn's id (`follows`) and its text as its *context*. The context's words
+go into the memory's full-text terms (domain.text.index_terms); the link lets search lift a turn
+whose neighbours matched (services/ranking.py). The content itself never changes, and the
+vector is the content's own.
 
 Measured with bench/recall_locomo.py (flat mode, MiniLM, one memory per turn), tuning on
-conversations 26-44, held out 47-50, all ten together here: full text alone R@10 0.669 -> 0.741
-with the turn before as context; vector alone 0.516 -> 0.567. Adding the turn after as well
-moved the fused R@10 by -0.011 (tuning part) and -0.014 (held out), so only the turn before is
-used, which is also the only one known when a memory is saved.
+conversations 26-44, held out 47-50: full text alone R@10 0.669 -> 0.741 with the turn before's
+words. The turn before's meaning used to be folded into the vector too (the mean of the vectors
+of the content and of "context + content", a second embedding per turn: vector list alone
+0.516 -> 0.567); with the neighbour lift in place that adds nothing (fused R@10 0.812 with it,
+0.813 without; held-out part 0.804 / 0.807), so a turn is embedded once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
-
 from memspace.domain.models import Memory
-from memspace.domain.ports import Embedder, MemoryReadStore, Vector
+from memspace.domain.ports import MemoryReadStore
 
 # Two saves by one writer further apart than this are separate conversations. Chat turns come
 # seconds to minutes apart; a new session of the same agent is usually hours later.
@@ -61,25 +60,3 @@ def _apart(one: datetime | None, other: datetime | None) -> bool:
         return False
     one, other = (t if t.tzinfo else t.replace(tzinfo=UTC) for t in (one, other))
     return abs(one - other) > TURN_GAP
-
-
-def search_vectors(embedder: Embedder, memories: Sequence[Memory]) -> list[tuple[Vector, Vector]]:
-    """(content vector, search vector) per memory, in one embedder call.
-
-    The search vector of a memory with a context is the normalised sum of the vectors of its
-    content and of "context + content": its similarity to a query is (up to the norm) the mean
-    of the two, so the memory is found both by what it says and by what it answers. Measured
-    as above: the mean ranks 0.567 at R@10, "context + content" alone 0.488, content 0.516.
-    A memory without context is searched by its content vector.
-    """
-    texts = [m.content for m in memories]
-    joined = [i for i, m in enumerate(memories) if m.context]
-    texts += [f"{memories[i].context}\n{memories[i].content}" for i in joined]
-    vectors = embedder.embed(texts)
-    out: list[tuple[Vector, Vector]] = [(v, v) for v in vectors[: len(memories)]]
-    for offset, i in enumerate(joined):
-        own = np.asarray(out[i][0], dtype=np.float64)
-        both = own + np.asarray(vectors[len(memories) + offset], dtype=np.float64)
-        norm = float(np.linalg.norm(both))
-        out[i] = (out[i][0], (both / norm).tolist() if norm else list(out[i][0]))
-    return out

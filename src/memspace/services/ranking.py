@@ -17,18 +17,35 @@ SPEAKER_BOOST to the memories that speaker said: on LoCoMo 96% of the evidence o
 questions is said by the person named. The boost is a tenth of a list's top score, enough to
 order memories of similar text by who said them, not enough to lift an unrelated one.
 Measured: R@10 +0.019 (tune) / +0.025 (held out).
+
+A turn of a conversation is often understood only through its neighbours: the question that a
+reply answers, the reply that says what a question was about. So each memory found gains
+NEIGHBOUR_WEIGHT times the best score among the turns up to NEIGHBOUR_STEPS before or after it
+(`Memory.follows` links a turn to the one before, services/conversation.py) — the way passage
+retrieval lets a passage borrow from the passages around it. Only memories the lists found
+count, so no extra read is needed. Measured on the tune / held-out parts: R@10 0.795 / 0.784
+-> 0.809 / 0.802 with 0.3 and two steps (one step: about 0.005 less on each); the turn after
+folded into the memory's vector instead had been -0.011.
+
+A query naming a date ("in August 2023", "on May 8, 2022", domain/dates.py) adds TIME_BOOST,
+the same tenth as a named speaker, to the memories observed on a day of that period
+(`observedAt`, in the caller's own offset). Measured: R@10 +0.009 (tune) / +0.002 (held out);
+12% of LoCoMo's questions name a date.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date, datetime
 
+from memspace.domain.dates import named_period
 from memspace.domain.models import Memory, ScoredMemory
 from memspace.domain.text import words
 
 VECTOR_WEIGHT = 0.5
 SPEAKER_BOOST = 0.1
+TIME_BOOST = SPEAKER_BOOST
 NEIGHBOUR_WEIGHT = 0.3
 NEIGHBOUR_STEPS = 2
 
@@ -82,6 +99,12 @@ def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], qu
     for memory_id, lift in _neighbour_lifts(memories, scores).items():
         scores[memory_id] += lift
         found[memory_id].append("neighbour")
+    period = named_period(query)
+    if period is not None:
+        for memory_id, memory in memories.items():
+            if observed_in(memory.observed_at, period):
+                scores[memory_id] += TIME_BOOST
+                found[memory_id].append("time")
     order = sorted(scores, key=lambda m: (-scores[m], m))
     return [Ranked(memories[m], scores[m], tuple(found[m])) for m in order]
 
@@ -93,14 +116,19 @@ def _neighbour_lifts(memories: dict[str, Memory], scores: dict[str, float]) -> d
     before = {m: f for m, memory in memories.items()
               if (f := memory.follows) is not None and f in memories}
     near: dict[str, set[str]] = {}
-    for memory_id in before:
-        step = memory_id
+    for memory_id, step in before.items():
         for _ in range(NEIGHBOUR_STEPS):
-            if (step := before.get(step)) is None:
-                break
             near.setdefault(memory_id, set()).add(step)
             near.setdefault(step, set()).add(memory_id)
+            if step not in before:
+                break
+            step = before[step]
     return {m: NEIGHBOUR_WEIGHT * max(scores[n] for n in others) for m, others in near.items()}
+
+
+def observed_in(observed_at: datetime | None, period: tuple[date, date]) -> bool:
+    """Was a memory observed on a day of `period` (the day in the caller's own offset)?"""
+    return observed_at is not None and period[0] <= observed_at.date() <= period[1]
 
 
 def named(speaker: str | None, asked: set[str]) -> bool:
