@@ -98,9 +98,9 @@ def run(name: str, store: GraphStore, size: int, queries: int, seed: int,
         def go() -> object:
             i = next(it) % queries
             probe = probes[i].tolist()
-            fused = blend(store.vector_search(where, probe, 50),
-                          store.text_search(where, words[i], 50), words[i],
-                          lambda ids: store.similarities(space.id, probe, ids))[:10]
+            hits = store.hybrid_search(where, probe, words[i], 50)
+            fused = blend(hits.by_vector, hits.by_text, words[i], hits.cosines,
+                          hits.text_scores)[:10]
             if expand:
                 store.neighbours(space.id, [r.memory.id for r in fused], hops=2, per_origin=5)
             return fused

@@ -61,8 +61,8 @@ def test_the_turn_a_memory_continues_comes_back_with_every_read(store: GraphStor
     for memory_id in ids:
         stored = store.get_memory(space_id, memory_id)
         assert stored is not None and stored.follows == follows.get(memory_id)
-    by_vector, by_text = store.hybrid_search(where, EMBED.embed(["painting"])[0], "paintings", 10)
-    for hit in (*by_vector, *by_text, *store.list_memories(where, 10)):
+    hits = store.hybrid_search(where, EMBED.embed(["painting"])[0], "paintings", 10)
+    for hit in (*hits.by_vector, *hits.by_text, *store.list_memories(where, 10)):
         memory = hit.memory if hasattr(hit, "memory") else hit
         assert memory.follows == follows.get(memory.id)
 
@@ -165,7 +165,8 @@ def test_hybrid_search_gives_the_vector_and_text_lists_of_the_separate_searches(
         store: GraphStore) -> None:
     space_id, ids = _load(store)
     where, probe = MemoryFilter(space_id), EMBED.embed(["Who painted the lake?"])[0]
-    by_vector, by_text = store.hybrid_search(where, probe, "Who painted the lake?", 3)
+    hits = store.hybrid_search(where, probe, "Who painted the lake?", 3)
+    by_vector, by_text = hits.by_vector, hits.by_text
     alone_vector = store.vector_search(where, probe, 3)
     alone_text = store.text_search(where, "Who painted the lake?", 3)
     assert [(h.memory.id, h.score) for h in by_vector] == [(h.memory.id, h.score) for h in alone_vector]
@@ -176,3 +177,14 @@ def test_hybrid_search_gives_the_vector_and_text_lists_of_the_separate_searches(
     for memory_id in both:
         assert ([h.memory for h in by_vector if h.memory.id == memory_id]
                 == [h.memory for h in by_text if h.memory.id == memory_id])
+    # every memory of either list is scored by both: its cosine, and its BM25 (0 without the
+    # words), as the full lists would score it
+    found = {h.memory.id for h in (*by_vector, *by_text)}
+    every_cosine = {h.memory.id: h.score for h in store.vector_search(where, probe, 50)}
+    every_bm25 = {h.memory.id: h.score for h in store.text_search(where, "Who painted the lake?", 50)}
+    assert set(hits.cosines) == set(hits.text_scores) == found
+    assert {m: round(c, 5) for m, c in hits.cosines.items()} == {
+        m: round(every_cosine[m], 5) for m in found}
+    assert {m: round(t, 5) for m, t in hits.text_scores.items()} == {
+        m: round(every_bm25.get(m, 0.0), 5) for m in found}
+    assert any(t == 0.0 for t in hits.text_scores.values())  # a vector hit without the words

@@ -29,9 +29,10 @@ def _hits(*scored: tuple[str, float], speakers: dict[str, str] | None = None,
 
 
 def test_each_list_is_scaled_by_its_own_best_score() -> None:
-    assert normalised(_hits(("a", 12.0), ("b", 3.0))) == {"a": 1.0, "b": 0.25}
-    assert normalised(_hits(("a", 0.5), ("b", -0.2))) == {"a": 1.0, "b": 0.0}
-    assert normalised([]) == {}
+    assert normalised({"a": 12.0, "b": 3.0}) == {"a": 1.0, "b": 0.25}
+    assert normalised({"a": 0.5, "b": -0.2}) == {"a": 1.0, "b": 0.0}
+    assert normalised({"a": -0.1}) == {"a": 0.0}
+    assert normalised({}) == {}
 
 
 def test_a_memory_both_lists_rank_well_beats_one_only_one_list_ranks_first() -> None:
@@ -76,22 +77,22 @@ def test_a_speaker_is_named_only_by_every_word_of_the_name() -> None:
     assert not named("  ", {"caroline"})
 
 
-def test_a_text_hit_below_the_vector_cut_gets_its_real_cosine_not_zero() -> None:
+def test_a_hit_below_the_other_lists_cut_gets_its_real_score_there_not_zero() -> None:
     by_vector = _hits(("v1", 0.80), ("v2", 0.79))
     by_text = _hits(("t", 10.0), ("v2", 1.0))
-    asked: list[list[str]] = []
-
-    def cosine_of(ids: list[str]) -> dict[str, float]:
-        asked.append(ids)
-        return {"t": 0.78, "v2": 0.1}  # v2 is already ranked: its list score stands
-
-    ranked = {r.memory.id: r for r in blend(by_vector, by_text, "q", cosine_of)}
-    assert asked == [["t"]]
+    cosines = {"v1": 0.80, "v2": 0.79, "t": 0.78}
+    text_scores = {"v1": 4.0, "v2": 1.0, "t": 10.0}
+    ranked = {r.memory.id: r for r in blend(by_vector, by_text, "q", cosines, text_scores)}
     assert ranked["t"].score == 0.5 * 0.78 / 0.80 + 0.5 * 1.0
     assert ranked["t"].matched_by == ("text",)
-    assert ranked["v2"].score == 0.5 * 0.79 / 0.80 + 0.5 * 0.1
+    assert ranked["v1"].score == 0.5 * 1.0 + 0.5 * 0.4
+    assert ranked["v1"].matched_by == ("vector",)  # found by its meaning; its words only count
     without = {r.memory.id: r.score for r in blend(by_vector, by_text, "q")}
-    assert without["t"] == 0.5
+    assert without["t"] == 0.5 * 1.0 and without["v1"] == 0.5 * 1.0
+    # the cross scores only score the memories the lists found: they add none
+    assert set(ranked) == {"v1", "v2", "t"}
+    extra = blend(by_vector, by_text, "q", cosines | {"x": 0.9}, text_scores | {"x": 20.0})
+    assert {r.memory.id: r.score for r in extra} == {m: r.score for m, r in ranked.items()}
 
 
 def test_a_turn_whose_reply_matched_is_lifted_by_the_reply() -> None:

@@ -176,6 +176,23 @@ class ScoredMemory:
 
 
 @dataclass(frozen=True)
+class HybridHits:
+    """The two lists of a hybrid search (best first), and every memory of either scored by
+    both: its cosine (memories without a vector have none) and its BM25 (0: none of the words)."""
+
+    by_vector: list[ScoredMemory]
+    by_text: list[ScoredMemory]
+    cosines: dict[str, float]
+    text_scores: dict[str, float]
+
+    @classmethod
+    def of(cls, by_vector: list[ScoredMemory], by_text: list[ScoredMemory],
+           cosines: list[ScoredMemory], text_scores: list[ScoredMemory]) -> HybridHits:
+        return cls(by_vector, by_text, {h.memory.id: h.score for h in cosines},
+                   {h.memory.id: h.score for h in text_scores})
+
+
+@dataclass(frozen=True)
 class MemoryFilter:
     """What a listing or a search is narrowed to, always inside one space."""
 

@@ -13,6 +13,7 @@ from memspace.domain.models import (
     Document,
     DocumentStatus,
     Handoff,
+    HybridHits,
     Memory,
     MemoryFilter,
     Neighbour,
@@ -176,9 +177,10 @@ class SearchStore(Protocol):
         """Full-text (BM25) match of any of the words, best first."""
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
-                      limit: int) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
+                      limit: int) -> HybridHits:
         """`vector_search(where, embedding, limit)` and `text_search(where, text, limit)` at once
-        (the memories of both lists are read together)."""
+        (the memories of both lists are read together), each memory of either list also scored
+        by the other."""
 
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
         """Typo-tolerant match of every word (see domain.text.max_edits), best first."""

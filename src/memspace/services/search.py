@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from memspace.domain.errors import InvalidInput, Unavailable
-from memspace.domain.models import Memory, MemoryFilter, Neighbour, ScoredMemory
+from memspace.domain.models import Memory, MemoryFilter, Neighbour
 from memspace.domain.ports import (
     DocumentStore,
     Embedder,
@@ -142,17 +142,15 @@ class SearchService:
         depth = max(FUSION_DEPTH, limit * 3)
         if query:
             degraded = None
-            by_vector: list[ScoredMemory]
             try:
                 [vector] = self._embedder.embed([query])
             except Unavailable as exc:  # words still find memories while the model is down
                 degraded = f"keyword (embedder unavailable: {exc.message})"
-                by_vector, by_text = [], self._store.text_search(where, query, depth)
+                blended = blend([], self._store.text_search(where, query, depth), query)
             else:
-                by_vector, by_text = self._store.hybrid_search(where, vector, query, depth)
-            blended = blend(by_vector, by_text, query,
-                            None if degraded else
-                            lambda ids: self._store.similarities(where.space_id, vector, ids))
+                hits = self._store.hybrid_search(where, vector, query, depth)
+                blended = blend(hits.by_vector, hits.by_text, query, hits.cosines,
+                                hits.text_scores)
             if not keyword:
                 return degraded or "hybrid", blended
             # The keyword narrows the answer to memories holding its words (typos tolerated).

@@ -93,6 +93,17 @@ class _SpaceVectors:
         return mask
 
 
+@dataclass(frozen=True)
+class Hybrid:
+    """(seq, score) lists of a hybrid search: the two rankings, then every memory of either
+    scored by both (`cosines` leaves out memories without a vector)."""
+
+    by_vector: list[tuple[int, float]]
+    by_text: list[tuple[int, float]]
+    cosines: list[tuple[int, float]]
+    text_scores: list[tuple[int, float]]
+
+
 class VectorCache:
     """Per-space embedding matrices, refreshed incrementally from the `memories` table."""
 
@@ -150,6 +161,41 @@ class VectorCache:
             scores = entry.terms.scores(terms)
             mask = entry.mask(category, include_inactive) & (scores > 0)
             return _best(entry.seqs, scores, np.flatnonzero(mask), limit)
+
+    def hybrid_top_k(
+        self,
+        source: VectorSource,
+        space_id: str,
+        query: np.ndarray,
+        terms: Sequence[str],
+        limit: int,
+        category: str | None,
+        include_inactive: bool,
+        version: int | None = None,
+    ) -> Hybrid:
+        """`top_k` and `text_top_k` at once, each memory of either list also scored by the
+        other (its cosine, its BM25: 0 when it holds none of the terms), from the same product
+        and postings; `version` as for top_k."""
+        with self._lock:
+            entry = self._refresh(source, space_id, version)
+            if entry.size == 0:
+                return Hybrid([], [], [], [])
+            seqs = entry.seqs[: entry.size]
+            mask = entry.mask(category, include_inactive)
+            bm25 = entry.terms.scores(terms) if terms else np.zeros(entry.size, np.float32)
+            by_text = _best(seqs, bm25, np.flatnonzero(mask & (bm25 > 0)), limit)
+            if entry.matrix.shape[1] != query.shape[0]:
+                return Hybrid([], by_text, [], [(seq, score) for seq, score in by_text])
+            matrix, has_vector = entry.matrix[: entry.size], entry.has_vector[: entry.size]
+        cosines = self._products((matrix, query))  # outside the lock, as in top_k
+        by_vector = _best(seqs, cosines, np.flatnonzero(mask & has_vector), limit)
+        rows = np.searchsorted(seqs, np.asarray(
+            list({seq: None for seq, _ in (*by_vector, *by_text)}), dtype=np.int64))
+        return Hybrid(
+            by_vector, by_text,
+            [(int(seqs[r]), float(cosines[r])) for r in rows if has_vector[r]],
+            [(int(seqs[r]), float(bm25[r])) for r in rows],
+        )
 
     def scores_of(self, source: VectorSource, space_id: str, query: np.ndarray,
                   seqs: Sequence[int]) -> dict[int, float]:

@@ -26,6 +26,7 @@ from memspace.domain.models import (
     Document,
     DocumentStatus,
     Handoff,
+    HybridHits,
     Memory,
     MemoryFilter,
     Neighbour,
@@ -225,11 +226,19 @@ class Neo4jStore:
         return hits
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
-                      limit: int) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
+                      limit: int) -> HybridHits:
         """Both lists ranked on the cache, their memories fetched in one round trip (two reads
         of 50 records each took 16 ms of a 50 ms search at 100,000 memories)."""
-        by_vector, by_text = self._ranked(where, limit, embedding=embedding, text=text)
-        return by_vector, by_text
+        query = np.asarray(embedding, dtype=np.float32)
+        terms = query_terms(text)
+
+        def rank(version: int | None) -> list[list[tuple[int, float]]]:
+            hits = self._vectors.hybrid_top_k(self, where.space_id, query, terms, limit,
+                                              where.category, where.include_inactive, version)
+            return [hits.by_vector, hits.by_text, hits.cosines, hits.text_scores]
+
+        return HybridHits.of(*search.lists_from_cache(self._db, self._vectors, self._seqs,
+                                                      where, rank))
 
     def _ranked(self, where: MemoryFilter, limit: int, embedding: Vector | None = None,
                 text: str | None = None) -> list[list[ScoredMemory]]:

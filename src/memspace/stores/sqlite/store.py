@@ -20,6 +20,7 @@ from memspace.domain.models import (
     Document,
     DocumentStatus,
     Handoff,
+    HybridHits,
     Memory,
     MemoryFilter,
     Neighbour,
@@ -198,11 +199,14 @@ class SqliteStore:
         return search.by_rowid(self._db.conn(), self._text_hits(where, text, limit))
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
-                      limit: int) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
+                      limit: int) -> HybridHits:
         """Both lists ranked on the cache, their memories read in one query."""
-        by_vector, by_text = search.lists_by_rowid(self._db.conn(), [
-            self._vector_hits(where, embedding, limit), self._text_hits(where, text, limit)])
-        return by_vector, by_text
+        hits = self._vectors.hybrid_top_k(self, where.space_id,
+                                          np.asarray(embedding, dtype=np.float32),
+                                          query_terms(text), limit, where.category,
+                                          where.include_inactive)
+        return HybridHits.of(*search.lists_by_rowid(self._db.conn(), [
+            hits.by_vector, hits.by_text, hits.cosines, hits.text_scores]))
 
     def _vector_hits(self, where: MemoryFilter, embedding: Vector,
                      limit: int) -> list[tuple[int, float]]:
