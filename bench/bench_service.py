@@ -140,13 +140,11 @@ def row(name: str, values: list[float]) -> str:
 
 
 def embedding_cost(embedder: Any, added: list[str]) -> list[float]:
-    """ms to embed what a flat add of each text embeds: its content, and after the first add of
-    a writer also "previous + content" (services/conversation.py), in one call."""
+    """ms to embed what a flat add of each text embeds: its content, one text per call."""
     times = []
-    for previous, content in zip([None, *added], added, strict=False):
-        texts = [content] + ([f"{previous}\n{content}"] if previous else [])
+    for content in added:
         start = time.perf_counter()
-        embedder.embed(texts)
+        embedder.embed([content])
         times.append((time.perf_counter() - start) * 1000)
     return times
 

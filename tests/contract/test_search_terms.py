@@ -117,6 +117,28 @@ def test_a_crowded_other_space_cannot_hide_a_match_of_this_one(store: GraphStore
         quiet.id]
 
 
+def test_nearest_active_lists_only_active_memories_close_enough(store: GraphStore) -> None:
+    space, other = b.space(), b.space()
+    store.create_space(space)
+    store.create_space(other)
+    close = b.memory(space.id, "close", [0.9, 0.436, 0.0])
+    fair = b.memory(space.id, "fair", [0.6, 0.8, 0.0])
+    far = b.memory(space.id, "far", [0.2, 0.98, 0.0])
+    gone = b.memory(space.id, "gone", [1.0, 0.0, 0.0])
+    elsewhere = b.memory(other.id, "elsewhere", [1.0, 0.0, 0.0])
+    store.write(WriteBatch(space.id, [close, fair, far, gone]))
+    store.write(WriteBatch(other.id, [elsewhere]))
+    probe = [1.0, 0.0, 0.0]
+    assert [h.memory.id for h in store.nearest_active(space.id, probe, 5, 0.5)] == [
+        gone.id, close.id, fair.id]
+    store.forget(space.id, gone.id, "wrong", "tester", b.BASE)
+    found = store.nearest_active(space.id, probe, 5, 0.5)
+    assert [h.memory.id for h in found] == [close.id, fair.id]
+    assert abs(found[0].score - 0.9) < 1e-6 and all(h.memory.active for h in found)
+    assert store.nearest_active(space.id, probe, 1, 0.5)[0].memory.id == close.id
+    assert store.nearest_active(space.id, probe, 5, 0.95) == []
+
+
 def test_similarities_are_the_cosines_of_the_memories_asked_for(store: GraphStore) -> None:
     space, other = b.space(), b.space()
     store.create_space(space)

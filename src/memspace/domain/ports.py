@@ -185,6 +185,13 @@ class SearchStore(Protocol):
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
         """Typo-tolerant match of every word (see domain.text.max_edits), best first."""
 
+    def nearest_active(self, space_id: str, embedding: Vector, limit: int,
+                       min_score: float) -> list[ScoredMemory]:
+        """Up to `limit` active memories of the space whose cosine with `embedding` is at least
+        `min_score`, best first, ranked on the vectors this process holds now: a memory another
+        writer committed a moment ago may be missing. For hints (similar-on-save), never for
+        acting on the space; nothing is read when no memory is close enough."""
+
     def similarities(self, space_id: str, embedding: Vector,
                      memory_ids: Sequence[str]) -> dict[str, float]:
         """Cosine similarity of `embedding` with each of these memories of the space (ids the

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memspace.domain.models import Memory, MemoryFilter
+from memspace.domain.models import Memory
 from memspace.domain.ports import SearchStore
 
 # Cosine similarity (all-MiniLM-L6-v2) from which an active memory is listed. Measured with
@@ -40,10 +40,10 @@ def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
     for memory in saved:
         if memory.embedding is None:
             continue
-        hits = store.vector_search(MemoryFilter(space_id), memory.embedding,
-                                   MAX_SIMILAR + len(skip))
+        hits = store.nearest_active(space_id, memory.embedding, MAX_SIMILAR + len(skip),
+                                    SIMILAR_ON_SAVE)
         for hit in hits:
-            if hit.memory.id in skip or hit.score < SIMILAR_ON_SAVE:
+            if hit.memory.id in skip:
                 continue
             if hit.score > best.get(hit.memory.id, (-1.0,))[0]:
                 best[hit.memory.id] = (hit.score, hit.memory, memory.id)

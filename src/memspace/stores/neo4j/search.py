@@ -159,5 +159,15 @@ def lists_from_cache(
     return seqs.scored(ranked, rows)
 
 
+def by_seq(conn: Neo4jConnection, seqs: Seqs, space_id: str,
+           ranked: list[tuple[int, float]]) -> list[ScoredMemory]:
+    """The memories of (seq, score) hits, in the hits' order, as stored now."""
+    if not ranked:
+        return []
+    rows = conn.read(cypher.MEMORIES_BY_SEQ, space=space_id, seqs=_union([ranked]))
+    [hits] = seqs.scored([ranked], rows)
+    return hits
+
+
 def _union(ranked: list[list[tuple[int, float]]]) -> list[int]:
     return list({seq: None for hits in ranked for seq, _ in hits})

@@ -260,6 +260,18 @@ class Neo4jStore:
 
         return search.lists_from_cache(self._db, self._vectors, self._seqs, where, rank)
 
+    def nearest_active(self, space_id: str, embedding: Vector, limit: int,
+                       min_score: float) -> list[ScoredMemory]:
+        """Ranked on the cache as it is (no version read: with writers committing all the
+        time, checking it made most similar-on-save lookups read twice), fetched only when a
+        memory is close enough. A memory deactivated since the cache last looked is dropped
+        by its record; twice `limit` are ranked so that one such does not shorten the list."""
+        ranked = self._vectors.top_k(self, space_id, np.asarray(embedding, dtype=np.float32),
+                                     2 * limit, None, False, self._vectors.version_of(space_id))
+        close = [hit for hit in ranked if hit[1] >= min_score]
+        return [h for h in search.by_seq(self._db, self._seqs, space_id, close)
+                if h.memory.active][:limit]
+
     def similarities(self, space_id: str, embedding: Vector,
                      memory_ids: Sequence[str]) -> dict[str, float]:
         if not memory_ids:

@@ -177,6 +177,12 @@ class SqliteStore:
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
         return search.by_rowid(self._db.conn(), self._vector_hits(where, embedding, limit))
 
+    def nearest_active(self, space_id: str, embedding: Vector, limit: int,
+                       min_score: float) -> list[ScoredMemory]:
+        close = [hit for hit in self._vector_hits(MemoryFilter(space_id), embedding, limit)
+                 if hit[1] >= min_score]
+        return [h for h in search.by_rowid(self._db.conn(), close) if h.memory.active]
+
     def similarities(self, space_id: str, embedding: Vector,
                      memory_ids: Sequence[str]) -> dict[str, float]:
         if not memory_ids:
