@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from memspace.domain.models import MemoryFilter, ScoredMemory
 from memspace.domain.text import max_edits, tolerated, words
@@ -39,6 +40,8 @@ OVERFETCH_MARGIN = 100
 SEQS_REMEMBERED = 10_000
 # Memories per read of a cold cache load: ~15 MB of vectors a record.
 SEQS_PER_READ = 10_000
+# Reads of a cold load in flight at once: the server reads one range while another is decoded.
+LOAD_READERS = 2
 
 
 def keyword_search(
@@ -89,13 +92,19 @@ def vectors_after(conn: Neo4jConnection, space_id: str, after_seq: int) -> list[
     after the first read is found by the next refresh)."""
     rows = conn.read(cypher.LAST_SEQ, space=space_id)
     last = int(rows[0]["seq"]) if rows else 0
-    found: list[CacheRow] = []
-    for start in range(after_seq, last, SEQS_PER_READ):
+
+    def read(start: int) -> list[CacheRow]:
         [chunk] = conn.read(cypher.VECTORS_IN_RANGE, space=space_id, after=start,
                             upto=min(start + SEQS_PER_READ, last))
-        found += [(int(seq), vector, str(category), terms)
-                  for seq, vector, category, terms in chunk["rows"]]
-    return found
+        return [(int(seq), vector, str(category), terms)
+                for seq, vector, category, terms in chunk["rows"]]
+
+    starts = range(after_seq, last, SEQS_PER_READ)
+    if len(starts) <= 1:
+        return read(starts[0]) if starts else []
+    # A cold load: LOAD_READERS ranges in flight, in order.
+    with ThreadPoolExecutor(max_workers=LOAD_READERS, thread_name_prefix="vector-load") as pool:
+        return [row for rows_of in pool.map(read, starts) for row in rows_of]
 
 
 def inactive_seqs(conn: Neo4jConnection, space_id: str, upto_seq: int) -> list[int]:
