@@ -139,21 +139,6 @@ def test_nearest_active_lists_only_active_memories_close_enough(store: GraphStor
     assert store.nearest_active(space.id, probe, 5, 0.95) == []
 
 
-def test_similarities_are_the_cosines_of_the_memories_asked_for(store: GraphStore) -> None:
-    space, other = b.space(), b.space()
-    store.create_space(space)
-    store.create_space(other)
-    near = b.memory(space.id, "near", [1.0, 0.0, 0.0])
-    far = b.memory(space.id, "far", [0.0, 1.0, 0.0])
-    elsewhere = b.memory(other.id, "elsewhere", [1.0, 0.0, 0.0])
-    store.write(WriteBatch(space.id, [near, far]))
-    store.write(WriteBatch(other.id, [elsewhere]))
-    found = store.similarities(space.id, [0.6, 0.8, 0.0], [near.id, far.id, elsewhere.id, "nope"])
-    assert set(found) == {near.id, far.id}
-    assert abs(found[near.id] - 0.6) < 1e-6 and abs(found[far.id] - 0.8) < 1e-6
-    assert store.similarities(space.id, [1.0, 0.0, 0.0], []) == {}
-
-
 def test_another_spaces_words_do_not_move_this_spaces_text_scores(store: GraphStore) -> None:
     """BM25 statistics are the space's own: what other teams store neither reorders nor
     rescores a space's full-text hits (and so cannot be read off them)."""

@@ -89,8 +89,8 @@ def test_a_turn_is_searched_by_its_own_vector_embedded_once(world: World) -> Non
     # the context is for the full-text terms and the neighbour lift, not the vector
     assert texts == [["Caroline: Powerful!"]]
     [alone] = embed(["Caroline: Powerful!"])
-    cosine = world.app.store.similarities(stored.space_id, alone, [reply.id])[reply.id]
-    assert cosine == pytest.approx(1.0)
+    [nearest] = world.app.store.nearest_active(stored.space_id, alone, 1, 0.0)
+    assert nearest.memory.id == reply.id and nearest.score == pytest.approx(1.0)
 
 
 def test_speaker_and_observed_at_are_kept_in_flat_mode_and_shown(world: World) -> None:

@@ -60,3 +60,27 @@ def test_oversized_queries_are_refused(world: World) -> None:
     who = world.principal({"acme": "r"})
     with pytest.raises(InvalidInput, match="MEMSPACE_MAX_QUERY_CHARS"):
         world.app.search.search(who, SearchRequest(query="q" * 5000))
+
+
+def test_warm_up_loads_every_space_and_makes_one_searchs_reads_once(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    who = world.principal({"acme": "rw", "other": "rw"})
+    world.app.admin.create_space("empty")
+    world.app.memories.add(who, "Deploys need two approvals", space="acme")
+    world.app.memories.add(who, "Rollbacks need one approval", space="other")
+    store = world.app.store
+    calls: list[str] = []
+    for name in ("vector_search", "hybrid_search", "keyword_search", "neighbours",
+                 "open_conflicts"):
+        real = getattr(store, name)
+
+        def spy(*args: object, _real: object = real, _name: str = name, **kwargs: object) -> object:
+            calls.append(_name)
+            return _real(*args, **kwargs)  # type: ignore[operator]
+
+        monkeypatch.setattr(store, name, spy)
+    world.app.search.warm_up()
+    assert calls.count("vector_search") == len(store.list_spaces())  # every space's cache
+    # the reads of a search (ranking, neighbours, keyword, profile) once, not per space
+    assert [c for c in calls if c != "vector_search"] == [
+        "hybrid_search", "neighbours", "keyword_search", "open_conflicts"]

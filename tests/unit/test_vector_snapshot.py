@@ -109,20 +109,6 @@ def test_an_unreadable_snapshot_is_ignored(tmp_path: Path) -> None:
     assert top(VectorCache(tmp_path), source, query) == source.exact(query, 5)
 
 
-def test_scores_of_held_rows_skip_the_version_lookup_and_new_rows_refresh(tmp_path: Path) -> None:
-    source = Source(seed=4, n=20)
-    cache = VectorCache()
-    query = source.rows[3][0]
-    cache.top_k(source, SPACE, query, 1, None, False)
-    source.version_reads = 0
-    assert cache.scores_of(source, SPACE, query, [3])[3] == pytest.approx(1.0, abs=1e-5)
-    assert source.version_reads == 0  # a held row's vector cannot have changed
-    newest = source.add(query)  # written by another process since the cache loaded
-    assert cache.scores_of(source, SPACE, query, [3, newest])[newest] == pytest.approx(
-        1.0, abs=1e-5)
-    assert source.version_reads == 1
-
-
 def text(cache: VectorCache, source: Source, terms: list[str], k: int = 5) -> list[int]:
     return [seq for seq, _ in cache.text_top_k(source, SPACE, terms, k, None, False)]
 
@@ -145,7 +131,10 @@ def test_a_memory_without_a_vector_is_found_by_its_terms_only(tmp_path: Path) ->
     assert text(cache, source, ["kafka"]) == [pending]
     query = source.rows[2][0]
     assert pending not in top(cache, source, query, 13)
-    assert cache.scores_of(source, SPACE, query, [pending, 2]).keys() == {2}
+    hybrid = cache.hybrid_top_k(source, SPACE, query, ["kafka"], 13, None, False)
+    assert [seq for seq, _ in hybrid.by_text] == [pending]
+    assert pending not in {seq for seq, _ in hybrid.cosines}  # no vector, no cosine
+    assert dict(hybrid.text_scores)[pending] > 0
     # a vector-less first row, then vectors: the matrix takes their width
     other = Source(seed=7, n=0)
     first = other.add_vectorless("only words")

@@ -192,10 +192,6 @@ class SearchStore(Protocol):
         writer committed a moment ago may be missing. For hints (similar-on-save), never for
         acting on the space; nothing is read when no memory is close enough."""
 
-    def similarities(self, space_id: str, embedding: Vector,
-                     memory_ids: Sequence[str]) -> dict[str, float]:
-        """Cosine similarity of `embedding` with each of these memories of the space (ids the
-        space does not hold are left out)."""
 
 
 class LedgerStore(Protocol):

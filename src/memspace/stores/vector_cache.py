@@ -197,29 +197,6 @@ class VectorCache:
             [(int(seqs[r]), float(bm25[r])) for r in rows],
         )
 
-    def scores_of(self, source: VectorSource, space_id: str, query: np.ndarray,
-                  seqs: Sequence[int]) -> dict[int, float]:
-        """Cosine of the query with the memories at these sequence numbers (those the cache
-        holds): what a hybrid search gives the full-text hits the vector list did not reach."""
-        with self._lock:
-            # A memory's vector never changes (memories are append-only), so the rows the cache
-            # holds need no version lookup (a Neo4j round trip); only a sequence number past
-            # its last row makes it refresh.
-            entry = self._spaces.get(space_id)
-            if entry is None or entry.version < 0 or (seqs and max(seqs) > entry.last_seq):
-                entry = self._refresh(source, space_id, None)
-            if entry.size == 0 or not seqs:
-                return {}
-            held = entry.seqs[: entry.size]
-            wanted = np.asarray(seqs, dtype=np.int64)
-            at = np.clip(np.searchsorted(held, wanted), 0, entry.size - 1)
-            found = (held[at] == wanted) & entry.has_vector[at]
-            rows = at[found]
-            if entry.matrix.shape[1] != query.shape[0]:
-                return {}
-            scores = entry.matrix[rows] @ query
-            return {int(s): float(v) for s, v in zip(wanted[found], scores, strict=True)}
-
     def record_write(self, space_id: str, before: int, after: int, rows: Sequence[Row],
                      active: Sequence[bool]) -> None:
         """A write this process committed took the space from version `before` to `after` and

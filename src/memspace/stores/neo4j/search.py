@@ -13,9 +13,7 @@ answers exactly in a few milliseconds.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from memspace.domain.models import MemoryFilter, ScoredMemory
@@ -35,9 +33,6 @@ from memspace.stores.vector_cache import VectorCache
 # candidates in Python (the symmetric typo rule), which the margin absorbs.
 OVERFETCH_FACTOR = 10
 OVERFETCH_MARGIN = 100
-# Memory ids whose sequence numbers a store remembers from its last fetches (~100 bytes each):
-# enough for the hits of many concurrent searches.
-SEQS_REMEMBERED = 10_000
 # Memories per read of a cold cache load: ~15 MB of vectors a record.
 SEQS_PER_READ = 10_000
 # Reads of a cold load in flight at once: the server reads one range while another is decoded.
@@ -115,40 +110,15 @@ def inactive_seqs(conn: Neo4jConnection, space_id: str, upto_seq: int) -> list[i
 # -- ranked on the cache, fetched by sequence number ------------------------------------------
 
 
-class Seqs:
-    """The sequence numbers (vector cache rows) of the memories the store fetched last."""
-
-    def __init__(self) -> None:
-        self._seq_of: OrderedDict[str, int] = OrderedDict()  # memory id -> seq, recently fetched
-        self._seqs_guard = threading.Lock()
-
-    def of(self, conn: Neo4jConnection, space_id: str, memory_ids: Sequence[str]) -> dict[int, str]:
-        """The memories' ids by sequence number (those of the space that have one)."""
-        # The memories a search just fetched are known by sequence number: no read for them
-        # (a hybrid search asks for the cosines of its full-text hits right after fetching them).
-        with self._seqs_guard:
-            ids = {self._seq_of[i]: i for i in memory_ids if i in self._seq_of}
-        missing = [i for i in memory_ids if i not in ids.values()]
-        if missing:
-            rows = conn.read(cypher.SEQS_OF_MEMORIES, space=space_id, ids=missing)
-            ids.update({int(r["seq"]): str(r["id"]) for r in rows if r["seq"] is not None})
-        return ids
-
-    def scored(self, ranked: list[list[tuple[int, float]]],
-               rows: list[Row]) -> list[list[ScoredMemory]]:
-        by_seq = {r["seq"]: rec.memory_from(r["memory"]) for r in rows if r["seq"] is not None}
-        with self._seqs_guard:  # a memory's sequence number never changes
-            for seq, memory in by_seq.items():
-                self._seq_of[memory.id] = int(seq)
-                self._seq_of.move_to_end(memory.id)
-            while len(self._seq_of) > SEQS_REMEMBERED:
-                self._seq_of.popitem(last=False)
-        return [[ScoredMemory(by_seq[seq], score) for seq, score in hits if seq in by_seq]
-                for hits in ranked]
+def scored(ranked: list[list[tuple[int, float]]], rows: list[Row]) -> list[list[ScoredMemory]]:
+    """Each ranking of (seq, score) as memories, from the rows read for them."""
+    by_seq = {r["seq"]: rec.memory_from(r["memory"]) for r in rows if r["seq"] is not None}
+    return [[ScoredMemory(by_seq[seq], score) for seq, score in hits if seq in by_seq]
+            for hits in ranked]
 
 
 def lists_from_cache(
-    conn: Neo4jConnection, vectors: VectorCache, seqs: Seqs, where: MemoryFilter,
+    conn: Neo4jConnection, vectors: VectorCache, where: MemoryFilter,
     rank: Callable[[int | None], list[list[tuple[int, float]]]],
 ) -> list[list[ScoredMemory]]:
     """Several rankings by the cache (`rank(version)`), their memories fetched in one read."""
@@ -161,20 +131,20 @@ def lists_from_cache(
         rows = conn.read(cypher.MEMORIES_BY_SEQ_AT_VERSION, space=where.space_id,
                          seqs=_union(ranked))
         if rows and int(rows[0]["version"]) == known:
-            return seqs.scored(ranked, rows)
+            return scored(ranked, rows)
     ranked = rank(None)
     wanted = _union(ranked)
     rows = conn.read(cypher.MEMORIES_BY_SEQ, space=where.space_id, seqs=wanted) if wanted else []
-    return seqs.scored(ranked, rows)
+    return scored(ranked, rows)
 
 
-def by_seq(conn: Neo4jConnection, seqs: Seqs, space_id: str,
+def by_seq(conn: Neo4jConnection, space_id: str,
            ranked: list[tuple[int, float]]) -> list[ScoredMemory]:
     """The memories of (seq, score) hits, in the hits' order, as stored now."""
     if not ranked:
         return []
     rows = conn.read(cypher.MEMORIES_BY_SEQ, space=space_id, seqs=_union([ranked]))
-    [hits] = seqs.scored([ranked], rows)
+    [hits] = scored([ranked], rows)
     return hits
 
 

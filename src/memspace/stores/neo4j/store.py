@@ -79,7 +79,6 @@ class Neo4jStore:
         self._vectors = self.vector_cache = VectorCache(snapshot_dir)  # sizes exported by /metrics
         self._space_locks: dict[str, threading.Lock] = {}
         self._groups: GroupCommit[WriteBatch] = GroupCommit(self._write_group)
-        self._seqs = search.Seqs()  # of the memories fetched last, for `similarities`
         self._counts = SpaceCounts()  # memories and relations per space, by version
         self._space_locks_guard = threading.Lock()
         try:
@@ -237,8 +236,7 @@ class Neo4jStore:
                                               where.category, where.include_inactive, version)
             return [hits.by_vector, hits.by_text, hits.cosines, hits.text_scores]
 
-        return HybridHits.of(*search.lists_from_cache(self._db, self._vectors, self._seqs,
-                                                      where, rank))
+        return HybridHits.of(*search.lists_from_cache(self._db, self._vectors, where, rank))
 
     def _ranked(self, where: MemoryFilter, limit: int, embedding: Vector | None = None,
                 text: str | None = None) -> list[list[ScoredMemory]]:
@@ -258,7 +256,7 @@ class Neo4jStore:
                                                        version))
             return ranked
 
-        return search.lists_from_cache(self._db, self._vectors, self._seqs, where, rank)
+        return search.lists_from_cache(self._db, self._vectors, where, rank)
 
     def nearest_active(self, space_id: str, embedding: Vector, limit: int,
                        min_score: float) -> list[ScoredMemory]:
@@ -269,17 +267,8 @@ class Neo4jStore:
         ranked = self._vectors.top_k(self, space_id, np.asarray(embedding, dtype=np.float32),
                                      2 * limit, None, False, self._vectors.version_of(space_id))
         close = [hit for hit in ranked if hit[1] >= min_score]
-        return [h for h in search.by_seq(self._db, self._seqs, space_id, close)
+        return [h for h in search.by_seq(self._db, space_id, close)
                 if h.memory.active][:limit]
-
-    def similarities(self, space_id: str, embedding: Vector,
-                     memory_ids: Sequence[str]) -> dict[str, float]:
-        if not memory_ids:
-            return {}
-        ids = self._seqs.of(self._db, space_id, memory_ids)
-        scores = self._vectors.scores_of(self, space_id, np.asarray(embedding, dtype=np.float32),
-                                         list(ids))
-        return {ids[seq]: score for seq, score in scores.items()}
 
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
         return search.keyword_search(self._db, where, keyword, limit)

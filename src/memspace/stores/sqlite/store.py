@@ -6,7 +6,6 @@ ledger, handoffs, documents); this class holds the transactions and the vector c
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -182,22 +181,6 @@ class SqliteStore:
         close = [hit for hit in self._vector_hits(MemoryFilter(space_id), embedding, limit)
                  if hit[1] >= min_score]
         return [h for h in search.by_rowid(self._db.conn(), close) if h.memory.active]
-
-    def similarities(self, space_id: str, embedding: Vector,
-                     memory_ids: Sequence[str]) -> dict[str, float]:
-        if not memory_ids:
-            return {}
-        # From the ids to the rows (the UNIQUE index on id), then the space: filtered the other
-        # way round, SQLite walked the space's index (15 ms of a 52 ms search at 100,000).
-        rows = self._db.conn().execute(
-            "SELECT m.rowid, m.id FROM json_each(?) AS j CROSS JOIN memories AS m "
-            "ON m.id = j.value WHERE m.space_id = ?",
-            (json.dumps(list(memory_ids)), space_id),
-        ).fetchall()
-        ids = {int(r[0]): str(r[1]) for r in rows}
-        scores = self._vectors.scores_of(self, space_id, np.asarray(embedding, dtype=np.float32),
-                                         list(ids))
-        return {ids[seq]: score for seq, score in scores.items()}
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         """BM25 over the memories' index terms (domain.text.index_terms), any query term, with

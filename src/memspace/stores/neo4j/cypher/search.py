@@ -37,13 +37,6 @@ OPTIONAL MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
 RETURN coalesce(s.version, 0) AS version, m.seq AS seq, {memory_fields("m")} AS memory
 """
 
-# The sequence numbers (vector cache rows) of some memories of a space.
-SEQS_OF_MEMORIES = """
-UNWIND $ids AS id
-MATCH (m:Memory {id: id}) WHERE m.spaceId = $space
-RETURN m.id AS id, m.seq AS seq
-"""
-
 # -- search -----------------------------------------------------------------------------------
 
 
