@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,11 @@ def populate(app: Container, slug: str) -> None:
     extra = app.memories.add(OPERATOR, "CI caches dependencies", slug).memories[0]
     gone = app.memories.add(OPERATOR, "Temporary wifi password is x", slug).memories[0]
     app.memories.forget(OPERATOR, gone.id, reason="secret", space=slug)
+    said = datetime(2023, 5, 8, 13, 56, tzinfo=timezone(timedelta(hours=-7)))
+    app.memories.add(OPERATOR, "Ana: Which runner do we use now?", slug, speaker="Ana",
+                     observed_at=said)
+    app.memories.add(OPERATOR, "Bo: The GitHub-hosted one.", slug, speaker="Bo",
+                     observed_at=said)
     space = app.store.get_space_by_slug(slug)
     assert space is not None
     app.store.write(WriteBatch(space.id, [], [b.relation(extra, second, RelationType.EXTENDS)]))
@@ -66,13 +72,17 @@ def test_export_import_export_gives_the_same_file_across_stores(
         first = export(origin, slug)
         destination.admin.create_space(copy, "Exported", "A space with history")
         report = destination.portability.import_space(OPERATOR, copy, first)
-        assert (report.documents, report.memories, report.relations) == (1, 6, 2)
+        assert (report.documents, report.memories, report.relations) == (1, 8, 2)
         assert report.handoffs == 1
         assert export(destination, copy) == first
         records = [json.loads(line) for line in first]
         versions = {r["content"]: r["version"] for r in records if r["type"] == "memory"}
         assert versions["CI runs on GitHub Actions"] == 2  # a correction moves the fact on
         assert versions["Temporary wifi password is x"] == 2  # so does forgetting
+        turns = {r["content"]: r for r in records if r["type"] == "memory" and r["speaker"]}
+        question, answer = turns["Ana: Which runner do we use now?"], turns["Bo: The GitHub-hosted one."]
+        assert question["observedAt"] == "2023-05-08T13:56:00-07:00" and answer["speaker"] == "Bo"
+        assert (answer["context"], answer["follows"]) == (question["content"], question["id"])
         [handoff] = [r for r in records if r["type"] == "handoff"]
         assert (handoff["agent"], handoff["nextSteps"]) == ("ci-bot", ["drop Jenkins"])
         # The copy works: search finds the head, its history hangs off it, the text is there.
@@ -98,12 +108,16 @@ def test_importing_into_the_same_store_needs_new_ids(request: pytest.FixtureRequ
             app.portability.import_space(OPERATOR, "twin", lines)
         assert len(export(app, "twin")) == 1  # the header only: nothing half-imported
         report = app.portability.import_space(OPERATOR, "twin", lines, new_ids=True)
-        assert (report.memories, report.relations, report.remapped) == (6, 2, True)
+        assert (report.memories, report.relations, report.remapped) == (8, 2, True)
         twin = [json.loads(line) for line in export(app, "twin")]
         source = [json.loads(line) for line in lines]
         assert [(r.get("content"), r.get("active")) for r in twin] == [
             (r.get("content"), r.get("active")) for r in source]
         assert {r["id"] for r in twin if r["type"] == "memory"}.isdisjoint(
             {r["id"] for r in source if r["type"] == "memory"})
+        # the turn that continues another points at that turn's new id
+        ids = {r["content"]: r["id"] for r in twin if r["type"] == "memory"}
+        [answer] = [r for r in twin if r.get("content") == "Bo: The GitHub-hosted one."]
+        assert answer["follows"] == ids["Ana: Which runner do we use now?"]
     finally:
         app.close()

@@ -74,6 +74,9 @@ def _models_problem(base: str, key: str) -> str | None:
     try:
         with urllib.request.urlopen(request, timeout=5) as response:
             return None if response.status == 200 else f"HTTP {response.status}"
+    except urllib.error.HTTPError as exc:  # it holds the refused response open: close it
+        exc.close()
+        return f"HTTP {exc.code}"
     except (urllib.error.URLError, OSError) as exc:
         return f"{type(exc).__name__}: {exc}"
 

@@ -108,7 +108,9 @@ class PortabilityService:
                 "documentId": memory.document_id, "origin": memory.origin,
                 "invalidatedAt": iso(memory.invalidated_at), "invalidatedBy": memory.invalidated_by,
                 "forgetReason": memory.forget_reason, "forgottenBy": memory.forgotten_by,
-                "version": memory.version,
+                "version": memory.version, "speaker": memory.speaker,
+                "observedAt": memory.observed_at.isoformat() if memory.observed_at else None,
+                "context": memory.context, "follows": memory.follows,
             }
         relations = self._store.relations_among(sid, [m.id for m in memories])
         for rel in sorted(relations,
@@ -291,4 +293,7 @@ class PortabilityService:
             invalidated_at=_time(r.get("invalidatedAt")), invalidated_by=ident(r.get("invalidatedBy")),
             forget_reason=r.get("forgetReason"), forgotten_by=r.get("forgottenBy"),
             origin=r.get("origin"), version=int(r.get("version") or 1),
+            speaker=r.get("speaker"),
+            observed_at=datetime.fromisoformat(r["observedAt"]) if r.get("observedAt") else None,
+            context=r.get("context"), follows=ident(r.get("follows")),
         )

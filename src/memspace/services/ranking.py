@@ -22,7 +22,7 @@ A turn of a conversation is often understood only through its neighbours: the qu
 reply answers, the reply that says what a question was about. So each memory found gains
 NEIGHBOUR_WEIGHT times the best score among the turns up to NEIGHBOUR_STEPS before or after it
 (`Memory.follows` links a turn to the one before, services/conversation.py) — the way passage
-retrieval lets a passage borrow from the passages around it. Only memories the lists found
+retrieval lets a passage borrow from the passages around it. Only memories the two lists found
 count, so no extra read is needed. Measured on the tune / held-out parts: R@10 0.795 / 0.784
 -> 0.809 / 0.802 with 0.3 and two steps (one step: about 0.005 less on each); the turn after
 folded into the memory's vector instead had been -0.011.
@@ -110,7 +110,7 @@ def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], qu
 def _neighbour_lifts(memories: dict[str, Memory], scores: dict[str, float]) -> dict[str, float]:
     """NEIGHBOUR_WEIGHT x the best score among the turns up to NEIGHBOUR_STEPS before or after
     each memory in its conversation (`Memory.follows` links a turn to the one before), counting
-    only the memories both lists found: their links are known without another read."""
+    only the memories the two lists found: their links are known without another read."""
     before = {m: f for m, memory in memories.items()
               if (f := memory.follows) is not None and f in memories}
     near: dict[str, set[str]] = {}
