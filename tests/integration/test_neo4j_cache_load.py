@@ -1,14 +1,20 @@
 """A cold vector-cache load on Neo4j (stores/neo4j/search.py vectors_after): read in ranges of
-sequence numbers, every row once, its vector as the float32 bytes written beside the array."""
+sequence numbers, every row once, its vector as the float32 bytes written beside the array.
+And what a connect does for a store an older version wrote: turns get their `follows`."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from memspace.domain.models import Memory
 from memspace.domain.ports import WriteBatch
 from memspace.stores.neo4j import Neo4jStore
+from memspace.stores.neo4j import memories as neo4j_memories
 from memspace.stores.neo4j import search as neo4j_search
+from memspace.stores.neo4j.cypher import memories as memory_cypher
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
 
@@ -38,3 +44,41 @@ def test_rows_come_back_once_each_across_ranges_with_their_vectors(
             assert isinstance(vector, bytes | bytearray)
             assert np.frombuffer(vector, dtype="<f4").tolist() == pytest.approx(memory.embedding)
     assert [seq for seq, *_ in neo4j_store.vectors_after(space.id, rows[3][0])] == [r[0] for r in rows[4:]]
+
+
+def test_turns_stored_before_follows_existed_get_the_turn_they_continue(
+        neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    space = b.space("legacy-turns")
+    neo4j_store.create_space(space)
+    long_turn = "x" * 500
+
+    def turn(content: str, writer: str = "agent", context: str | None = None) -> Memory:
+        return replace(b.memory(space.id, content, EMBED.embed([content])[0]), created_by=writer,
+                       speaker="Ann", context=context)
+
+    rows = {
+        "a": turn("Ann: hello"),
+        "b": turn("Bo: hi Ann", context="Ann: hello"),
+        "other": turn("Cy: elsewhere", writer="another"),
+        "c": turn(long_turn, context="Bo: hi Ann"),
+        "d": turn("Ann: so long", context="…" + long_turn[-400:]),
+        "e": turn("Bo: what?", context="something else"),  # its writer's last memory is d
+    }
+    for memory in rows.values():  # one write each, in the order they were saved
+        neo4j_store.write(WriteBatch(space.id, [memory]))
+    # As an older version left them: no links, and (for the check) no `follows` key yet.
+    neo4j_store._db.write(lambda tx: tx.run(
+        "MATCH (m:Memory {spaceId: $space}) REMOVE m.follows", space=space.id).consume())
+    monkeypatch.setattr(memory_cypher, "HAS_FOLLOWS_KEY", "RETURN 0 AS n")
+    assert neo4j_memories.backfill_follows(neo4j_store._db) >= 3
+    monkeypatch.undo()
+    ids = {name: m.id for name, m in rows.items()}
+    follows = {}
+    for name in rows:
+        stored = neo4j_store.get_memory(space.id, ids[name])
+        assert stored is not None
+        follows[name] = stored.follows
+    assert follows == {"a": None, "b": ids["a"], "other": None, "c": ids["b"], "d": ids["c"],
+                       "e": None}
+    # the key is known now: later starts do nothing
+    assert neo4j_memories.backfill_follows(neo4j_store._db) == 0

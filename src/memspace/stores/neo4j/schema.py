@@ -60,7 +60,8 @@ STATEMENTS: tuple[str, ...] = (
 )
 
 # Registered up front so that reads on a fresh database, before any node carries one of these,
-# do not draw "property key does not exist" notices (warnings under `python -X dev`).
+# do not draw "property key does not exist" notices (warnings under `python -X dev`). `follows`
+# is registered by memories.backfill_follows, which uses its absence to spot an older store.
 LABELS = ("Space", "ApiKey", "Memory", "Document", "IdempotencyKey", "Handoff")
 RELATIONSHIP_TYPES = ("GRANTS", "UPDATES", "EXTENDS", "DERIVES", "HAS_FACT")
 PROPERTY_KEYS = (
@@ -72,7 +73,7 @@ PROPERTY_KEYS = (
     "scope", "key", "result", "_fresh", "seq", "version", "changed", "origin", "chunksTotal", "chunksDone",
     "uploadedByKey", "leaseOwner", "leaseUntil", "_claim",
     "agent", "agentKey", "topic", "topicKey", "summary", "done", "nextSteps", "openQuestions",
-    "links", "speaker", "observedAt", "context", "follows", "terms", "vector",
+    "links", "speaker", "observedAt", "context", "terms", "vector",
 )
 
 

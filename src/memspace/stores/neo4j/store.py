@@ -84,6 +84,7 @@ class Neo4jStore:
         try:
             self._db.retrying(lambda: ensure_schema(self._db.driver, database))
             memories.backfill_terms(self._db)
+            memories.backfill_follows(self._db)
         except BaseException:
             self._db.close()
             raise

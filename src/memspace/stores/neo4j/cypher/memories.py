@@ -182,3 +182,20 @@ SET_TERMS = """
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.id}) SET m.terms = row.terms
 """
+
+# Stores written before `follows` existed: is the key known yet, every turn in the order its
+# writer saved them, the links found, and the key made known once they are set.
+HAS_FOLLOWS_KEY = (
+    "CALL db.propertyKeys() YIELD propertyKey WHERE propertyKey = 'follows' RETURN count(*) AS n"
+)
+TURNS_IN_ORDER = """
+MATCH (m:Memory) WHERE m.documentId IS NULL
+RETURN m.spaceId AS space, m.createdBy AS writer, m.id AS id, m.content AS content,
+       m.context AS context
+ORDER BY m.spaceId, m.createdBy, m.createdAt, m.seq
+"""
+SET_FOLLOWS = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.id}) SET m.follows = row.follows
+"""
+REGISTER_FOLLOWS_KEY = "CALL db.createProperty('follows')"
