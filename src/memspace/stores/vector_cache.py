@@ -183,18 +183,18 @@ class VectorCache:
             seqs = entry.seqs[: entry.size]
             mask = entry.mask(category, include_inactive)
             bm25 = entry.terms.scores(terms) if terms else np.zeros(entry.size, np.float32)
-            by_text = _best(seqs, bm25, np.flatnonzero(mask & (bm25 > 0)), limit)
+            text_rows = _best_rows(bm25, np.flatnonzero(mask & (bm25 > 0)), limit)
             if entry.matrix.shape[1] != query.shape[0]:
-                return Hybrid([], by_text, [], [(seq, score) for seq, score in by_text])
+                by_text = _scored(seqs, bm25, text_rows)
+                return Hybrid([], by_text, [], by_text)
             matrix, has_vector = entry.matrix[: entry.size], entry.has_vector[: entry.size]
         cosines = self._products((matrix, query))  # outside the lock, as in top_k
-        by_vector = _best(seqs, cosines, np.flatnonzero(mask & has_vector), limit)
-        rows = np.searchsorted(seqs, np.asarray(
-            list({seq: None for seq, _ in (*by_vector, *by_text)}), dtype=np.int64))
+        vector_rows = _best_rows(cosines, np.flatnonzero(mask & has_vector), limit)
+        found = list(dict.fromkeys([*vector_rows.tolist(), *text_rows.tolist()]))
         return Hybrid(
-            by_vector, by_text,
-            [(int(seqs[r]), float(cosines[r])) for r in rows if has_vector[r]],
-            [(int(seqs[r]), float(bm25[r])) for r in rows],
+            _scored(seqs, cosines, vector_rows), _scored(seqs, bm25, text_rows),
+            _scored(seqs, cosines, [r for r in found if has_vector[r]]),
+            _scored(seqs, bm25, found),
         )
 
     def record_write(self, space_id: str, before: int, after: int, rows: Sequence[Row],
@@ -313,13 +313,20 @@ def _products(calls: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray]:
 def _best(seqs: np.ndarray, scores: np.ndarray, candidates: np.ndarray,
           limit: int) -> list[tuple[int, float]]:
     """(seq, score) of the `limit` best candidate rows, best first (ties: earlier row first)."""
-    if candidates.size == 0:
-        return []
+    return _scored(seqs, scores, _best_rows(scores, candidates, limit))
+
+
+def _best_rows(scores: np.ndarray, candidates: np.ndarray, limit: int) -> np.ndarray:
+    """The `limit` best candidate rows, best first (ties: earlier row first)."""
     if candidates.size > limit:
         top = np.argpartition(-scores[candidates], limit - 1)[:limit]
         candidates = np.sort(candidates[top])
-    picked = candidates[np.argsort(-scores[candidates], kind="stable")]
-    return [(int(seqs[i]), float(scores[i])) for i in picked]
+    return candidates[np.argsort(-scores[candidates], kind="stable")]
+
+
+def _scored(seqs: np.ndarray, scores: np.ndarray, rows: Sequence[int] | np.ndarray
+            ) -> list[tuple[int, float]]:
+    return [(int(seqs[r]), float(scores[r])) for r in rows]
 
 
 def _as_block(raws: Sequence[object], width: int) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ writers' turns, the group commit and the vector cache.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -216,13 +216,21 @@ class Neo4jStore:
 
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
         """Exact, from the in-process cache of the space's vectors (see stores/vector_cache.py)."""
-        [hits] = self._ranked(where, limit, embedding=embedding)
-        return hits
+        query = np.asarray(embedding, dtype=np.float32)
+        return self._one_list(where, lambda version: self._vectors.top_k(
+            self, where.space_id, query, limit, where.category, where.include_inactive, version))
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         """BM25 over the memories' index terms (domain.text.index_terms), any query term, with
         the space's own statistics (stores/term_index.py, held by the vector cache)."""
-        [hits] = self._ranked(where, limit, text=text)
+        terms = query_terms(text)
+        return self._one_list(where, lambda version: self._vectors.text_top_k(
+            self, where.space_id, terms, limit, where.category, where.include_inactive, version))
+
+    def _one_list(self, where: MemoryFilter,
+                  rank: Callable[[int | None], list[tuple[int, float]]]) -> list[ScoredMemory]:
+        [hits] = search.lists_from_cache(self._db, self._vectors, where,
+                                         lambda version: [rank(version)])
         return hits
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
@@ -238,26 +246,6 @@ class Neo4jStore:
             return [hits.by_vector, hits.by_text, hits.cosines, hits.text_scores]
 
         return HybridHits.of(*search.lists_from_cache(self._db, self._vectors, where, rank))
-
-    def _ranked(self, where: MemoryFilter, limit: int, embedding: Vector | None = None,
-                text: str | None = None) -> list[list[ScoredMemory]]:
-        """The vector list (with `embedding`), then the full-text list (with `text`), ranked
-        on the cache and fetched in one read."""
-        query = None if embedding is None else np.asarray(embedding, dtype=np.float32)
-        terms = None if text is None else query_terms(text)
-
-        def rank(version: int | None) -> list[list[tuple[int, float]]]:
-            ranked = []
-            if query is not None:
-                ranked.append(self._vectors.top_k(self, where.space_id, query, limit,
-                                                  where.category, where.include_inactive, version))
-            if terms is not None:
-                ranked.append(self._vectors.text_top_k(self, where.space_id, terms, limit,
-                                                       where.category, where.include_inactive,
-                                                       version))
-            return ranked
-
-        return search.lists_from_cache(self._db, self._vectors, where, rank)
 
     def nearest_active(self, space_id: str, embedding: Vector, limit: int,
                        min_score: float) -> list[ScoredMemory]:

@@ -185,7 +185,9 @@ class SqliteStore:
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         """BM25 over the memories' index terms (domain.text.index_terms), any query term, with
         the space's own statistics (stores/term_index.py, held by the vector cache)."""
-        return search.by_rowid(self._db.conn(), self._text_hits(where, text, limit))
+        return search.by_rowid(self._db.conn(), self._vectors.text_top_k(
+            self, where.space_id, query_terms(text), limit, where.category,
+            where.include_inactive))
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
                       limit: int) -> HybridHits:
@@ -201,10 +203,6 @@ class SqliteStore:
                      limit: int) -> list[tuple[int, float]]:
         return self._vectors.top_k(self, where.space_id, np.asarray(embedding, dtype=np.float32),
                                    limit, where.category, where.include_inactive)
-
-    def _text_hits(self, where: MemoryFilter, text: str, limit: int) -> list[tuple[int, float]]:
-        return self._vectors.text_top_k(self, where.space_id, query_terms(text), limit,
-                                        where.category, where.include_inactive)
 
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
         return search.keyword(self._db.conn(), self._vocabulary, where, keyword, limit)
