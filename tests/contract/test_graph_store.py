@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -652,3 +652,34 @@ def test_an_updates_chain_with_two_active_heads_is_an_open_conflict(store: Graph
                            {new.id: settled.id}))
     store.forget(space.id, old.id, "settled", "hr", b.BASE + timedelta(days=1))
     assert store.open_conflicts(space.id, 10) == []
+
+
+def test_datetimes_come_back_to_the_microsecond_in_utc_from_every_read(store: GraphStore) -> None:
+    """Neo4j sends a memory's datetimes as microseconds since the epoch, not as driver
+    DateTimes (stores/neo4j/cypher/fields.py micros): the instant must survive exactly."""
+    space = new_space(store)
+    at = datetime(2024, 2, 29, 23, 59, 58, 123457, tzinfo=UTC)
+    before = datetime(1969, 7, 20, 20, 17, 40, 999999, tzinfo=timezone(timedelta(hours=-5)))
+    old = replace(b.memory(space.id, "The launch window opens at dawn",
+                           vec("The launch window opens at dawn")), created_at=before)
+    store.write(WriteBatch(space.id, [old]))
+    new = replace(b.memory(space.id, "The launch window opens at noon",
+                           vec("The launch window opens at noon")), created_at=at)
+    store.write(WriteBatch(space.id, [new], [b.relation(new, old, RelationType.UPDATES)],
+                           {old.id: new.id}, at=at))
+    everything = MemoryFilter(space.id, include_inactive=True)
+    hits = store.hybrid_search(everything, vec("launch window"), "launch window", 10)
+    reads = {
+        "get": [store.get_memory(space.id, old.id), store.get_memory(space.id, new.id)],
+        "list": store.list_memories(everything, 10),
+        "hybrid": [h.memory for h in hits.by_vector],
+        "neighbours": [n.memory for n in store.neighbours(space.id, [new.id], hops=1)],
+    }
+    for read, memories in reads.items():
+        for m in memories:
+            assert m is not None
+            expected = at if m.id == new.id else before
+            assert m.created_at == expected and m.created_at.utcoffset() == timedelta(0), read
+            if m.id == old.id:
+                assert m.invalidated_at == at and m.invalidated_at.utcoffset() == timedelta(0), read
+    assert {m.id for m in reads["list"]} == {old.id, new.id}

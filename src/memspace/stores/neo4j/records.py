@@ -2,12 +2,13 @@
 
 Datetimes go in as aware UTC (the driver stores a zoned DateTime with nanosecond precision)
 and come back through `to_native()`, which keeps the microseconds, so a record read back
-compares equal to the one written.
+compares equal to the one written. A memory's come back as microseconds since the epoch
+(cypher.fields.micros, `from_micros`): the same instant, without the driver's DateTime.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 import numpy as np
@@ -43,6 +44,14 @@ def _dt(value: Any) -> datetime:
 
 def _opt_dt(value: Any) -> datetime | None:
     return None if value is None else _dt(value)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def from_micros(value: int | None) -> datetime | None:
+    """A datetime read as microseconds since the epoch (cypher.fields.micros), in UTC."""
+    return None if value is None else _EPOCH + timedelta(microseconds=value)
 
 
 def space_props(space: Space) -> Props:
@@ -108,10 +117,11 @@ def memory_from(p: Props) -> Memory:
     """A memory as read back; like the SQLite store, without its embedding."""
     return Memory(
         id=p["id"], space_id=p["spaceId"], content=p["content"], category=p["category"],
-        embedding=None, active=p["active"], created_at=_dt(p["createdAt"]),
+        embedding=None, active=p["active"],
+        created_at=_EPOCH + timedelta(microseconds=p["createdAt"]),
         created_by=p["createdBy"], content_hash=p["contentHash"], document_id=p["documentId"],
         origin=p["origin"],
-        invalidated_at=_opt_dt(p["invalidatedAt"]), invalidated_by=p["invalidatedBy"],
+        invalidated_at=from_micros(p["invalidatedAt"]), invalidated_by=p["invalidatedBy"],
         forget_reason=p["forgetReason"], forgotten_by=p["forgottenBy"],
         version=p.get("version") or 1,  # memories written before versions existed are v1
         speaker=p.get("speaker"),

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, cast
 
 from memspace.domain.models import MemoryFilter, ScoredMemory
 from memspace.domain.text import max_edits, tolerated, words
 from memspace.stores.neo4j import records as rec
-from memspace.stores.neo4j.connection import Neo4jConnection, Row
+from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import search as cypher
 from memspace.stores.neo4j.cypher.fields import memory_filter
 from memspace.stores.vector_cache import Row as CacheRow
@@ -110,9 +111,9 @@ def inactive_seqs(conn: Neo4jConnection, space_id: str, upto_seq: int) -> list[i
 # -- ranked on the cache, fetched by sequence number ------------------------------------------
 
 
-def scored(ranked: list[list[tuple[int, float]]], rows: list[Row]) -> list[list[ScoredMemory]]:
-    """Each ranking of (seq, score) as memories, from the rows read for them."""
-    by_seq = {r["seq"]: rec.memory_from(r["memory"]) for r in rows if r["seq"] is not None}
+def scored(ranked: list[list[tuple[int, float]]], pairs: list[list[Any]]) -> list[list[ScoredMemory]]:
+    """Each ranking of (seq, score) as memories, from the [seq, memory] pairs read for them."""
+    by_seq = {seq: rec.memory_from(memory) for seq, memory in pairs}
     return [[ScoredMemory(by_seq[seq], score) for seq, score in hits if seq in by_seq]
             for hits in ranked]
 
@@ -131,21 +132,23 @@ def lists_from_cache(
         rows = conn.read(cypher.MEMORIES_BY_SEQ_AT_VERSION, space=where.space_id,
                          seqs=_union(ranked))
         if rows and int(rows[0]["version"]) == known:
-            return scored(ranked, rows)
+            return scored(ranked, rows[0]["rows"])
     ranked = rank(None)
-    wanted = _union(ranked)
-    rows = conn.read(cypher.MEMORIES_BY_SEQ, space=where.space_id, seqs=wanted) if wanted else []
-    return scored(ranked, rows)
+    return scored(ranked, _by_seq(conn, where.space_id, _union(ranked)))
 
 
 def by_seq(conn: Neo4jConnection, space_id: str,
            ranked: list[tuple[int, float]]) -> list[ScoredMemory]:
     """The memories of (seq, score) hits, in the hits' order, as stored now."""
-    if not ranked:
-        return []
-    rows = conn.read(cypher.MEMORIES_BY_SEQ, space=space_id, seqs=_union([ranked]))
-    [hits] = scored([ranked], rows)
+    [hits] = scored([ranked], _by_seq(conn, space_id, _union([ranked])))
     return hits
+
+
+def _by_seq(conn: Neo4jConnection, space_id: str, seqs: list[int]) -> list[list[Any]]:
+    if not seqs:
+        return []
+    [row] = conn.read(cypher.MEMORIES_BY_SEQ, space=space_id, seqs=seqs)
+    return cast(list[list[Any]], row["rows"])
 
 
 def _union(ranked: list[list[tuple[int, float]]]) -> list[int]:

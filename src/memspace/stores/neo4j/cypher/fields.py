@@ -8,11 +8,26 @@ from memspace.domain.models import MemoryFilter
 EDGE_TYPES = "UPDATES|EXTENDS|DERIVES"
 
 
+def micros(value: str) -> str:
+    """A stored DateTime as whole microseconds since the epoch (null stays null).
+
+    The driver turns each DateTime into a zoned `neo4j.time.DateTime`, ~0.1 ms apiece: a
+    search at 100,000 memories reads ~90 memories and spent 12 of its 48 ms there
+    (cProfile). An integer crosses bolt as it is, and records.from_micros makes it a
+    datetime, microseconds kept, as `to_native()` did. `epochMillis` is floored, so the
+    microseconds within the millisecond are added even before 1970 (`epochSeconds` is not:
+    it rounds toward zero)."""
+    return f"{value}.epochMillis * 1000 + {value}.microsecond % 1000"
+
+
 def memory_fields(var: str) -> str:
-    """A map projection of a memory without its embedding (no read path needs it back)."""
+    """A map projection of a memory without its embedding (no read path needs it back), its
+    datetimes in microseconds (`micros`)."""
     return (
-        f"{var} {{.id, .spaceId, .content, .category, .active, .createdAt, .createdBy, "
-        ".contentHash, .documentId, .origin, .invalidatedAt, .invalidatedBy, .forgetReason, "
+        f"{var} {{.id, .spaceId, .content, .category, .active, "
+        f"createdAt: {micros(var + '.createdAt')}, .createdBy, "
+        ".contentHash, .documentId, .origin, "
+        f"invalidatedAt: {micros(var + '.invalidatedAt')}, .invalidatedBy, .forgetReason, "
         ".forgottenBy, .version, .speaker, .observedAt, .context, .follows}"
     )
 
