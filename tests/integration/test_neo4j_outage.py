@@ -43,13 +43,27 @@ class OwnNeo4j:
                        capture_output=True)
 
     def kill(self) -> None:
-        """SIGKILL: no clean shutdown, as when a machine or container dies."""
-        os.kill(int(self.pid_file.read_text()), signal.SIGKILL)
-        time.sleep(0.5)
+        """SIGKILL: no clean shutdown, as when a machine or container dies. Returns once the
+        process is gone (its sockets closed), not after a guess of how long that takes."""
+        pid = int(self.pid_file.read_text())
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while _running(pid):
+            assert time.monotonic() < deadline, f"Neo4j (pid {pid}) outlived SIGKILL by 60 s"
+            time.sleep(0.01)
 
     def stop(self) -> None:
         subprocess.run([str(LOCAL / "stop.sh")], env=self.env, check=False, timeout=120,
                        capture_output=True)
+
+
+def _running(pid: int) -> bool:
+    """Is the process there and not a zombie (the server is not our child: nobody here reaps it)?"""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 @pytest.fixture
