@@ -675,11 +675,13 @@ def test_datetimes_come_back_to_the_microsecond_in_utc_from_every_read(store: Gr
         "hybrid": [h.memory for h in hits.by_vector],
         "neighbours": [n.memory for n in store.neighbours(space.id, [new.id], hops=1)],
     }
+    expected_ids = {"get": {old.id, new.id}, "list": {old.id, new.id},
+                    "hybrid": {old.id, new.id}, "neighbours": {old.id}}
     for read, memories in reads.items():
+        assert {m.id for m in memories if m is not None} == expected_ids[read], read
         for m in memories:
             assert m is not None
             expected = at if m.id == new.id else before
             assert m.created_at == expected and m.created_at.utcoffset() == timedelta(0), read
             if m.id == old.id:
                 assert m.invalidated_at == at and m.invalidated_at.utcoffset() == timedelta(0), read
-    assert {m.id for m in reads["list"]} == {old.id, new.id}

@@ -193,7 +193,6 @@ class SearchStore(Protocol):
         acting on the space; nothing is read when no memory is close enough."""
 
 
-
 class LedgerStore(Protocol):
     """What the adds of a space cost the model, and the answers kept for idempotency keys."""
 

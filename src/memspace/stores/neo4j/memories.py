@@ -262,9 +262,9 @@ def page(db: Neo4jConnection, where: MemoryFilter, limit: int,
     if after is None:
         recent = db.read(cypher.recent_memories(condition), limit=limit, window=RECENT_WINDOW,
                          **params)
-        floor = rec.from_micros(recent[-1]["memory"]["createdAt"]) if recent else None
         if len(recent) == limit and not db.read(
-                cypher.missed_by_recent(condition), floor=floor, cut=recent[0]["cut"],
+                cypher.missed_by_recent(condition),
+                floor=rec.at_micros(recent[-1]["memory"]["createdAt"]), cut=recent[0]["cut"],
                 **params)[0]["missed"]:
             return [rec.memory_from(r["memory"]) for r in recent]
     else:

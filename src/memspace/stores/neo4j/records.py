@@ -49,9 +49,13 @@ def _opt_dt(value: Any) -> datetime | None:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def from_micros(value: int | None) -> datetime | None:
+def at_micros(value: int) -> datetime:
     """A datetime read as microseconds since the epoch (cypher.fields.micros), in UTC."""
-    return None if value is None else _EPOCH + timedelta(microseconds=value)
+    return _EPOCH + timedelta(microseconds=value)
+
+
+def from_micros(value: int | None) -> datetime | None:
+    return None if value is None else at_micros(value)
 
 
 def space_props(space: Space) -> Props:
@@ -117,8 +121,7 @@ def memory_from(p: Props) -> Memory:
     """A memory as read back; like the SQLite store, without its embedding."""
     return Memory(
         id=p["id"], space_id=p["spaceId"], content=p["content"], category=p["category"],
-        embedding=None, active=p["active"],
-        created_at=_EPOCH + timedelta(microseconds=p["createdAt"]),
+        embedding=None, active=p["active"], created_at=at_micros(p["createdAt"]),
         created_by=p["createdBy"], content_hash=p["contentHash"], document_id=p["documentId"],
         origin=p["origin"],
         invalidated_at=from_micros(p["invalidatedAt"]), invalidated_by=p["invalidatedBy"],
