@@ -71,6 +71,13 @@ def test_keys_keep_grants_and_can_be_revoked(store: GraphStore) -> None:
     )
     store.create_key(key)
     assert store.get_key_by_hash(key.sha256) == key
+    # The granted spaces come with every read of the key, whole (a call then resolves its
+    # space without another read); nothing else comes with them.
+    new_space(store)
+    for read in (store.get_key_by_hash(key.sha256), store.get_key(key.id),
+                 next(k for k in store.list_keys() if k.id == key.id)):
+        assert read is not None and sorted(read.spaces, key=lambda s: s.slug) == sorted(
+            [one, two], key=lambda s: s.slug)
     store.set_active_space(key.id, two.id)
     active = store.get_key(key.id)
     assert active is not None and active.active_space_id == two.id

@@ -49,6 +49,25 @@ def test_a_space_without_a_grant_looks_like_a_missing_one(world: World) -> None:
     assert hidden.value.message.replace("other", "S") == missing.value.message.replace("nowhere", "S")
 
 
+def test_a_key_resolves_its_spaces_from_its_own_read(world: World) -> None:
+    """The spaces come with the key (one read per call fewer), and say the same as the store."""
+    who = world.principal({"acme": "rw"})
+    store = world.app.store
+    assert who.spaces is not None and set(who.spaces) == {"acme"}
+    reads: list[str] = []
+    for name in ("get_space", "get_space_by_slug"):
+        original = getattr(store, name)
+        setattr(store, name, lambda value, _o=original, _n=name: reads.append(_n) or _o(value))
+    assert world.app.access.resolve(who, " acme ").space == store.get_space_by_slug("acme")
+    assert world.app.access.resolve(who, None).space.slug == "acme"  # the default space
+    with pytest.raises(NotFound):
+        world.app.access.resolve(who, "other")
+    assert reads == ["get_space_by_slug"]  # only the comparison above read the store
+    operator = world.app.access.operator()
+    assert world.app.access.resolve(operator, "other").space.slug == "other"
+    assert reads[-1] == "get_space_by_slug"
+
+
 def test_a_read_grant_cannot_write(world: World) -> None:
     who = world.principal({"acme": "r"})
     assert world.app.access.resolve(who, "acme").space.slug == "acme"

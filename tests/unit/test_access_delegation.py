@@ -58,6 +58,9 @@ def test_a_single_space_becomes_the_default_and_the_active_space_survives_only_i
     assert (only_other.default_space_id, only_other.active_space_id) == (other, other)
     only_acme = world.app.access.delegated(key_id(who), {acme: RW})
     assert (only_acme.default_space_id, only_acme.active_space_id) == (acme, None)
+    assert only_acme.spaces is not None and set(only_acme.spaces) == {"acme"}
+    with pytest.raises(NotFound):  # the key's other space is not this connection's
+        world.app.access.resolve(only_acme, "other")
     both = world.app.access.delegated(key_id(who), {acme: RW, other: RW})
     assert (both.default_space_id, both.active_space_id) == (None, other)
 

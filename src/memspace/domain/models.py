@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
@@ -58,6 +58,9 @@ class ApiKey:
     active_space_id: str | None
     created_at: datetime
     revoked_at: datetime | None = None
+    # The spaces `grants` names, as read with the key (never written; not part of equality): a
+    # call that names its space then resolves it without another read of the store.
+    spaces: tuple[Space, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

@@ -79,12 +79,14 @@ def key_props(key: ApiKey) -> Props:
     }
 
 
-def key_from(p: Props, grants: list[list[str]]) -> ApiKey:
+def key_from(p: Props, grants: list[list[Any]]) -> ApiKey:
+    """A key from its properties and `[space id, access, space]` per grant."""
     return ApiKey(
         id=p["id"], name=p["name"], prefix=p["prefix"], sha256=p["sha256"],
-        grants={space_id: Access(access) for space_id, access in grants},
+        grants={space_id: Access(access) for space_id, access, _ in grants},
         default_space_id=p["defaultSpaceId"], active_space_id=p["activeSpaceId"],
         created_at=_dt(p["createdAt"]), revoked_at=_opt_dt(p["revokedAt"]),
+        spaces=tuple(space_from(space) for _, _, space in grants),
     )
 
 

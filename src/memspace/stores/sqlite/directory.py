@@ -62,9 +62,11 @@ def key(conn: sqlite3.Connection, column: str, value: str) -> ApiKey | None:
     if row is None:
         return None
     grants = conn.execute(
-        "SELECT space_id, access FROM key_grants WHERE key_id = ?", (row["id"],)
+        "SELECT g.access, s.* FROM key_grants g JOIN spaces s ON s.id = g.space_id "
+        "WHERE g.key_id = ? ORDER BY s.slug", (row["id"],)
     ).fetchall()
-    return key_from_row(row, {g["space_id"]: Access(g["access"]) for g in grants})
+    return key_from_row(row, {g["id"]: Access(g["access"]) for g in grants},
+                        tuple(space_from_row(g) for g in grants))
 
 
 def keys(conn: sqlite3.Connection) -> list[ApiKey]:

@@ -59,7 +59,7 @@ def space_from_row(row: sqlite3.Row) -> Space:
     )
 
 
-def key_from_row(row: sqlite3.Row, grants: dict[str, Access]) -> ApiKey:
+def key_from_row(row: sqlite3.Row, grants: dict[str, Access], spaces: tuple[Space, ...]) -> ApiKey:
     return ApiKey(
         id=row["id"],
         name=row["name"],
@@ -70,6 +70,7 @@ def key_from_row(row: sqlite3.Row, grants: dict[str, Access]) -> ApiKey:
         active_space_id=row["active_space_id"],
         created_at=req_ts(row["created_at"]),
         revoked_at=parse_ts(row["revoked_at"]),
+        spaces=spaces,
     )
 
 

@@ -38,9 +38,9 @@ MATCH (s:Space {id: grant.space})
 CREATE (k)-[:GRANTS {access: grant.access}]->(s)
 RETURN count(*) AS granted
 """
-_KEY_FIELDS = """
-k {.id, .name, .prefix, .sha256, .defaultSpaceId, .activeSpaceId, .createdAt, .revokedAt} AS key,
-[(k)-[g:GRANTS]->(s:Space) | [s.id, g.access]] AS grants
+_KEY_FIELDS = f"""
+k {{.id, .name, .prefix, .sha256, .defaultSpaceId, .activeSpaceId, .createdAt, .revokedAt}} AS key,
+[(k)-[g:GRANTS]->(s:Space) | [s.id, g.access, {SPACE_FIELDS}]] AS grants
 """
 GET_KEY = f"MATCH (k:ApiKey {{id: $id}}) RETURN {_KEY_FIELDS}"
 GET_KEY_BY_HASH = f"MATCH (k:ApiKey {{sha256: $sha256}}) RETURN {_KEY_FIELDS}"
