@@ -129,10 +129,20 @@ class Neo4jConnection:
         return self.retrying(attempt, conflict)
 
     def read(self, query: str, **params: Any) -> list[Row]:
-        # dict(record), not record.data(): data() walks every list element in Python, which made
-        # reading 10,000 embeddings take 7 s instead of 0.5 s. Queries return maps and scalars.
-        return self.transact(lambda tx: [dict(zip(r.keys(), r.values(), strict=True))
-                                         for r in tx.run(query, params)], write=False)
+        """One query's rows, as an auto-commit transaction: one round trip, where an explicit
+        transaction takes two (BEGIN with RUN, then COMMIT). A single statement reads one
+        snapshot either way. Measured on tools/neo4j-local, a one-row read: p50 1.15 -> 0.61 ms.
+        """
+
+        def attempt() -> list[Row]:
+            with self.driver.session(database=self.database, default_access_mode=READ_ACCESS,
+                                     bookmark_manager=self._bookmarks) as session:
+                # dict(record), not record.data(): data() walks every list element in Python,
+                # which made reading 10,000 embeddings take 7 s instead of 0.5 s.
+                return [dict(zip(r.keys(), r.values(), strict=True))
+                        for r in session.run(query, params)]
+
+        return self.retrying(attempt)
 
     def write(self, work: Callable[[Transaction], T], conflict: str = CONFLICT) -> T:
         return self.transact(work, write=True, conflict=conflict)
