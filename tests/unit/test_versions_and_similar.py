@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import Any
 
 import pytest
 
-from memspace.domain.errors import Conflict, InvalidInput, StaleVersion
+from memspace.domain.errors import Conflict, InvalidInput, StaleVersion, Unavailable
 from memspace.domain.ports import WriteBatch
 from memspace.present.json import add_json
+from memspace.services.similar import similar_beside
+from tests.support import builders as b
 from tests.support.fakes import ScriptedExtractor, fact
 from tests.unit.conftest import World
 
@@ -107,3 +111,44 @@ def test_naming_an_old_memory_with_the_current_version_points_at_the_current_one
         world.app.memories.correct(who, old.id, "Standup is at 10:30", expected_version=2)
     with pytest.raises(InvalidInput, match="starts at 1"):
         world.app.memories.correct(who, new.id, "Standup is at 10:30", expected_version=0)
+
+
+class _Nearest:
+    """A SearchStore's nearest_active alone: answers `hits`, or raises `error`, and records the
+    thread that asked."""
+
+    def __init__(self, concurrent_reads: bool, error: Exception | None = None) -> None:
+        self.concurrent_reads = concurrent_reads
+        self.error = error
+        self.threads: list[str] = []
+
+    def nearest_active(self, space_id: str, embedding: Any, limit: int,
+                       min_score: float) -> list[Any]:
+        self.threads.append(threading.current_thread().name)
+        if self.error is not None:
+            raise self.error
+        return []
+
+
+@pytest.mark.parametrize("concurrent", [True, False])
+def test_similar_memories_are_looked_up_beside_the_write_only_where_the_store_allows(
+    concurrent: bool,
+) -> None:
+    store = _Nearest(concurrent)
+    memory = b.memory("space", "Deploys happen on Tuesdays", [1.0, 0.0])
+    answer = similar_beside(store, "space", memory)  # type: ignore[arg-type]
+    if not concurrent:
+        assert store.threads == []  # nothing runs before the write is done
+    assert answer() == []
+    [thread] = store.threads
+    assert thread.startswith("memspace-similar") == concurrent
+
+
+def test_a_failed_lookup_of_similar_memories_leaves_the_add_standing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = _Nearest(True, Unavailable("Neo4j at bolt://x is not answering"))
+    memory = b.memory("space", "Deploys happen on Tuesdays", [1.0, 0.0])
+    with caplog.at_level(logging.WARNING):
+        assert similar_beside(store, "space", memory)() == []  # type: ignore[arg-type]
+    assert f"similar memories of {memory.id} not listed: Neo4j at bolt://x" in caplog.text

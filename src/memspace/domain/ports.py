@@ -170,6 +170,10 @@ class RelationStore(Protocol):
 class SearchStore(Protocol):
     """Ranked matches of a space's memories."""
 
+    # Whether its reads may run on another thread while a write commits (a shared in-memory
+    # SQLite database fails such a read with "table is locked").
+    concurrent_reads: bool
+
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
         """Exactly the `limit` most cosine-similar memories of the space, best first."""
 

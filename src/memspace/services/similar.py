@@ -7,11 +7,16 @@ memories instead, with a hint to correct rather than keep both.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Memory
 from memspace.domain.ports import SearchStore
+
+log = logging.getLogger(__name__)
 
 # Cosine similarity (all-MiniLM-L6-v2) from which an active memory is listed. Measured with
 # bench/similar_pairs.py on hand-written pairs: a fact and the fact that replaces it scored
@@ -22,6 +27,9 @@ from memspace.domain.ports import SearchStore
 # Go") — it is a hint for the caller to judge, never acted on.
 SIMILAR_ON_SAVE = 0.45
 MAX_SIMILAR = 3
+# Lookups that run beside the write of the memory they are for (similar_beside): as many as
+# adds run at once; concurrent ones of one space share their product (stores/vector_cache.py).
+_BESIDE = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memspace-similar")
 
 
 @dataclass(frozen=True)
@@ -49,3 +57,19 @@ def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
                 best[hit.memory.id] = (hit.score, hit.memory, memory.id)
     ranked = sorted(best.values(), key=lambda b: (-b[0], b[1].id))[:MAX_SIMILAR]
     return [Similar(m, score, new_id) for score, m, new_id in ranked]
+
+
+def similar_beside(store: SearchStore, space_id: str, memory: Memory) -> Callable[[], list[Similar]]:
+    """similar_on_save for one memory about to be written; call the answer once it is. Where
+    the store reads beside its writes, the lookup starts now on another thread and runs while
+    the write commits. A lookup that fails answers no similar memories (logged): it is a hint,
+    and the write it accompanies stands."""
+
+    def lookup() -> list[Similar]:
+        try:
+            return similar_on_save(store, space_id, [memory])
+        except MemspaceError as exc:
+            log.warning("similar memories of %s not listed: %s", memory.id, exc.message)
+            return []
+
+    return _BESIDE.submit(lookup).result if store.concurrent_reads else lookup

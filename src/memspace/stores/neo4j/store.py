@@ -63,6 +63,8 @@ class Neo4jStore:
             within `connect_timeout_s` per attempt and `retry_window_s` in all.
     """
 
+    concurrent_reads = True
+
     def __init__(
         self,
         uri: str,

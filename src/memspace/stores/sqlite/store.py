@@ -53,6 +53,7 @@ class SqliteStore:
 
     def __init__(self, path: Path | str) -> None:
         self._db = SqliteConnection(path)
+        self.concurrent_reads = not self._db.in_memory  # WAL: readers beside the writer
         # Snapshots of the vector cache beside the database file (stores/vector_snapshot.py).
         snapshots = None if self._db.in_memory else Path(self._db.path + ".vectors")
         self._vectors = self.vector_cache = VectorCache(snapshots)  # sizes exported by /metrics
