@@ -46,7 +46,7 @@ class Neo4jConnection:
         self.uri = uri
         self.database = database
         self._retry_window_s = retry_window_s
-        # Retries are ours (see transact), so the driver makes one attempt per call. Sessions
+        # Retries are ours (see retrying), so the driver makes one attempt per call. Sessions
         # are opened per call, so a restarted server is picked up without rebuilding anything.
         self.driver: Driver = GraphDatabase.driver(
             uri,
@@ -113,21 +113,6 @@ class Neo4jConnection:
                 time.sleep(random.uniform(delay / 2, delay))
                 delay = min(delay * 2, RETRY_MAX_DELAY_S)
 
-    def transact(self, work: Callable[[Transaction], T], write: bool, conflict: str = CONFLICT) -> T:
-        """Run `work` in one transaction (a fresh one per attempt), committed at its end."""
-
-        def attempt() -> T:
-            with self.driver.session(
-                database=self.database,
-                default_access_mode=WRITE_ACCESS if write else READ_ACCESS,
-                bookmark_manager=self._bookmarks,
-            ) as session, session.begin_transaction() as tx:
-                result = work(tx)
-                tx.commit()
-                return result
-
-        return self.retrying(attempt, conflict)
-
     def read(self, query: str, **params: Any) -> list[Row]:
         """One query's rows, as an auto-commit transaction: one round trip, where an explicit
         transaction takes two (BEGIN with RUN, then COMMIT). A single statement reads one
@@ -145,7 +130,17 @@ class Neo4jConnection:
         return self.retrying(attempt)
 
     def write(self, work: Callable[[Transaction], T], conflict: str = CONFLICT) -> T:
-        return self.transact(work, write=True, conflict=conflict)
+        """Run `work` in one write transaction (a fresh one per attempt), committed at its end."""
+
+        def attempt() -> T:
+            with self.driver.session(database=self.database, default_access_mode=WRITE_ACCESS,
+                                     bookmark_manager=self._bookmarks) as session, \
+                    session.begin_transaction() as tx:
+                result = work(tx)
+                tx.commit()
+                return result
+
+        return self.retrying(attempt, conflict)
 
     def ping(self) -> None:
         with self.edge():
