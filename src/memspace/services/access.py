@@ -130,10 +130,12 @@ class AccessService:
         """A space by slug or id: among those read with the principal's key, else from the
         store (one read fewer per call for a key)."""
         known = principal.spaces
-        if known is None:
-            return self._store.get_space_by_slug(slug) if slug else self._store.get_space(space_id or "")
-        return known.get(slug) if slug else next(
-            (s for s in known.values() if s.id == space_id), None)
+        if known is not None:
+            return known.get(slug) if slug else next(
+                (s for s in known.values() if s.id == space_id), None)
+        if slug:
+            return self._store.get_space_by_slug(slug)
+        return self._store.get_space(space_id) if space_id else None
 
     def resolve(self, principal: Principal, slug: str | None, write: bool = False) -> SpaceAccess:
         """The space a call acts on: `slug`, else the active space, else the default space.
