@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
 
-from memspace.domain.errors import InvalidInput
+from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.services.search import SearchRequest
 from tests.unit.conftest import World
 
@@ -23,6 +26,45 @@ def test_hybrid_search_finds_by_meaning_and_words(world: World) -> None:
     assert found.hits[0].memory.content == "Deploys need two approvals"
     assert set(found.hits[0].matched_by) == {"vector", "text"}
     assert found.profile is not None and found.profile.stats.active_memories == 3
+
+
+@pytest.mark.parametrize("concurrent", [True, False])
+def test_the_profile_is_read_beside_the_ranking_only_where_the_store_allows(
+    world: World, monkeypatch: pytest.MonkeyPatch, concurrent: bool,
+) -> None:
+    who = world.principal({"acme": "rw"})
+    world.app.memories.add(who, "Deploys need two approvals")
+    monkeypatch.setattr(world.app.store, "concurrent_reads", concurrent)
+    threads: list[str] = []
+    profile = world.app.profiles.profile
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return profile(*args, **kwargs)
+
+    monkeypatch.setattr(world.app.profiles, "profile", recorded)
+    found = world.app.search.search(who, SearchRequest(query="approvals for deploys"))
+    assert found.profile is not None and found.profile.stats.active_memories == 1
+    [thread] = threads
+    assert thread.startswith("memspace-beside") == concurrent
+    assert world.app.search.search(
+        who, SearchRequest(query="approvals", include_profile=False)).profile is None
+    assert len(threads) == 1  # no profile asked, none read
+
+
+def test_a_profile_that_cannot_be_read_fails_the_search_with_its_reason(
+    world: World, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    who = world.principal({"acme": "rw"})
+    world.app.memories.add(who, "Deploys need two approvals")
+    monkeypatch.setattr(world.app.store, "concurrent_reads", True)
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise Unavailable("Neo4j at bolt://x is not answering")
+
+    monkeypatch.setattr(world.app.profiles, "profile", down)
+    with pytest.raises(Unavailable, match="not answering"):
+        world.app.search.search(who, SearchRequest(query="approvals for deploys"))
 
 
 def test_category_alone_lists_the_newest_of_it(world: World) -> None:

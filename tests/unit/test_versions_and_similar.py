@@ -141,7 +141,7 @@ def test_similar_memories_are_looked_up_beside_the_write_only_where_the_store_al
         assert store.threads == []  # nothing runs before the write is done
     assert answer() == []
     [thread] = store.threads
-    assert thread.startswith("memspace-similar") == concurrent
+    assert thread.startswith("memspace-beside") == concurrent
 
 
 def test_a_failed_lookup_of_similar_memories_leaves_the_add_standing(

@@ -17,6 +17,7 @@ from memspace.domain.ports import (
     SpaceStore,
 )
 from memspace.services.access import AccessService, Principal
+from memspace.services.beside import beside
 from memspace.services.context import Profile, ProfileService
 from memspace.services.documents import document_titles
 from memspace.services.ranking import Ranked, blend, single
@@ -124,6 +125,9 @@ class SearchService:
         if not 1 <= request.limit <= MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
         where = MemoryFilter(target.space.id, category, request.include_inactive)
+        # The profile depends on nothing the search ranks: read it beside the ranking.
+        profile = (beside(self._store, lambda: self._profiles.profile(target.space))
+                   if request.include_profile else None)
         mode, ranked = self._rank(where, query, keyword, request.limit)
         hits = ranked[: request.limit]
         related = self._store.neighbours(
@@ -134,9 +138,13 @@ class SearchService:
         by_origin: dict[str, list[Neighbour]] = {}
         for n in related:
             by_origin.setdefault(n.origin_id, []).append(n)
+        shown = profile() if profile is not None else None
         message = None
-        if not hits and not self._store.space_stats(target.space.id).active_memories:
-            message = f"no memories in {target.space.slug} yet: save what you learn with add_memory"
+        if not hits:
+            stats = shown.stats if shown is not None else self._store.space_stats(target.space.id)
+            if not stats.active_memories:
+                message = (f"no memories in {target.space.slug} yet: save what you learn with "
+                           "add_memory")
         return SearchResult(
             space=target.space.slug,
             mode=mode,
@@ -144,7 +152,7 @@ class SearchService:
                                  tuple(by_origin.get(h.memory.id, ()))) for h in hits),
             titles=titles,
             message=message,
-            profile=self._profiles.profile(target.space) if request.include_profile else None,
+            profile=shown,
         )
 
     def _rank(

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Memory
 from memspace.domain.ports import SearchStore
+from memspace.services.beside import beside
 
 log = logging.getLogger(__name__)
 
@@ -27,9 +27,6 @@ log = logging.getLogger(__name__)
 # Go") — it is a hint for the caller to judge, never acted on.
 SIMILAR_ON_SAVE = 0.45
 MAX_SIMILAR = 3
-# Lookups that run beside the write of the memory they are for (similar_beside): as many as
-# adds run at once; concurrent ones of one space share their product (stores/vector_cache.py).
-_BESIDE = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memspace-similar")
 
 
 @dataclass(frozen=True)
@@ -72,4 +69,4 @@ def similar_beside(store: SearchStore, space_id: str, memory: Memory) -> Callabl
             log.warning("similar memories of %s not listed: %s", memory.id, exc.message)
             return []
 
-    return _BESIDE.submit(lookup).result if store.concurrent_reads else lookup
+    return beside(store, lookup)
