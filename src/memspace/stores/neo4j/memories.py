@@ -23,6 +23,7 @@ from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection, Row
 from memspace.stores.neo4j.cypher import memories as cypher
 from memspace.stores.neo4j.cypher.fields import memory_filter
+from memspace.stores.neo4j.vector_index import IndexFeed
 from memspace.stores.vector_cache import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
@@ -77,9 +78,11 @@ def groupable(batch: WriteBatch) -> bool:
         and not any(m.document_id for m in batch.memories)
 
 
-def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, batch: WriteBatch) -> int:
+def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed,
+          batch: WriteBatch) -> int:
     """One batch in one transaction (a `groupable` one goes through the group commit instead);
-    the space's version it committed."""
+    the space's version it committed. Its memories' vectors go to the index's `feed` once
+    committed."""
     space = batch.space_id
     stamp = batch.at or (batch.memories[0].created_at if batch.memories else None)
     at = rec.utc(stamp) if stamp is not None else None
@@ -146,11 +149,13 @@ def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, batch: WriteBat
         if not olds:  # still this process's turn: the cache sees this space's writes in order
             vectors.record_write(space, version - 1, version, *_cache_rows(
                 list(zip(rows, batch.memories, strict=True))))
+    feed.add((m.id, row["embedding"]) for row, m in zip(rows, batch.memories, strict=True))
     return version
 
 
-def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, space: str,
-                batches: Sequence[WriteBatch]) -> tuple[list[BaseException | None], int]:
+def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed,
+                space: str, batches: Sequence[WriteBatch]
+                ) -> tuple[list[BaseException | None], int]:
     """Plain adds of one space (see `groupable`) in one transaction (group_commit.py).
     Each batch keeps the outcome it would have had alone: content an active memory holds,
     or that an earlier batch of the group writes, makes that batch a `duplicate`. Returns the
@@ -195,6 +200,7 @@ def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, space: st
         version = cast(int, committed["version"])
         kept = cast("list[tuple[dict[str, Any], Memory]]", committed["kept"])
         vectors.record_write(space, version - 1, version, *_cache_rows(kept))
+    feed.add((m.id, row["embedding"]) for row, m in kept)
     return cast("list[BaseException | None]", committed["outcomes"]), version
 
 

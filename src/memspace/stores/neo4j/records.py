@@ -93,13 +93,15 @@ def key_from(p: Props, grants: list[list[Any]]) -> ApiKey:
 def memory_row(space_id: str, m: Memory) -> Props:
     """A new memory's properties (`null` ones are not stored) and, apart, its embedding.
 
-    The embedding is stored twice: as the float array the vector index reads (`embedding`,
-    for ad-hoc Cypher), and as its float32 bytes (`vector`), which is what the vector cache
-    loads. Bolt returns a float array as one Python float per component: a first start read
-    100,000 vectors in 18 s that way, and held ~1 GB of floats while it did."""
+    The embedding is stored twice: as its float32 bytes (`vector`), which is what the vector
+    cache loads, and, after the write, as the float array the vector index reads (`embedding`,
+    for ad-hoc Cypher; stores/neo4j/vector_index.py). Bolt returns a float array as one
+    Python float per component: a first start read 100,000 vectors in 18 s that way, and
+    held ~1 GB of floats while it did."""
     props = _memory_props(space_id, m)
     if m.embedding is not None:
         props["vector"] = np.asarray(m.embedding, dtype="<f4").tobytes()
+        props["vectorPending"] = True  # until stores/neo4j/vector_index.py sets `embedding`
     return {"props": props,
             "embedding": floats(m.embedding) if m.embedding is not None else None}
 

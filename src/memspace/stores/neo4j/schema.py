@@ -57,6 +57,8 @@ STATEMENTS: tuple[str, ...] = (
     f"OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{TEXT_ANALYZER}'}}}}",
     f"DROP INDEX {RETIRED_TERMS_INDEX} IF EXISTS",
     "CREATE INDEX memory_space_writer IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.createdBy)",
+    # Memories whose vector is not yet in VECTOR_INDEX (stores/neo4j/vector_index.py).
+    "CREATE INDEX memory_vector_pending IF NOT EXISTS FOR (m:Memory) ON (m.vectorPending)",
 )
 
 # Registered up front so that reads on a fresh database, before any node carries one of these,

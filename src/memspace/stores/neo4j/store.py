@@ -50,6 +50,7 @@ from memspace.stores.neo4j import (
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.group_commit import GroupCommit
 from memspace.stores.neo4j.schema import ensure_schema
+from memspace.stores.neo4j.vector_index import IndexFeed
 from memspace.stores.space_counts import SpaceCounts
 from memspace.stores.vector_cache import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
@@ -90,6 +91,7 @@ class Neo4jStore:
         except BaseException:
             self._db.close()
             raise
+        self._feed = IndexFeed(self._db)  # the vector index's property, set after each write
 
     def ping(self) -> None:
         self._db.ping()
@@ -111,7 +113,13 @@ class Neo4jStore:
             yield
 
     def close(self) -> None:
+        self._feed.close()
         self._db.close()
+
+    def flush_vector_index(self, timeout_s: float | None = None) -> bool:
+        """Wait until every memory written so far is in Neo4j's vector index (ad-hoc Cypher's
+        `db.index.vector.queryNodes`; memspace's searches do not wait for it)."""
+        return self._feed.flush(timeout_s)
 
     # -- spaces and keys ----------------------------------------------------------------------
 
@@ -161,12 +169,12 @@ class Neo4jStore:
         if memories.groupable(batch):
             self._groups.submit(batch.space_id, batch)
             return
-        version = memories.write(self._db, self._space_turn, self._vectors, batch)
+        version = memories.write(self._db, self._space_turn, self._vectors, self._feed, batch)
         self._counts.advance(batch.space_id, version, [batch])
 
     def _write_group(self, space: str, batches: Sequence[WriteBatch]) -> list[BaseException | None]:
-        outcomes, version = memories.write_group(self._db, self._space_turn, self._vectors, space,
-                                                 batches)
+        outcomes, version = memories.write_group(self._db, self._space_turn, self._vectors,
+                                                 self._feed, space, batches)
         self._counts.advance(space, version, [b for b, o in zip(batches, outcomes, strict=True)
                                               if o is None])
         return outcomes

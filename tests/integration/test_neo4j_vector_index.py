@@ -1,0 +1,87 @@
+"""Neo4j's vector index gets every memory's embedding after the write that stored it
+(stores/neo4j/vector_index.py): plain adds, grouped adds and corrections alike, and a memory
+left unindexed by a stop is indexed by the next start."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memspace.domain.models import Memory
+from memspace.domain.ports import WriteBatch
+from memspace.stores.neo4j import Neo4jStore
+from memspace.stores.neo4j.schema import VECTOR_INDEX
+from tests.support import builders as b
+from tests.support.fakes import HashEmbedder
+
+pytestmark = pytest.mark.neo4j
+EMBED = HashEmbedder()
+
+
+def _query(store: Neo4jStore, cypher: str, **params: Any) -> list[dict[str, Any]]:
+    return store._db.read(cypher, **params)
+
+
+def _indexed(store: Neo4jStore, memory: Memory) -> list[float] | None:
+    [row] = _query(store, "MATCH (m:Memory {id: $id}) RETURN m.embedding AS e", id=memory.id)
+    return None if row["e"] is None else list(row["e"])
+
+
+def _nearest(store: Neo4jStore, embedding: list[float], space_id: str) -> list[str]:
+    """What ad-hoc Cypher finds through the index, within the space."""
+    rows = _query(store, f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', 200, $v) "
+                         "YIELD node, score WHERE node.spaceId = $space RETURN node.id AS id",
+                  v=embedding, space=space_id)
+    return [r["id"] for r in rows]
+
+
+def test_every_write_reaches_the_vector_index(neo4j_store: Neo4jStore) -> None:
+    space = b.space("vector-index")
+    neo4j_store.create_space(space)
+    plain = b.memory(space.id, "Deploys need two approvals", EMBED.embed(["deploys approvals"])[0])
+    neo4j_store.write(WriteBatch(space.id, [plain]))  # a plain add: the group commit
+    bulk = [b.memory(space.id, f"bulk fact {n}", EMBED.embed([f"bulk fact {n}"])[0])
+            for n in range(3)]
+    neo4j_store.write(WriteBatch(space.id, bulk))
+    fixed = b.memory(space.id, "Deploys need three approvals",
+                     EMBED.embed(["deploys three approvals"])[0])
+    neo4j_store.write(WriteBatch(space.id, [fixed], supersede={plain.id: fixed.id}))
+    no_vector = b.memory(space.id, "a memory without a vector")
+    neo4j_store.write(WriteBatch(space.id, [no_vector]))
+
+    assert neo4j_store.flush_vector_index(60)
+    pending = _query(neo4j_store, "MATCH (m:Memory) WHERE m.spaceId = $space "
+                                  "AND m.vectorPending IS NOT NULL RETURN m.id AS id",
+                     space=space.id)
+    assert pending == []  # every mark cleared
+    for memory in [plain, *bulk, fixed]:
+        assert memory.embedding is not None
+        stored = _indexed(neo4j_store, memory)
+        assert stored == pytest.approx(np.asarray(memory.embedding, dtype=np.float32).tolist())
+        assert memory.id in _nearest(neo4j_store, memory.embedding, space.id)
+    assert _indexed(neo4j_store, no_vector) is None
+
+
+def test_a_memory_left_unindexed_by_a_stop_is_indexed_at_the_next_start(
+        neo4j_uri: str, neo4j_store: Neo4jStore) -> None:
+    space = b.space("vector-index-stop")
+    neo4j_store.create_space(space)
+    memory = b.memory(space.id, "The ledger export runs nightly", EMBED.embed(["ledger export"])[0])
+    neo4j_store.write(WriteBatch(space.id, [memory]))
+    assert neo4j_store.flush_vector_index(60)
+    # what a write leaves when the process stops before its feed runs
+    neo4j_store._db.write(lambda tx: tx.run(
+        "MATCH (m:Memory {id: $id}) REMOVE m.embedding SET m.vectorPending = true",
+        id=memory.id).consume())
+    assert _indexed(neo4j_store, memory) is None
+
+    restarted = Neo4jStore(neo4j_uri)
+    try:
+        assert restarted.flush_vector_index(120)
+        assert memory.embedding is not None
+        assert _indexed(restarted, memory) == pytest.approx(memory.embedding, abs=1e-6)
+        assert memory.id in _nearest(restarted, memory.embedding, space.id)
+    finally:
+        restarted.close()

@@ -1,0 +1,98 @@
+"""The feed that puts written memories into Neo4j's vector index (stores/neo4j/vector_index.py),
+on a scripted connection: batches, retries while the server is away, and what a close leaves."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from memspace.domain.errors import Unavailable
+from memspace.stores.neo4j import vector_index
+from memspace.stores.neo4j.vector_index import IndexFeed
+
+
+class _Tx:
+    def __init__(self, db: _Db) -> None:
+        self._db = db
+
+    def run(self, query: str, rows: list[dict[str, Any]]) -> _Tx:
+        self._db.written.append([row["id"] for row in rows])
+        return self
+
+    def consume(self) -> None:
+        return None
+
+
+class _Db:
+    """write() runs the work unless told to fail; read() answers the backfill's query."""
+
+    def __init__(self, failures: int = 0, unindexed: list[dict[str, Any]] | None = None) -> None:
+        self.failures = failures
+        self.unindexed = unindexed or []
+        self.written: list[list[str]] = []
+        self.gate = threading.Event()
+        self.gate.set()
+
+    def write(self, work: Callable[[_Tx], None]) -> None:
+        self.gate.wait(10)
+        if self.failures:
+            self.failures -= 1
+            raise Unavailable("Neo4j at bolt://x is not answering")
+        work(_Tx(self))
+
+    def read(self, query: str, limit: int) -> list[dict[str, Any]]:
+        done = {i for ids in self.written for i in ids}
+        return [row for row in self.unindexed if row["id"] not in done][:limit]
+
+
+def test_what_writes_meanwhile_goes_in_one_transaction_in_id_order() -> None:
+    db = _Db()
+    db.gate.clear()  # the first transaction waits, so the next adds queue behind it
+    feed = IndexFeed(db, backfill=False)  # type: ignore[arg-type]
+    feed.add([("m1", [1.0])])
+    feed.add([("m3", [1.0]), ("m2", [0.5]), ("no-vector", None)])
+    db.gate.set()
+    assert feed.flush(10)
+    assert [i for ids in db.written for i in ids] == ["m1", "m2", "m3"]
+    assert len(db.written) <= 2 and db.written[-1][-1] == "m3"
+    feed.close()
+
+
+def test_a_server_away_delays_the_index_and_loses_nothing(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(vector_index, "RETRY_AFTER_S", 0.01)
+    db = _Db(failures=2)
+    feed = IndexFeed(db, backfill=False)  # type: ignore[arg-type]
+    with caplog.at_level(logging.WARNING):
+        feed.add([("m1", [1.0]), ("m2", [1.0])])
+        assert feed.flush(10)
+    assert db.written == [["m1", "m2"]]
+    assert "vector index update of 2 memories failed: Neo4j at bolt://x" in caplog.text
+    feed.close()
+
+
+def test_a_close_says_what_it_leaves_for_the_next_start(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(vector_index, "RETRY_AFTER_S", 0.01)
+    db = _Db(failures=10**6)  # the server never comes back
+    feed = IndexFeed(db, backfill=False)  # type: ignore[arg-type]
+    feed.add([("m1", [1.0])])
+    with caplog.at_level(logging.WARNING):
+        feed.close(timeout_s=5)  # does not wait out a server that is away
+    assert db.written == []
+    assert "1 memories not yet in the vector index; the next start adds them" in caplog.text
+
+
+def test_the_backfill_indexes_what_a_stop_left_and_a_flush_waits_for_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vector_index, "BATCH", 2)
+    vector = bytes(4 * 3)  # three float32 zeros
+    db = _Db(unindexed=[{"id": f"m{n}", "vector": vector} for n in range(5)])
+    feed = IndexFeed(db)  # type: ignore[arg-type]
+    assert feed.flush(10)
+    assert db.written == [["m0", "m1"], ["m2", "m3"], ["m4"]]
+    feed.close()
