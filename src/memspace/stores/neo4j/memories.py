@@ -122,7 +122,7 @@ def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed
                 raise DuplicateContent(repeats)
         if documents and count(tx, cypher.COUNT_DOCUMENTS, documents) != len(documents):
             raise NotFound("a memory names a document that is not in this space")
-        tx.run(cypher.CREATE_MEMORIES, rows=rows).consume()
+        tx.run(cypher.CREATE_MEMORIES, props=[row["props"] for row in rows]).consume()
         if ends and count(tx, cypher.COUNT_MEMORIES, ends) != len(ends):
             raise NotFound("a relation points at a memory that is not in this space")
         if documents:
@@ -192,7 +192,7 @@ def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: Ind
             row["props"]["seq"] = begun["base"] + offset
             row["props"]["changed"] = begun["version"]
         if kept:
-            tx.run(cypher.CREATE_MEMORIES, rows=[row for row, _ in kept]).consume()
+            tx.run(cypher.CREATE_MEMORIES, props=[row["props"] for row, _ in kept]).consume()
         committed.update(version=int(begun["version"]), kept=kept, outcomes=outcomes)
 
     with turn(space):

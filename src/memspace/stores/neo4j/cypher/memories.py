@@ -39,9 +39,12 @@ MATCH (m:Memory {spaceId: $space, contentHash: hash}) WHERE m.active = true AND 
 RETURN hash, min(m.id) AS id
 """
 # The indexed `embedding` is set after the write, by the feed of stores/neo4j/vector_index.py.
+# Only the properties cross: the float array of the vector index is set after the write
+# (INDEX_EMBEDDINGS); sent here too, each memory's 384 floats were packed, sent and unpacked
+# for nothing.
 CREATE_MEMORIES = """
-UNWIND $rows AS row
-CREATE (m:Memory) SET m = row.props
+UNWIND $props AS props
+CREATE (m:Memory) SET m = props
 """
 # Embeddings are stored as float32 arrays (setNodeVectorProperty), not Cypher's float64 lists:
 # half the size. A write marks its memories `vectorPending` (records.memory_row); this clears it.
