@@ -38,10 +38,9 @@ UNWIND $hashes AS hash
 MATCH (m:Memory {spaceId: $space, contentHash: hash}) WHERE m.active = true AND NOT m.id IN $skip
 RETURN hash, min(m.id) AS id
 """
-# The indexed `embedding` is set after the write, by the feed of stores/neo4j/vector_index.py.
-# Only the properties cross: the float array of the vector index is set after the write
-# (INDEX_EMBEDDINGS); sent here too, each memory's 384 floats were packed, sent and unpacked
-# for nothing.
+# Only the properties cross: the indexed `embedding` is set after the write, by the feed of
+# stores/neo4j/vector_index.py (INDEX_EMBEDDINGS). Sent here too, each memory's 384 floats were
+# packed, sent and unpacked for nothing.
 CREATE_MEMORIES = """
 UNWIND $props AS props
 CREATE (m:Memory) SET m = props
