@@ -14,8 +14,8 @@ gathers: once a memory is waiting, it waits GATHER_S for others (or for BATCH of
 writing. One agent adding every 100 ms then costs one index transaction per several adds
 instead of one each, and that work runs on the same cores as the searches: single adds 50 ms
 apart on a 101,000-memory space cost Neo4j 13.6-15.2 ms of CPU each with a transaction each,
-9.0-11.9 ms gathered (four runs each way). A `flush` or `close`
-writes what waits at once. The index trails the adds by up to GATHER_S and one transaction.
+9.0-11.9 ms gathered (four runs each way). A `flush` or `close` writes what waits at once.
+The index trails the adds by up to GATHER_S and one transaction.
 
 A write marks its memories `vectorPending`, and the feed's transaction clears the mark. A
 memory still marked because the process stopped first is found (through an index on the mark)
