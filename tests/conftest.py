@@ -55,9 +55,24 @@ def neo4j_uri() -> Iterator[str]:
 
     try:
         with neo4j_server() as uri:
+            _record_default_model(uri)
             yield uri
     except Neo4jUnavailable as exc:
         skip_or_fail(f"no Neo4j server: {exc}")
+
+
+def _record_default_model(uri: str) -> None:
+    """The shared test database is one store for every test: the servers the tests start embed
+    with the default model whatever the contract tests wrote into it first (a store holding
+    memories and no record would keep all-MiniLM-L6-v2: services/embedding_model.py)."""
+    from memspace.services import embedding_model
+    from memspace.stores.neo4j import Neo4jStore
+
+    store = Neo4jStore(uri)
+    try:
+        store.set_store_info(embedding_model.KEY, embedding_model.E5_SMALL)
+    finally:
+        store.close()
 
 
 @pytest.fixture

@@ -124,15 +124,29 @@ def build_note_jobs(store: GraphStore) -> NoteJobStore:
     raise TypeError(f"no note job store for {type(store).__name__}")
 
 
-def build_embedder(settings: Settings) -> Embedder:
-    if settings.embedding_model == "local":
-        from memspace.embeddings.local import LocalEmbedder
+def build_embedder(settings: Settings, store: GraphStore | None = None) -> Embedder:
+    """The configured model; with a store, the one its vectors were made with
+    (services/embedding_model.py), recorded on its first start."""
+    from memspace.embeddings import fetch
+    from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
+    from memspace.services import embedding_model
 
-        return LocalEmbedder()
+    e5_folder = fetch.installed(root=settings.models_dir)
+    e5_installed = e5_folder is not None
+    if store is not None:
+        name = embedding_model.choose_model(settings.embedding_model, store, e5_installed)
+    elif settings.embedding_model == embedding_model.LOCAL:
+        name = embedding_model.E5_SMALL if e5_installed else embedding_model.MINILM
+    else:
+        name = settings.embedding_model
+    if name == embedding_model.E5_SMALL and e5_folder is not None:
+        return LocalEmbedder(LOCAL_MODELS[name], model_path=str(e5_folder))
+    if name in LOCAL_MODELS:  # MiniLM, or e5 named but not installed (it says how to install)
+        return LocalEmbedder(LOCAL_MODELS[name])
     from memspace.embeddings.remote import LitellmEmbedder
 
     return LitellmEmbedder(
-        settings.embedding_model,
+        name,
         api_base=settings.llm_api_base,
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
     )
@@ -185,8 +199,14 @@ def build(
 ) -> Container:
     """Wire everything; tests pass their own store, embedder, clock or blob store."""
     settings = settings or Settings()
-    store = store or build_store(settings)
-    embedder = embedder or build_embedder(settings)
+    if store is None:
+        store = build_store(settings)
+        try:
+            embedder = embedder or build_embedder(settings, store)
+        except BaseException:  # e.g. the store's vectors are another model's: nothing stays open
+            store.close()
+            raise
+    embedder = embedder or build_embedder(settings, store)
     extractor = extractor or build_extractor(settings)
     # Only with a model: without one an add stores its note as it is and nothing is deferred.
     note_jobs = build_note_jobs(store) if extractor is not None else None

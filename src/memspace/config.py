@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(default=30.0, gt=0)
 
     embedding_model: str = "local"
+    # Where e5-small-v2 is installed (embeddings/fetch.py reads the same variable); None:
+    # ~/.cache/memspace/models.
+    models_dir: Path | None = None
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)

@@ -63,8 +63,18 @@ def check_data_dir(settings: Settings) -> Check:
 
 def check_embedder(settings: Settings) -> Check:
     def probe() -> str:
-        [vector] = build_embedder(settings).embed(["memspace doctor"])
-        return f"{settings.embedding_model} loads and embeds ({len(vector)} dimensions)"
+        from memspace.embeddings import fetch
+        from memspace.embeddings.local import LocalEmbedder
+
+        embedder = build_embedder(settings)
+        [vector] = embedder.embed(["memspace doctor"])
+        if not isinstance(embedder, LocalEmbedder):
+            return f"{settings.embedding_model} loads and embeds ({len(vector)} dimensions)"
+        found = f"{embedder.model.name} loads and embeds ({len(vector)} dimensions)"
+        if fetch.installed(root=settings.models_dir) is None:
+            found += ("; e5-small-v2 is not installed, so new stores embed with it instead "
+                      "(`python -m memspace.embeddings.fetch` installs e5)")
+        return found
 
     return _guarded("embedding model", probe)
 

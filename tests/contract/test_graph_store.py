@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import uuid
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -692,3 +693,18 @@ def test_datetimes_come_back_to_the_microsecond_in_utc_from_every_read(store: Gr
             assert m.created_at == expected and m.created_at.utcoffset() == timedelta(0), read
             if m.id == old.id:
                 assert m.invalidated_at == at and m.invalidated_at.utcoffset() == timedelta(0), read
+
+
+def test_store_info_is_kept_and_replaced(store: GraphStore) -> None:
+    key = f"probe-{uuid.uuid4().hex}"
+    assert store.store_info(key) is None
+    store.set_store_info(key, "e5-small-v2")
+    assert store.store_info(key) == "e5-small-v2"
+    store.set_store_info(key, "all-minilm-l6-v2")
+    assert store.store_info(key) == "all-minilm-l6-v2"
+
+
+def test_a_store_holds_memories_once_one_is_written(store: GraphStore) -> None:
+    space = new_space(store, "holds")
+    store.write(WriteBatch(space.id, [b.memory(space.id, "the first memory", embedding=vec("first"))]))
+    assert store.holds_memories()

@@ -14,7 +14,7 @@ from memspace.bootstrap import build
 from memspace.config import Settings
 from memspace.domain.errors import Unavailable
 from memspace.domain.models import Relation, RelationType
-from memspace.domain.ports import WriteBatch
+from memspace.domain.ports import Calibration, WriteBatch
 from memspace.embeddings.local import LocalEmbedder
 from memspace.llm.tokens import TokenCounter
 from memspace.mcp.errors import CODES
@@ -237,10 +237,19 @@ class SwitchableEmbedder:
     def dimensions(self) -> int:
         return self._model.dimensions
 
+    @property
+    def calibration(self) -> Calibration:
+        return self._model.calibration
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if self.broken:
             raise Unavailable("embedding endpoint http://127.0.0.1:9/v1 refused the connection")
         return self._model.embed(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        if self.broken:
+            raise Unavailable("embedding endpoint http://127.0.0.1:9/v1 refused the connection")
+        return self._model.embed_queries(texts)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])

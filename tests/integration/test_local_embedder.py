@@ -1,4 +1,5 @@
-"""The local embedder's own runtime (embeddings/minilm.py) gives sentence-transformers' vectors.
+"""The fallback local model's own runtime (embeddings/minilm.py) gives sentence-transformers'
+vectors (the default model, e5-small-v2, is tested in test_e5_embedder.py).
 
 sentence-transformers is the reference: the same model folder loaded by its SentenceTransformer
 embeds the same texts, and every vector must match. Measured on the texts below (torch 2.15 on
@@ -17,7 +18,14 @@ import numpy as np
 import pytest
 
 from memspace.domain.errors import Unavailable
-from memspace.embeddings.local import BATCH_SIZE, DIMENSIONS, LocalEmbedder
+from memspace.embeddings.local import (
+    BATCH_SIZE,
+    DIMENSIONS,
+    E5_SMALL,
+    MINILM,
+    LocalEmbedder,
+    LocalModel,
+)
 
 pytestmark = pytest.mark.model
 
@@ -68,7 +76,7 @@ def assert_close(got: np.ndarray, want: np.ndarray, texts: Sequence[str]) -> Non
 
 @pytest.fixture(scope="module")
 def embedder() -> LocalEmbedder:
-    return LocalEmbedder()
+    return LocalEmbedder(MINILM)
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +96,7 @@ def test_more_texts_than_a_batch_come_back_in_input_order(embedder: LocalEmbedde
     # Lengths interleaved so that sorting by length really reorders them; 300 > BATCH_SIZE.
     texts = [f"note {n}: " + "the cache warms up " * (n % 17) for n in range(BATCH_SIZE + 44)]
     reference.assert_same(embedder.embed(texts), texts)
-    small_batches = LocalEmbedder(batch_size=4)
+    small_batches = LocalEmbedder(MINILM, batch_size=4)
     reference.assert_same(small_batches.embed(VARIED[::-1]), VARIED[::-1])
 
 
@@ -107,8 +115,10 @@ def test_text_past_the_window_is_not_read(embedder: LocalEmbedder) -> None:
     assert embedder.dimensions == DIMENSIONS == len(within)
 
 
-def test_a_folder_without_the_model_is_unavailable_with_what_to_do(tmp_path: Path) -> None:
-    broken = LocalEmbedder(model_path=str(tmp_path))
+@pytest.mark.parametrize("model", [MINILM, E5_SMALL], ids=lambda m: m.name)
+def test_a_folder_without_the_model_is_unavailable_with_what_to_do(tmp_path: Path,
+                                                                    model: LocalModel) -> None:
+    broken = LocalEmbedder(model, model_path=str(tmp_path))
 
     with pytest.raises(Unavailable, match=r"could not be loaded .*make install.*MEMSPACE_EMBEDDING_MODEL"):
         broken.embed(["anything"])

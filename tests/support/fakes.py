@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from memspace.domain.errors import ExtractionFailed, NotFound, Unavailable
 from memspace.domain.extraction import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.models import RelationType
+from memspace.domain.ports import MINILM_CALIBRATION
 from memspace.domain.text import words
 
 
@@ -19,9 +20,13 @@ class HashEmbedder:
     """Bag of hashed words in 384 dimensions: texts sharing words are similar, others are not."""
 
     dimensions = 384
+    calibration = MINILM_CALIBRATION
 
     def __init__(self) -> None:
         self.calls = 0
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.embed(texts)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self.calls += 1

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 
+import pytest
+
 from memspace.domain.models import Memory, ScoredMemory
 from memspace.services.ranking import (
     NEIGHBOUR_WEIGHT,
@@ -28,11 +30,20 @@ def _hits(*scored: tuple[str, float], speakers: dict[str, str] | None = None,
             for i, s in scored]
 
 
-def test_each_list_is_scaled_by_its_own_best_score() -> None:
-    assert normalised({"a": 12.0, "b": 3.0}) == {"a": 1.0, "b": 0.25}
-    assert normalised({"a": 0.5, "b": -0.2}) == {"a": 1.0, "b": 0.0}
+def test_each_list_is_scaled_min_max_over_its_candidates() -> None:
+    assert normalised({"a": 12.0, "b": 3.0, "c": 0.0}) == {"a": 1.0, "b": 0.25, "c": 0.0}
+    # cosines of a model that puts any two texts at 0.7-0.9 still spread over the whole range
+    assert normalised({"a": 0.9, "b": 0.8, "c": 0.7}) == pytest.approx({"a": 1.0, "b": 0.5, "c": 0.0})
+    assert normalised({"a": 0.5, "b": -0.2, "c": 0.15}) == pytest.approx({"a": 1.0, "b": 0.0, "c": 0.5})
+    assert normalised({"a": 0.3}) == {"a": 1.0}
     assert normalised({"a": -0.1}) == {"a": 0.0}
     assert normalised({}) == {}
+
+
+def test_candidates_a_list_gave_no_score_put_its_bottom_at_zero() -> None:
+    # they count 0, so the list's last hit must count more than a memory it never found
+    assert normalised({"a": 0.9, "b": 0.8}, unscored=True) == pytest.approx({"a": 1.0, "b": 0.8 / 0.9})
+    assert normalised({"a": 0.9, "b": 0.8}) == {"a": 1.0, "b": 0.0}
 
 
 def test_a_memory_both_lists_rank_well_beats_one_only_one_list_ranks_first() -> None:
@@ -47,9 +58,9 @@ def test_a_memory_both_lists_rank_well_beats_one_only_one_list_ranks_first() -> 
 def test_how_much_better_a_hit_is_counts_not_only_its_rank() -> None:
     # RRF would tie "x" (1st in text) with "y" (1st in vector): both 1/(60+1). Here the text list
     # says "x" is far ahead of its runner-up while the vector list barely prefers "y".
-    by_vector = _hits(("y", 0.80), ("x", 0.79))
-    by_text = _hits(("x", 30.0), ("y", 3.0))
-    assert [r.memory.id for r in blend(by_vector, by_text, "q")] == ["x", "y"]
+    by_vector = _hits(("y", 0.80), ("x", 0.79), ("z", 0.50))
+    by_text = _hits(("x", 30.0), ("y", 3.0), ("z", 0.0))
+    assert [r.memory.id for r in blend(by_vector, by_text, "q")] == ["x", "y", "z"]
 
 
 def test_a_list_that_is_empty_leaves_the_other_ranking_as_it_was() -> None:
@@ -60,11 +71,11 @@ def test_a_list_that_is_empty_leaves_the_other_ranking_as_it_was() -> None:
 
 def test_a_query_naming_a_speaker_lifts_what_that_speaker_said() -> None:
     speakers = {"mel": "Melanie", "car": "Caroline Rivera"}
-    by_text = _hits(("mel", 10.0), ("car", 9.5), speakers=speakers)
+    by_text = _hits(("mel", 10.0), ("car", 9.5), ("low", 0.0), speakers=speakers)
     plain = blend([], by_text, "what did she paint")
-    assert [r.memory.id for r in plain] == ["mel", "car"]
+    assert [r.memory.id for r in plain] == ["mel", "car", "low"]
     asked = blend([], by_text, "What did caroline RIVERA paint?")
-    assert [r.memory.id for r in asked] == ["car", "mel"]
+    assert [r.memory.id for r in asked] == ["car", "mel", "low"]
     assert asked[0].score == 0.5 * 0.95 + SPEAKER_BOOST
     assert asked[0].matched_by == ("text", "speaker")
 
@@ -78,19 +89,19 @@ def test_a_speaker_is_named_only_by_every_word_of_the_name() -> None:
 
 
 def test_a_hit_below_the_other_lists_cut_gets_its_real_score_there_not_zero() -> None:
-    by_vector = _hits(("v1", 0.80), ("v2", 0.79))
+    by_vector = _hits(("v1", 0.80), ("v2", 0.79), ("v3", 0.70))
     by_text = _hits(("t", 10.0), ("v2", 1.0))
-    cosines = {"v1": 0.80, "v2": 0.79, "t": 0.78}
-    text_scores = {"v1": 4.0, "v2": 1.0, "t": 10.0}
+    cosines = {"v1": 0.80, "v2": 0.79, "v3": 0.70, "t": 0.78}
+    text_scores = {"v1": 4.0, "v2": 1.0, "v3": 0.0, "t": 10.0}
     ranked = {r.memory.id: r for r in blend(by_vector, by_text, "q", cosines, text_scores)}
-    assert ranked["t"].score == 0.5 * 0.78 / 0.80 + 0.5 * 1.0
+    assert ranked["t"].score == pytest.approx(0.5 * (0.78 - 0.70) / 0.10 + 0.5 * 1.0)
     assert ranked["t"].matched_by == ("text",)
-    assert ranked["v1"].score == 0.5 * 1.0 + 0.5 * 0.4
+    assert ranked["v1"].score == pytest.approx(0.5 * 1.0 + 0.5 * 0.4)
     assert ranked["v1"].matched_by == ("vector",)  # found by its meaning; its words only count
     without = {r.memory.id: r.score for r in blend(by_vector, by_text, "q")}
     assert without["t"] == 0.5 * 1.0 and without["v1"] == 0.5 * 1.0
     # the cross scores only score the memories the lists found: they add none
-    assert set(ranked) == {"v1", "v2", "t"}
+    assert set(ranked) == {"v1", "v2", "v3", "t"}
     extra = blend(by_vector, by_text, "q", cosines | {"x": 0.9}, text_scores | {"x": 20.0})
     assert {r.memory.id: r.score for r in extra} == {m: r.score for m, r in ranked.items()}
 
@@ -99,23 +110,23 @@ def test_a_turn_whose_reply_matched_is_lifted_by_the_reply() -> None:
     # "question" asks what the reply answers; the reply holds the query's words. Without the
     # link "other" (a slightly better match on its own) ranks above the question.
     links = {"reply": "question"}
-    by_text = _hits(("reply", 10.0), ("other", 6.0), ("question", 5.0), follows=links)
+    by_text = _hits(("reply", 10.0), ("other", 6.0), ("question", 5.0), ("low", 0.0), follows=links)
     ranked = blend([], by_text, "q")
-    assert [r.memory.id for r in ranked] == ["reply", "question", "other"]
+    assert [r.memory.id for r in ranked] == ["reply", "question", "other", "low"]
     lifted = {r.memory.id: r for r in ranked}
     assert lifted["question"].score == 0.5 * 0.5 + NEIGHBOUR_WEIGHT * 0.5 * 1.0
     assert lifted["question"].matched_by == ("text", "neighbour")
     # the reply is lifted by the question in turn, by a fraction of the question's own score
     assert lifted["reply"].score == 0.5 + NEIGHBOUR_WEIGHT * 0.5 * 0.5
     assert lifted["other"].matched_by == ("text",)
-    unlinked = blend([], _hits(("reply", 10.0), ("other", 6.0), ("question", 5.0)), "q")
-    assert [r.memory.id for r in unlinked] == ["reply", "other", "question"]
+    unlinked = blend([], _hits(("reply", 10.0), ("other", 6.0), ("question", 5.0), ("low", 0.0)), "q")
+    assert [r.memory.id for r in unlinked] == ["reply", "other", "question", "low"]
 
 
 def test_turns_two_steps_apart_lift_each_other_and_three_steps_do_not() -> None:
     # a <- b <- c <- d: "a" and "c" are two turns apart, "a" and "d" three
     links = {"b": "a", "c": "b", "d": "c"}
-    by_text = _hits(("a", 10.0), ("b", 1.0), ("c", 1.0), ("d", 1.0), follows=links)
+    by_text = _hits(("a", 10.0), ("b", 1.0), ("c", 1.0), ("d", 1.0), ("low", 0.0), follows=links)
     lifted = {r.memory.id: r.score for r in blend([], by_text, "q")}
     assert lifted["c"] == 0.05 + NEIGHBOUR_WEIGHT * 0.5
     assert lifted["d"] == 0.05 + NEIGHBOUR_WEIGHT * 0.05  # b and c are near it, not a
@@ -135,11 +146,11 @@ def test_a_query_naming_a_date_lifts_what_was_observed_on_it() -> None:
     observed = {"aug": at(14), "july": datetime(2023, 7, 31, 23, tzinfo=UTC),
                 # 1 September 01:00 in UTC, but 31 August in the caller's own offset
                 "late": datetime(2023, 8, 31, 19, tzinfo=timezone(timedelta(hours=-6))),
-                "unknown": None}
+                "unknown": None, "low": None}
     hits = [ScoredMemory(_memory(i, observed_at=when), score)
-            for (i, when), score in zip(observed.items(), (9.0, 10.0, 8.5, 9.5), strict=True)]
+            for (i, when), score in zip(observed.items(), (9.0, 10.0, 8.5, 9.5, 0.0), strict=True)]
     ranked = blend([], hits, "What injury did Evan have in August 2023?")
-    assert [r.memory.id for r in ranked] == ["aug", "late", "july", "unknown"]
+    assert [r.memory.id for r in ranked] == ["aug", "late", "july", "unknown", "low"]
     lifted = {r.memory.id: r for r in ranked}
     assert lifted["aug"].score == 0.5 * 0.9 + TIME_BOOST
     assert lifted["aug"].matched_by == ("text", "time")
@@ -147,4 +158,4 @@ def test_a_query_naming_a_date_lifts_what_was_observed_on_it() -> None:
     on_the_day = blend([], hits, "what happened on 14 August 2023")
     assert on_the_day[0].memory.id == "aug" and "time" not in on_the_day[1].matched_by
     assert [r.memory.id for r in blend([], hits, "what did Evan injure")] == [
-        "july", "unknown", "aug", "late"]
+        "july", "unknown", "aug", "late", "low"]

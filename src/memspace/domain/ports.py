@@ -296,10 +296,33 @@ class GraphStore(SpaceStore, KeyStore, MemoryReadStore, MemoryWriteStore, Relati
     """Every role: what the adapters (stores/sqlite, stores/neo4j) implement and bootstrap wires.
     Every memory query is scoped to one space. A service asks only for the roles it calls."""
 
+    def store_info(self, key: str) -> str | None:
+        """A fact about the store as a whole (e.g. "embedding_model"), or None if never set."""
+
+    def set_store_info(self, key: str, value: str) -> None: ...
+
+    def holds_memories(self) -> bool:
+        """Does any space of the store hold a memory?"""
+
     def ping(self) -> None:
         """Raises Unavailable when the store cannot answer."""
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Cosine similarities that mean "about the same thing" under one embedding model. Each
+    model spreads cosines differently (all-MiniLM-L6-v2: unrelated facts 0.02-0.32; e5-small-v2:
+    0.75-0.82), so the rules that compare a similarity to a number take it from the model
+    (bench/similar_pairs.py measures them)."""
+
+    update_floor: float  # an UPDATES below it is refused (services/reconcile.py)
+    similar_on_save: float  # active memories from it are listed on save (services/similar.py)
+
+
+# all-MiniLM-L6-v2's, measured with bench/similar_pairs.py: what a model not measured here uses.
+MINILM_CALIBRATION = Calibration(update_floor=0.40, similar_on_save=0.45)
 
 
 class Embedder(Protocol):
@@ -308,8 +331,16 @@ class Embedder(Protocol):
     @property
     def dimensions(self) -> int: ...
 
+    @property
+    def calibration(self) -> Calibration: ...
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per text, in order. Raises Unavailable when the model cannot run."""
+        """One vector per stored text (a memory's content), in order. Raises Unavailable when
+        the model cannot run."""
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per search query, in order. A model trained with a query/passage pair of
+        prefixes (e5) reads them differently from stored texts; for others it is `embed`."""
 
 
 class Clock(Protocol):

@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from memspace.domain.ports import Embedder
+from memspace.domain.ports import Calibration, Embedder
 
 # Enough for a few windows of prefetched chunks; beyond it the oldest are dropped (and would be
 # embedded again on demand, never answered wrongly).
@@ -30,6 +30,14 @@ class PrefetchingEmbedder:
     @property
     def dimensions(self) -> int:
         return self._inner.dimensions
+
+    @property
+    def calibration(self) -> Calibration:
+        return self._inner.calibration
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """Queries are never prefetched."""
+        return self._inner.embed_queries(texts)
 
     def prefetch(self, texts: Sequence[str]) -> None:
         """Embed these texts now, in one batch, for the `embed` calls that will ask for them."""

@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 
 from memspace.domain.errors import Unavailable
+from memspace.domain.ports import MINILM_CALIBRATION, Calibration
 
 # Remote APIs cap a request's inputs (OpenAI: 2,048); 128 keeps each request small and fast.
 BATCH_SIZE = 128
@@ -27,6 +28,14 @@ class LitellmEmbedder:
             self.embed(["dimension probe"])
         assert self._dimensions is not None
         return self._dimensions
+
+    @property
+    def calibration(self) -> Calibration:
+        """MiniLM's figures: a remote model is not measured here (bench/similar_pairs.py)."""
+        return MINILM_CALIBRATION
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.embed(texts)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:

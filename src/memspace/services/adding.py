@@ -96,7 +96,8 @@ class AddPipeline(MemoryCore):
             # up beside its write, in _add_flat).
             related = {r.source_id for r in result.relations}
             result.similar = similar_on_save(
-                self._store, space.id, [m for m in result.memories if m.id not in related])
+                self._store, space.id, [m for m in result.memories if m.id not in related],
+                threshold=self._embedder.calibration.similar_on_save)
         if result.usage:
             self._store.record_usage(space.id, result.usage)
         return result
@@ -121,7 +122,9 @@ class AddPipeline(MemoryCore):
         # Nothing relates a flat memory to the space, so the close ones are listed for the
         # caller to review (services/similar.py), looked up while the write commits: each takes
         # ~10 ms at 100,000 memories, one on this process's CPU, the other waiting on the store.
-        nearby = similar_beside(self._store, space.id, memory) if request.source is None else None
+        nearby = (similar_beside(self._store, space.id, memory,
+                                 self._embedder.calibration.similar_on_save)
+                  if request.source is None else None)
         try:
             self._store.write(WriteBatch(space.id, [memory], at=memory.created_at,
                                          source=request.source))
@@ -178,6 +181,7 @@ class AddPipeline(MemoryCore):
             self._embedder.embed,
             lambda digest: self._store.find_active_by_hash(space.id, digest),
             principal.actor,
+            floor=self._embedder.calibration.update_floor,
         )
         at = plan.memories[-1].created_at if plan.memories else self._clock.now()
         for attempt in range(2 * MAX_RETARGETS + 1):

@@ -191,7 +191,7 @@ class BriefingService:
         relevance: dict[str, float] = {}
         if query:
             try:
-                [vector] = self._embedder.embed([query])
+                [vector] = self._embedder.embed_queries([query])
                 by_vector = self._store.vector_search(where, vector, CANDIDATES // 2)
             except Unavailable as exc:  # words still rank while the model is down
                 by_vector = []

@@ -132,6 +132,7 @@ class NoteExtraction:
             lambda digest: None if digest == note.content_hash
             else self._store.find_active_by_hash(note.space_id, digest),
             note.created_by,
+            floor=self._embedder.calibration.update_floor,
         )
         if not plan.memories:
             return self._settle(job, NoteState.EXTRACTED, "every fact was already saved; kept the "

@@ -1,12 +1,13 @@
 """How the lists of a hybrid search become one ranking.
 
 Two lists answer a natural-language query: the nearest memories by vector (cosine) and the best
-by full text (BM25 over index terms). Each list's scores are divided by that list's best score,
-so the top of each list counts 1, and a memory's score is the mean of its two normalised
-scores (0 from a list it is missing from). This is the convex combination of Bruch et al.
-("An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 2023), who found it beats
-reciprocal rank fusion because it keeps *how much* better one hit is than the next, which rank
-positions throw away. Equal weights: nothing here is fitted to one dataset.
+by full text (BM25 over index terms). Each list's scores are min-max normalised over the
+candidates, so the top of each list counts 1 and the last candidate 0, and a memory's score is
+the mean of its two normalised scores (0 from a list it is missing from). This is the convex
+combination of Bruch et al. ("An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
+2023), who found it beats reciprocal rank fusion because it keeps *how much* better one hit is
+than the next, which rank positions throw away, and who normalise min-max as here. Equal
+weights: nothing here is fitted to one dataset.
 
 Measured with bench/recall_locomo.py (flat mode, MiniLM; tune part = conversations 26-44,
 held-out part = 47-50): R@10 of RRF (k=60) 0.715 / 0.700, of this mean 0.771 / 0.743
@@ -57,12 +58,23 @@ class Ranked:
     matched_by: tuple[str, ...]  # the lists (and rules) that found or lifted it
 
 
-def normalised(scores: Mapping[str, float]) -> dict[str, float]:
-    """Scores divided by the list's best; negative ones (cosine) count as 0."""
-    best = max(scores.values(), default=0.0)
-    if best <= 0:
-        return dict.fromkeys(scores, 0.0)
-    return {m: max(score, 0.0) / best for m, score in scores.items()}
+def normalised(scores: Mapping[str, float], unscored: bool = False) -> dict[str, float]:
+    """Min-max over the candidates: the best counts 1 and the worst 0. Dividing by the best
+    alone assumes scores that start near 0; e5-small-v2's cosines sit between 0.7 and 0.9 for
+    any two texts, so every candidate counted ~0.9 and the vector list barely ordered anything
+    (LoCoMo R@10 all 0.680 with e5 that way, 0.705 min-max; MiniLM 0.686 either way).
+
+    `unscored`: some candidates have no score in this list (a store that gave no cosine for
+    them); they count 0, so the bottom is 0 too, or the list's last hit would count as little
+    as a memory it never found."""
+    if not scores:
+        return {}
+    best, worst = max(scores.values()), min(scores.values())
+    if unscored:
+        worst = min(worst, 0.0)
+    if best <= worst:
+        return dict.fromkeys(scores, 1.0 if best > 0 else 0.0)
+    return {m: (score - worst) / (best - worst) for m, score in scores.items()}
 
 
 def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], query: str,
@@ -83,10 +95,12 @@ def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], qu
         for hit in hits:
             memories.setdefault(hit.memory.id, hit.memory)
             found.setdefault(hit.memory.id, []).append(name)
-    by_meaning = normalised({h.memory.id: h.score for h in by_vector}
-                            | {m: c for m, c in (cosines or {}).items() if m in memories})
-    by_words = normalised({h.memory.id: h.score for h in by_text}
-                          | {m: t for m, t in (text_scores or {}).items() if m in memories})
+    vector_scores = ({h.memory.id: h.score for h in by_vector}
+                     | {m: c for m, c in (cosines or {}).items() if m in memories})
+    word_scores = ({h.memory.id: h.score for h in by_text}
+                   | {m: t for m, t in (text_scores or {}).items() if m in memories})
+    by_meaning = normalised(vector_scores, unscored=len(vector_scores) < len(memories))
+    by_words = normalised(word_scores, unscored=len(word_scores) < len(memories))
     scores = {m: VECTOR_WEIGHT * by_meaning.get(m, 0.0) + (1.0 - VECTOR_WEIGHT) * by_words.get(m, 0.0)
               for m in memories}
     asked = set(words(query))

@@ -10,15 +10,17 @@ import numpy as np
 
 from memspace.domain.extraction import Extraction
 from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
-from memspace.domain.ports import MemoryReadStore, WriteBatch
+from memspace.domain.ports import MINILM_CALIBRATION, MemoryReadStore, WriteBatch
 
 # An UPDATES retires a memory, so it must be about the same thing. The model decides that, and
-# this floor vetoes what it cannot be: measured with all-MiniLM-L6-v2 on pairs written for this
+# the embedder's floor (Calibration.update_floor) vetoes what it cannot be. This is
+# all-MiniLM-L6-v2's, measured on pairs written for this
 # project, genuine changes scored 0.49-0.90 ("Use ruff for linting" / "We switched from flake8
 # to ruff" 0.49; "Deploys happen on Tuesdays" / "…on Thursdays from now on" 0.89), unrelated
-# facts 0.02-0.32 ("Our standup is at 9:30" / "Lunch is at noon" 0.32). 0.40 sits in the gap.
-# Redo with bench/extraction_eval.py on your model and embedder.
-UPDATE_SIMILARITY_FLOOR = 0.40
+# facts 0.02-0.32 ("Our standup is at 9:30" / "Lunch is at noon" 0.32). 0.40 sits in the gap
+# (e5-small-v2's: embeddings/local.py). Redo with bench/similar_pairs.py and
+# bench/extraction_eval.py on your model and embedder.
+UPDATE_SIMILARITY_FLOOR = MINILM_CALIBRATION.update_floor
 # How many times a write that lost a race is re-aimed at the new head before giving up.
 MAX_RETARGETS = 3
 
@@ -43,9 +45,11 @@ def plan_extraction(
     embed: Callable[[list[str]], list[list[float]]],
     find_known: Callable[[str], Memory | None],
     actor: str,
+    floor: float = UPDATE_SIMILARITY_FLOOR,
 ) -> Plan:
     """Facts become memories (repeats of active memories are reported, not stored); relations
-    point at candidates; an UPDATES below the similarity floor is refused with a warning."""
+    point at candidates; an UPDATES below the similarity `floor` (the embedder's
+    Calibration.update_floor) is refused with a warning."""
     plan = Plan(memories=[])
     pending: list[tuple[Memory, tuple[tuple[int, RelationType, str], ...]]] = []
     seen: set[str] = set()
@@ -73,11 +77,11 @@ def plan_extraction(
             target = candidates[number]
             if kind is RelationType.UPDATES:
                 similarity = float(fact_vectors[index] @ candidate_vectors[number])
-                if similarity < UPDATE_SIMILARITY_FLOOR:
+                if similarity < floor:
                     plan.warnings.append(
                         f"kept both: '{stored.content}' was said to replace '{target.content}', "
                         f"but they look unrelated (similarity {similarity:.2f} < "
-                        f"{UPDATE_SIMILARITY_FLOOR})"
+                        f"{floor})"
                     )
                     continue
                 plan.supersede.setdefault(target.id, stored.id)

@@ -172,7 +172,7 @@ class SearchService:
         if query:
             degraded = None
             try:
-                [vector] = self._embedder.embed([query])
+                [vector] = self._embedder.embed_queries([query])
             except Unavailable as exc:  # words still find memories while the model is down
                 degraded = f"keyword (embedder unavailable: {exc.message})"
                 blended = blend([], self._store.text_search(where, query, depth), query)

@@ -13,19 +13,20 @@ from dataclasses import dataclass
 
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Memory
-from memspace.domain.ports import SearchStore
+from memspace.domain.ports import MINILM_CALIBRATION, SearchStore
 from memspace.services.beside import beside
 
 log = logging.getLogger(__name__)
 
-# Cosine similarity (all-MiniLM-L6-v2) from which an active memory is listed. Measured with
+# Cosine similarity from which an active memory is listed: the embedder's
+# Calibration.similar_on_save. This is all-MiniLM-L6-v2's (e5-small-v2's: embeddings/local.py). Measured with
 # bench/similar_pairs.py on hand-written pairs: a fact and the fact that replaces it scored
 # 0.49-0.90 ("Use ruff for linting" / "We switched from flake8 to ruff" 0.49, "Deploys happen
 # on Tuesdays" / "…on Thursdays from now on" 0.89); unrelated facts 0.06-0.32 ("Our standup is
 # at 9:30" / "Lunch is at noon" 0.32). 0.45 lists every replacement and no unrelated pair; a
 # related fact on the same subject may show (0.60 "Alice owns billing" / "billing is written in
 # Go") — it is a hint for the caller to judge, never acted on.
-SIMILAR_ON_SAVE = 0.45
+SIMILAR_ON_SAVE = MINILM_CALIBRATION.similar_on_save
 MAX_SIMILAR = 3
 
 
@@ -37,16 +38,18 @@ class Similar:
 
 
 def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
-                    exclude: Sequence[str] = ()) -> list[Similar]:
-    """Up to MAX_SIMILAR active memories of the space at or above SIMILAR_ON_SAVE to any of
-    `saved` (those themselves and `exclude` left out), most similar first."""
+                    exclude: Sequence[str] = (), threshold: float = SIMILAR_ON_SAVE
+                    ) -> list[Similar]:
+    """Up to MAX_SIMILAR active memories of the space at or above `threshold` (the embedder's
+    Calibration.similar_on_save) to any of `saved` (those themselves and `exclude` left out),
+    most similar first."""
     skip = {m.id for m in saved} | set(exclude)
     best: dict[str, tuple[float, Memory, str]] = {}
     for memory in saved:
         if memory.embedding is None:
             continue
         hits = store.nearest_active(space_id, memory.embedding, MAX_SIMILAR + len(skip),
-                                    SIMILAR_ON_SAVE)
+                                    threshold)
         for hit in hits:
             if hit.memory.id in skip:
                 continue
@@ -56,7 +59,8 @@ def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
     return [Similar(m, score, new_id) for score, m, new_id in ranked]
 
 
-def similar_beside(store: SearchStore, space_id: str, memory: Memory) -> Callable[[], list[Similar]]:
+def similar_beside(store: SearchStore, space_id: str, memory: Memory,
+                   threshold: float = SIMILAR_ON_SAVE) -> Callable[[], list[Similar]]:
     """similar_on_save for one memory about to be written; call the answer once it is. Where
     the store reads beside its writes, the lookup starts now on another thread and runs while
     the write commits. A lookup that fails answers no similar memories (logged): it is a hint,
@@ -64,7 +68,7 @@ def similar_beside(store: SearchStore, space_id: str, memory: Memory) -> Callabl
 
     def lookup() -> list[Similar]:
         try:
-            return similar_on_save(store, space_id, [memory])
+            return similar_on_save(store, space_id, [memory], threshold=threshold)
         except MemspaceError as exc:
             log.warning("similar memories of %s not listed: %s", memory.id, exc.message)
             return []

@@ -13,6 +13,19 @@ from memspace.stores.neo4j.connection import Neo4jConnection, Row
 from memspace.stores.neo4j.cypher import directory as cypher
 
 
+def store_info(db: Neo4jConnection, key: str) -> str | None:
+    rows = db.read(cypher.STORE_INFO, key=key)
+    return str(rows[0]["value"]) if rows else None
+
+
+def set_store_info(db: Neo4jConnection, key: str, value: str) -> None:
+    db.write(lambda tx: tx.run(cypher.SET_STORE_INFO, key=key, value=value).consume())
+
+
+def holds_memories(db: Neo4jConnection) -> bool:
+    return bool(db.read(cypher.HOLDS_MEMORIES))
+
+
 def create_space(db: Neo4jConnection, space: Space) -> None:
     props = rec.space_props(space)
     db.write(lambda tx: tx.run(cypher.CREATE_SPACE, props=props).consume(),

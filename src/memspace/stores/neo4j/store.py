@@ -96,6 +96,15 @@ class Neo4jStore:
     def ping(self) -> None:
         self._db.ping()
 
+    def store_info(self, key: str) -> str | None:
+        return directory.store_info(self._db, key)
+
+    def set_store_info(self, key: str, value: str) -> None:
+        directory.set_store_info(self._db, key, value)
+
+    def holds_memories(self) -> bool:
+        return directory.holds_memories(self._db)
+
     @contextmanager
     def _space_turn(self, space_id: str) -> Iterator[None]:
         """This process's writers of one space take turns before they reach the server.

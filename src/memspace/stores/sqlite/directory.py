@@ -28,6 +28,20 @@ def spaces(conn: sqlite3.Connection) -> list[Space]:
     return [space_from_row(r) for r in conn.execute("SELECT * FROM spaces ORDER BY slug")]
 
 
+def info(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM store_info WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def set_info(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT INTO store_info (key, value) VALUES (?, ?) "
+                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+
+
+def holds_memories(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM memories LIMIT 1").fetchone() is not None
+
+
 def stats(conn: sqlite3.Connection, space_id: str) -> SpaceStats:
     active, inactive = conn.execute(
         "SELECT coalesce(sum(active), 0), coalesce(sum(1 - active), 0) FROM memories "

@@ -248,6 +248,11 @@ MIGRATIONS: list[str] = [
           AND (p.content = memories.context OR memories.context LIKE '…%')
     );
     """,
+    # 12: facts about the store as a whole: the embedding model its vectors were made with
+    # (services/embedding_model.py)
+    """
+    CREATE TABLE store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
 ]
 
 

@@ -65,6 +65,16 @@ class SqliteStore:
     def ping(self) -> None:
         self._db.ping()
 
+    def store_info(self, key: str) -> str | None:
+        return directory.info(self._db.conn(), key)
+
+    def set_store_info(self, key: str, value: str) -> None:
+        with self._db.tx() as conn:
+            directory.set_info(conn, key, value)
+
+    def holds_memories(self) -> bool:
+        return directory.holds_memories(self._db.conn())
+
     def close(self) -> None:
         self._db.close()
 

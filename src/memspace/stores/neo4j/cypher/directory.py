@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from memspace.stores.neo4j.cypher.fields import EDGE_TYPES
 
+# -- the store as a whole (services/embedding_model.py) -----------------------------------------
+
+STORE_INFO = "MATCH (i:StoreInfo {key: $key}) RETURN i.value AS value LIMIT 1"
+SET_STORE_INFO = "MERGE (i:StoreInfo {key: $key}) SET i.value = $value"
+HOLDS_MEMORIES = "MATCH (m:Memory) RETURN 1 AS found LIMIT 1"
+
 # -- spaces -----------------------------------------------------------------------------------
 
 SPACE_FIELDS = "s {.id, .slug, .name, .description, .createdAt, .lastActiveAt}"

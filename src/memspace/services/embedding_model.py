@@ -1,0 +1,52 @@
+"""Which embedding model a store's vectors are made with: chosen once, then kept.
+
+Vectors of two models cannot be compared, so a store records the model of its first start
+(`embedding_model` in its store info) and every later start embeds with it:
+
+- `MEMSPACE_EMBEDDING_MODEL=local` (the default) means the store's own model. A new store takes
+  e5-small-v2 when it is installed (`make install`: embeddings/fetch.py), else all-MiniLM-L6-v2.
+  A store that holds memories but no record was written before models were recorded, by
+  all-MiniLM-L6-v2: it keeps that model, so an upgrade never mixes vectors.
+- Any other value names the model; a store recorded with another one refuses to start, with
+  what to do.
+"""
+
+from __future__ import annotations
+
+from memspace.domain.ports import GraphStore
+
+LOCAL = "local"
+E5_SMALL = "e5-small-v2"
+MINILM = "all-minilm-l6-v2"
+# Every store written before the model was recorded used this one.
+BEFORE_RECORDS = MINILM
+KEY = "embedding_model"
+
+
+class ModelMismatch(ValueError):
+    """The configured model is not the one the store's vectors were made with."""
+
+
+def recorded_model(store: GraphStore) -> str | None:
+    recorded = store.store_info(KEY)
+    if recorded is None and store.holds_memories():
+        return BEFORE_RECORDS
+    return recorded
+
+
+def choose_model(configured: str, store: GraphStore, e5_installed: bool) -> str:
+    """The model this process embeds with; records it when the store had no record."""
+    recorded = recorded_model(store)
+    if configured == LOCAL:
+        chosen = recorded or (E5_SMALL if e5_installed else MINILM)
+    else:
+        chosen = configured
+        if recorded is not None and recorded != chosen:
+            raise ModelMismatch(
+                f"this store's memories were embedded with {recorded}, not {chosen} "
+                f"(MEMSPACE_EMBEDDING_MODEL): vectors of two models cannot be compared. Unset it "
+                f"(or set it to {recorded}) to keep the store's model, or export the spaces "
+                f"(`memspace export`) and import them into a new store, which embeds them again")
+    if store.store_info(KEY) != chosen:
+        store.set_store_info(KEY, chosen)
+    return chosen
