@@ -9,8 +9,8 @@ from __future__ import annotations
 from neo4j import Driver, NotificationDisabledClassification
 from neo4j.exceptions import ClientError
 
-# all-MiniLM-L6-v2, the local embedder (DESIGN §8). Vectors of another size are stored but not
-# indexed.
+# e5-small-v2 and all-MiniLM-L6-v2, the local embedders, both make 384. Vectors of another size
+# are stored but not indexed.
 EMBEDDING_DIMENSIONS = 384
 
 # memspace's own searches rank vectors exactly in process (stores/vector_cache.py); the index
@@ -28,6 +28,8 @@ TEXT_ANALYZER = "standard-no-stop-words"
 RETIRED_TERMS_INDEX = "memory_terms"
 
 STATEMENTS: tuple[str, ...] = (
+    # facts about the store as a whole, one node each (services/embedding_model.py)
+    "CREATE CONSTRAINT store_info_key IF NOT EXISTS FOR (i:StoreInfo) REQUIRE i.key IS UNIQUE",
     "CREATE CONSTRAINT space_id IF NOT EXISTS FOR (s:Space) REQUIRE s.id IS UNIQUE",
     "CREATE CONSTRAINT space_slug IF NOT EXISTS FOR (s:Space) REQUIRE s.slug IS UNIQUE",
     "CREATE CONSTRAINT api_key_id IF NOT EXISTS FOR (k:ApiKey) REQUIRE k.id IS UNIQUE",
@@ -64,7 +66,7 @@ STATEMENTS: tuple[str, ...] = (
 # Registered up front so that reads on a fresh database, before any node carries one of these,
 # do not draw "property key does not exist" notices (warnings under `python -X dev`). `follows`
 # is registered by memories.backfill_follows, which uses its absence to spot an older store.
-LABELS = ("Space", "ApiKey", "Memory", "Document", "IdempotencyKey", "Handoff")
+LABELS = ("Space", "ApiKey", "Memory", "Document", "IdempotencyKey", "Handoff", "StoreInfo")
 RELATIONSHIP_TYPES = ("GRANTS", "UPDATES", "EXTENDS", "DERIVES", "HAS_FACT")
 PROPERTY_KEYS = (
     "id", "slug", "name", "description", "createdAt", "lastActiveAt", "prefix", "sha256",
@@ -75,7 +77,7 @@ PROPERTY_KEYS = (
     "scope", "key", "result", "_fresh", "seq", "version", "changed", "origin", "chunksTotal", "chunksDone",
     "uploadedByKey", "leaseOwner", "leaseUntil", "_claim",
     "agent", "agentKey", "topic", "topicKey", "summary", "done", "nextSteps", "openQuestions",
-    "links", "speaker", "observedAt", "context", "terms", "vector",
+    "links", "speaker", "observedAt", "context", "terms", "vector", "value",
 )
 
 
