@@ -139,10 +139,9 @@ def build_embedder(settings: Settings, store: GraphStore | None = None) -> Embed
         name = embedding_model.E5_SMALL if e5_installed else embedding_model.MINILM
     else:
         name = settings.embedding_model
-    if name == embedding_model.E5_SMALL and e5_folder is not None:
-        return LocalEmbedder(LOCAL_MODELS[name], model_path=str(e5_folder))
-    if name in LOCAL_MODELS:  # MiniLM, or e5 named but not installed (it says how to install)
-        return LocalEmbedder(LOCAL_MODELS[name])
+    if name in LOCAL_MODELS:  # e5 named but not installed says, when used, how to install it
+        folder = e5_folder if name == embedding_model.E5_SMALL else None
+        return LocalEmbedder(LOCAL_MODELS[name], model_path=str(folder) if folder else None)
     from memspace.embeddings.remote import LitellmEmbedder
 
     return LitellmEmbedder(
@@ -199,14 +198,14 @@ def build(
 ) -> Container:
     """Wire everything; tests pass their own store, embedder, clock or blob store."""
     settings = settings or Settings()
-    if store is None:
-        store = build_store(settings)
-        try:
-            embedder = embedder or build_embedder(settings, store)
-        except BaseException:  # e.g. the store's vectors are another model's: nothing stays open
+    owned = store is None
+    store = store or build_store(settings)
+    try:
+        embedder = embedder or build_embedder(settings, store)
+    except BaseException:  # e.g. the store's vectors are another model's: nothing stays open
+        if owned:
             store.close()
-            raise
-    embedder = embedder or build_embedder(settings, store)
+        raise
     extractor = extractor or build_extractor(settings)
     # Only with a model: without one an add stores its note as it is and nothing is deferred.
     note_jobs = build_note_jobs(store) if extractor is not None else None

@@ -72,8 +72,8 @@ def check_embedder(settings: Settings) -> Check:
             return f"{settings.embedding_model} loads and embeds ({len(vector)} dimensions)"
         found = f"{embedder.model.name} loads and embeds ({len(vector)} dimensions)"
         if fetch.installed(root=settings.models_dir) is None:
-            found += ("; e5-small-v2 is not installed, so new stores embed with it instead "
-                      "(`python -m memspace.embeddings.fetch` installs e5)")
+            found += (f"; e5-small-v2 is not installed, so a new store embeds with "
+                      f"{embedder.model.name} (`python -m memspace.embeddings.fetch` installs e5)")
         return found
 
     return _guarded("embedding model", probe)

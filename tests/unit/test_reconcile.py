@@ -11,7 +11,7 @@ import pytest
 
 from memspace.domain.extraction import Extraction
 from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
-from memspace.domain.ports import WriteBatch
+from memspace.domain.ports import MINILM_CALIBRATION, WriteBatch
 from memspace.services.reconcile import Plan, drop_repeats, plan_extraction, retarget
 from tests.support import builders
 from tests.support.builders import BASE
@@ -31,7 +31,7 @@ def plan(similarity: float, *, kind: str = "updates", candidate_number: int = 0,
     made = plan_extraction(
         Extraction((fact("The deploy window is Thursday", "process", a=(candidate_number, kind)),)),
         [old], fact_memory, lambda texts: [vectors[t] for t in texts],
-        lambda _hash: known, "agent")
+        lambda _hash: known, "agent", floor=MINILM_CALIBRATION.update_floor)
     return made, old
 
 
@@ -176,7 +176,8 @@ def test_every_fact_is_weighed_past_repeats_known_facts_and_refused_relations() 
 
     made = plan_extraction(extraction, [old],
                            lambda text, category: builders.memory("space-1", text, category=category),
-                           lambda batch: [vectors[t] for t in batch], find_known, "agent")
+                           lambda batch: [vectors[t] for t in batch], find_known, "agent",
+                           floor=MINILM_CALIBRATION.update_floor)
     assert [m.content for m in made.memories] == [
         "Lunch is at noon", "The deploy window is Thursday", "Releases need two approvals"]
     assert [(r.type, r.target_id) for r in made.relations] == [

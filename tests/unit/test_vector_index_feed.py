@@ -28,7 +28,8 @@ class _Tx:
 
 
 class _Db:
-    """write() runs the work unless told to fail; read() answers the backfill's query."""
+    """write() runs the work unless told to fail, then sets `wrote`; read() answers the
+    backfill's query."""
 
     def __init__(self, failures: int = 0, unindexed: list[dict[str, Any]] | None = None) -> None:
         self.failures = failures
@@ -36,6 +37,7 @@ class _Db:
         self.written: list[list[str]] = []
         self.gate = threading.Event()
         self.gate.set()
+        self.wrote = threading.Event()
 
     def write(self, work: Callable[[_Tx], None]) -> None:
         self.gate.wait(10)
@@ -43,6 +45,7 @@ class _Db:
             self.failures -= 1
             raise Unavailable("Neo4j at bolt://x is not answering")
         work(_Tx(self))
+        self.wrote.set()
 
     def read(self, query: str, limit: int) -> list[dict[str, Any]]:
         done = {i for ids in self.written for i in ids}
@@ -101,17 +104,9 @@ def test_the_backfill_indexes_what_a_stop_left_and_a_flush_waits_for_it(
 def test_memories_written_apart_within_the_gather_window_share_one_transaction() -> None:
     db = _Db()
     feed = IndexFeed(db, backfill=False, gather_s=30)  # type: ignore[arg-type]
-    written = threading.Event()
-    original = db.write
-
-    def write(work: Callable[[_Tx], None]) -> None:
-        original(work)
-        written.set()
-
-    db.write = write  # type: ignore[method-assign]
     feed.add([("m1", [1.0])])
     # Without gathering, m1 is written alone at once; with it, it waits for the next adds.
-    assert not written.wait(0.3)
+    assert not db.wrote.wait(0.3)
     feed.add([("m2", [1.0])])
     feed.add([("m0", [1.0])])
     assert feed.flush(10)  # a flush writes what waits at once, not after the 30 s window
@@ -124,15 +119,7 @@ def test_a_full_batch_is_written_without_waiting_for_the_window(
     monkeypatch.setattr(vector_index, "BATCH", 2)
     db = _Db()
     feed = IndexFeed(db, backfill=False, gather_s=30)  # type: ignore[arg-type]
-    done = threading.Event()
-    original = db.write
-
-    def write(work: Callable[[_Tx], None]) -> None:
-        original(work)
-        done.set()
-
-    db.write = write  # type: ignore[method-assign]
     feed.add([("m1", [1.0]), ("m2", [1.0])])
-    assert done.wait(10)  # written while the 30 s window is still open
+    assert db.wrote.wait(10)  # written while the 30 s window is still open
     assert db.written == [["m1", "m2"]]
     feed.close()

@@ -136,7 +136,7 @@ def test_similar_memories_are_looked_up_beside_the_write_only_where_the_store_al
 ) -> None:
     store = _Nearest(concurrent)
     memory = b.memory("space", "Deploys happen on Tuesdays", [1.0, 0.0])
-    answer = similar_beside(store, "space", memory)  # type: ignore[arg-type]
+    answer = similar_beside(store, "space", memory, 0.45)  # type: ignore[arg-type]
     if not concurrent:
         assert store.threads == []  # nothing runs before the write is done
     assert answer() == []
@@ -150,5 +150,5 @@ def test_a_failed_lookup_of_similar_memories_leaves_the_add_standing(
     store = _Nearest(True, Unavailable("Neo4j at bolt://x is not answering"))
     memory = b.memory("space", "Deploys happen on Tuesdays", [1.0, 0.0])
     with caplog.at_level(logging.WARNING):
-        assert similar_beside(store, "space", memory)() == []  # type: ignore[arg-type]
+        assert similar_beside(store, "space", memory, 0.45)() == []  # type: ignore[arg-type]
     assert f"similar memories of {memory.id} not listed: Neo4j at bolt://x" in caplog.text

@@ -27,16 +27,10 @@ class ModelMismatch(ValueError):
     """The configured model is not the one the store's vectors were made with."""
 
 
-def recorded_model(store: GraphStore) -> str | None:
-    recorded = store.store_info(KEY)
-    if recorded is None and store.holds_memories():
-        return BEFORE_RECORDS
-    return recorded
-
-
 def choose_model(configured: str, store: GraphStore, e5_installed: bool) -> str:
     """The model this process embeds with; records it when the store had no record."""
-    recorded = recorded_model(store)
+    stored = store.store_info(KEY)
+    recorded = BEFORE_RECORDS if stored is None and store.holds_memories() else stored
     if configured == LOCAL:
         chosen = recorded or (E5_SMALL if e5_installed else MINILM)
     else:
@@ -47,6 +41,6 @@ def choose_model(configured: str, store: GraphStore, e5_installed: bool) -> str:
                 f"(MEMSPACE_EMBEDDING_MODEL): vectors of two models cannot be compared. Unset it "
                 f"(or set it to {recorded}) to keep the store's model, or export the spaces "
                 f"(`memspace export`) and import them into a new store, which embeds them again")
-    if store.store_info(KEY) != chosen:
+    if stored != chosen:
         store.set_store_info(KEY, chosen)
     return chosen

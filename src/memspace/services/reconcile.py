@@ -10,17 +10,12 @@ import numpy as np
 
 from memspace.domain.extraction import Extraction
 from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
-from memspace.domain.ports import MINILM_CALIBRATION, MemoryReadStore, WriteBatch
+from memspace.domain.ports import MemoryReadStore, WriteBatch
 
 # An UPDATES retires a memory, so it must be about the same thing. The model decides that, and
-# the embedder's floor (Calibration.update_floor) vetoes what it cannot be. This is
-# all-MiniLM-L6-v2's, measured on pairs written for this
-# project, genuine changes scored 0.49-0.90 ("Use ruff for linting" / "We switched from flake8
-# to ruff" 0.49; "Deploys happen on Tuesdays" / "…on Thursdays from now on" 0.89), unrelated
-# facts 0.02-0.32 ("Our standup is at 9:30" / "Lunch is at noon" 0.32). 0.40 sits in the gap
-# (e5-small-v2's: embeddings/local.py). Redo with bench/similar_pairs.py and
+# the embedder's floor (Calibration.update_floor: MiniLM's in domain/ports.py, e5's in
+# embeddings/local.py) vetoes what it cannot be. Redo with bench/similar_pairs.py and
 # bench/extraction_eval.py on your model and embedder.
-UPDATE_SIMILARITY_FLOOR = MINILM_CALIBRATION.update_floor
 # How many times a write that lost a race is re-aimed at the new head before giving up.
 MAX_RETARGETS = 3
 
@@ -45,7 +40,7 @@ def plan_extraction(
     embed: Callable[[list[str]], list[list[float]]],
     find_known: Callable[[str], Memory | None],
     actor: str,
-    floor: float = UPDATE_SIMILARITY_FLOOR,
+    floor: float,
 ) -> Plan:
     """Facts become memories (repeats of active memories are reported, not stored); relations
     point at candidates; an UPDATES below the similarity `floor` (the embedder's

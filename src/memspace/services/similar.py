@@ -13,20 +13,15 @@ from dataclasses import dataclass
 
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Memory
-from memspace.domain.ports import MINILM_CALIBRATION, SearchStore
+from memspace.domain.ports import SearchStore
 from memspace.services.beside import beside
 
 log = logging.getLogger(__name__)
 
-# Cosine similarity from which an active memory is listed: the embedder's
-# Calibration.similar_on_save. This is all-MiniLM-L6-v2's (e5-small-v2's: embeddings/local.py). Measured with
-# bench/similar_pairs.py on hand-written pairs: a fact and the fact that replaces it scored
-# 0.49-0.90 ("Use ruff for linting" / "We switched from flake8 to ruff" 0.49, "Deploys happen
-# on Tuesdays" / "…on Thursdays from now on" 0.89); unrelated facts 0.06-0.32 ("Our standup is
-# at 9:30" / "Lunch is at noon" 0.32). 0.45 lists every replacement and no unrelated pair; a
-# related fact on the same subject may show (0.60 "Alice owns billing" / "billing is written in
-# Go") — it is a hint for the caller to judge, never acted on.
-SIMILAR_ON_SAVE = MINILM_CALIBRATION.similar_on_save
+# An active memory is listed from the embedder's Calibration.similar_on_save (MiniLM's in
+# domain/ports.py, e5's in embeddings/local.py): every replacement and no unrelated pair of
+# bench/similar_pairs.py. A related fact on the same subject may show ("Alice owns billing" /
+# "billing is written in Go") — it is a hint for the caller to judge, never acted on.
 MAX_SIMILAR = 3
 
 
@@ -38,8 +33,7 @@ class Similar:
 
 
 def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
-                    exclude: Sequence[str] = (), threshold: float = SIMILAR_ON_SAVE
-                    ) -> list[Similar]:
+                    threshold: float, exclude: Sequence[str] = ()) -> list[Similar]:
     """Up to MAX_SIMILAR active memories of the space at or above `threshold` (the embedder's
     Calibration.similar_on_save) to any of `saved` (those themselves and `exclude` left out),
     most similar first."""
@@ -60,7 +54,7 @@ def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
 
 
 def similar_beside(store: SearchStore, space_id: str, memory: Memory,
-                   threshold: float = SIMILAR_ON_SAVE) -> Callable[[], list[Similar]]:
+                   threshold: float) -> Callable[[], list[Similar]]:
     """similar_on_save for one memory about to be written; call the answer once it is. Where
     the store reads beside its writes, the lookup starts now on another thread and runs while
     the write commits. A lookup that fails answers no similar memories (logged): it is a hint,
