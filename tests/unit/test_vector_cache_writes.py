@@ -79,15 +79,17 @@ def top_seqs(cache: VectorCache, source: Source, query: np.ndarray) -> list[int]
     return [s for s, _ in cache.top_k(source, SPACE, query, 5, None, False)]
 
 
-def test_waiting_products_on_one_matrix_are_one_product_with_each_callers_scores() -> None:
-    from memspace.stores.vector_cache import _products
+def test_waiting_scans_of_one_matrix_are_one_scan_with_each_callers_scores() -> None:
+    from memspace.stores import int8_scan
+    from memspace.stores.vector_cache import _scans
 
     rng = np.random.default_rng(3)
-    space_a = rng.standard_normal((50, 8)).astype(np.float32)
-    space_b = rng.standard_normal((30, 8)).astype(np.float32)
+    space_a = int8_scan.quantise(rng.standard_normal((50, 8)).astype(np.float32))
+    space_b = int8_scan.quantise(rng.standard_normal((30, 8)).astype(np.float32))
     queries = [rng.standard_normal(8).astype(np.float32) for _ in range(4)]
-    calls = [(space_a[:50], queries[0]), (space_b, queries[1]), (space_a[:50], queries[2]),
-             (space_a[:40], queries[3])]  # the last saw fewer rows: a product of its own
-    for (matrix, query), scores in zip(calls, _products(calls), strict=True):
-        assert scores.shape == (matrix.shape[0],)
-        np.testing.assert_allclose(scores, matrix @ query, rtol=1e-5, atol=1e-6)
+    calls = [(space_a[0][:50], space_a[1][:50], queries[0]), (*space_b, queries[1]),
+             (space_a[0][:50], space_a[1][:50], queries[2]),
+             (space_a[0][:40], space_a[1][:40], queries[3])]  # fewer rows: a scan of its own
+    for (codes, steps, query), scores in zip(calls, _scans(calls), strict=True):
+        assert scores.shape == (codes.shape[0],)
+        np.testing.assert_array_equal(scores, int8_scan.scan(codes, steps, query)[0])

@@ -7,8 +7,9 @@ of inactive rows when the space's version moved. The store stays the source of t
 search first asks it for the space's version (one indexed lookup), so a write by another
 process or replica is seen by the next search.
 
-Why not the stores' own vector search: a scan of 10,000 x 384 float32 here is one
-matrix-vector product (~2 ms on two cores) and exact, where Neo4j 5.26's exact Cypher scan took
+Why not the stores' own vector search: a scan of 10,000 x 384 here is one pass over an int8
+copy of the matrix and a float32 product over its best rows (stores/int8_scan.py; ~0.3 ms) and
+exact, where Neo4j 5.26's exact Cypher scan took
 190-270 ms and its approximate index cannot filter by space (recall@10 0.41-0.52 when a space
 holds a tenth of the memories; see stores/neo4j/search.py).
 """
@@ -25,7 +26,7 @@ import numpy as np
 
 from memspace.coalesce import Coalescer
 from memspace.heap import release_freed_memory
-from memspace.stores import vector_snapshot
+from memspace.stores import int8_scan, vector_snapshot
 from memspace.stores.term_index import TermIndex
 
 
@@ -57,6 +58,9 @@ class _SpaceVectors:
     last_seq: int = 0
     seqs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     matrix: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    # The matrix in int8, a step per row (stores/int8_scan.py): what a search scans first.
+    codes: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int8))
+    steps: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     has_vector: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     active: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     categories: list[str] = field(default_factory=list)
@@ -75,8 +79,16 @@ class _SpaceVectors:
                 width = min(self.matrix.shape[1], block.shape[1])
                 matrix[: self.size, :width] = self.matrix[: self.size, :width]
                 ids[: self.size] = self.seqs[: self.size]
-            self.matrix, self.seqs = matrix, ids
+            codes = np.zeros(matrix.shape, dtype=np.int8)
+            steps = np.zeros(capacity, dtype=np.float32)
+            if self.size:
+                codes[: self.size], steps[: self.size] = (
+                    (self.codes[: self.size], self.steps[: self.size])
+                    if self.matrix.shape[1] == block.shape[1]
+                    else int8_scan.quantise(matrix[: self.size]))
+            self.matrix, self.seqs, self.codes, self.steps = matrix, ids, codes, steps
         self.matrix[self.size : needed] = block
+        self.codes[self.size : needed], self.steps[self.size : needed] = int8_scan.quantise(block)
         self.seqs[self.size : needed] = [int(r[0]) for r in rows]
         self.has_vector = np.concatenate([self.has_vector[: self.size], present])
         flags = np.ones(len(rows), dtype=bool) if active is None else np.asarray(active, bool)
@@ -86,11 +98,25 @@ class _SpaceVectors:
         self.size = needed
         self.last_seq = int(rows[-1][0])
 
+    def rows(self) -> _Rows:
+        """Views of the rows held now: an append writes past them, or into new arrays, so
+        they stay consistent once the cache's lock is released."""
+        return _Rows(self.seqs[: self.size], self.matrix[: self.size],
+                     self.codes[: self.size], self.steps[: self.size])
+
     def mask(self, category: str | None, include_inactive: bool) -> np.ndarray:
         mask = np.ones(self.size, dtype=bool) if include_inactive else self.active[: self.size].copy()
         if category is not None:
             mask &= np.fromiter((c == category for c in self.categories), bool, self.size)
         return mask
+
+
+@dataclass(frozen=True)
+class _Rows:
+    seqs: np.ndarray
+    matrix: np.ndarray
+    codes: np.ndarray
+    steps: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -113,7 +139,7 @@ class VectorCache:
         self._spaces: dict[str, _SpaceVectors] = {}
         self._lock = threading.Lock()
         self._snapshot_dir = snapshot_dir
-        self._products: Coalescer[tuple[np.ndarray, np.ndarray], np.ndarray] = Coalescer(_products)
+        self._scans: Coalescer[Scan, np.ndarray] = Coalescer(_scans)
 
     def top_k(
         self,
@@ -132,15 +158,22 @@ class VectorCache:
             entry = self._refresh(source, space_id, version)
             if entry.size == 0 or entry.matrix.shape[1] != query.shape[0]:
                 return []
-            # Views of the rows held now: an append after the lock is released writes past
-            # them, or into a new array, so the product below reads a consistent matrix.
-            matrix, seqs = entry.matrix[: entry.size], entry.seqs[: entry.size]
+            rows = entry.rows()
             mask = entry.mask(category, include_inactive) & entry.has_vector[: entry.size]
-        # Outside the lock, and shared with the searches of the same space waiting at that
-        # moment (coalesce.py): one product on BLAS's own threads, 100,000 x 384 in 7.9 ms
-        # p50 on 2 cores, reads the matrix once for all of them.
-        scores = self._products((matrix, query))
-        return _best(seqs, scores, np.flatnonzero(mask), limit)
+        best, scores = self._nearest(rows, query, np.flatnonzero(mask), limit)
+        return _paired(rows.seqs, best, scores)
+
+    def _nearest(self, rows: _Rows, query: np.ndarray, candidates: np.ndarray,
+                 limit: int) -> tuple[np.ndarray, np.ndarray]:
+        """The `limit` candidate rows nearest `query`, best first, and their exact cosines:
+        the int8 scan ranks every row (stores/int8_scan.py), the float32 rows decide among
+        its best. Outside the lock, and shared with the searches of the same space waiting
+        at that moment (coalesce.py): one scan reads the codes once for all of them."""
+        approx = self._scans((rows.codes, rows.steps, query))
+        pool = np.sort(_top_rows(approx, candidates, int8_scan.depth(limit)))
+        exact = rows.matrix[pool] @ query
+        order = np.argsort(-exact, kind="stable")[:limit]  # ties: earlier row first
+        return pool[order], exact[order]
 
     def text_top_k(
         self,
@@ -187,13 +220,15 @@ class VectorCache:
             if entry.matrix.shape[1] != query.shape[0]:
                 by_text = _scored(seqs, bm25, text_rows)
                 return Hybrid([], by_text, [], by_text)
-            matrix, has_vector = entry.matrix[: entry.size], entry.has_vector[: entry.size]
-        cosines = self._products((matrix, query))  # outside the lock, as in top_k
-        vector_rows = _best_rows(cosines, np.flatnonzero(mask & has_vector), limit)
+            rows, has_vector = entry.rows(), entry.has_vector[: entry.size]
+        # outside the lock, as in top_k
+        vector_rows, cosines = self._nearest(rows, query, np.flatnonzero(mask & has_vector), limit)
         found = list(dict.fromkeys([*vector_rows.tolist(), *text_rows.tolist()]))
+        with_vector = np.asarray([r for r in found if has_vector[r]], dtype=np.int64)
         return Hybrid(
-            _scored(seqs, cosines, vector_rows), _scored(seqs, bm25, text_rows),
-            _scored(seqs, cosines, [r for r in found if has_vector[r]]),
+            _paired(seqs, vector_rows, cosines),
+            _scored(seqs, bm25, text_rows),
+            _paired(seqs, with_vector, rows.matrix[with_vector] @ query),
             _scored(seqs, bm25, found),
         )
 
@@ -221,7 +256,8 @@ class VectorCache:
         with self._lock:
             entries = list(self._spaces.values())
         return (len(entries), sum(e.size for e in entries),
-                sum(e.matrix.nbytes + e.seqs.nbytes for e in entries))
+                sum(e.matrix.nbytes + e.codes.nbytes + e.steps.nbytes + e.seqs.nbytes
+                    for e in entries))
 
     def version_of(self, space_id: str) -> int | None:
         """The store version the cached vectors of a space reflect (None: not loaded yet)."""
@@ -285,6 +321,7 @@ class VectorCache:
             return None
         # the loaded arrays become the entry's (no copy: 150 MB at 100,000 memories)
         entry.seqs, entry.matrix, entry.has_vector = saved.seqs, saved.matrix, saved.has_vector
+        entry.codes, entry.steps = int8_scan.quantise(saved.matrix)
         entry.categories = saved.categories
         entry.active = np.ones(len(saved.seqs), dtype=bool)
         entry.terms = terms
@@ -292,21 +329,21 @@ class VectorCache:
         return rows[1:]
 
 
-def _products(calls: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray]:
-    """matrix @ query for each call; calls on the same rows of the same matrix (one space)
-    share one product with their queries side by side."""
+Scan = tuple[np.ndarray, np.ndarray, np.ndarray]  # (int8 codes, steps, float32 query)
+
+
+def _scans(calls: list[Scan]) -> list[np.ndarray]:
+    """The approximate scores of each call's query over its codes (stores/int8_scan.py); calls
+    on the same rows of the same codes (one space) share one scan, their queries side by side."""
     same: dict[tuple[int, tuple[int, ...]], list[int]] = {}
-    for n, (matrix, _) in enumerate(calls):
-        same.setdefault((matrix.__array_interface__["data"][0], matrix.shape), []).append(n)
+    for n, (codes, _, _) in enumerate(calls):
+        same.setdefault((codes.__array_interface__["data"][0], codes.shape), []).append(n)
     out: list[np.ndarray] = [np.empty(0)] * len(calls)
     for members in same.values():
-        matrix = calls[members[0]][0]
-        if len(members) == 1:
-            out[members[0]] = matrix @ calls[members[0]][1]
-            continue
-        scores = matrix @ np.stack([calls[n][1] for n in members], axis=1)
-        for column, n in enumerate(members):
-            out[n] = scores[:, column]
+        codes, steps, _ = calls[members[0]]
+        scores = int8_scan.scan(codes, steps, np.stack([calls[n][2] for n in members]))
+        for line, n in enumerate(members):
+            out[n] = scores[line]
     return out
 
 
@@ -324,9 +361,22 @@ def _best_rows(scores: np.ndarray, candidates: np.ndarray, limit: int) -> np.nda
     return candidates[np.argsort(-scores[candidates], kind="stable")]
 
 
+def _top_rows(scores: np.ndarray, candidates: np.ndarray, n: int) -> np.ndarray:
+    """The `n` best candidate rows, in no particular order."""
+    if candidates.size <= n:
+        return candidates
+    return candidates[np.argpartition(-scores[candidates], n - 1)[:n]]
+
+
 def _scored(seqs: np.ndarray, scores: np.ndarray, rows: Sequence[int] | np.ndarray
             ) -> list[tuple[int, float]]:
+    """(seq, score) of rows, from scores indexed by row."""
     return [(int(seqs[r]), float(scores[r])) for r in rows]
+
+
+def _paired(seqs: np.ndarray, rows: np.ndarray, scores: np.ndarray) -> list[tuple[int, float]]:
+    """(seq, score) of rows, from the scores of those rows in the same order."""
+    return [(int(seqs[r]), float(score)) for r, score in zip(rows, scores, strict=True)]
 
 
 def _as_block(raws: Sequence[object], width: int) -> tuple[np.ndarray, np.ndarray]:

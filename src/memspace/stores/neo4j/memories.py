@@ -266,12 +266,9 @@ def page(db: Neo4jConnection, where: MemoryFilter, limit: int,
          after: PageAfter | None) -> list[Memory]:
     condition, params = memory_filter(where)
     if after is None:
-        recent = db.read(cypher.recent_memories(condition), limit=limit, window=RECENT_WINDOW,
-                         **params)
-        if len(recent) == limit and not db.read(
-                cypher.missed_by_recent(condition),
-                floor=rec.at_micros(recent[-1]["memory"]["createdAt"]), cut=recent[0]["cut"],
-                **params)[0]["missed"]:
+        recent = db.read(cypher.recent_memories(condition, memory_filter(where, "o")[0]),
+                         limit=limit, window=RECENT_WINDOW, **params)
+        if len(recent) == limit and not recent[0]["missed"]:
             return [rec.memory_from(r["memory"]) for r in recent]
     else:
         params |= {"at": rec.utc(after.created_at), "id": after.id}
