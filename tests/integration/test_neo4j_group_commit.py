@@ -78,3 +78,39 @@ def test_concurrent_writers_each_store_once_and_repeats_are_duplicates(neo4j_sto
     listed = neo4j_store.list_memories(MemoryFilter(space.id), 50)
     assert sorted(m.content for m in listed) == sorted(set(contents))
     assert len(duplicates) == len(contents) - 8
+
+
+def test_two_servers_adding_the_same_contents_store_each_once(neo4j_uri: str,
+                                                               neo4j_store: Neo4jStore) -> None:
+    """Two stores on one database (two server processes) share no group commit: only the
+    space's lock, taken before the statement checks the contents, keeps repeats out."""
+    space = b.space("group-two-servers")
+    neo4j_store.create_space(space)
+    other = Neo4jStore(neo4j_uri)
+    # each said eight times, four times through each store
+    contents = [f"step {i % 6} of the migration" for i in range(48)]
+    duplicates: list[str] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(contents))
+
+    def writer(n: int, content: str) -> None:
+        start.wait(10)
+        try:
+            (neo4j_store, other)[n // 6 % 2].write(WriteBatch(space.id, [memory(space.id, content)]))
+        except DuplicateContent:
+            duplicates.append(content)
+        except BaseException as exc:
+            errors.append(exc)
+
+    try:
+        threads = [threading.Thread(target=writer, args=(n, c)) for n, c in enumerate(contents)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    finally:
+        other.close()
+    assert errors == []
+    listed = neo4j_store.list_memories(MemoryFilter(space.id), 50)
+    assert sorted(m.content for m in listed) == sorted(set(contents))
+    assert len(duplicates) == len(contents) - 6

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,21 +14,9 @@ from memspace.stores.neo4j import vector_index
 from memspace.stores.neo4j.vector_index import IndexFeed
 
 
-class _Tx:
-    def __init__(self, db: _Db) -> None:
-        self._db = db
-
-    def run(self, query: str, rows: list[dict[str, Any]]) -> _Tx:
-        self._db.written.append([row["id"] for row in rows])
-        return self
-
-    def consume(self) -> None:
-        return None
-
-
 class _Db:
-    """write() runs the work unless told to fail, then sets `wrote`; read() answers the
-    backfill's query."""
+    """write_one() records the ids of its rows unless told to fail, then sets `wrote`; read()
+    answers the backfill's query."""
 
     def __init__(self, failures: int = 0, unindexed: list[dict[str, Any]] | None = None) -> None:
         self.failures = failures
@@ -39,13 +26,14 @@ class _Db:
         self.gate.set()
         self.wrote = threading.Event()
 
-    def write(self, work: Callable[[_Tx], None]) -> None:
+    def write_one(self, query: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         self.gate.wait(10)
         if self.failures:
             self.failures -= 1
             raise Unavailable("Neo4j at bolt://x is not answering")
-        work(_Tx(self))
+        self.written.append([row["id"] for row in rows])
         self.wrote.set()
+        return []
 
     def read(self, query: str, limit: int) -> list[dict[str, Any]]:
         done = {i for ids in self.written for i in ids}

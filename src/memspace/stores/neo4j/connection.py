@@ -129,6 +129,18 @@ class Neo4jConnection:
 
         return self.retrying(attempt)
 
+    def write_one(self, query: str, conflict: str = CONFLICT, **params: Any) -> list[Row]:
+        """One statement as its own (auto-commit) write transaction, and its rows: one round
+        trip, where `write` takes one for BEGIN, one per statement and one for COMMIT."""
+
+        def attempt() -> list[Row]:
+            with self.driver.session(database=self.database, default_access_mode=WRITE_ACCESS,
+                                     bookmark_manager=self._bookmarks) as session:
+                return [dict(zip(r.keys(), r.values(), strict=True))
+                        for r in session.run(query, params)]
+
+        return self.retrying(attempt, conflict)
+
     def write(self, work: Callable[[Transaction], T], conflict: str = CONFLICT) -> T:
         """Run `work` in one write transaction (a fresh one per attempt), committed at its end."""
 

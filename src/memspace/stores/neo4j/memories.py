@@ -156,52 +156,44 @@ def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed
 def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed,
                 space: str, batches: Sequence[WriteBatch]
                 ) -> tuple[list[BaseException | None], int]:
-    """Plain adds of one space (see `groupable`) in one transaction (group_commit.py).
-    Each batch keeps the outcome it would have had alone: content an active memory holds,
-    or that an earlier batch of the group writes, makes that batch a `duplicate`. Returns the
-    outcomes and the space's version the transaction committed."""
+    """Plain adds of one space (see `groupable`) in one statement (group_commit.py,
+    cypher.WRITE_GROUP). Each batch keeps the outcome it would have had alone: content an
+    active memory holds, or that an earlier batch of the group writes, makes that batch a
+    `duplicate`. Returns the outcomes and the space's version the statement committed."""
     stamps = [b.at or b.memories[0].created_at for b in batches if b.at or b.memories]
     at = rec.utc(max(stamps)) if stamps else None
     rows = [[rec.memory_row(space, m) for m in b.memories] for b in batches]
     hashes = [[m.content_hash for m in b.memories if m.active] for b in batches]
-    settled: list[BaseException | None] = [
+    outcomes: list[BaseException | None] = [
         Conflict("the batch holds the same content twice; write it once")
         if len(set(h)) != len(h) else None for h in hashes]
-    committed: dict[str, object] = {}
-
-    def work(tx: Transaction) -> None:
-        count = sum(len(r) for r in rows)
-        begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space, count=count, at=at).single()
-        if begun is None:
-            raise NotFound(f"no space '{space}'")
-        wanted = [h for i, hs in enumerate(hashes) if settled[i] is None for h in hs]
-        taken = {r["hash"]: r["id"] for r in tx.run(
-            cypher.ACTIVE_WITH_HASHES, hashes=wanted, space=space, skip=[])} if wanted else {}
-        outcomes = list(settled)
-        kept: list[tuple[dict[str, Any], Memory]] = []
-        for i, batch in enumerate(batches):
-            if outcomes[i] is not None:
-                continue
-            repeats = {h: taken[h] for h in hashes[i] if h in taken}
-            if repeats:
-                outcomes[i] = DuplicateContent(repeats)
-                continue
-            taken.update((m.content_hash, m.id) for m in batch.memories if m.active)
-            kept.extend(zip(rows[i], batch.memories, strict=True))
-        for offset, (row, _) in enumerate(kept, start=1):
-            row["props"]["seq"] = begun["base"] + offset
-            row["props"]["changed"] = begun["version"]
-        if kept:
-            tx.run(cypher.CREATE_MEMORIES, props=[row["props"] for row, _ in kept]).consume()
-        committed.update(version=int(begun["version"]), kept=kept, outcomes=outcomes)
-
+    sent = [i for i, outcome in enumerate(outcomes) if outcome is None]
     with turn(space):
-        db.write(work, conflict="a memory with one of these ids already exists")
-        version = cast(int, committed["version"])
-        kept = cast("list[tuple[dict[str, Any], Memory]]", committed["kept"])
+        answer = db.write_one(
+            cypher.WRITE_GROUP, conflict="a memory with one of these ids already exists",
+            space=space, at=at, hashes=sorted({h for i in sent for h in hashes[i]}),
+            batches=[{"at": n, "hashes": hashes[i], "props": [r["props"] for r in rows[i]]}
+                     for n, i in enumerate(sent)])
+        if not answer:
+            raise NotFound(f"no space '{space}'")
+        [done] = answer
+        version, base, kept_at = int(done["version"]), int(done["base"]), set(done["kept"])
+        held: dict[str, str] = {}
+        for taken in done["taken"]:
+            held[taken["hash"]] = min(held.get(taken["hash"], taken["id"]), taken["id"])
+        kept: list[tuple[dict[str, Any], Memory]] = []
+        for n, i in enumerate(sent):
+            if n not in kept_at:
+                outcomes[i] = DuplicateContent({h: held[h] for h in hashes[i] if h in held})
+                continue
+            held.update((m.content_hash, m.id) for m in batches[i].memories if m.active)
+            kept.extend(zip(rows[i], batches[i].memories, strict=True))
+        for offset, (row, _) in enumerate(kept, start=1):  # as the statement numbered them
+            row["props"]["seq"] = base + offset
+            row["props"]["changed"] = version
         vectors.record_write(space, version - 1, version, *_cache_rows(kept))
     feed.add((m.id, row["embedding"]) for row, m in kept)
-    return cast("list[BaseException | None]", committed["outcomes"]), version
+    return outcomes, version
 
 
 def _cache_rows(written: list[tuple[dict[str, Any], Memory]]) -> tuple[list[CacheRow], list[bool]]:

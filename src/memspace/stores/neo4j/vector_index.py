@@ -30,7 +30,6 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-from neo4j import Transaction
 
 from memspace.domain.errors import MemspaceError
 from memspace.stores.neo4j.connection import Neo4jConnection
@@ -147,11 +146,7 @@ class IndexFeed:
     def _index(self, batch: list[Pending]) -> None:
         # Sorted: two transactions locking overlapping memories take the locks in one order.
         rows = sorted(batch, key=lambda row: str(row["id"]))
-
-        def work(tx: Transaction) -> None:
-            tx.run(cypher.INDEX_EMBEDDINGS, rows=rows).consume()
-
-        self._db.write(work)
+        self._db.write_one(cypher.INDEX_EMBEDDINGS, rows=rows)
 
     def _backfill(self) -> None:
         """Index memories written but not indexed (the process stopped before the feed ran)."""

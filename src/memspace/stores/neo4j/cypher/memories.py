@@ -38,6 +38,40 @@ UNWIND $hashes AS hash
 MATCH (m:Memory {spaceId: $space, contentHash: hash}) WHERE m.active = true AND NOT m.id IN $skip
 RETURN hash, min(m.id) AS id
 """
+# The plain adds of a group commit (stores/neo4j/memories.py write_group) in one statement, so
+# in one round trip: a group written as BEGIN, the three statements above and COMMIT made five,
+# each paid while the space's lock is held.
+# - The space's lock first (the SET), then the check: a writer that waited for the lock reads
+#   what the one before it committed (the lost-update recipe of Neo4j's operations manual,
+#   "Concurrent data access", in one query).
+# - `$batches` in order, each {at: its index, hashes: its active contents, props: its memories}:
+#   a batch is kept when none of its contents is held by an active memory or by a batch kept
+#   before it, the way write_group decides each batch's outcome.
+# - Returns the sequence base, the version, the active memories already holding a content of
+#   the group (`taken`) and the indexes of the batches kept.
+WRITE_GROUP = """
+MATCH (s:Space {id: $space})
+SET s.version = coalesce(s.version, 0) + 1
+WITH s
+CALL (s) {
+  UNWIND $hashes AS hash
+  MATCH (m:Memory {spaceId: $space, contentHash: hash}) WHERE m.active = true
+  RETURN collect({hash: hash, id: m.id}) AS taken
+}
+WITH s, taken, reduce(plan = {kept: [], seen: [t IN taken | t.hash]}, b IN $batches |
+       CASE WHEN any(h IN b.hashes WHERE h IN plan.seen) THEN plan
+            ELSE {kept: plan.kept + [b.at], seen: plan.seen + b.hashes} END).kept AS kept
+WITH s, taken, kept, reduce(rows = [], i IN kept | rows + $batches[i].props) AS props
+SET s.seq = coalesce(s.seq, 0) + size(props),
+    s.lastActiveAt = CASE WHEN $at > s.lastActiveAt THEN $at ELSE s.lastActiveAt END
+WITH s, taken, kept, props, s.seq - size(props) AS base
+CALL (s, props, base) {
+  UNWIND range(0, size(props) - 1) AS i
+  CREATE (m:Memory)
+  SET m = props[i], m.seq = base + i + 1, m.changed = s.version
+}
+RETURN base, s.version AS version, taken, kept
+"""
 # Only the properties cross: the indexed `embedding` is set after the write, by the feed of
 # stores/neo4j/vector_index.py (INDEX_EMBEDDINGS). Sent here too, each memory's 384 floats were
 # packed, sent and unpacked for nothing.
