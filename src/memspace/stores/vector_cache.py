@@ -355,9 +355,7 @@ def _best(seqs: np.ndarray, scores: np.ndarray, candidates: np.ndarray,
 
 def _best_rows(scores: np.ndarray, candidates: np.ndarray, limit: int) -> np.ndarray:
     """The `limit` best candidate rows, best first (ties: earlier row first)."""
-    if candidates.size > limit:
-        top = np.argpartition(-scores[candidates], limit - 1)[:limit]
-        candidates = np.sort(candidates[top])
+    candidates = np.sort(_top_rows(scores, candidates, limit))
     return candidates[np.argsort(-scores[candidates], kind="stable")]
 
 
