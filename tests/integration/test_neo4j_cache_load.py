@@ -36,8 +36,9 @@ def test_rows_come_back_once_each_across_ranges_with_their_vectors(
     rows = neo4j_store.vectors_after(space.id, 0)
     assert [seq for seq, *_ in rows] == sorted({seq for seq, *_ in rows})
     assert len(rows) == 7
-    for (_, vector, _, terms), memory in zip(rows, memories, strict=True):
-        assert terms  # the index terms travel with the vector
+    for (_, vector, _, terms, content), memory in zip(rows, memories, strict=True):
+        assert terms  # the index terms and the content (keyword search) travel with the vector
+        assert content == memory.content
         if memory.embedding is None:
             assert vector is None  # a memory without a vector keeps its place
         else:

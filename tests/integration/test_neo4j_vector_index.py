@@ -12,7 +12,7 @@ import pytest
 from memspace.domain.models import Memory
 from memspace.domain.ports import WriteBatch
 from memspace.stores.neo4j import Neo4jStore
-from memspace.stores.neo4j.schema import VECTOR_INDEX
+from memspace.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
 
@@ -85,3 +85,22 @@ def test_a_memory_left_unindexed_by_a_stop_is_indexed_at_the_next_start(
         assert memory.id in _nearest(restarted, memory.embedding, space.id)
     finally:
         restarted.close()
+
+
+def test_the_full_text_index_serves_ad_hoc_cypher_after_the_commit(neo4j_store: Neo4jStore) -> None:
+    # memspace's keyword search runs in process (stores/keyword_index.py); the index is kept,
+    # eventually consistent, for queries teams write themselves
+    space = b.space("text-index")
+    neo4j_store.create_space(space)
+    memory = b.memory(space.id, "The ledger export runs nightly", EMBED.embed(["ledger"])[0])
+    neo4j_store.write(WriteBatch(space.id, [memory]))
+    [config] = _query(neo4j_store, "SHOW FULLTEXT INDEXES YIELD name, options "
+                                   "WHERE name = $name RETURN options.indexConfig AS c",
+                      name=TEXT_INDEX)
+    assert config["c"]["fulltext.eventually_consistent"] is True
+    neo4j_store._db.write(lambda tx: tx.run(
+        "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()").consume())
+    rows = _query(neo4j_store, f"CALL db.index.fulltext.queryNodes('{TEXT_INDEX}', $q) "
+                               "YIELD node RETURN node.id AS id",
+                  q=f'+spaceId:"{space.id}" +content:ledgr~1')
+    assert [r["id"] for r in rows] == [memory.id]

@@ -33,8 +33,9 @@ class Rows:
     def vector_version(self, space_id: str) -> int:
         return 1
 
-    def vectors_after(self, space_id: str, after_seq: int) -> list[tuple[int, object, str, str]]:
-        return [(i + 1, self.matrix[i].tobytes(), "ops" if i % 3 == 0 else "general", "")
+    def vectors_after(self, space_id: str,
+                      after_seq: int) -> list[tuple[int, object, str, str, str]]:
+        return [(i + 1, self.matrix[i].tobytes(), "ops" if i % 3 == 0 else "general", "", "")
                 for i in range(after_seq, len(self.matrix))]
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:

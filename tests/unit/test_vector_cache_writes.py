@@ -24,7 +24,8 @@ def write(source: Source, vector: np.ndarray, active: bool = True,
     seq = source.add(vector, category, terms=f"fresh{category}")
     if not active:
         source.inactive.add(seq)
-    return before, source.version, (seq, source.rows[seq][0].tolist(), category, f"fresh{category}")
+    return before, source.version, (seq, source.rows[seq][0].tolist(), category, f"fresh{category}",
+                                    f"fresh{category}")
 
 
 def test_a_recorded_write_is_searchable_without_reading_the_store() -> None:

@@ -17,7 +17,7 @@ SPACE = "0f3c9a"
 
 class Source:
     """An in-memory store: seq -> (vector or None, category, terms), with a version and
-    inactive seqs."""
+    inactive seqs; a row's content is its terms."""
 
     def __init__(self, seed: int, n: int) -> None:
         rng = np.random.default_rng(seed)
@@ -52,11 +52,13 @@ class Source:
         self.version_reads += 1
         return self.version
 
-    def vectors_after(self, space_id: str, after_seq: int) -> Sequence[tuple[int, object, str, str]]:
+    def vectors_after(self, space_id: str,
+                      after_seq: int) -> Sequence[tuple[int, object, str, str, str]]:
         self.reads.append(after_seq)
-        rows: list[tuple[int, object, str, str]] = [
-            (s, v.tobytes(), c, self.terms[s]) for s, (v, c) in self.rows.items()]
-        rows += [(s, None, c, self.terms[s]) for s, c in self.vectorless.items()]
+        # a row's content: its terms, as words
+        rows: list[tuple[int, object, str, str, str]] = [
+            (s, v.tobytes(), c, self.terms[s], self.terms[s]) for s, (v, c) in self.rows.items()]
+        rows += [(s, None, c, self.terms[s], self.terms[s]) for s, c in self.vectorless.items()]
         return sorted((r for r in rows if r[0] > after_seq), key=lambda r: r[0])
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> Sequence[int]:

@@ -31,12 +31,14 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(normalise(content).encode("utf-8")).hexdigest()
 
 
+def word_tokens(text: str) -> list[str]:
+    """Lower-cased word tokens, in order, repeats kept (what the keyword index counts)."""
+    return _WORD.findall(normalise(text))
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens, in order, without duplicates."""
-    seen: dict[str, None] = {}
-    for match in _WORD.finditer(normalise(text)):
-        seen.setdefault(match.group(0), None)
-    return list(seen)
+    return list(dict.fromkeys(word_tokens(text)))
 
 
 # Function words left out of the ranked index and of queries (domain.text.terms): they match

@@ -48,6 +48,7 @@ class TermIndex:
 
     def __init__(self) -> None:
         self._ids: dict[str, int] = {}
+        self._terms: list[str] = []  # term id -> term, in the order first indexed
         self._postings: list[array[int]] = []  # term id -> rows holding it (repeats = tf)
         self._df = array("i")  # term id -> rows holding it at least once
         self._lengths = array("f")  # row -> number of terms
@@ -70,6 +71,7 @@ class TermIndex:
         for term in dict.fromkeys(tokens):
             if term not in ids:
                 ids[term] = len(ids)
+                self._terms.append(term)
         tids = np.fromiter(map(ids.__getitem__, tokens), dtype=np.int64, count=len(tokens))
         for _ in range(len(ids) - len(self._postings)):
             self._postings.append(array("i"))
@@ -95,27 +97,42 @@ class TermIndex:
 
     def scores(self, terms: Sequence[str]) -> np.ndarray:
         """BM25 of every row for these query terms (0 where none occurs), float32."""
-        n = len(self._lengths)
-        scores = np.zeros(n, dtype=np.float32)
-        wanted = [self._ids[t] for t in dict.fromkeys(terms) if t in self._ids]
-        if not wanted or n == 0:
-            return scores
-        lengths = np.frombuffer(self._lengths, dtype=np.float32)
-        norm = K1 * (1 - B + B * lengths / (self._total / n if self._total else 1.0))
-        for tid in wanted:
-            df = self._df[tid]
-            rows = np.frombuffer(self._postings[tid], dtype=np.int32)
-            if df == 0 or rows.size == 0:
-                continue
-            idf = np.log1p((n - df + 0.5) / (df + 0.5))
-            if len(rows) == df:  # each row holds the term once: the common case
-                tf: np.ndarray | float = 1.0
-                unique = rows
-            else:
-                unique, counts = np.unique(rows, return_counts=True)
-                tf = counts.astype(np.float32)
-            scores[unique] += (idf * tf * (K1 + 1) / (tf + norm[unique])).astype(np.float32)
+        scores = np.zeros(len(self._lengths), dtype=np.float32)
+        for term in dict.fromkeys(terms):
+            rows, partial = self.term_scores(term)
+            scores[rows] += partial
         return scores
+
+    def term_scores(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """The rows holding `term` (each once, ascending) and its BM25 part in each."""
+        tid = self._ids.get(term)
+        n = len(self._lengths)
+        if tid is None or n == 0 or self._df[tid] == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        df = self._df[tid]
+        rows = np.frombuffer(self._postings[tid], dtype=np.int32)
+        idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        if len(rows) == df:  # each row holds the term once: the common case
+            tf: np.ndarray | float = 1.0
+            unique = rows
+        else:
+            unique, counts = np.unique(rows, return_counts=True)
+            tf = counts.astype(np.float32)
+        lengths = np.frombuffer(self._lengths, dtype=np.float32)[unique]
+        norm = K1 * (1 - B + B * lengths / (self._total / n if self._total else 1.0))
+        return unique, (idf * tf * (K1 + 1) / (tf + norm)).astype(np.float32)
+
+    @property
+    def vocabulary_size(self) -> int:
+        return len(self._terms)
+
+    def holds(self, term: str) -> bool:
+        return term in self._ids
+
+    def vocabulary(self, start: int = 0) -> list[str]:
+        """The terms indexed, in the order first seen, from the `start`-th on (the vocabulary
+        only grows: a caller that saw n terms reads what came after with start=n)."""
+        return self._terms[start:]
 
     def last_terms(self) -> list[str]:
         """The last row's terms, sorted (a snapshot's check against the store). Rows are
@@ -137,7 +154,7 @@ class TermIndex:
         np.cumsum(sizes, out=offsets[1:])
         joined = b"".join(p.tobytes() for p in self._postings)
         return Exported(
-            terms=sorted(self._ids, key=self._ids.__getitem__),
+            terms=list(self._terms),
             offsets=offsets,
             postings=np.frombuffer(joined, dtype=np.int32).copy(),
             df=np.frombuffer(self._df, dtype=np.int32).copy(),
@@ -147,7 +164,8 @@ class TermIndex:
     @classmethod
     def restore(cls, saved: Exported) -> TermIndex:
         index = cls()
-        index._ids = {term: i for i, term in enumerate(saved.terms)}
+        index._terms = list(saved.terms)
+        index._ids = {term: i for i, term in enumerate(index._terms)}
         bounds = saved.offsets.tolist()
         index._postings = [array("i", saved.postings[a:b].tobytes())
                            for a, b in pairwise(bounds)]

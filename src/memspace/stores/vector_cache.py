@@ -27,6 +27,7 @@ import numpy as np
 from memspace.coalesce import Coalescer
 from memspace.heap import release_freed_memory
 from memspace.stores import int8_scan, vector_snapshot
+from memspace.stores.keyword_index import KeywordIndex
 from memspace.stores.term_index import TermIndex
 
 
@@ -37,21 +38,23 @@ class VectorSource(Protocol):
         """Changes whenever a memory of the space is written, superseded or forgotten."""
 
     def vectors_after(self, space_id: str, after_seq: int) -> Sequence[Row]:
-        """(seq, float32 vector or its bytes or None, category, index terms) of the memories
-        with seq > after_seq, by seq: every memory, with or without a vector."""
+        """(seq, float32 vector or its bytes or None, category, index terms, content) of the
+        memories with seq > after_seq, by seq: every memory, with or without a vector."""
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> Sequence[int]:
         """Sequence numbers of the space's inactive memories, up to `upto_seq`."""
 
 
-# (seq, vector or its bytes or None, category, index terms) of one memory, as a store reads it.
-Row = tuple[int, object, str, str]
+# (seq, vector or its bytes or None, category, index terms, content) of one memory, as a store
+# reads it.
+Row = tuple[int, object, str, str, str]
 
 
 @dataclass
 class _SpaceVectors:
     """One space's memories in row order: vectors (zero rows where a memory has none, e.g. a
-    note waiting for extraction), sequence numbers, flags, categories and the term index."""
+    note waiting for extraction), sequence numbers, flags, categories, the term index (hybrid
+    search) and the keyword index (keyword search)."""
 
     version: int = -1
     size: int = 0
@@ -65,6 +68,7 @@ class _SpaceVectors:
     active: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     categories: list[str] = field(default_factory=list)
     terms: TermIndex = field(default_factory=TermIndex)
+    keywords: KeywordIndex = field(default_factory=KeywordIndex)
 
     def append(self, rows: Sequence[Row], active: Sequence[bool] | None = None) -> None:
         """Add rows past the last one; `active` flags them (None: all active, the caller
@@ -95,6 +99,7 @@ class _SpaceVectors:
         self.active = np.concatenate([self.active[: self.size], flags])
         self.categories.extend(str(r[2]) for r in rows)
         self.terms.append([r[3] or "" for r in rows])
+        self.keywords.append([r[4] or "" for r in rows])
         self.size = needed
         self.last_seq = int(rows[-1][0])
 
@@ -195,6 +200,27 @@ class VectorCache:
             mask = entry.mask(category, include_inactive) & (scores > 0)
             return _best(entry.seqs, scores, np.flatnonzero(mask), limit)
 
+    def keyword_top_k(
+        self,
+        source: VectorSource,
+        space_id: str,
+        typed: Sequence[str],
+        limit: int,
+        category: str | None,
+        include_inactive: bool,
+        version: int | None = None,
+    ) -> list[tuple[int, float]]:
+        """(seq, score) of the `limit` best memories whose content holds every typed word, as
+        typed or within its typo budget (stores/keyword_index.py), best first; `version` as
+        for top_k."""
+        with self._lock:
+            entry = self._refresh(source, space_id, version)
+            if entry.size == 0 or not typed:
+                return []
+            scores = entry.keywords.scores(typed)
+            mask = entry.mask(category, include_inactive) & (scores > 0)
+            return _best(entry.seqs, scores, np.flatnonzero(mask), limit)
+
     def hybrid_top_k(
         self,
         source: VectorSource,
@@ -283,7 +309,8 @@ class VectorCache:
                 if self._snapshot_dir is not None:
                     vector_snapshot.save(self._snapshot_dir, space_id, vector_snapshot.Saved(
                         entry.seqs[: entry.size], entry.matrix[: entry.size],
-                        entry.has_vector[: entry.size], entry.categories, entry.terms.export()))
+                        entry.has_vector[: entry.size], entry.categories, entry.terms.export(),
+                        entry.keywords.export()))
                 # The rows as read (blobs, term strings: ~3x the matrix) are garbage now; hand
                 # their pages back, or a cold load of 100,000 memories stays in the RSS.
                 new = []
@@ -325,6 +352,7 @@ class VectorCache:
         entry.categories = saved.categories
         entry.active = np.ones(len(saved.seqs), dtype=bool)
         entry.terms = terms
+        entry.keywords = KeywordIndex.restore(saved.words)
         entry.size, entry.last_seq = len(saved.seqs), last
         return rows[1:]
 

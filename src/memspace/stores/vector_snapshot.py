@@ -11,7 +11,8 @@ space id), so the cache checks that the store's row at the snapshot's last seque
 holds the same vector before trusting it (stores/vector_cache.py).
 
 Files: one `<space id>.npz` per space (uncompressed: seqs, matrix, has_vector, categories,
-and the space's term index as arrays: stores/term_index.py), written to a temporary name and
+and the space's term and keyword indexes as arrays: stores/term_index.py,
+stores/keyword_index.py), written to a temporary name and
 renamed, so a reader never sees half a file. Any unreadable file, or one of an older layout,
 is ignored.
 """
@@ -24,6 +25,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -44,13 +46,14 @@ def _path(directory: Path, space_id: str) -> Path | None:
 @dataclass(frozen=True)
 class Saved:
     """A space's cached rows: sequence numbers, vectors (zero rows where a memory has none),
-    which rows have a vector, categories, and the space's term index."""
+    which rows have a vector, categories, the space's term index and its keyword index."""
 
     seqs: np.ndarray
     matrix: np.ndarray
     has_vector: np.ndarray
     categories: list[str]
     terms: Exported
+    words: Exported
 
 
 def load(directory: Path, space_id: str) -> Saved | None:
@@ -65,25 +68,40 @@ def load(directory: Path, space_id: str) -> Saved | None:
                 matrix=data["matrix"].astype(np.float32, copy=False),
                 has_vector=data["has_vector"].astype(bool),
                 categories=[str(c) for c in data["categories"]],
-                terms=Exported(
-                    # the vocabulary as one UTF-8 text, a line per term (terms hold no spaces)
-                    terms=_lines(data["vocabulary"]),
-                    offsets=data["offsets"].astype(np.int64),
-                    postings=data["postings"].astype(np.int32),
-                    df=data["df"].astype(np.int32),
-                    lengths=data["lengths"].astype(np.float32),
-                ),
+                terms=_index(data, ""),
+                words=_index(data, "words_"),
             )
     except Exception as exc:  # a damaged or older cache file: read from the store instead
         log.warning("ignoring the vector snapshot %s (%s)", path, exc)
         return None
-    n, t = len(saved.seqs), saved.terms
+    n = len(saved.seqs)
     if n == 0 or not (saved.matrix.shape[0] == len(saved.has_vector) == len(saved.categories)
-                      == len(t.lengths) == n) or not (
-            len(t.offsets) == len(t.terms) + 1 == len(t.df) + 1
-            and int(t.offsets[-1]) == len(t.postings)):
+                      == n) or not (_whole(saved.terms, n) and _whole(saved.words, n)):
         return None
     return saved
+
+
+def _index(data: Any, prefix: str) -> Exported:
+    return Exported(
+        # the vocabulary as one UTF-8 text, a line per term (terms hold no spaces)
+        terms=_lines(data[f"{prefix}vocabulary"]),
+        offsets=data[f"{prefix}offsets"].astype(np.int64),
+        postings=data[f"{prefix}postings"].astype(np.int32),
+        df=data[f"{prefix}df"].astype(np.int32),
+        lengths=data[f"{prefix}lengths"].astype(np.float32),
+    )
+
+
+def _whole(t: Exported, rows: int) -> bool:
+    return (len(t.lengths) == rows and len(t.offsets) == len(t.terms) + 1 == len(t.df) + 1
+            and int(t.offsets[-1]) == len(t.postings))
+
+
+def _arrays(t: Exported, prefix: str) -> dict[str, np.ndarray]:
+    vocabulary = np.frombuffer("\n".join(t.terms).encode("utf-8"), dtype=np.uint8)
+    return {f"{prefix}vocabulary": vocabulary,
+            f"{prefix}offsets": t.offsets, f"{prefix}postings": t.postings,
+            f"{prefix}df": t.df, f"{prefix}lengths": t.lengths}
 
 
 def save(directory: Path, space_id: str, saved: Saved) -> None:
@@ -99,11 +117,11 @@ def save(directory: Path, space_id: str, saved: Saved) -> None:
         return
     try:
         with os.fdopen(fd, "wb") as out:
-            t = saved.terms
-            vocabulary = np.frombuffer("\n".join(t.terms).encode("utf-8"), dtype=np.uint8)
-            np.savez(out, seqs=saved.seqs, matrix=saved.matrix, has_vector=saved.has_vector,
-                     categories=np.asarray(saved.categories, dtype=str), vocabulary=vocabulary,
-                     offsets=t.offsets, postings=t.postings, df=t.df, lengths=t.lengths)
+            arrays: dict[str, Any] = {
+                "seqs": saved.seqs, "matrix": saved.matrix, "has_vector": saved.has_vector,
+                "categories": np.asarray(saved.categories, dtype=str),
+                **_arrays(saved.terms, ""), **_arrays(saved.words, "words_")}
+            np.savez(out, **arrays)
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

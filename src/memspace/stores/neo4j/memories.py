@@ -199,7 +199,7 @@ def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: Ind
 def _cache_rows(written: list[tuple[dict[str, Any], Memory]]) -> tuple[list[CacheRow], list[bool]]:
     """The vector cache's view of rows just written, and their active flags."""
     return ([(row["props"]["seq"], memory.embedding, str(memory.category),
-              row["props"].get("terms") or "") for row, memory in written],
+              row["props"].get("terms") or "", memory.content) for row, memory in written],
             [memory.active for _, memory in written])
 
 

@@ -1,6 +1,6 @@
-"""Typo-tolerant keyword search over one space's memories (ranked full text and vectors run
-on the in-process cache: stores/vector_cache.py, stores/term_index.py), the cache's reads of a
-space, and the fetch of the memories the cache ranked.
+"""The cache's reads of a space, and the fetch of the memories the cache ranked (vectors, full
+text and keywords are ranked in process: stores/vector_cache.py, stores/term_index.py,
+stores/keyword_index.py).
 
 Vector search is not here: it runs on the in-process cache of stores/vector_cache.py. Measured
 on tools/neo4j-local (2 busy cores), 10 spaces x 10,000 memories, 384 dims clustered like
@@ -18,60 +18,16 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 from memspace.domain.models import MemoryFilter, ScoredMemory
-from memspace.domain.text import max_edits, tolerated, words
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import search as cypher
-from memspace.stores.neo4j.cypher.fields import memory_filter
 from memspace.stores.vector_cache import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
-# The full-text index cannot filter by category or `active`, so a search asks Lucene for more
-# candidates than it returns and filters them in Cypher. The space itself is required inside
-# the Lucene query (cypher.lucene_in_space), so only inactive or other-category memories of the
-# same space can use up the window: when more than 10x `limit` + 100 better-scoring matches
-# are inactive or off-category, fewer hits than exist come back. Keyword search also drops
-# candidates in Python (the symmetric typo rule), which the margin absorbs.
-OVERFETCH_FACTOR = 10
-OVERFETCH_MARGIN = 100
 # Memories per read of a cold cache load: ~15 MB of vectors a record.
 SEQS_PER_READ = 10_000
 # Reads of a cold load in flight at once: the server reads one range while another is decoded.
 LOAD_READERS = 2
-
-
-def keyword_search(
-    conn: Neo4jConnection, where: MemoryFilter, keyword: str, limit: int
-) -> list[ScoredMemory]:
-    """Lucene fuzzy terms (edit budget from domain.text.max_edits) find candidates holding
-    every word; the symmetric `tolerated` rule then keeps only true matches, so `plant`
-    never finds `plan`. The index keeps stop words, so every word of a keyword counts.
-
-    Two round trips: the candidates' ids and contents, then the records of the `limit` kept.
-    Fetching whole records for the typo check made a keyword search at 100,000 memories take
-    107 ms p50 (600 records decoded for 50 kept, bench_service.py). The candidates come from a
-    small window first (2 x limit + 20: the typo rule rarely drops one), and from the wide
-    one only when too few of those passed."""
-    terms = words(keyword)
-    if not terms:
-        return []
-    condition, params = memory_filter(where)
-    lucene = cypher.lucene_in_space(
-        where.space_id, cypher.lucene_fuzzy_all([(t, max_edits(t)) for t in terms]))
-    kept: list[tuple[str, float]] = []
-    for fetch in (limit * 2 + 20, limit * OVERFETCH_FACTOR + OVERFETCH_MARGIN):
-        rows = conn.read(cypher.text_candidates(condition), lucene=lucene, fetch=fetch,
-                         limit=fetch, **params)
-        kept = [(str(r["id"]), float(r["score"])) for r in rows
-                if all(any(tolerated(t, w) for w in words(r["content"])) for t in terms)]
-        if len(kept) >= limit or len(rows) < fetch:  # enough, or every candidate was seen
-            break
-    kept = kept[:limit]
-    if not kept:
-        return []
-    rows = conn.read(cypher.MEMORIES_BY_IDS, space=where.space_id, ids=[i for i, _ in kept])
-    found = {str(r["id"]): rec.memory_from(r["memory"]) for r in rows}
-    return [ScoredMemory(found[i], score) for i, score in kept if i in found]
 
 
 # -- the vector cache's view (VectorSource, stores/vector_cache.py) ---------------------------
@@ -92,8 +48,8 @@ def vectors_after(conn: Neo4jConnection, space_id: str, after_seq: int) -> list[
     def read(start: int) -> list[CacheRow]:
         [chunk] = conn.read(cypher.VECTORS_IN_RANGE, space=space_id, after=start,
                             upto=min(start + SEQS_PER_READ, last))
-        return [(int(seq), vector, str(category), terms)
-                for seq, vector, category, terms in chunk["rows"]]
+        return [(int(seq), vector, str(category), terms, str(content))
+                for seq, vector, category, terms, content in chunk["rows"]]
 
     starts = range(after_seq, last, SEQS_PER_READ)
     if len(starts) <= 1:

@@ -37,7 +37,7 @@ from memspace.domain.models import (
     Usage,
 )
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
-from memspace.domain.text import query_terms
+from memspace.domain.text import query_terms, words
 from memspace.stores.neo4j import (
     directory,
     documents,
@@ -279,7 +279,10 @@ class Neo4jStore:
                 if h.memory.active][:limit]
 
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
-        return search.keyword_search(self._db, where, keyword, limit)
+        """Every word of `keyword`, typos tolerated, ranked on the cache (stores/keyword_index.py)."""
+        typed = words(keyword)
+        return self._one_list(where, lambda version: self._vectors.keyword_top_k(
+            self, where.space_id, typed, limit, where.category, where.include_inactive, version))
 
     # VectorSource
 

@@ -253,6 +253,14 @@ MIGRATIONS: list[str] = [
     """
     CREATE TABLE store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # 13: keyword search runs in process too, over each space's own words
+    # (stores/keyword_index.py): the FTS5 index of migration 1 goes, and with it its upkeep on
+    # every insert.
+    """
+    DROP TABLE IF EXISTS memory_vocab;
+    DROP TRIGGER IF EXISTS memories_fts_insert;
+    DROP TABLE IF EXISTS memory_fts;
+    """,
 ]
 
 

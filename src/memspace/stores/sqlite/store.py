@@ -30,7 +30,7 @@ from memspace.domain.models import (
     Usage,
 )
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
-from memspace.domain.text import query_terms
+from memspace.domain.text import query_terms, words
 from memspace.stores.space_counts import SpaceCounts
 from memspace.stores.sqlite import (
     directory,
@@ -57,7 +57,6 @@ class SqliteStore:
         # Snapshots of the vector cache beside the database file (stores/vector_snapshot.py).
         snapshots = None if self._db.in_memory else Path(self._db.path + ".vectors")
         self._vectors = self.vector_cache = VectorCache(snapshots)  # sizes exported by /metrics
-        self._vocabulary = search.Vocabulary()
         self._counts = SpaceCounts()  # memories and relations per space, by version
         migrate(self._db.keeper)
         backfill_terms(self._db.keeper)
@@ -216,7 +215,9 @@ class SqliteStore:
                                    limit, where.category, where.include_inactive)
 
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
-        return search.keyword(self._db.conn(), self._vocabulary, where, keyword, limit)
+        """Every word of `keyword`, typos tolerated, ranked on the cache (stores/keyword_index.py)."""
+        return search.by_rowid(self._db.conn(), self._vectors.keyword_top_k(
+            self, where.space_id, words(keyword), limit, where.category, where.include_inactive))
 
     # VectorSource: the rowid is the sequence number (rows are never deleted).
 
@@ -231,11 +232,11 @@ class SqliteStore:
         # the space: 10 ms per add). A first load reads the space through its index.
         space_filter = "+space_id = ?" if after_seq else "space_id = ?"
         rows = self._db.conn().execute(
-            "SELECT rowid, embedding, category, terms FROM memories "
+            "SELECT rowid, embedding, category, terms, content FROM memories "
             f"WHERE rowid > ? AND {space_filter} ORDER BY rowid",
             (after_seq, space_id),
         ).fetchall()
-        return [(int(r[0]), r[1], str(r[2]), r[3] or "") for r in rows]
+        return [(int(r[0]), r[1], str(r[2]), r[3] or "", str(r[4])) for r in rows]
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
         rows = self._db.conn().execute(

@@ -1,11 +1,8 @@
-"""The vector cache's view of a space and the full-text queries (stores/neo4j/search.py)."""
+"""The vector cache's view of a space and the fetch of what it ranked (stores/neo4j/search.py)."""
 
 from __future__ import annotations
 
-import re
-
 from memspace.stores.neo4j.cypher.fields import memory_fields
-from memspace.stores.neo4j.schema import TEXT_INDEX
 
 # -- the vector cache's view (stores/vector_cache.py) -----------------------------------------
 
@@ -17,8 +14,8 @@ VECTOR_VERSION = "MATCH (s:Space {id: $space}) RETURN coalesce(s.version, 0) AS 
 VECTORS_IN_RANGE = """
 MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq > $after AND m.seq <= $upto
 WITH m ORDER BY m.seq
-RETURN collect([m.seq, coalesce(m.vector, m.embedding), m.category, coalesce(m.terms, '')])
-       AS rows
+RETURN collect([m.seq, coalesce(m.vector, m.embedding), m.category, coalesce(m.terms, ''),
+                m.content]) AS rows
 """
 LAST_SEQ = "MATCH (s:Space {id: $space}) RETURN coalesce(s.seq, 0) AS seq"
 INACTIVE_SEQS = """
@@ -40,50 +37,3 @@ RETURN coalesce(s.version, 0) AS version,
        collect(CASE WHEN m IS NOT NULL THEN [m.seq, {memory_fields("m")}] END) AS rows
 """
 
-# -- search -----------------------------------------------------------------------------------
-
-
-def text_candidates(condition: str, index: str = TEXT_INDEX) -> str:
-    """A keyword search's first step: ids, contents and scores only, for the typo rule to check
-    in Python (a whole memory record costs ~0.2 ms to decode, and most candidates are dropped)."""
-    return f"""
-CALL db.index.fulltext.queryNodes('{index}', $lucene, {{limit: $fetch}}) YIELD node AS m, score
-WITH m, score WHERE {condition}
-RETURN m.id AS id, m.content AS content, score
-ORDER BY score DESC, m.createdAt DESC, m.id LIMIT $limit
-"""
-
-
-# Its second step: the records of the kept ids.
-MEMORIES_BY_IDS = f"""
-UNWIND $ids AS id
-MATCH (m:Memory {{id: id}}) WHERE m.spaceId = $space
-RETURN m.id AS id, {memory_fields("m")} AS memory
-"""
-
-
-# -- Lucene -----------------------------------------------------------------------------------
-
-_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
-
-
-def lucene_escape(term: str) -> str:
-    """Backslash-escape Lucene's query syntax (`+ - && || ! ( ) { } [ ] ^ " ~ * ? : \\ /`)."""
-    return _LUCENE_SPECIAL.sub(r"\\\1", term)
-
-
-def lucene_in_space(space_id: str, content_query: str) -> str:
-    """Require the space inside Lucene, so another space's matches cannot crowd ours out.
-
-    The space clause is boosted to zero, so scores stay the BM25 of the content alone. The
-    analyzer may split an id into several tokens, so the Cypher filter on `spaceId` stays.
-    """
-    return f'+spaceId:"{lucene_escape(space_id)}"^0 +({content_query})'
-
-
-def lucene_fuzzy_all(terms: list[tuple[str, int]]) -> str:
-    """Every word, each within its edit budget (0 = exact term)."""
-    return " AND ".join(
-        f"content:{lucene_escape(t)}~{edits}" if edits else f'content:"{lucene_escape(t)}"'
-        for t, edits in terms
-    )
