@@ -12,6 +12,7 @@ import pytest
 from memspace.domain.models import Memory
 from memspace.domain.ports import WriteBatch
 from memspace.stores.neo4j import Neo4jStore
+from memspace.stores.neo4j.memories import INDEX_IN_THE_WRITE
 from memspace.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
@@ -104,3 +105,21 @@ def test_the_full_text_index_serves_ad_hoc_cypher_after_the_commit(neo4j_store: 
                                "YIELD node RETURN node.id AS id",
                   q=f'+spaceId:"{space.id}" +content:ledgr~1')
     assert [r["id"] for r in rows] == [memory.id]
+
+
+def test_a_bulk_batch_is_indexed_by_its_own_write(neo4j_store: Neo4jStore) -> None:
+    space = b.space("vector-index-bulk")
+    neo4j_store.create_space(space)
+    bulk = [b.memory(space.id, f"imported fact {n}", EMBED.embed([f"imported fact {n}"])[0])
+            for n in range(INDEX_IN_THE_WRITE)]
+    neo4j_store.write(WriteBatch(space.id, bulk))
+    # no flush of the feed: the write itself set every embedding, and left no mark
+    rows = _query(neo4j_store, "MATCH (m:Memory) WHERE m.spaceId = $space "
+                               "RETURN m.id AS id, m.embedding IS NOT NULL AS indexed, "
+                               "m.vectorPending IS NOT NULL AS marked", space=space.id)
+    assert len(rows) == len(bulk)
+    assert all(r["indexed"] and not r["marked"] for r in rows)
+    assert bulk[7].embedding is not None
+    assert _indexed(neo4j_store, bulk[7]) == pytest.approx(
+        np.asarray(bulk[7].embedding, dtype=np.float32).tolist())
+    assert bulk[7].id in _nearest(neo4j_store, bulk[7].embedding, space.id)

@@ -27,6 +27,12 @@ from memspace.stores.neo4j.vector_index import IndexFeed
 from memspace.stores.vector_cache import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
+# A group of at least this many memories (a bulk import's batch) sets their indexed embedding in
+# its own statement; smaller ones leave it to the feed (stores/neo4j/vector_index.py), so that
+# an add's commit does not wait for the index. In a bulk load the feed cost the server a second
+# write of every memory and of its pending mark.
+INDEX_IN_THE_WRITE = 64
+
 Turn = Callable[[str], AbstractContextManager[None]]
 
 
@@ -168,11 +174,18 @@ def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: Ind
         Conflict("the batch holds the same content twice; write it once")
         if len(set(h)) != len(h) else None for h in hashes]
     sent = [i for i, outcome in enumerate(outcomes) if outcome is None]
+    # A bulk write indexes its vectors itself; the feed would write every memory a second time.
+    indexed = sum(len(rows[i]) for i in sent) >= INDEX_IN_THE_WRITE
+    if indexed:
+        for i in sent:
+            for row in rows[i]:
+                row["props"].pop("vectorPending", None)
     with turn(space):
         answer = db.write_one(
             cypher.WRITE_GROUP, conflict="a memory with one of these ids already exists",
             space=space, at=at, hashes=sorted({h for i in sent for h in hashes[i]}),
-            batches=[{"at": n, "hashes": hashes[i], "props": [r["props"] for r in rows[i]]}
+            batches=[{"at": n, "hashes": hashes[i], "props": [r["props"] for r in rows[i]],
+                      "vectors": [r["embedding"] for r in rows[i]] if indexed else []}
                      for n, i in enumerate(sent)])
         if not answer:
             raise NotFound(f"no space '{space}'")
@@ -192,7 +205,8 @@ def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: Ind
             row["props"]["seq"] = base + offset
             row["props"]["changed"] = version
         vectors.record_write(space, version - 1, version, *_cache_rows(kept))
-    feed.add((m.id, row["embedding"]) for row, m in kept)
+    if not indexed:
+        feed.add((m.id, row["embedding"]) for row, m in kept)
     return outcomes, version
 
 

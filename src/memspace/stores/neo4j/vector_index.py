@@ -17,6 +17,11 @@ apart on a 101,000-memory space cost Neo4j 13.6-15.2 ms of CPU each with a trans
 9.0-11.9 ms gathered (four runs each way). A `flush` or `close` writes what waits at once.
 The index trails the adds by up to GATHER_S and one transaction.
 
+A bulk write (a group of at least memories.INDEX_IN_THE_WRITE memories, such as an import's
+batch) sets `embedding` in its own statement instead: its commit is no add's wait, and going
+through the feed wrote every memory and its mark a second time (a 20,000-memory load cost the
+server 33-35 s of CPU with the write setting it, 43-47 s through the feed; two runs each).
+
 A write marks its memories `vectorPending`, and the feed's transaction clears the mark. A
 memory still marked because the process stopped first is found (through an index on the mark)
 and indexed at the next start (`backfill`, run by the feed's thread before anything else).

@@ -44,9 +44,10 @@ RETURN hash, min(m.id) AS id
 # - The space's lock first (the SET), then the check: a writer that waited for the lock reads
 #   what the one before it committed (the lost-update recipe of Neo4j's operations manual,
 #   "Concurrent data access", in one query).
-# - `$batches` in order, each {at: its index, hashes: its active contents, props: its memories}:
-#   a batch is kept when none of its contents is held by an active memory or by a batch kept
-#   before it, the way write_group decides each batch's outcome.
+# - `$batches` in order, each {at: its index, hashes: its active contents, props: its memories,
+#   vectors: their embeddings for the vector index, or [] when the feed indexes them later
+#   (stores/neo4j/vector_index.py)}: a batch is kept when none of its contents is held by an
+#   active memory or by a batch kept before it, the way write_group decides each outcome.
 # - Returns the sequence base, the version, the active memories already holding a content of
 #   the group (`taken`) and the indexes of the batches kept.
 WRITE_GROUP = """
@@ -61,14 +62,17 @@ CALL (s) {
 WITH s, taken, reduce(plan = {kept: [], seen: [t IN taken | t.hash]}, b IN $batches |
        CASE WHEN any(h IN b.hashes WHERE h IN plan.seen) THEN plan
             ELSE {kept: plan.kept + [b.at], seen: plan.seen + b.hashes} END).kept AS kept
-WITH s, taken, kept, reduce(rows = [], i IN kept | rows + $batches[i].props) AS props
+WITH s, taken, kept, reduce(rows = [], i IN kept | rows + $batches[i].props) AS props,
+     reduce(rows = [], i IN kept | rows + $batches[i].vectors) AS vectors
 SET s.seq = coalesce(s.seq, 0) + size(props),
     s.lastActiveAt = CASE WHEN $at > s.lastActiveAt THEN $at ELSE s.lastActiveAt END
-WITH s, taken, kept, props, s.seq - size(props) AS base
-CALL (s, props, base) {
+WITH s, taken, kept, props, vectors, s.seq - size(props) AS base
+CALL (s, props, vectors, base) {
   UNWIND range(0, size(props) - 1) AS i
   CREATE (m:Memory)
   SET m = props[i], m.seq = base + i + 1, m.changed = s.version
+  WITH m, vectors[i] AS vector WHERE vector IS NOT NULL
+  CALL db.create.setNodeVectorProperty(m, 'embedding', vector)
 }
 RETURN base, s.version AS version, taken, kept
 """
