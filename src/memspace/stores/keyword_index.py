@@ -46,7 +46,6 @@ REMEMBERED_WORDS = 2_048
 _SHORTEST_VARIANT = 5
 
 
-
 class KeywordIndex:
     """One space's content words (repeats counted), by row, and the typo variants looked up."""
 
