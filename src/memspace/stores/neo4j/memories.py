@@ -182,10 +182,11 @@ def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: Ind
                 row["props"].pop("vectorPending", None)
     with turn(space):
         answer = db.write_one(
-            cypher.WRITE_GROUP, conflict="a memory with one of these ids already exists",
+            cypher.WRITE_GROUP_INDEXED if indexed else cypher.WRITE_GROUP,
+            conflict="a memory with one of these ids already exists",
             space=space, at=at, hashes=sorted({h for i in sent for h in hashes[i]}),
             batches=[{"at": n, "hashes": hashes[i], "props": [r["props"] for r in rows[i]],
-                      "vectors": [r["embedding"] for r in rows[i]] if indexed else []}
+                      **({"vectors": [r["embedding"] for r in rows[i]]} if indexed else {})}
                      for n, i in enumerate(sent)])
         if not answer:
             raise NotFound(f"no space '{space}'")

@@ -45,12 +45,16 @@ RETURN hash, min(m.id) AS id
 #   what the one before it committed (the lost-update recipe of Neo4j's operations manual,
 #   "Concurrent data access", in one query).
 # - `$batches` in order, each {at: its index, hashes: its active contents, props: its memories,
-#   vectors: their embeddings for the vector index, or [] when the feed indexes them later
-#   (stores/neo4j/vector_index.py)}: a batch is kept when none of its contents is held by an
-#   active memory or by a batch kept before it, the way write_group decides each outcome.
+#   and in WRITE_GROUP_INDEXED vectors: their embeddings for the vector index}: a batch is kept
+#   when none of its contents is held by an active memory or by a batch kept before it, the way
+#   write_group decides each batch's outcome.
 # - Returns the sequence base, the version, the active memories already holding a content of
 #   the group (`taken`) and the indexes of the batches kept.
-WRITE_GROUP = """
+# WRITE_GROUP leaves the vector index to the feed (stores/neo4j/vector_index.py); the bulk
+# groups of WRITE_GROUP_INDEXED set it themselves. Two texts, so a single add's statement carries
+# nothing of the other: with one text for both, single adds read ~2 ms higher at p95 in two A/B
+# runs of 200 each (p50 the same), which may be noise, but nothing is gained by carrying it.
+_WRITE_GROUP = """
 MATCH (s:Space {id: $space})
 SET s.version = coalesce(s.version, 0) + 1
 WITH s
@@ -62,20 +66,24 @@ CALL (s) {
 WITH s, taken, reduce(plan = {kept: [], seen: [t IN taken | t.hash]}, b IN $batches |
        CASE WHEN any(h IN b.hashes WHERE h IN plan.seen) THEN plan
             ELSE {kept: plan.kept + [b.at], seen: plan.seen + b.hashes} END).kept AS kept
-WITH s, taken, kept, reduce(rows = [], i IN kept | rows + $batches[i].props) AS props,
-     reduce(rows = [], i IN kept | rows + $batches[i].vectors) AS vectors
+WITH s, taken, kept, reduce(rows = [], i IN kept | rows + $batches[i].props) AS props%(vectors)s
 SET s.seq = coalesce(s.seq, 0) + size(props),
     s.lastActiveAt = CASE WHEN $at > s.lastActiveAt THEN $at ELSE s.lastActiveAt END
-WITH s, taken, kept, props, vectors, s.seq - size(props) AS base
-CALL (s, props, vectors, base) {
+WITH s, taken, kept, props%(carried)s, s.seq - size(props) AS base
+CALL (s, props%(carried)s, base) {
   UNWIND range(0, size(props) - 1) AS i
   CREATE (m:Memory)
-  SET m = props[i], m.seq = base + i + 1, m.changed = s.version
-  WITH m, vectors[i] AS vector WHERE vector IS NOT NULL
-  CALL db.create.setNodeVectorProperty(m, 'embedding', vector)
+  SET m = props[i], m.seq = base + i + 1, m.changed = s.version%(index)s
 }
 RETURN base, s.version AS version, taken, kept
 """
+WRITE_GROUP = _WRITE_GROUP % {"vectors": "", "carried": "", "index": ""}
+WRITE_GROUP_INDEXED = _WRITE_GROUP % {
+    "vectors": ",\n     reduce(rows = [], i IN kept | rows + $batches[i].vectors) AS vectors",
+    "carried": ", vectors",
+    "index": "\n  WITH m, vectors[i] AS vector WHERE vector IS NOT NULL"
+             "\n  CALL db.create.setNodeVectorProperty(m, 'embedding', vector)",
+}
 # Only the properties cross: the indexed `embedding` is set after the write, by the feed of
 # stores/neo4j/vector_index.py (INDEX_EMBEDDINGS). Sent here too, each memory's 384 floats were
 # packed, sent and unpacked for nothing.
