@@ -17,7 +17,7 @@ holds a tenth of the memories; see stores/neo4j/search.py).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -192,13 +192,8 @@ class VectorCache:
     ) -> list[tuple[int, float]]:
         """(seq, BM25 with the space's own statistics) of the `limit` best memories holding
         any of these index terms (stores/term_index.py), best first; `version` as for top_k."""
-        with self._lock:
-            entry = self._refresh(source, space_id, version)
-            if entry.size == 0 or not terms:
-                return []
-            scores = entry.terms.scores(terms)
-            mask = entry.mask(category, include_inactive) & (scores > 0)
-            return _best(entry.seqs, scores, np.flatnonzero(mask), limit)
+        return self._best_scored(source, space_id, limit, category, include_inactive, version,
+                                 lambda entry: entry.terms.scores(terms) if terms else None)
 
     def keyword_top_k(
         self,
@@ -213,11 +208,20 @@ class VectorCache:
         """(seq, score) of the `limit` best memories whose content holds every typed word, as
         typed or within its typo budget (stores/keyword_index.py), best first; `version` as
         for top_k."""
+        return self._best_scored(source, space_id, limit, category, include_inactive, version,
+                                 lambda entry: entry.keywords.scores(typed) if typed else None)
+
+    def _best_scored(self, source: VectorSource, space_id: str, limit: int,
+                     category: str | None, include_inactive: bool, version: int | None,
+                     score: Callable[[_SpaceVectors], np.ndarray | None],
+                     ) -> list[tuple[int, float]]:
+        """(seq, score) of the `limit` best memories of the filter scoring above 0 by `score`
+        (a score per row, None when nothing can score), best first."""
         with self._lock:
             entry = self._refresh(source, space_id, version)
-            if entry.size == 0 or not typed:
+            scores = score(entry) if entry.size else None
+            if scores is None:
                 return []
-            scores = entry.keywords.scores(typed)
             mask = entry.mask(category, include_inactive) & (scores > 0)
             return _best(entry.seqs, scores, np.flatnonzero(mask), limit)
 
