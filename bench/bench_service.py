@@ -4,7 +4,8 @@ Usage: bench_service.py [--memories N] [--requests R] [--writers W] [--profile Q
                         [--settle S]
 The store comes from MEMSPACE_STORE (sqlite by default, in a temporary data dir; for Neo4j set
 MEMSPACE_STORE=neo4j and MEMSPACE_NEO4J_URI). The memories are loaded through the service's
-bulk path (add_many: batched embedding, one transaction per batch); once the machine is idle
+bulk path (add_many: batched embedding, one transaction per batch) and compared with the raw
+embedding rate, the mean of one measured before the load and one after; once the machine is idle
 again (--settle), a server is started on that store and timed from spawn to /readyz and to its
 first search. --writers W adds W clients adding at once to the same space; --profile Q ends
 with a cProfile of Q in-process hybrid searches (cumulative-time shares). Figures are honest
@@ -230,7 +231,8 @@ def main() -> None:
                         help="also time this many clients adding at once to the space")
     parser.add_argument("--adds-per-writer", type=int, default=50)
     parser.add_argument("--raw-sample", type=int, default=5_000,
-                        help="texts embedded alone to measure raw embedding throughput")
+                        help="texts embedded alone, before and after the load, to measure raw "
+                             "embedding throughput (the load is compared with the mean)")
     parser.add_argument("--profile", type=int, default=0, metavar="Q",
                         help="end with a cProfile of Q in-process hybrid searches")
     parser.add_argument("--port", type=int, default=8765)
