@@ -69,19 +69,17 @@ class KeywordIndex:
         row missing any of them, else the sum of each word's best match, float32."""
         n = self._words.rows
         total = np.zeros(n, dtype=np.float32)
-        if not typed:
-            return total
-        matched = np.zeros(n, dtype=np.int32)
+        held = np.ones(n, dtype=bool)  # rows holding every word looked at so far
         for word in dict.fromkeys(typed):
             best = np.zeros(n, dtype=np.float32)
             for variant, weight in self._variants_of(word).items():
                 rows, partial = self._words.term_scores(variant)
                 np.maximum.at(best, rows, partial * np.float32(weight))
-            if not best.any():
-                return np.zeros(n, dtype=np.float32)  # a word nothing holds: no row has all
-            matched += best > 0
+            held &= best > 0
+            if not held.any():
+                return np.zeros(n, dtype=np.float32)  # no row holds them all
             total += best
-        total[matched < len(dict.fromkeys(typed))] = 0
+        total[~held] = 0
         return total
 
     def export(self) -> Exported:
