@@ -10,7 +10,7 @@ from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import Clock, Embedder, GraphStore
+from memspace.domain.ports import Clock, CodeIndexStore, Embedder, EvidenceStore, GraphStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
@@ -20,9 +20,11 @@ from memspace.services.access import AccessService
 from memspace.services.admin import AdminService
 from memspace.services.briefing import BriefingService
 from memspace.services.clock import SystemClock
+from memspace.services.code_search import CodeSearchService
 from memspace.services.context import ProfileService
 from memspace.services.document_files import DocumentFiles
 from memspace.services.documents import DocumentService
+from memspace.services.evidence import EvidenceService
 from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.graph import GraphService
 from memspace.services.handoffs import HandoffService
@@ -31,10 +33,12 @@ from memspace.services.ingestion import IngestionService
 from memspace.services.memories import Limits, MemoryService
 from memspace.services.oauth import OAuthService
 from memspace.services.portability import PortabilityService
+from memspace.services.repos import RepoService
 from memspace.services.search import SearchService
 from memspace.services.seeding import Seeder
 from memspace.services.spaces import SpaceService
 from memspace.services.uploads import UploadTickets
+from memspace.services.verification import VerificationService
 
 
 @dataclass
@@ -58,6 +62,10 @@ class Container:
     uploads: UploadTickets
     portability: PortabilityService
     oauth: OAuthService
+    evidence: EvidenceService  # docs/evidence.md: policies, repositories, verification, code
+    repos: RepoService
+    verification: VerificationService
+    code: CodeSearchService
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
@@ -122,6 +130,24 @@ def build_note_jobs(store: GraphStore) -> NoteJobStore:
     if isinstance(store, Neo4jStore):
         return Neo4jNoteJobs(store)
     raise TypeError(f"no note job store for {type(store).__name__}")
+
+
+def build_code_roles(store: GraphStore) -> tuple[CodeIndexStore, EvidenceStore]:
+    """The repositories/code index and the evidence roles over the store's connection."""
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.evidence import SqliteEvidence
+        from memspace.stores.sqlite.repos import SqliteRepos
+
+        return SqliteRepos(store), SqliteEvidence(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.evidence import Neo4jEvidence
+    from memspace.stores.neo4j.repos import Neo4jRepos
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jRepos(store), Neo4jEvidence(store)
+    raise TypeError(f"no code index for {type(store).__name__}")
 
 
 def build_embedder(settings: Settings, store: GraphStore | None = None) -> Embedder:
@@ -209,6 +235,7 @@ def build(
     extractor = extractor or build_extractor(settings)
     # Only with a model: without one an add stores its note as it is and nothing is deferred.
     note_jobs = build_note_jobs(store) if extractor is not None else None
+    code_index, evidence_store = build_code_roles(store)
     metrics = Metrics() if settings.metrics else None
     if metrics is not None:
         store, extractor = watched_ports(metrics, store, extractor)
@@ -221,7 +248,10 @@ def build(
     batched = PrefetchingEmbedder(embedder)
     notes = (note_service(store, note_jobs, batched, extractor, clock)
              if note_jobs is not None and extractor is not None else None)
-    memories = memory_service(store, batched, access, clock, limits, extractor, notes=notes)
+    evidence = EvidenceService(code_index, evidence_store, access, clock)
+    verification = VerificationService(store, code_index, evidence_store, access, clock)
+    memories = memory_service(store, batched, access, clock, limits, extractor, notes=notes,
+                              evidence=evidence)
     files = DocumentFiles(blobs or build_blobs(settings))
     reader = BudgetedReader(build_reader(settings), ParseBudget(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
@@ -229,7 +259,7 @@ def build(
                                  settings.max_upload_bytes, batched.prefetch)
     admin = AdminService(store, clock)
     # The demo loads without a model, so it looks the same on every machine.
-    flat = MemoryService(store, batched, access, clock, limits)
+    flat = MemoryService(store, batched, access, clock, limits, evidence=evidence)
     seeder = Seeder(admin, access, flat, IngestionService(
         store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
         store, clock)
@@ -255,4 +285,8 @@ def build(
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
         portability=PortabilityService(store, embedder, access, files, admin),
         oauth=OAuthService(build_oauth_store(store), access, admin, clock),
+        evidence=evidence,
+        repos=RepoService(code_index, store, access, clock, verification),
+        verification=verification,
+        code=CodeSearchService(code_index, access),
     )

@@ -12,6 +12,7 @@ from pydantic import Field
 
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
+from memspace.present.code import code_search_json, code_search_text
 from memspace.present.json import (
     add_json,
     document_page_json,
@@ -44,6 +45,13 @@ SpaceArg = Annotated[
     Field(description="Space slug (e.g. acme-project). Omit to use the key's active or default space."),
 ]
 LimitArg = Annotated[int, Field(ge=1, le=100, description="Page size (1-100).")]
+EvidenceArg = Annotated[list[str] | None, Field(description=(
+    "Citations the claim rests on: <repo>/<path>:<line>[#symbol] (or <path>:<line> when the "
+    "space has one repository), commit:<sha>, cmd:<command to rerun>, or an https:// URL. "
+    "Required when the space's evidence policy is `required`."))]
+DryRunArg = Annotated[bool, Field(description=(
+    "true: validate everything (evidence included) and answer what would be stored and which "
+    "memories are similar, writing nothing."))]
 CursorArg = Annotated[
     str | None, Field(description="`nextCursor` from the previous page of the same call.")
 ]
@@ -63,7 +71,9 @@ def register_tools(server: MCPServer, app: Container) -> None:
             "hybrid), and/or `keyword` for exact words (typos tolerated on words of 5+ letters), "
             "and/or `category` to filter (alone it lists the newest of that category). Each "
             "result carries `relatedMemories`: facts up to two links away — inactive ones are "
-            "history (what a correction replaced), not current truth."
+            "history (what a correction replaced), not current truth. Each cited memory shows its "
+            "evidence and verification state (verified, moved, broken, not_anchored, unverified). "
+            "`kind: code` searches the space's indexed repositories instead, `all` both."
         ),
     )
     def search_memory(
@@ -75,10 +85,18 @@ def register_tools(server: MCPServer, app: Container) -> None:
         limit: Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")] = 10,
         includeProfile: Annotated[bool, Field(description="Add the space profile (recent memories, counts).")] = True,  # noqa: N803
         includeInactive: Annotated[bool, Field(description="Also return superseded or forgotten memories.")] = False,  # noqa: N803
+        kind: Annotated[Literal["notes", "code", "all"], Field(description="notes (default): memories; code: chunks of the space's indexed repositories (repo, path, lines, symbol, excerpt; get_chunk reads one whole); all: notes first, then code.")] = "notes",
     ) -> CallToolResult:
         who = principal_of(ctx)
+        if kind == "code":
+            code = call(lambda: app.code.search(who, query or keyword, space, limit))
+            return result(code_search_text(code), code_search_json(code))
         request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive)
         found = call(lambda: app.search.search(who, request))
+        if kind == "all":
+            code = call(lambda: app.code.search(who, query or keyword, space, limit))
+            return result(f"{search_text(found)}\n\n{code_search_text(code)}",
+                          search_json(found) | {"code": code_search_json(code)})
         return result(search_text(found), search_json(found))
 
     @server.tool(
@@ -112,6 +130,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
         idempotencyKey: Annotated[str | None, Field(description="Any unique string; retrying with the same key returns the first result instead of saving twice.")] = None,  # noqa: N803
         expectedVersion: Annotated[int | None, Field(ge=1, description="With forget: the `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
         wait: Annotated[bool, Field(description="With a model: true waits for the facts (one model call); false (default) saves now and extracts in the background.")] = False,
+        evidence: EvidenceArg = None,
+        dryRun: DryRunArg = False,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         if action == "forget":
@@ -119,8 +139,9 @@ def register_tools(server: MCPServer, app: Container) -> None:
                                                     expectedVersion))
             data = {"status": "forgotten", "memory": memory_json(gone)}
             return result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
-        request = AddRequest(content, space, category, speaker, observedAt, idempotencyKey)
-        added = call(lambda: app.memories.submit(who, request, wait=wait))
+        request = AddRequest(content, space, category, speaker, observedAt, idempotencyKey,
+                             evidence=tuple(evidence) if evidence is not None else None)
+        added = call(lambda: app.memories.submit(who, request, wait=wait, dry_run=dryRun))
         return result(add_text(added), add_json(added))
 
     @server.tool(
@@ -143,10 +164,12 @@ def register_tools(server: MCPServer, app: Container) -> None:
         category: Annotated[str | None, Field(description="New category; default keeps the old one.")] = None,
         space: SpaceArg = None,
         expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the fact changed since.")] = None,  # noqa: N803
+        evidence: EvidenceArg = None,
+        dryRun: DryRunArg = False,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason,
-                                                  expectedVersion))
+                                                  expectedVersion, evidence, dryRun))
         return result(add_text(added), add_json(added))
 
     @server.tool(
@@ -188,8 +211,16 @@ def register_tools(server: MCPServer, app: Container) -> None:
         limit: LimitArg = 20,
         cursor: CursorArg = None,
         since: Annotated[str | None, Field(description="ISO time or a change cursor: list changes since then, oldest first.")] = None,
+        verification: Annotated[Literal["verified", "moved", "broken", "not_anchored", "unverified"] | None, Field(description="Only active memories whose evidence is in this state (e.g. broken: notes whose cited code is gone).")] = None,
     ) -> CallToolResult:
         who = principal_of(ctx)
+        if verification:
+            slug, page = call(lambda: app.verification.in_state(who, verification, space, limit,
+                                                                 cursor))
+            data = {"space": slug, "memories": [memory_json(m) for m in page.items],
+                    "nextCursor": page.next_cursor}
+            return result(list_text(f"Memories in '{slug}' ({verification})", page.items,
+                                    page.next_cursor), data)
         if since:
             slug, feed = call(lambda: app.memories.changes(who, since, space, category, limit))
             items = [{**memory_json(c.memory), "change": change_kind(c.memory)} for c in feed.items]

@@ -26,6 +26,7 @@ from memspace.domain.models import (
 )
 from memspace.domain.ports import Vector
 from memspace.domain.text import index_terms
+from memspace.stores.evidence_codec import evidence_of, evidence_text
 
 Props = dict[str, Any]
 
@@ -117,6 +118,8 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         # ISO text in the caller's own offset (a driver DateTime would keep only UTC)
         "observedAt": m.observed_at.isoformat() if m.observed_at is not None else None,
         "context": m.context, "follows": m.follows,
+        "evidence": evidence_text(m.evidence), "verification": m.verification,
+        "verifiedAt": utc(m.verified_at) if m.verified_at is not None else None,
         "terms": index_terms(m.content, m.context),
     }
 
@@ -135,6 +138,9 @@ def memory_from(p: Props) -> Memory:
         observed_at=datetime.fromisoformat(p["observedAt"]) if p.get("observedAt") else None,
         context=p.get("context"),
         follows=p.get("follows"),
+        evidence=evidence_of(p.get("evidence")),
+        verification=p.get("verification"),
+        verified_at=from_micros(p.get("verifiedAt")),
     )
 
 
