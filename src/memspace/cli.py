@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from memspace import __version__, cli_ingest, cli_oauth, cli_workflow
+from memspace import __version__, cli_code, cli_ingest, cli_oauth, cli_workflow
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
 from memspace.present.json import add_json, search_json
@@ -36,6 +36,9 @@ app.add_typer(cli_oauth.oauth_app, name="oauth")
 app.command("login-link")(cli_oauth.login_link)
 app.add_typer(cli_workflow.handoff_app, name="handoff")
 app.command("context")(cli_workflow.context)
+app.add_typer(cli_code.repo_app, name="repo")
+app.command("verify")(cli_code.verify)
+space_app.command("set")(cli_code.space_set)
 
 
 def _version(value: bool) -> None:
@@ -84,11 +87,16 @@ def space_create(
     slug: Annotated[str, typer.Argument(help="Short name users type, e.g. acme-project.")],
     name: Annotated[str | None, typer.Option(help="Display name.")] = None,
     description: Annotated[str, typer.Option(help="What the space is for.")] = "",
+    evidence: cli_code.EvidenceOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Create a space."""
     container = open_container()
+    if evidence is not None:
+        container.evidence.parse_policy(evidence)  # refused before anything is created
     space = container.admin.create_space(slug, name, description)
+    if evidence is not None:
+        container.evidence.set_policy(AccessService.operator(), space.slug, evidence)
     emit(space_json(space), as_json, f"Created space '{space.slug}'.")
 
 

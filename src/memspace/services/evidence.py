@@ -67,13 +67,17 @@ class EvidenceService:
         target = self._access.resolve(principal, space)
         return target.space.slug, EvidencePolicy(self._evidence.evidence_policy(target.space.id))
 
-    def set_policy(self, principal: Principal, space: str | None, policy: str) -> str:
-        target = self._access.resolve(principal, space, write=True)
+    @staticmethod
+    def parse_policy(policy: str | None) -> EvidencePolicy:
         try:
-            chosen = EvidencePolicy((policy or "").strip().lower())
+            return EvidencePolicy((policy or "").strip().lower())
         except ValueError as exc:
             raise InvalidInput(f"evidence policy '{policy}' is unknown; pass optional or "
-                               "required") from exc
+                               "required, e.g. --evidence required") from exc
+
+    def set_policy(self, principal: Principal, space: str | None, policy: str) -> str:
+        chosen = self.parse_policy(policy)
+        target = self._access.resolve(principal, space, write=True)
         self._evidence.set_evidence_policy(target.space.id, chosen.value)
         return target.space.slug
 

@@ -4,8 +4,9 @@ Each file citation, cheapest first:
 1. the file's hash is the one recorded: `verified`;
 2. the hash changed and the anchor is found exactly once: re-anchored silently (the new line
    is stored) and `verified`;
-3. otherwise the enclosing symbol decides: still defined (in the file, or elsewhere in the
-   repository's index after a rename) `moved`, gone `broken`.
+3. otherwise the enclosing symbol decides: still defined in the file `moved`, gone `broken`;
+   a file that is gone is `moved` when the repository's index (as of its last sync) still
+   defines the symbol elsewhere (a rename), else `broken`.
 Commit, command and URL citations are `not_anchored`; a memory shows its worst citation's state.
 """
 
@@ -112,8 +113,7 @@ def check_citation(citation: Citation, files: _Files) -> Citation:
         anchor, offset = anchor_at(lines, line - 1)
         return replace(citation, line=line, anchor=anchor, offset=offset, file_hash=read.sha256,
                        state=Verification.VERIFIED)
-    if symbol is not None and (files.defines(repo, citation.path, symbol)
-                               or files.defined_anywhere(repo, symbol)):
+    if symbol is not None and files.defines(repo, citation.path, symbol):
         return replace(citation, state=Verification.MOVED)
     return replace(citation, state=Verification.BROKEN)
 
