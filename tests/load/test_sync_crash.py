@@ -18,11 +18,14 @@ from tests.support.gitrepo import GitRepo
 FILES = 6000
 
 
-def cli(data_dir: Path, *args: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "MEMSPACE_DATA_DIR": str(data_dir), "MEMSPACE_STORE": "sqlite",
-           "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
-    return subprocess.Popen([sys.executable, "-m", "memspace.cli", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def _env(data_dir: Path) -> dict[str, str]:
+    return {**os.environ, "MEMSPACE_DATA_DIR": str(data_dir), "MEMSPACE_STORE": "sqlite",
+            "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+
+
+def run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "memspace.cli", *args], env=_env(data_dir),
+                          capture_output=True, text=True, timeout=300, check=False)
 
 
 def indexed(db: Path) -> tuple[dict[str, str], dict[str, list[tuple[int, int]]]]:
@@ -42,12 +45,13 @@ def test_a_killed_sync_leaves_whole_files_and_the_next_completes(tmp_path: Path)
                    f"class C{n}:\n    def m(self):\n        return {n}\n")
     repo.commit("many files")
     data = tmp_path / "data"
-    made = cli(data, "space", "create", "big")
-    assert made.wait(timeout=120) == 0, made.stderr.read() if made.stderr else ""
-    added = cli(data, "repo", "add", "big", str(repo.root), "--space", "big", "--no-sync")
-    assert added.wait(timeout=120) == 0
+    made = run(data, "space", "create", "big")
+    assert made.returncode == 0, made.stderr
+    added = run(data, "repo", "add", "big", str(repo.root), "--space", "big", "--no-sync")
+    assert added.returncode == 0, added.stderr
     db = data / "memspace.db"
-    sync = cli(data, "repo", "sync", "big")
+    sync = subprocess.Popen([sys.executable, "-m", "memspace.cli", "repo", "sync", "big"],
+                            env=_env(data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300  # turns a hang into a failure; not a timing assert
     while not indexed(db)[0]:
         assert sync.poll() is None, "the sync ended before it could be interrupted"
@@ -61,9 +65,8 @@ def test_a_killed_sync_leaves_whole_files_and_the_next_completes(tmp_path: Path)
         expected = [(p.start_line, p.end_line) for p in chunk_text(repo.read(path), "python")]
         assert chunks[path] == expected
     assert set(chunks) <= set(files)
-    again = cli(data, "repo", "sync", "big", "--json")
-    out, err = again.communicate(timeout=300)
-    assert again.returncode == 0, err
+    again = run(data, "repo", "sync", "big", "--json")
+    assert again.returncode == 0, again.stderr
     files, chunks = indexed(db)
     assert len(files) == FILES and set(chunks) == set(files)
     sample = repo.read("pkg3/mod3.py")
