@@ -53,7 +53,7 @@ def test_this_repository_has_files_of_several_languages() -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(path=st.sampled_from(FILES), language=st.sampled_from(CHUNKERS + ("own",)))
+@given(path=st.sampled_from(FILES), language=st.sampled_from((*CHUNKERS, "own")))
 def test_every_chunker_over_this_repositorys_files(path: str, language: str) -> None:
     text = (ROOT / path).read_text(encoding="utf-8")
     holds(text, chunk_text(text, language_of(path) if language == "own" else language))
