@@ -226,3 +226,25 @@ def test_registering_refuses_what_is_not_a_checkout(app: Container, tmp_path: Pa
     with pytest.raises(InvalidInput):
         app.repos.add(OP, "../bad", str(repo.root), space)
     assert app.repos.repos_of(OP, space) == []
+
+
+def test_context_lists_broken_notes_and_handoffs_carry_evidence(
+        app: Container, repo: GitRepo) -> None:
+    space, _ = setup(app, repo, "ctx")
+    path = "billing/service.py"
+    gone = add(app, space, "Tax is rounded up",
+               f"{path}:{repo.line_of(path, 'math.ceil')}").memories[0].id  # type: ignore[attr-defined]
+    repo.write(path, repo.read(path).replace(
+        "    def tax(self, lines):\n        return math.ceil(self.total(lines) * 0.2)\n", ""))
+    repo.commit("no tax")
+    app.verification.verify(OP, space)
+    brief = app.briefings.brief(OP, space=space)
+    section = brief.text.split("## Moved or broken notes")[1]
+    assert f"[{gone}] (broken: " in section
+    app.evidence.set_policy(OP, space, "required")
+    with pytest.raises(MissingEvidence):
+        app.handoffs.save(OP, "Half way through the tax removal", space=space)
+    _, handoff = app.handoffs.save(OP, "Tax removed", space=space,
+                                   evidence=[f"{path}:{repo.line_of(path, 'def total')}"])
+    assert handoff.evidence[0].endswith("#Invoices.total")
+    assert app.handoffs.latest(OP, space=space)[1] == handoff

@@ -167,6 +167,7 @@ class Handoff:
     links: tuple[str, ...]
     created_at: datetime
     created_by: str
+    evidence: tuple[str, ...] = ()  # citations, checked like a memory's (domain/evidence.py)
 
 
 @dataclass(frozen=True)

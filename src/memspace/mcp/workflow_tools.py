@@ -11,7 +11,7 @@ from pydantic import Field
 
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, WRITES, CursorArg, SpaceArg
+from memspace.mcp.tools import READ_ONLY, WRITES, CursorArg, EvidenceArg, SpaceArg
 from memspace.present.json import context_json
 from memspace.present.records import handoff_json
 from memspace.present.text import handoff_text
@@ -70,10 +70,11 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
         openQuestions: ItemsArg = None,  # noqa: N803
         links: Annotated[list[str] | None, Field(description="Files, PRs, URLs the next agent needs.")] = None,
         space: SpaceArg = None,
+        evidence: EvidenceArg = None,
     ) -> CallToolResult:
         who = principal_of(ctx)
         slug, handoff = call(lambda: app.handoffs.save(
-            who, summary, agent, topic, done, nextSteps, openQuestions, links, space))
+            who, summary, agent, topic, done, nextSteps, openQuestions, links, space, evidence))
         data = {"space": slug, "handoff": handoff_json(handoff)}
         return result(f"Handoff [{handoff.id}] saved in '{slug}': the next agent sees it "
                       "in get_context and latest_handoff.", data)

@@ -141,6 +141,7 @@ def handoff_json(handoff: Handoff) -> dict[str, Any]:
         "nextSteps": list(handoff.next_steps),
         "openQuestions": list(handoff.open_questions),
         "links": list(handoff.links),
+        **({"evidence": list(handoff.evidence)} if handoff.evidence else {}),
         "createdAt": iso(handoff.created_at),
         "createdBy": handoff.created_by,
     }

@@ -200,7 +200,8 @@ def handoff_text(handoff: Handoff) -> str:
     lines = [f"Handoff [{handoff.id}] from {handoff.agent} on '{handoff.topic}' "
              f"({iso(handoff.created_at)}, saved by {handoff.created_by}):", handoff.summary]
     for title, items in (("Done", handoff.done), ("Next steps", handoff.next_steps),
-                         ("Open questions", handoff.open_questions), ("Links", handoff.links)):
+                         ("Open questions", handoff.open_questions), ("Links", handoff.links),
+                         ("Evidence", handoff.evidence)):
         if items:
             lines.append(f"{title}:")
             lines += [f"- {item}" for item in items]

@@ -182,6 +182,7 @@ def handoff_props(h: Handoff) -> Props:
         "topic": h.topic, "topicKey": h.topic.casefold(), "summary": h.summary,
         "done": list(h.done), "nextSteps": list(h.next_steps),
         "openQuestions": list(h.open_questions), "links": list(h.links),
+        "evidence": list(h.evidence),
         "createdAt": utc(h.created_at), "createdBy": h.created_by,
     }
 
@@ -192,4 +193,5 @@ def handoff_from(p: Props) -> Handoff:
         summary=p["summary"], done=tuple(p["done"] or ()), next_steps=tuple(p["nextSteps"] or ()),
         open_questions=tuple(p["openQuestions"] or ()), links=tuple(p["links"] or ()),
         created_at=_dt(p["createdAt"]), created_by=p["createdBy"],
+        evidence=tuple(p.get("evidence") or ()),
     )
