@@ -31,6 +31,7 @@ from memspace.services.handoffs import HandoffService
 from memspace.services.ingest_worker import IngestionWorker
 from memspace.services.ingestion import IngestionService
 from memspace.services.memories import Limits, MemoryService
+from memspace.services.mining import GitMining
 from memspace.services.oauth import OAuthService
 from memspace.services.portability import PortabilityService
 from memspace.services.repos import RepoService
@@ -66,6 +67,7 @@ class Container:
     repos: RepoService
     verification: VerificationService
     code: CodeSearchService
+    mining: GitMining
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
@@ -263,6 +265,7 @@ def build(
     seeder = Seeder(admin, access, flat, IngestionService(
         store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
         store, clock)
+    repos = RepoService(code_index, store, access, clock, verification)
     return Container(
         settings=settings,
         metrics=metrics,
@@ -287,7 +290,8 @@ def build(
         portability=PortabilityService(store, embedder, access, files, admin),
         oauth=OAuthService(build_oauth_store(store), access, admin, clock),
         evidence=evidence,
-        repos=RepoService(code_index, store, access, clock, verification),
+        repos=repos,
         verification=verification,
         code=CodeSearchService(code_index, access),
+        mining=GitMining(repos, code_index, memories),
     )

@@ -38,6 +38,7 @@ app.add_typer(cli_workflow.handoff_app, name="handoff")
 app.command("context")(cli_workflow.context)
 app.add_typer(cli_code.repo_app, name="repo")
 app.command("verify")(cli_code.verify)
+app.command("mine-git")(cli_code.mine_git)
 space_app.command("set")(cli_code.space_set)
 
 

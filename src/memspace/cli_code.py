@@ -94,6 +94,20 @@ def verify(
 
 
 @command
+def mine_git(
+    name: Annotated[str, typer.Argument(help="Repository name.")],
+    space: SpaceOpt,
+    since: Annotated[str | None, typer.Option(help="Only commits since this date (git --since).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Turn commit messages that carry rationale into notes citing their commit (once each)."""
+    done = open_container().mining.mine(AccessService.operator(), name, space, since)
+    emit(done.__dict__, as_json, f"{done.repo}: {done.commits} new commit(s), {done.notes} with "
+         f"rationale -> {done.created} note(s) saved in '{done.space}'"
+         + (f", {done.duplicates} already known" if done.duplicates else "") + ".")
+
+
+@command
 def space_set(
     slug: Annotated[str, typer.Argument(help="Space slug.")],
     evidence: EvidenceOpt = None,

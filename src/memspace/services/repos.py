@@ -20,6 +20,7 @@ from memspace.code.chunkers import chunk_text, language_of
 from memspace.code.files import MAX_FILE_BYTES, Unreadable, read_text, vendored
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.errors import Forbidden, InvalidInput, NotFound
+from memspace.domain.models import Space
 from memspace.domain.ports import Clock, CodeIndexStore, SpaceStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
@@ -90,6 +91,12 @@ class RepoService:
                 raise Forbidden(f"this key can only read the space of repository '{name}'")
             return repo
         raise NotFound(f"no repository named '{name}'; `memspace repo list` shows them")
+
+    def space_of(self, repo: Repo) -> Space:
+        space = self._spaces.get_space(repo.space_id)
+        if space is None:
+            raise NotFound(f"the space of repository '{repo.name}' is gone")
+        return space
 
     def remove(self, principal: Principal, name: str) -> Repo:
         repo = self.get(principal, name, write=True)
