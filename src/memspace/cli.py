@@ -159,12 +159,15 @@ def add(
     content: Annotated[str, typer.Argument(help="The fact to remember; '-' reads stdin.")],
     space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
     category: Annotated[str | None, typer.Option(help="Category label.")] = None,
+    evidence: cli_code.CiteOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate and show, write nothing.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Save one memory (the same call as the add_memory tool)."""
     container = open_container()
     text = sys.stdin.read() if content == "-" else content
-    added = container.memories.submit(AccessService.operator(), AddRequest(text, space, category))
+    request = AddRequest(text, space, category, evidence=tuple(evidence) if evidence else None)
+    added = container.memories.submit(AccessService.operator(), request, dry_run=dry_run)
     emit(add_json(added), as_json, add_text(added))
 
 

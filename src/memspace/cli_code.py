@@ -14,6 +14,9 @@ from memspace.services.access import AccessService
 repo_app = typer.Typer(help="Register git repositories per space and index their code.",
                        no_args_is_help=True)
 SpaceOpt = Annotated[str, typer.Option("--space", "-s", help="Space slug.")]
+CiteOpt = Annotated[list[str] | None, typer.Option(
+    "--evidence", "-e", help="A citation (repeat): <repo>/<path>:<line>[#symbol], commit:<sha>, "
+    "cmd:<command>, or an https:// URL.")]
 EvidenceOpt = Annotated[str | None, typer.Option(
     "--evidence", help="Evidence policy: optional (default) or required (writes must cite).")]
 
