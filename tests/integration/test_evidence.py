@@ -3,6 +3,7 @@ citations on writes under each policy, dry runs, syncs and verification after ed
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -248,3 +249,22 @@ def test_context_lists_broken_notes_and_handoffs_carry_evidence(
                                    evidence=[f"{path}:{repo.line_of(path, 'def total')}"])
     assert handoff.evidence[0].endswith("#Invoices.total")
     assert app.handoffs.latest(OP, space=space)[1] == handoff
+
+
+def test_export_and_import_keep_the_citations(app: Container, repo: GitRepo) -> None:
+    space, name = setup(app, repo, "port")
+    line = repo.line_of("billing/service.py", "def total")
+    saved = add(app, space, "Invoice totals sum every line", f"billing/service.py:{line}",
+                "cmd:make test").memories[0]  # type: ignore[attr-defined]
+    lines = list(app.portability.export(OP, space))
+    target = f"copy-{os.urandom(3).hex()}"
+    app.portability.import_space(OP, target, iter(json.dumps(r) for r in lines), True,
+                                 create=True)
+    sid = app.access.resolve(OP, target).space.id
+    [copied] = app.store.list_memories(MemoryFilter(sid), 10)
+    assert [c.text for c in copied.evidence] == [c.text for c in saved.evidence]
+    assert copied.verification == "unverified"  # its repository did not travel with it
+    app.repos.add(OP, f"again-{os.urandom(3).hex()}", str(repo.root), target)
+    report = app.verification.verify(OP, target)
+    assert report.checked[0].memory.verification == "broken"  # cites `name`, not registered here
+    assert name in report.checked[0].memory.evidence[0].text

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from memspace.domain.evidence_codec import evidence_text
 from memspace.domain.models import Memory
 from memspace.domain.ports import Checked, PageAfter
-from memspace.stores.evidence_codec import evidence_text
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.cypher import repos as cypher
 from memspace.stores.neo4j.repos import ensure_repo_schema

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from memspace.domain.evidence_codec import evidence_of, evidence_text
 from memspace.domain.models import (
     Access,
     ApiKey,
@@ -26,7 +27,6 @@ from memspace.domain.models import (
 )
 from memspace.domain.ports import Vector
 from memspace.domain.text import index_terms
-from memspace.stores.evidence_codec import evidence_of, evidence_text
 
 Props = dict[str, Any]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from memspace.domain.evidence_codec import evidence_text
 from memspace.domain.models import Memory
 from memspace.domain.ports import Checked, PageAfter
-from memspace.stores.evidence_codec import evidence_text
 from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, ts
 from memspace.stores.sqlite.store import SqliteStore
 

@@ -10,10 +10,10 @@ from dataclasses import replace
 from datetime import datetime
 
 from memspace.domain.errors import Conflict, DuplicateContent, NotFound
+from memspace.domain.evidence_codec import evidence_text
 from memspace.domain.models import Memory, MemoryFilter
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, WriteBatch
 from memspace.domain.text import index_terms
-from memspace.stores.evidence_codec import evidence_text
 from memspace.stores.sqlite import documents
 from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, ts, vector_blob
 

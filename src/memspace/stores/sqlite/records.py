@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from memspace.domain.evidence_codec import evidence_of
 from memspace.domain.models import (
     Access,
     ApiKey,
@@ -17,7 +18,6 @@ from memspace.domain.models import (
     RelationType,
     Space,
 )
-from memspace.stores.evidence_codec import evidence_of
 
 MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
