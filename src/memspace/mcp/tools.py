@@ -11,8 +11,8 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from memspace.bootstrap import Container
+from memspace.mcp.evidence_args import DryRunArg, EvidenceArg, list_in_state, search_with_code
 from memspace.mcp.identity import call, principal_of
-from memspace.present.code import code_search_json, code_search_text
 from memspace.present.json import (
     add_json,
     document_page_json,
@@ -45,13 +45,6 @@ SpaceArg = Annotated[
     Field(description="Space slug (e.g. acme-project). Omit to use the key's active or default space."),
 ]
 LimitArg = Annotated[int, Field(ge=1, le=100, description="Page size (1-100).")]
-EvidenceArg = Annotated[list[str] | None, Field(description=(
-    "Citations the claim rests on: <repo>/<path>:<line>[#symbol] (or <path>:<line> when the "
-    "space has one repository), commit:<sha>, cmd:<command to rerun>, or an https:// URL. "
-    "Required when the space's evidence policy is `required`."))]
-DryRunArg = Annotated[bool, Field(description=(
-    "true: validate everything (evidence included) and answer what would be stored and which "
-    "memories are similar, writing nothing."))]
 CursorArg = Annotated[
     str | None, Field(description="`nextCursor` from the previous page of the same call.")
 ]
@@ -88,15 +81,10 @@ def register_tools(server: MCPServer, app: Container) -> None:
         kind: Annotated[Literal["notes", "code", "all"], Field(description="notes (default): memories; code: chunks of the space's indexed repositories (repo, path, lines, symbol, excerpt; get_chunk reads one whole); all: notes first, then code.")] = "notes",
     ) -> CallToolResult:
         who = principal_of(ctx)
-        if kind == "code":
-            code = call(lambda: app.code.search(who, query or keyword, space, limit))
-            return result(code_search_text(code), code_search_json(code))
         request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive)
+        if kind != "notes":
+            return search_with_code(app, who, request, kind)
         found = call(lambda: app.search.search(who, request))
-        if kind == "all":
-            code = call(lambda: app.code.search(who, query or keyword, space, limit))
-            return result(f"{search_text(found)}\n\n{code_search_text(code)}",
-                          search_json(found) | {"code": code_search_json(code)})
         return result(search_text(found), search_json(found))
 
     @server.tool(
@@ -215,12 +203,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
     ) -> CallToolResult:
         who = principal_of(ctx)
         if verification:
-            slug, page = call(lambda: app.verification.in_state(who, verification, space, limit,
-                                                                 cursor))
-            data = {"space": slug, "memories": [memory_json(m) for m in page.items],
-                    "nextCursor": page.next_cursor}
-            return result(list_text(f"Memories in '{slug}' ({verification})", page.items,
-                                    page.next_cursor), data)
+            return list_in_state(app, who, verification, space, limit, cursor)
         if since:
             slug, feed = call(lambda: app.memories.changes(who, since, space, category, limit))
             items = [{**memory_json(c.memory), "change": change_kind(c.memory)} for c in feed.items]
