@@ -268,3 +268,12 @@ def test_export_and_import_keep_the_citations(app: Container, repo: GitRepo) -> 
     report = app.verification.verify(OP, target)
     assert report.checked[0].memory.verification == "broken"  # cites `name`, not registered here
     assert name in report.checked[0].memory.evidence[0].text
+
+
+def test_without_a_repository_file_citations_stay_unverified(app: Container) -> None:
+    space = app.admin.create_space(f"norepo-{os.urandom(3).hex()}").slug
+    done = add(app, space, "The handler lives in app.py", "src/app.py:42")
+    assert done.memories[0].verification == "unverified"  # type: ignore[attr-defined]
+    assert "no registered repository" in done.warnings[0]  # type: ignore[attr-defined]
+    report = app.verification.verify(OP, space)
+    assert report.checked[0].memory.verification == "unverified"

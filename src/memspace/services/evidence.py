@@ -104,8 +104,9 @@ class EvidenceService:
                 if required:
                     raise
                 checked.warnings.append(f"evidence '{entry}' kept unchecked: {exc.message}")
-                citation = replace(citation, state=Verification.BROKEN
-                                   if citation.kind == "file" else citation.state)
+                if citation.kind == "file":  # nothing to check it against yet, or not there
+                    citation = replace(citation, state=Verification.BROKEN if repos
+                                       else Verification.UNVERIFIED)
             if citation.text not in seen:
                 seen.add(citation.text)
                 checked.citations += (citation,)

@@ -96,7 +96,9 @@ class _Files:
 def check_citation(citation: Citation, files: _Files) -> Citation:
     if citation.kind != "file":
         return replace(citation, state=Verification.NOT_ANCHORED)
-    repo = files.repos.get(citation.repo or "")
+    if citation.repo is None:  # written before any repository was registered: unchecked
+        return replace(citation, state=Verification.UNVERIFIED)
+    repo = files.repos.get(citation.repo)
     if repo is None or citation.path is None or citation.line is None:
         return replace(citation, state=Verification.BROKEN)
     read = files.text(repo, citation.path)
