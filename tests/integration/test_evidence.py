@@ -245,8 +245,10 @@ def test_context_lists_broken_notes_and_handoffs_carry_evidence(
     app.evidence.set_policy(OP, space, "required")
     with pytest.raises(MissingEvidence):
         app.handoffs.save(OP, "Half way through the tax removal", space=space)
-    _, handoff = app.handoffs.save(OP, "Tax removed", space=space,
-                                   evidence=[f"{path}:{repo.line_of(path, 'def total')}"])
+    cite = [f"{path}:{repo.line_of(path, 'def total')}"]
+    _, dry = app.handoffs.save(OP, "Tax removed", space=space, evidence=cite, dry_run=True)
+    assert dry.evidence and app.handoffs.latest(OP, space=space)[1] is None  # nothing written
+    _, handoff = app.handoffs.save(OP, "Tax removed", space=space, evidence=cite)
     assert handoff.evidence[0].endswith("#Invoices.total")
     assert app.handoffs.latest(OP, space=space)[1] == handoff
 

@@ -51,8 +51,10 @@ class HandoffService:
              topic: str | None = None, done: Sequence[str] | None = None,
              next_steps: Sequence[str] | None = None, open_questions: Sequence[str] | None = None,
              links: Sequence[str] | None = None, space: str | None = None,
-             evidence: Sequence[str] | None = None) -> tuple[str, Handoff]:
-        """Store a handoff in a space the caller may write; `agent` defaults to the key's name."""
+             evidence: Sequence[str] | None = None,
+             dry_run: bool = False) -> tuple[str, Handoff]:
+        """Store a handoff in a space the caller may write; `agent` defaults to the key's name.
+        With `dry_run` everything is checked and the handoff returned, but not stored."""
         target = self._access.resolve(principal, space, write=True)
         text = (summary or "").strip()
         if not text:
@@ -70,7 +72,8 @@ class HandoffService:
             links=_items(links, "links"), created_at=self._clock.now(),
             created_by=principal.actor, evidence=tuple(c.text for c in cited),
         )
-        self._store.add_handoff(handoff)
+        if not dry_run:
+            self._store.add_handoff(handoff)
         return target.space.slug, handoff
 
     def latest(self, principal: Principal, agent: str | None = None, topic: str | None = None,
