@@ -8,9 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from memspace.bootstrap import build_embedder, build_extractor, build_store
+from memspace.bootstrap import build_embedder, build_extractor, build_store, describe
 from memspace.config import Settings
-from memspace.domain.errors import MemspaceError
+from memspace.domain.errors import MemspaceError, Unavailable
+from memspace.services.embedding_model import model_for
 
 LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 
@@ -62,19 +63,20 @@ def check_data_dir(settings: Settings) -> Check:
 
 
 def check_embedder(settings: Settings) -> Check:
+    """The store's model (as the server would choose it), its runtime and file, and one embed."""
     def probe() -> str:
-        from memspace.embeddings import fetch
         from memspace.embeddings.local import LocalEmbedder
 
-        embedder = build_embedder(settings)
+        store = build_store(settings)
+        try:
+            embedder = build_embedder(settings.model_copy(update={
+                "embedding_model": model_for(settings.embedding_model, store)}))
+        finally:
+            store.close()
+        if isinstance(embedder, LocalEmbedder) and (problem := embedder.missing()) is not None:
+            raise Unavailable(problem)
         [vector] = embedder.embed(["memspace doctor"])
-        if not isinstance(embedder, LocalEmbedder):
-            return f"{settings.embedding_model} loads and embeds ({len(vector)} dimensions)"
-        found = f"{embedder.model.name} loads and embeds ({len(vector)} dimensions)"
-        if fetch.installed(root=settings.models_dir) is None:
-            found += (f"; e5-small-v2 is not installed, so a new store embeds with "
-                      f"{embedder.model.name} (`python -m memspace.embeddings.fetch` installs e5)")
-        return found
+        return f"{describe(embedder)} loads and embeds ({len(vector)} dimensions)"
 
     return _guarded("embedding model", probe)
 
