@@ -11,7 +11,7 @@ WIDGET_DEPS := widgets/node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-dev run test test-torch test-fast lint typecheck check widgets browser neo4j neo4j-stop llm llm-install llm-stop bench mutate clean
+.PHONY: help install install-dev run test test-torch test-fast lint typecheck check widgets browser screenshots neo4j neo4j-stop llm llm-install llm-stop bench mutate clean
 
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -76,6 +76,14 @@ $(WIDGET_DEPS): widgets/package-lock.json
 # Playwright's own browser download cannot run here; the tests drive Debian's chromium.
 browser: install-dev  ## install Debian's chromium for the browser tests, if missing
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
+
+# The browser tests screenshot each view at work (tests/artifacts/); the README shows them,
+# cropped and reduced to a palette (tools/screenshots.py), a few tens of KB each.
+SCREENSHOT_TESTS := tests/browser/test_space_picker.py tests/browser/test_guided_save.py \
+	tests/browser/test_upload.py tests/browser/test_memory_graph.py
+screenshots: install-dev browser  ## regenerate docs/screenshots/ (the four views) from the browser tests
+	$(PY) -m pytest $(SCREENSHOT_TESTS) -q -k "sqlite and (choosing or saving_a_memory_writes or correction or uploaded_file or clicking)"
+	$(PY) tools/screenshots.py
 
 neo4j:  ## start a local Neo4j 5.26 (Java 17 + Maven, no Docker) on bolt://127.0.0.1:7687
 	tools/neo4j-local/start.sh

@@ -286,7 +286,7 @@ def doctor(
     model: Annotated[bool, typer.Option(
         "--model", help="Also make one small call to the configured model.")] = False,
 ) -> None:
-    """Check the setup: store, data dir, embedding model, model, public URL. Exits 1 when
+    """Check the setup: store, data dir, embedding model, model, public URL, OAuth. Exits 1 when
     something needs fixing, and says what to do."""
     from memspace.doctor import run_checks
 

@@ -115,6 +115,17 @@ def check_public_url(settings: Settings) -> Check:
                  f"(e.g. MEMSPACE_ALLOWED_HOSTS='[\"{host}\"]')")
 
 
+def check_oauth(settings: Settings) -> Check:
+    """OAuth needs an https issuer (or loopback http); keys work either way."""
+    from memspace.api.oauth import oauth_off_reason
+
+    off = oauth_off_reason(settings.public_origin)
+    if off is not None:
+        return Check("OAuth", False, off)
+    return Check("OAuth", True, f"on: clients without a key sign in through "
+                 f"{settings.public_origin}/authorize")
+
+
 def run_checks(settings: Settings, call_model: bool = False) -> list[Check]:
     return [check_data_dir(settings), check_store(settings), check_embedder(settings),
-            check_model(settings, call_model), check_public_url(settings)]
+            check_model(settings, call_model), check_public_url(settings), check_oauth(settings)]
