@@ -154,22 +154,29 @@ def build_code_roles(store: GraphStore) -> tuple[CodeIndexStore, EvidenceStore]:
 
 def build_embedder(settings: Settings, store: GraphStore | None = None) -> Embedder:
     """The configured model; with a store, the one its vectors were made with
-    (services/embedding_model.py), recorded on its first start."""
-    from memspace.embeddings import fetch
-    from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
+    (services/embedding_model.py), recorded on its first start once the model is built."""
     from memspace.services import embedding_model
 
-    e5_folder = fetch.installed(root=settings.models_dir)
-    e5_installed = e5_folder is not None
     if store is not None:
-        name = embedding_model.choose_model(settings.embedding_model, store, e5_installed)
+        name = embedding_model.model_for(settings.embedding_model, store)
     elif settings.embedding_model == embedding_model.LOCAL:
-        name = embedding_model.E5_SMALL if e5_installed else embedding_model.MINILM
+        name = embedding_model.E5_SMALL
     else:
         name = settings.embedding_model
-    if name in LOCAL_MODELS:  # e5 named but not installed says, when used, how to install it
-        folder = e5_folder if name == embedding_model.E5_SMALL else None
-        return LocalEmbedder(LOCAL_MODELS[name], model_path=str(folder) if folder else None)
+    embedder = _embedder_named(name, settings)
+    if store is not None:
+        embedding_model.choose_model(settings.embedding_model, store)
+    return embedder
+
+
+def _embedder_named(name: str, settings: Settings) -> Embedder:
+    from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
+    from memspace.embeddings.sbert import PREFIX, SentenceTransformersEmbedder
+
+    if name in LOCAL_MODELS:  # a model not installed says, when used, how to install it
+        return LocalEmbedder(LOCAL_MODELS[name], models_dir=settings.models_dir)
+    if name.startswith(PREFIX):
+        return SentenceTransformersEmbedder(name)
     from memspace.embeddings.remote import LitellmEmbedder
 
     return LitellmEmbedder(
@@ -177,6 +184,32 @@ def build_embedder(settings: Settings, store: GraphStore | None = None) -> Embed
         api_base=settings.llm_api_base,
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
     )
+
+
+def describe(embedder: Embedder) -> str:
+    """The model, its runtime and the file it reads: what `doctor` and `serve` print."""
+    from memspace.embeddings.local import LocalEmbedder
+    from memspace.embeddings.remote import LitellmEmbedder
+    from memspace.embeddings.sbert import SentenceTransformersEmbedder
+
+    if isinstance(embedder, LocalEmbedder):
+        from importlib.metadata import version
+
+        return (f"{embedder.model.name} on onnxruntime {version('onnxruntime')} "
+                f"({embedder.location})")
+    if isinstance(embedder, SentenceTransformersEmbedder):
+        return f"{embedder.name} on sentence-transformers"
+    if isinstance(embedder, LitellmEmbedder):
+        return f"{embedder.name} through litellm"
+    return type(embedder).__name__
+
+
+def missing_model(embedder: Embedder) -> str | None:
+    """What to run when the embedder's local model is not installed, else None: a server
+    refuses to start on it rather than fail every request."""
+    from memspace.embeddings.local import LocalEmbedder
+
+    return embedder.missing() if isinstance(embedder, LocalEmbedder) else None
 
 
 def build_blobs(settings: Settings) -> BlobStore:

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from memspace import __version__, cli_code, cli_ingest, cli_oauth, cli_workflow
+from memspace.bootstrap import describe, missing_model
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
 from memspace.present.json import add_json, search_json
@@ -71,6 +72,9 @@ def serve(
     overrides = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
     settings = Settings(**overrides)  # type: ignore[arg-type]
     container = open_container(settings)
+    if (problem := missing_model(container.embedder)) is not None:
+        typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(2)
     if demo and not container.admin.list_spaces():
         typer.echo(cli_ingest.demo_text(cli_ingest.load_demo(container)) + "\n")
     elif not container.admin.list_keys():
@@ -78,7 +82,8 @@ def serve(
                    "    memspace space create my-team\n"
                    "    memspace key create --name my-agent --grant my-team:rw\n")
     url = f"http://{settings.host}:{settings.port}/mcp"
-    typer.echo(f"memspace {settings.store} store, MCP endpoint {url}")
+    typer.echo(f"memspace {settings.store} store, MCP endpoint {url}\n"
+               f"embedding model {describe(container.embedder)}")
     uvicorn.run(create_app(container), host=settings.host, port=settings.port, log_level="warning")
 
 
@@ -293,7 +298,7 @@ def doctor(
     model: Annotated[bool, typer.Option(
         "--model", help="Also make one small call to the configured model.")] = False,
 ) -> None:
-    """Check the setup: store, data dir, embedding model, model, public URL. Exits 1 when
+    """Check the setup: store, data dir, embedding model, model, public URL, OAuth. Exits 1 when
     something needs fixing, and says what to do."""
     from memspace.doctor import run_checks
 
