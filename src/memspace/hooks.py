@@ -34,9 +34,10 @@ from memspace.present.hook import (
     session_start_text,
 )
 
-# Stdin larger than this is not a hook payload worth reading whole (the prompt's identifiers
-# are taken from its start anyway: domain.identifiers.MAX_SCANNED_CHARS).
-MAX_STDIN_CHARS = 1_000_000
+# Stdin larger than this is not read (nothing is printed): no hook payload is that large. A
+# large prompt is read whole, and its identifiers taken from its start
+# (domain.identifiers.MAX_SCANNED_CHARS).
+MAX_STDIN_CHARS = 32 * 2**20
 
 
 class HookSource(Protocol):
@@ -150,7 +151,10 @@ def read_payload() -> Any:
     """The hook's JSON from stdin; None from a terminal (run by hand)."""
     if sys.stdin is None or sys.stdin.isatty():
         return None
-    return json.loads(sys.stdin.read(MAX_STDIN_CHARS + 1)[:MAX_STDIN_CHARS])
+    text = sys.stdin.read(MAX_STDIN_CHARS + 1)
+    if len(text) > MAX_STDIN_CHARS:
+        raise ValueError("stdin is larger than any hook payload")
+    return json.loads(text)
 
 
 def run_hook(open_source: Callable[[], HookSource],

@@ -2,8 +2,9 @@
 process's stdin and stdout, for clients that launch their memory as a command.
 
 stdout is the protocol's: nothing else may reach it. The store is opened with Python's
-stdout pointed at stderr, logs go to stderr, and while serving the SDK's transport points
-file descriptor 1 itself at stderr (so even a C library's stray write misses the wire).
+stdout and file descriptor 1 pointed at stderr, logs go to stderr, and while serving the
+SDK's transport points descriptor 1 at stderr (so even a C library's stray write misses the
+wire) while Python's stdout writes to the descriptor unbuffered.
 
 Who is calling: without a key, the local operator (every space, like the other CLI verbs);
 with `--key`, exactly that key, checked again on every request so revoking it takes effect
@@ -13,8 +14,11 @@ on the next call. `--space` is the active space until `setActiveSpace` chooses a
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
+import os
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 
 import anyio
@@ -55,13 +59,29 @@ def open_for_stdio(settings: Settings, key: str | None, space: str | None,
     """
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="memspace stdio: %(levelname)s %(name)s: %(message)s")
-    with contextlib.redirect_stdout(sys.stderr):
+    with _stdout_to_stderr():
         container = build(settings)
         try:
             return container, StdioCaller(container.access, key, space)
         except BaseException:
             container.close()
             raise
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Python's stdout and file descriptor 1 both pointed at stderr for the duration (a C
+    library writes to the descriptor, not to sys.stdout); the protocol's stdout afterwards."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def serve(container: Container, caller: StdioCaller) -> None:
@@ -71,6 +91,13 @@ def serve(container: Container, caller: StdioCaller) -> None:
     async def run() -> None:
         process_caller.set(caller)
         await server.run_stdio_async()
+
+    # While serving, the SDK points descriptor 1 at stderr; a print buffered in sys.stdout
+    # would still reach the protocol's stdout when flushed after it put the wire back. So
+    # sys.stdout writes straight through to the descriptor, unbuffered, for the duration.
+    sys.stdout.flush()
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
+                                  write_through=True)
 
     container.worker.start()  # documents and notes go on as they do under the HTTP server
     try:
