@@ -66,6 +66,7 @@ def run_hook(args: Sequence[str], stdin: str | bytes, env: dict[str, str]) -> Ho
     broken one from hanging the suite)."""
     done = subprocess.run([sys.executable, "-m", "memspace.cli", "hook", *args],
                           input=stdin.encode() if isinstance(stdin, str) else stdin,
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), **env},
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()),
+                               "PYTHONPATH": str(SRC), **env},
                           capture_output=True, timeout=120, check=False)
     return HookRun(done.returncode, done.stdout.decode(), done.stderr.decode())
