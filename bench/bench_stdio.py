@@ -26,6 +26,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -46,9 +47,11 @@ from bench_service import pct, sentence  # noqa: E402
 from memspace.bootstrap import build  # noqa: E402
 from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Access, Memory, MemoryFilter  # noqa: E402
+from memspace.domain.ports import WriteBatch  # noqa: E402
 from memspace.domain.text import content_hash  # noqa: E402
 from memspace.services import embedding_model  # noqa: E402
 from memspace.services.access import AccessService  # noqa: E402
+from memspace.services.clock import SystemClock  # noqa: E402
 from memspace.stores.sqlite import SqliteStore  # noqa: E402
 
 DIMS = 384
@@ -76,8 +79,7 @@ def seed_store(data_dir: Path, size: int) -> tuple[str, list[str]]:
     vecs = np.random.default_rng(35).normal(size=(size, DIMS)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     names: list[str] = []
-    from memspace.domain.ports import WriteBatch
-
+    clock = SystemClock()
     for start in range(0, size, 1000):
         batch = []
         for i in range(start, min(start + 1000, size)):
@@ -86,7 +88,7 @@ def seed_store(data_dir: Path, size: int) -> tuple[str, list[str]]:
                 names.append(identifier(i))
                 text += f" (see {names[-1]})"
             batch.append(Memory(uuid.uuid4().hex, space.id, text, "fact", vecs[i].tolist(), True,
-                                app.handoffs._clock.now(), "bench", content_hash(text)))  # noqa: SLF001
+                                clock.now(), "bench", content_hash(text)))
         app.store.write(WriteBatch(space.id, batch))
     app.handoffs.save(AccessService.operator(), "Benchmarks half done", "bench", "stdio",
                       ["start time"], ["hook p95"], [], [], "bench")
@@ -108,10 +110,13 @@ def rpc(child: subprocess.Popen[bytes], message: dict[str, Any]) -> dict[str, An
     return dict(json.loads(child.stdout.readline())) if "id" in message else {}
 
 
-def stdio_starts(data_dir: Path, rounds: int, name: str) -> tuple[list[float], list[float]]:
-    """ms from spawn to `initialize` answered, and to the first keyword search answered."""
-    init, first = [], []
+def stdio_starts(data_dir: Path, rounds: int, name: str,
+                 ) -> tuple[list[float], list[float], list[float]]:
+    """ms from spawn to `initialize` answered, and to the first keyword search answered; CPU
+    ms of each process (start, one search, exit)."""
+    init, first, cpu = [], [], []
     for _ in range(rounds):
+        cpu_before = child_cpu_ms()
         started = time.perf_counter()
         child = subprocess.Popen([sys.executable, "-m", "memspace.cli", "stdio", "--space", "bench"],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -126,7 +131,8 @@ def stdio_starts(data_dir: Path, rounds: int, name: str) -> tuple[list[float], l
         first.append((time.perf_counter() - started) * 1000)
         assert answer["result"]["structuredContent"]["total"] >= 1, answer
         child.communicate(timeout=60)
-    return init, first
+        cpu.append(child_cpu_ms() - cpu_before)
+    return init, first, cpu
 
 
 def serve(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
@@ -159,7 +165,7 @@ async def call_costs(data_dir: Path, url: str, key: str, calls: int, names: list
         rng = random.Random(7)
         for tool, args in (("whoAmI", lambda: {}),
                            ("search_memory", lambda: {"keyword": rng.choice(names)})):
-            for transport, client in (("stdio", stdio), ("http", web)):  # warm both
+            for client in (stdio, web):  # warm both
                 await client.call_tool(tool, args())
             for _ in range(calls):
                 arguments = args()
@@ -173,12 +179,13 @@ async def call_costs(data_dir: Path, url: str, key: str, calls: int, names: list
 
 
 def hook_runs(data_dir: Path, runs: int, names: list[str], url: str | None, key: str,
-              ) -> dict[str, list[float]]:
-    """ms per hook process, as Claude Code runs it."""
+              ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """ms per hook process, as Claude Code runs it; and its CPU ms."""
     rng = random.Random(11)
     env = child_env(data_dir, MEMSPACE_API_KEY=key)
     where = ["--url", url] if url else []
     out: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     for n in range(runs):
         hit = n % 2 == 0
         name = rng.choice(names) if hit else f"missing_name_{n}"
@@ -191,21 +198,32 @@ def hook_runs(data_dir: Path, runs: int, names: list[str], url: str | None, key:
                                               "source": "startup"}), "session-start")):
             if hook == "session-start" and n % 4:
                 continue
-            started = time.perf_counter()
+            started, cpu_before = time.perf_counter(), child_cpu_ms()
             done = subprocess.run([sys.executable, "-m", "memspace.cli", "hook", hook, "--space",
                                    "bench", *where], input=stdin.encode(), env=env,
                                   capture_output=True, check=True)
             out.setdefault(label, []).append((time.perf_counter() - started) * 1000)
+            cpu.setdefault(label, []).append(child_cpu_ms() - cpu_before)
             if hook == "prompt-recall" and hit:
                 assert name in done.stdout.decode(), f"{name} not recalled: {done.stdout!r}"
             elif hook == "prompt-recall":
                 assert done.stdout == b"", done.stdout
-    return out
+    return out, cpu
 
 
-def row(name: str, values: list[float]) -> str:
-    return (f"  {name:<30} n={len(values):<4} p50 {pct(values, 50):7.1f} ms   "
-            f"p95 {pct(values, 95):7.1f} ms   min {min(values):7.1f} ms")
+def row(name: str, values: list[float], cpu: list[float] | None = None) -> str:
+    line = (f"  {name:<24} n={len(values):<4} p50 {pct(values, 0.5):7.1f} ms   "
+            f"p95 {pct(values, 0.95):7.1f} ms   min {min(values):7.1f} ms")
+    if cpu:
+        line += f"   cpu p50 {pct(cpu, 0.5):6.1f} ms"
+    return line
+
+
+def child_cpu_ms() -> float:
+    """CPU time (user + system) of the children waited for so far, in ms: beside wall time on a
+    shared machine, what the process itself cost."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (used.ru_utime + used.ru_stime) * 1000
 
 
 def main() -> None:
@@ -223,10 +241,10 @@ def main() -> None:
         print(f"store: {args.memories:,} memories in one space, {len(names)} naming an "
               f"identifier (seeded in {time.perf_counter() - started:.1f} s); "
               f"cpus {os.cpu_count()}, load {os.getloadavg()[0]:.1f}")
-        init, first = stdio_starts(data_dir, args.starts, names[0])
-        print("stdio start (spawn to answer):")
+        init, first, cpu = stdio_starts(data_dir, args.starts, names[0])
+        print("stdio start (spawn to answer; cpu: the whole process, start to exit):")
         print(row("initialize", init))
-        print(row("first keyword search", first))
+        print(row("first keyword search", first, cpu))
         url = f"http://127.0.0.1:{args.port}"
         server = serve(data_dir, args.port)
         try:
@@ -236,13 +254,13 @@ def main() -> None:
                 s, h = costs[f"{tool} stdio"], costs[f"{tool} http"]
                 for label, values in ((f"{tool} stdio", s), (f"{tool} http", h)):
                     print(row(label, values))
-                print(f"  {tool}: stdio - http p50 {pct(s, 50) - pct(h, 50):+.1f} ms, "
-                      f"p95 {pct(s, 95) - pct(h, 95):+.1f} ms")
+                print(f"  {tool}: stdio - http p50 {pct(s, 0.5) - pct(h, 0.5):+.1f} ms, "
+                      f"p95 {pct(s, 0.95) - pct(h, 0.95):+.1f} ms")
             for where in (None, url):
-                runs = hook_runs(data_dir, args.hooks, names, where, key)
+                runs, cpu_ms = hook_runs(data_dir, args.hooks, names, where, key)
                 print(f"hooks, a process each ({'remote --url' if where else 'local store'}):")
                 for label, values in sorted(runs.items()):
-                    print(row(label, values))
+                    print(row(label, values, cpu_ms[label]))
         finally:
             server.terminate()
             server.wait(timeout=30)
