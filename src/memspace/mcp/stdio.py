@@ -103,5 +103,6 @@ def serve(container: Container, caller: StdioCaller) -> None:
     try:
         anyio.run(run)
     finally:
-        container.worker.stop()
-        container.close()
+        with _stdout_to_stderr():  # the client may still be reading stdout
+            container.worker.stop()
+            container.close()
