@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from memspace import __version__, cli_code, cli_ingest, cli_oauth, cli_workflow
+from memspace import __version__, cli_clients, cli_code, cli_ingest, cli_oauth, cli_workflow
 from memspace.bootstrap import describe, missing_model
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
@@ -41,6 +41,8 @@ app.add_typer(cli_code.repo_app, name="repo")
 app.command("verify")(cli_code.verify)
 app.command("mine-git")(cli_code.mine_git)
 space_app.command("set")(cli_code.space_set)
+app.command("stdio")(cli_clients.stdio)
+app.add_typer(cli_clients.hook_app, name="hook")
 
 
 def _version(value: bool) -> None:

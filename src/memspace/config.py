@@ -51,6 +51,9 @@ class Settings(BaseSettings):
     # Signs the short-lived upload tickets the upload widget presents instead of an API key.
     # Unset: a random secret per process, so set it when several replicas share one URL.
     upload_secret: SecretStr | None = None
+    # The key `memspace hook … --url` presents to a remote memspace server (read here, never
+    # from the command line, where other users of the machine could see it in `ps`).
+    api_key: SecretStr | None = None
 
     # Prometheus metrics at /metrics (src/memspace/metrics.py lists them). Off by default:
     # the endpoint is unauthenticated, like /readyz, and shows only counts and timings.

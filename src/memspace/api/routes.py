@@ -58,6 +58,8 @@ class SearchBody(BaseModel):
     limit: int = Field(default=10, ge=1, le=50)
     includeProfile: bool = False  # noqa: N815
     includeInactive: bool = False  # noqa: N815
+    # the keyword's words only as typed, no typo variants (memspace hook prompt-recall)
+    exactKeyword: bool = False  # noqa: N815
 
 
 @router.post("/v1/memories", tags=["memories"], status_code=201)
@@ -78,7 +80,7 @@ async def get_memory(memory_id: str, app: ContainerDep, who: PrincipalDep,
 @router.post("/v1/search", tags=["memories"])
 async def search(body: SearchBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
     request = SearchRequest(body.query, body.keyword, body.category, body.space, body.limit,
-                            body.includeProfile, body.includeInactive)
+                            body.includeProfile, body.includeInactive, body.exactKeyword)
     return search_json(await run_in_threadpool(app.search.search, who, request))
 
 

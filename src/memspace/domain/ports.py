@@ -188,8 +188,10 @@ class SearchStore(Protocol):
         (the memories of both lists are read together), each memory of either list also scored
         by the other."""
 
-    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
-        """Typo-tolerant match of every word (see domain.text.max_edits), best first."""
+    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int,
+                       exact: bool = False) -> list[ScoredMemory]:
+        """Match of every word, typo-tolerant (see domain.text.max_edits) unless `exact`,
+        best first."""
 
     def nearest_active(self, space_id: str, embedding: Vector, limit: int,
                        min_score: float) -> list[ScoredMemory]:

@@ -41,6 +41,8 @@ class SearchRequest:
     limit: int = 10
     include_profile: bool = True
     include_inactive: bool = False
+    # The keyword's words only as typed, no typo variants (the prompt-recall hook's search).
+    exact_keyword: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,7 @@ class SearchService:
         # profile beside the embedding, 43.4 -> 40.3 ms with it after (A/Bs of servers taking
         # turns).
         profile = read_profile() if request.include_profile and not query else None
-        mode, ranked = self._rank(where, query, keyword, request.limit)
+        mode, ranked = self._rank(where, query, keyword, request.limit, request.exact_keyword)
         if request.include_profile and profile is None:
             profile = read_profile()
         hits = ranked[: request.limit]
@@ -166,7 +168,8 @@ class SearchService:
         )
 
     def _rank(
-        self, where: MemoryFilter, query: str | None, keyword: str | None, limit: int
+        self, where: MemoryFilter, query: str | None, keyword: str | None, limit: int,
+        exact: bool = False,
     ) -> tuple[str, list[Ranked]]:
         depth = max(FUSION_DEPTH, limit * 3)
         if query:
@@ -184,15 +187,16 @@ class SearchService:
                 return degraded or "hybrid", blended
             # The keyword narrows the answer to memories holding its words (typos tolerated).
             # Those the query did not rank follow, in keyword order.
-            exact = self._store.keyword_search(where, keyword, depth * 4)
-            allowed = {h.memory.id for h in exact}
+            held = self._store.keyword_search(where, keyword, depth * 4, exact)
+            allowed = {h.memory.id for h in held}
             kept = [Ranked(r.memory, r.score, (*r.matched_by, "keyword"))
                     for r in blended if r.memory.id in allowed]
             seen = {r.memory.id for r in kept}
-            kept += [Ranked(h.memory, 0.0, ("keyword",)) for h in exact if h.memory.id not in seen]
+            kept += [Ranked(h.memory, 0.0, ("keyword",)) for h in held if h.memory.id not in seen]
             return degraded or "hybrid+keyword", kept
         if keyword:
             # only the first `limit` are shown: nothing deeper is fetched
-            return "keyword", single(self._store.keyword_search(where, keyword, limit), "keyword")
+            return "keyword", single(self._store.keyword_search(where, keyword, limit, exact),
+                                    "keyword")
         newest = self._store.list_memories(where, limit)
         return "category", [Ranked(m, 1.0, ("category",)) for m in newest]

@@ -204,12 +204,14 @@ class VectorCache:
         category: str | None,
         include_inactive: bool,
         version: int | None = None,
+        exact: bool = False,
     ) -> list[tuple[int, float]]:
         """(seq, score) of the `limit` best memories whose content holds every typed word, as
-        typed or within its typo budget (stores/keyword_index.py), best first; `version` as
-        for top_k."""
-        return self._best_scored(source, space_id, limit, category, include_inactive, version,
-                                 lambda entry: entry.keywords.scores(typed) if typed else None)
+        typed or (unless `exact`) within its typo budget (stores/keyword_index.py), best
+        first; `version` as for top_k."""
+        return self._best_scored(
+            source, space_id, limit, category, include_inactive, version,
+            lambda entry: entry.keywords.scores(typed, exact) if typed else None)
 
     def _best_scored(self, source: VectorSource, space_id: str, limit: int,
                      category: str | None, include_inactive: bool, version: int | None,

@@ -278,11 +278,14 @@ class Neo4jStore:
         return [h for h in search.by_seq(self._db, space_id, close)
                 if h.memory.active][:limit]
 
-    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
-        """Every word of `keyword`, typos tolerated, ranked on the cache (stores/keyword_index.py)."""
+    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int,
+                       exact: bool = False) -> list[ScoredMemory]:
+        """Every word of `keyword`, typos tolerated unless `exact`, ranked on the cache
+        (stores/keyword_index.py)."""
         typed = words(keyword)
         return self._one_list(where, lambda version: self._vectors.keyword_top_k(
-            self, where.space_id, typed, limit, where.category, where.include_inactive, version))
+            self, where.space_id, typed, limit, where.category, where.include_inactive, version,
+            exact))
 
     # VectorSource
 
