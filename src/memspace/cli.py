@@ -73,6 +73,7 @@ def serve(
         typer.echo("No API keys yet. Create a space and a key:\n"
                    "    memspace space create my-team\n"
                    "    memspace key create --name my-agent --grant my-team:rw\n")
+    cli_oauth.record_served_origin(settings)
     url = f"http://{settings.host}:{settings.port}/mcp"
     typer.echo(f"memspace {settings.store} store, MCP endpoint {url}")
     uvicorn.run(create_app(container), host=settings.host, port=settings.port, log_level="warning")

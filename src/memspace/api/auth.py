@@ -66,10 +66,12 @@ class ApiKeyMiddleware:
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
+        raw = presented_key(headers)
         try:
-            principal = await anyio.to_thread.run_sync(self._identify, scope, presented_key(headers))
+            principal = await anyio.to_thread.run_sync(self._identify, scope, raw)
         except Unauthenticated as exc:
-            await _reject(send, 401, exc.message, self.oauth.metadata_url if self.oauth else None)
+            await _reject(send, 401, exc.message, self.oauth.metadata_url if self.oauth else None,
+                          presented=raw is not None)
             return
         except MemspaceError as exc:
             await _reject(send, 503, exc.message)
@@ -85,6 +87,11 @@ class ApiKeyMiddleware:
         """An API key or OAuth access token anywhere below the protected prefixes; an upload
         ticket on its route only."""
         if self.oauth is not None and (raw or "").startswith(ACCESS_PREFIX):
+            if not scope["path"].startswith("/mcp"):
+                # The audience is the resource the token names (/mcp), and nothing else: the
+                # REST API under /v1 is for API keys (docs/security.md, "Audience").
+                raise Unauthenticated(f"this OAuth access token is for {self.oauth.resource} "
+                                      "only; the REST API under /v1 takes an API key")
             return self.oauth.oauth.authenticate(raw or "", self.oauth.resource)
         if not (raw or "").startswith(TICKET_PREFIX):
             return self.access.authenticate(raw)
@@ -93,15 +100,18 @@ class ApiKeyMiddleware:
         return self.tickets.redeem(raw or "")
 
 
-async def _reject(send: Send, status: int, message: str, metadata_url: str | None = None) -> None:
+async def _reject(send: Send, status: int, message: str, metadata_url: str | None = None,
+                  presented: bool = True) -> None:
     body = json.dumps({"error": "unauthenticated" if status == 401 else "unavailable",
                        "message": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         safe = message.replace('"', "'")
+        # RFC 6750 §3.1: a request with no credentials at all gets no error code.
+        why = f', error="invalid_token", error_description="{safe}"' if presented else ""
         headers.append(
             (b"www-authenticate",
-             (f'Bearer realm="memspace", error="invalid_token", error_description="{safe}"'
+             (f'Bearer realm="memspace"{why}'
               # RFC 9728 §5.1: where an OAuth client discovers how to get a token
               + (f', resource_metadata="{metadata_url}"' if metadata_url else "")).encode())
         )
