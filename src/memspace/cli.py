@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from memspace import __version__, cli_ingest, cli_oauth, cli_workflow
+from memspace import __version__, cli_ingest, cli_oauth, cli_security, cli_workflow
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
 from memspace.present.json import add_json, search_json
@@ -36,6 +36,9 @@ app.add_typer(cli_oauth.oauth_app, name="oauth")
 app.command("login-link")(cli_oauth.login_link)
 app.add_typer(cli_workflow.handoff_app, name="handoff")
 app.command("context")(cli_workflow.context)
+space_app.command("set")(cli_security.space_set)
+app.command("scan")(cli_security.scan)
+app.command("audit")(cli_security.audit)
 
 
 def _version(value: bool) -> None:

@@ -3,8 +3,10 @@
     MemspaceError
     ├── InvalidInput     the caller sent something unusable (empty, too large, bad cursor)
     │   ├── TooLarge            an upload over the size limit (nothing was stored)
+    │   ├── ContainsSecret      the write holds a credential and the space refuses those
     │   └── UnreadableDocument  a stored upload whose text cannot be extracted (the document fails)
     ├── Unauthenticated  no key, a malformed key, an unknown or revoked key
+    ├── RateLimited      this key or OAuth client sent more than MEMSPACE_RATE_LIMIT a minute
     ├── NotFound         no such thing *visible to this caller* (spaces, memories, documents)
     ├── Forbidden        visible, but the grant does not allow this (a read key writing)
     ├── Conflict         the state moved under the caller (already superseded, slug taken)
@@ -49,6 +51,35 @@ class UnreadableDocument(InvalidInput):
     binary, wrong encoding, over a limit); the document ends `failed` with this message."""
 
     code = "unreadable_document"
+
+
+class ContainsSecret(InvalidInput):
+    """The write holds credentials and the space's policy is `refuse`: nothing was written.
+    `findings` says which kind and where (never the value); `without` is the same write with
+    each credential replaced by `[redacted:<kind>]`, field by field."""
+
+    code = "contains_secret"
+
+    def __init__(self, findings: list[tuple[str, str, str]], without: dict[str, str]) -> None:
+        listed = "; ".join(f"{kind} in {field} at {where}" for field, kind, where in findings)
+        super().__init__(
+            f"this write holds what looks like a credential ({listed}), and this space refuses "
+            "secrets: nothing was written. Send it again without the credential (see `example`: "
+            "the same write with it replaced), or ask the operator for `memspace space set "
+            "SPACE --secrets redact`")
+        self.findings = findings
+        self.without = without
+
+
+class RateLimited(MemspaceError):
+    """Over MEMSPACE_RATE_LIMIT requests a minute for this key or OAuth client."""
+
+    code = "rate_limited"
+
+    def __init__(self, retry_after_s: int) -> None:
+        super().__init__(f"too many requests for this key: at most MEMSPACE_RATE_LIMIT a minute; "
+                         f"retry after {retry_after_s} s")
+        self.retry_after_s = retry_after_s
 
 
 class Unauthenticated(MemspaceError):

@@ -27,6 +27,7 @@ from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
 from memspace.services.extraction_jobs import NoteExtraction
+from memspace.services.guard import ContentGuard, Screened
 
 DEFAULT_CATEGORY = "general"
 # Existing memories shown to the model per add (DESIGN §3): the 5 most similar active ones.
@@ -59,8 +60,11 @@ class MemoryCore:
         limits: Limits | None = None,
         extractor: FactExtractor | None = None,
         notes: NoteExtraction | None = None,
+        guard: ContentGuard | None = None,
     ) -> None:
         self._extractor = extractor
+        # The security step before every write (services/guard.py); None only in unit tests.
+        self._guard = guard
         # With a model, adds that do not wait store the note and leave its facts to the worker.
         self._notes = notes
         self._store = store
@@ -70,6 +74,13 @@ class MemoryCore:
         self._limits = limits or Limits()
 
     # -- validation -------------------------------------------------------------------------
+
+    def _screen(self, space_id: str, fields: dict[str, str], principal: Principal) -> Screened:
+        """The fields as the space's security policy lets them be stored (services/guard.py).
+        Raises ContainsSecret under `refuse`."""
+        if self._guard is None:
+            return Screened(fields)
+        return self._guard.screen(space_id, fields, principal.actor)
 
     def _content(self, content: str | None, what: str = "content") -> str:
         text = (content or "").strip()

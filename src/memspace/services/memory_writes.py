@@ -19,8 +19,15 @@ from memspace.present.json import add_json
 from memspace.services import versions
 from memspace.services.access import Principal
 from memspace.services.adding import AddPipeline, AddRequest, AddResult
+from memspace.services.guard import Screened
 from memspace.services.memory_rules import MAX_IDEMPOTENCY_KEY
 from memspace.services.paging import utc_time
+
+
+def _warned(result: AddResult, screened: Screened) -> AddResult:
+    """The add's answer with what the guard step did (a redaction) among its warnings."""
+    result.warnings[:0] = screened.warnings
+    return result
 
 
 @dataclass
@@ -61,9 +68,12 @@ class MemoryWrites(AddPipeline):
             utc_time(request.observed_at, "observedAt")
         checked = replace(request, content=self._content(request.content),
                           speaker=self._speaker(request.speaker))
+        # The guard step: refuse, redact or allow credentials before anything is claimed/written.
+        screened = self._screen(target.space.id, {"content": checked.content or ""}, principal)
+        checked = replace(checked, content=screened.text("content"))
         key = (request.idempotency_key or "").strip()
         if not key:
-            return self._add(principal, target.space, checked, wait)
+            return _warned(self._add(principal, target.space, checked, wait), screened)
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
         scope = principal.key_id or principal.actor
@@ -71,7 +81,7 @@ class MemoryWrites(AddPipeline):
         if stored is not None:
             return AddResult("replayed", None, target.space.slug, [], replay=json.loads(stored))
         try:
-            result = self._add(principal, target.space, checked, wait)
+            result = _warned(self._add(principal, target.space, checked, wait), screened)
         except BaseException:
             self._store.release_idempotency(target.space.id, scope, key)
             raise
@@ -96,6 +106,9 @@ class MemoryWrites(AddPipeline):
         target = self._access.resolve(principal, space, write=True)
         cat = self._category(category)
         texts = [self._content(c) for c in contents]
+        screened = self._screen(target.space.id, {f"contents[{i}]": t for i, t in enumerate(texts)},
+                                principal)
+        texts = [screened.text(f"contents[{i}]") for i in range(len(texts))]
         seen: set[str] = set()
         result = AddManyResult(target.space.slug)
         space_id = target.space.id
@@ -155,6 +168,8 @@ class MemoryWrites(AddPipeline):
         version."""
         target, old, text = self._checked_correction(principal, memory_id, content, space,
                                                      expected_version)
+        screened = self._screen(target.space.id, {"content": text}, principal)
+        text = screened.text("content")
         memory = self._embedded(replace(
             self._new_memory(target.space.id, text, self._category(category or old.category),
                              principal.actor), version=old.version + 1))
@@ -173,7 +188,8 @@ class MemoryWrites(AddPipeline):
             raise versions.after_lost_race(self._store, target.space.id, old.id,
                                            expected_version, exc) from exc
         return AddResult(
-            "created", "flat", target.space.slug, [memory], [relation], superseded=[old.id]
+            "created", "flat", target.space.slug, [memory], [relation], superseded=[old.id],
+            warnings=list(screened.warnings),
         )
 
     def forget(

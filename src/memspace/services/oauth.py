@@ -26,7 +26,8 @@ from memspace.domain.oauth import (
 )
 from memspace.domain.ports import Clock
 from memspace.services.access import AccessService, Principal
-from memspace.services.admin import AdminService
+from memspace.services.admin import OPERATOR, AdminService
+from memspace.services.audit import AuditLog
 from memspace.services.clock import new_id
 from memspace.services.oauth_rules import (
     check_redirect_uri,
@@ -76,7 +77,8 @@ class OAuthService:
     """The authorization server's decisions; the HTTP layer (api/oauth) only translates."""
 
     def __init__(self, store: OAuthStore, access: AccessService, admin: AdminService,
-                 clock: Clock) -> None:
+                 clock: Clock, audit: AuditLog | None = None) -> None:
+        self._audit = audit  # approvals, revocations and login links (services/audit.py)
         self._store = store
         self._access = access
         self._admin = admin
@@ -114,7 +116,12 @@ class OAuthService:
         code, now = _mint(LINK_PREFIX), self._clock.now()
         link = LoginLink(digest(code), key.id, now, now + ttl)
         self._store.save_login_link(link)
+        self._record(OPERATOR, "oauth.login_link", key.prefix, f"valid until {link.expires_at}")
         return CreatedLoginLink(code, key, link.expires_at)
+
+    def _record(self, actor: str, action: str, target: str, detail: str = "") -> None:
+        if self._audit is not None:
+            self._audit.record(actor, action, target=target, detail=detail)
 
     def sign_in(self, credential: str) -> Principal:
         """Who signs in on the consent page: an API key, or a login link (pasted whole or just
@@ -154,6 +161,9 @@ class OAuthService:
         code = _mint(CODE_PREFIX)
         self._store.start_family(family, FamilyToken(digest(code), family.id, TokenKind.CODE, now,
                                                      now + CODE_TTL))
+        self._record(f"key {key_id}", "oauth.approve", f"client {client_id}",
+                     f"family {family.id}; grants " + ", ".join(
+                         f"{space}:{access.value}" for space, access in granted.items()))
         return code
 
     def find(self, raw: str, kind: TokenKind) -> tuple[FamilyToken, TokenFamily] | None:
@@ -221,8 +231,12 @@ class OAuthService:
         for family in self._store.list_families():
             if family.id == family_or_client_id:
                 self._store.revoke_family(family.id, now)
+                self._record(OPERATOR, "oauth.revoke", f"family {family.id}")
                 return 1
         if self._store.get_client(family_or_client_id) is not None:
-            return self._store.revoke_client(family_or_client_id, now)
+            count = self._store.revoke_client(family_or_client_id, now)
+            self._record(OPERATOR, "oauth.revoke", f"client {family_or_client_id}",
+                         f"{count} connection(s)")
+            return count
         raise NotFound(f"no OAuth client or token family '{family_or_client_id}'; "
                        "`memspace oauth clients` and `memspace oauth tokens` list them")

@@ -23,11 +23,10 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from detect_secrets.filters import heuristic
-from detect_secrets.plugins.base import BasePlugin
-from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+if TYPE_CHECKING:  # detect-secrets (and requests, which it imports) load on the first scan
+    from detect_secrets.plugins.base import BasePlugin
 
 SCANNER_VERSION = "detect-secrets 1.5.0"
 # Every detect-secrets plugin name used, by module path (pinned with the package version).
@@ -92,6 +91,8 @@ class SecretScanner:
     """Stateless apart from the plugin objects (built once; their regexes are compiled)."""
 
     def __init__(self) -> None:
+        from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+
         self._plugins = _load_plugins()
         self._entropy = Base64HighEntropyString(limit=4.5)
         self._lock = threading.Lock()  # the plugins read detect-secrets' settings singleton
@@ -133,6 +134,8 @@ class SecretScanner:
 
 def _plausible(value: str, line: str, kind: str) -> bool:
     """False for what detect-secrets' heuristics or documented examples say is no secret."""
+    from detect_secrets.filters import heuristic
+
     if kind == "private-key":
         return True
     if len(value) < 6 or PLACEHOLDER.search(value):

@@ -261,6 +261,26 @@ MIGRATIONS: list[str] = [
     DROP TRIGGER IF EXISTS memories_fts_insert;
     DROP TABLE IF EXISTS memory_fts;
     """,
+    # 14 (issue 38): each space's security policy (secrets refuse|redact|allow, instruction-like
+    # writes flag|quarantine; a space without a row has the defaults) and the operator's audit
+    # log of administrative actions, appended to only (services/audit.py)
+    """
+    CREATE TABLE space_policies (
+        space_id TEXT PRIMARY KEY REFERENCES spaces(id),
+        secrets TEXT NOT NULL,
+        injections TEXT NOT NULL
+    );
+    CREATE TABLE audit_log (
+        id TEXT PRIMARY KEY,
+        at TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        space_id TEXT,
+        target TEXT,
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX audit_log_at ON audit_log (at);
+    """,
 ]
 
 
