@@ -56,6 +56,7 @@ class SearchBody(BaseModel):
     limit: int = Field(default=10, ge=1, le=50)
     includeProfile: bool = False  # noqa: N815
     includeInactive: bool = False  # noqa: N815
+    provenance: list[str] = Field(default_factory=list)  # human | agent | document | model | import
 
 
 @router.post("/v1/memories", tags=["memories"], status_code=201)
@@ -74,7 +75,7 @@ async def get_memory(memory_id: str, app: ContainerDep, who: PrincipalDep,
 @router.post("/v1/search", tags=["memories"])
 async def search(body: SearchBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
     request = SearchRequest(body.query, body.keyword, body.category, body.space, body.limit,
-                            body.includeProfile, body.includeInactive)
+                            body.includeProfile, body.includeInactive, tuple(body.provenance))
     return search_json(await run_in_threadpool(app.search.search, who, request))
 
 

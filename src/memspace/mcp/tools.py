@@ -75,9 +75,14 @@ def register_tools(server: MCPServer, app: Container) -> None:
         limit: Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")] = 10,
         includeProfile: Annotated[bool, Field(description="Add the space profile (recent memories, counts).")] = True,  # noqa: N803
         includeInactive: Annotated[bool, Field(description="Also return superseded or forgotten memories.")] = False,  # noqa: N803
+        provenance: Annotated[list[str] | None, Field(description=(
+            "Only memories from these sources: human (people, via the CLI or a view), agent, "
+            "document, model (extracted by the model), import. E.g. [\"human\"] for facts "
+            "people wrote."))] = None,
     ) -> CallToolResult:
         who = principal_of(ctx)
-        request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive)
+        request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive,
+                                tuple(provenance or ()))
         found = call(lambda: app.search.search(who, request))
         return result(search_text(found), search_json(found))
 

@@ -16,8 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from memspace.domain.errors import ContainsSecret
-from memspace.domain.security import PolicyStore, SecretsPolicy, SpacePolicy
+from memspace.domain.security import InjectionPolicy, PolicyStore, SecretsPolicy, SpacePolicy
 from memspace.services.audit import AuditLog
+from memspace.services.instructions import suspicious_reason
 from memspace.services.secrets import SecretFinding, SecretScanner, redact
 
 # A policy changed by another process (the CLI) is seen by a server within this long; one
@@ -80,11 +81,12 @@ class ContentGuard:
             ContainsSecret: a field holds a credential and the policy is `refuse`.
         """
         policy = policy or self.policy(space_id or "")
+        flagged = self._flagged(fields, policy)
         if policy.secrets is SecretsPolicy.ALLOW:
-            return Screened(dict(fields), policy=policy)
+            return Screened(dict(fields), flagged, policy=policy)
         found = {name: self.findings(text) for name, text in fields.items()}
         if not any(found.values()):
-            return Screened(dict(fields), policy=policy)
+            return Screened(dict(fields), flagged, policy=policy)
         cleaned = {name: redact(text, found[name]) for name, text in fields.items()}
         listed = [(name, f.kind, f.where) for name, hits in found.items() for f in hits]
         if policy.secrets is SecretsPolicy.REFUSE:
@@ -93,4 +95,17 @@ class ContentGuard:
                     "space redacts secrets)" for name, kind, where in listed]
         self._audit.record(actor, "secret.redacted", space_id=space_id,
                            detail="; ".join(f"{k} in {n} at {w}" for n, k, w in listed))
-        return Screened(cleaned, warnings, policy)
+        return Screened(cleaned, warnings + flagged, policy)
+
+    @staticmethod
+    def _flagged(fields: Mapping[str, str], policy: SpacePolicy) -> list[str]:
+        """A warning for each field that reads like instructions to an agent."""
+        then = ("quarantined: kept out of search and context, shown in listings"
+                if policy.injections is InjectionPolicy.QUARANTINE
+                else "stored and shown with a warning wherever it is read")
+        return [f"{name} flagged suspicious ({reason}); {then}" for name, text in fields.items()
+                if (reason := suspicious_reason(text))]
+
+    def quarantines(self, space_id: str) -> bool:
+        """Whether the space keeps suspicious memories out of search and context."""
+        return self.policy(space_id).injections is InjectionPolicy.QUARANTINE

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memspace.domain.models import Memory, Provenance, ProvenanceKind, provenance_of
 from memspace.domain.security import SpacePolicy
 from memspace.services.guard import ContentGuard
 
@@ -50,3 +51,19 @@ def screen_records(guard: ContentGuard | None, space_id: str | None,
             holder[key[0]][key[1]] = clean
         else:
             holder[key] = clean
+
+
+def provenance_fields(memory: Memory) -> dict[str, Any]:
+    """What an export line adds for provenance and the suspicious flag (optional fields: an
+    export from before issue 38 imports as before)."""
+    found = provenance_of(memory)
+    return {"provenance": {"kind": found.kind.value, "source": found.source},
+            "suspicious": memory.suspicious}
+
+
+def imported(recorded: Any) -> Provenance:
+    """An imported memory's provenance: `import`, naming where the export said it came from."""
+    if isinstance(recorded, dict) and recorded.get("kind"):
+        return Provenance(ProvenanceKind.IMPORT, f"import of {recorded['kind']}: "
+                          f"{str(recorded.get('source', ''))[:300]}")
+    return Provenance(ProvenanceKind.IMPORT, "import (the export did not say where from)")

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from memspace.domain.errors import Conflict, InvalidInput, NotFound
 from memspace.domain.extraction import FactExtractor
-from memspace.domain.models import ChunkSource, Memory
+from memspace.domain.models import ChunkSource, Memory, Provenance, ProvenanceKind
 from memspace.domain.ports import (
     Clock,
     DocumentStore,
@@ -28,6 +28,7 @@ from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
 from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.guard import ContentGuard, Screened
+from memspace.services.instructions import suspicious_reason
 
 DEFAULT_CATEGORY = "general"
 # Existing memories shown to the model per add (DESIGN §3): the 5 most similar active ones.
@@ -104,15 +105,32 @@ class MemoryCore:
 
     def _new_memory(self, space_id: str, text: str, category: str, actor: str,
                     source: ChunkSource | None = None, speaker: str | None = None,
-                    observed_at: datetime | None = None) -> Memory:
+                    observed_at: datetime | None = None,
+                    provenance: Provenance | None = None) -> Memory:
         return Memory(
             id=new_id(), space_id=space_id, content=text, category=category, embedding=None,
             active=True, created_at=self._clock.now(), created_by=actor,
             content_hash=content_hash(text),
             document_id=source.document_id if source else None,
             origin=source.origin if source else None,
-            speaker=speaker, observed_at=observed_at,
+            speaker=speaker, observed_at=observed_at, provenance=provenance,
+            suspicious=suspicious_reason(text),
         )
+
+    @staticmethod
+    def _provenance(principal: Principal, source: ChunkSource | None = None) -> Provenance:
+        """Who or what a new memory comes from (issue 38): a document's chunk, a person (the
+        CLI, a view), else the agent's key or OAuth client."""
+        if source is not None:
+            return Provenance(ProvenanceKind.DOCUMENT, f"document {source.document_id} chunk "
+                              f"{source.chunk + 1} ({source.origin or 'whole'})")
+        if principal.operator:
+            return Provenance(ProvenanceKind.HUMAN, f"cli {principal.name}")
+        if principal.via == "view":
+            return Provenance(ProvenanceKind.HUMAN, f"view, key {principal.name}")
+        if principal.via:
+            return Provenance(ProvenanceKind.AGENT, f"{principal.via}, key {principal.name}")
+        return Provenance(ProvenanceKind.AGENT, f"key {principal.name}")
 
     def _embedded(self, memory: Memory) -> Memory:
         [vector] = self._embedder.embed([memory.content])

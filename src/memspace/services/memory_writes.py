@@ -141,7 +141,8 @@ class MemoryWrites(AddPipeline):
                         result.duplicates += 1
                         continue
                     seen.add(digest)
-                    fresh.append(self._new_memory(space_id, text, cat, principal.actor))
+                    fresh.append(self._new_memory(space_id, text, cat, principal.actor,
+                                                  provenance=self._provenance(principal)))
                 if not fresh:
                     continue
                 vectors = self._embedder.embed([m.content for m in fresh])
@@ -172,7 +173,8 @@ class MemoryWrites(AddPipeline):
         text = screened.text("content")
         memory = self._embedded(replace(
             self._new_memory(target.space.id, text, self._category(category or old.category),
-                             principal.actor), version=old.version + 1))
+                             principal.actor, provenance=self._provenance(principal)),
+            version=old.version + 1))
         relation = Relation(
             memory.id, old.id, RelationType.UPDATES, memory.created_at, principal.actor,
             (reason or "").strip() or "corrected by hand",

@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from memspace.domain.errors import InvalidInput, NotFound, Unauthenticated
@@ -212,7 +212,8 @@ class OAuthService:
         if not same_resource(family.resource, resource):
             raise Unauthenticated(
                 f"this access token was issued for {family.resource}, not {resource}")
-        return self._access.delegated(family.key_id, family.grants)
+        principal = self._access.delegated(family.key_id, family.grants)
+        return replace(principal, via=f"oauth client {family.client_id}")
 
     def revoke_token(self, raw: str, client_id: str) -> None:
         """RFC 7009: revoking any token of a family revokes the family; unknown ones are ignored."""

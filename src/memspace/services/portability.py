@@ -56,7 +56,8 @@ from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
 from memspace.services.document_files import DocumentFiles
 from memspace.services.guard import ContentGuard
-from memspace.services.import_guard import screen_records
+from memspace.services.import_guard import imported, provenance_fields, screen_records
+from memspace.services.instructions import suspicious_reason
 
 FORMAT = "memspace-export"
 VERSION = 1
@@ -119,6 +120,7 @@ class PortabilityService:
                 "version": memory.version, "speaker": memory.speaker,
                 "observedAt": memory.observed_at.isoformat() if memory.observed_at else None,
                 "context": memory.context, "follows": memory.follows,
+                **provenance_fields(memory),
             }
         relations = self._store.relations_among(sid, [m.id for m in memories])
         for rel in sorted(relations,
@@ -307,4 +309,5 @@ class PortabilityService:
             speaker=r.get("speaker"),
             observed_at=datetime.fromisoformat(r["observedAt"]) if r.get("observedAt") else None,
             context=r.get("context"), follows=ident(r.get("follows")),
+            provenance=imported(r.get("provenance")), suspicious=suspicious_reason(r["content"]),
         )

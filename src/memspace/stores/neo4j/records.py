@@ -20,6 +20,8 @@ from memspace.domain.models import (
     DocumentStatus,
     Handoff,
     Memory,
+    Provenance,
+    ProvenanceKind,
     Relation,
     RelationType,
     Space,
@@ -117,6 +119,9 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         # ISO text in the caller's own offset (a driver DateTime would keep only UTC)
         "observedAt": m.observed_at.isoformat() if m.observed_at is not None else None,
         "context": m.context, "follows": m.follows,
+        "provenanceKind": m.provenance.kind.value if m.provenance else None,
+        "provenanceSource": m.provenance.source if m.provenance else None,
+        "suspicious": m.suspicious,
         "terms": index_terms(m.content, m.context),
     }
 
@@ -135,6 +140,9 @@ def memory_from(p: Props) -> Memory:
         observed_at=datetime.fromisoformat(p["observedAt"]) if p.get("observedAt") else None,
         context=p.get("context"),
         follows=p.get("follows"),
+        provenance=Provenance(ProvenanceKind(p["provenanceKind"]), p.get("provenanceSource") or "")
+        if p.get("provenanceKind") else None,
+        suspicious=p.get("suspicious"),
     )
 
 

@@ -36,14 +36,16 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
     _refuse_repeats(conn, batch)
     conn.executemany(
         f"INSERT INTO memories ({MEMORY_COLUMNS}, changed_version, terms) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"VALUES ({', '.join('?' * 25)})",
         [
             (m.id, batch.space_id, m.content, m.category,
              vector_blob(m.embedding) if m.embedding is not None else None,
              int(m.active), ts(m.created_at), m.created_by, m.content_hash, m.document_id,
              ts(m.invalidated_at) if m.invalidated_at else None, m.invalidated_by,
              m.forget_reason, m.forgotten_by, m.origin, m.version, m.speaker,
-             m.observed_at.isoformat() if m.observed_at else None, m.context, m.follows, stamp,
+             m.observed_at.isoformat() if m.observed_at else None, m.context, m.follows,
+             m.provenance.kind.value if m.provenance else None,
+             m.provenance.source if m.provenance else None, m.suspicious, stamp,
              index_terms(m.content, m.context))
             for m in batch.memories
         ],

@@ -13,6 +13,8 @@ from memspace.domain.models import (
     Document,
     DocumentStatus,
     Memory,
+    Provenance,
+    ProvenanceKind,
     Relation,
     RelationType,
     Space,
@@ -21,7 +23,7 @@ from memspace.domain.models import (
 MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
     "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version, "
-    "speaker, observed_at, context, follows"
+    "speaker, observed_at, context, follows, provenance_kind, provenance_source, suspicious"
 )
 
 
@@ -97,6 +99,9 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         observed_at=datetime.fromisoformat(row["observed_at"]) if row["observed_at"] else None,
         context=row["context"],
         follows=row["follows"],
+        provenance=Provenance(ProvenanceKind(row["provenance_kind"]), row["provenance_source"] or "")
+        if row["provenance_kind"] else None,
+        suspicious=row["suspicious"],
     )
 
 

@@ -26,4 +26,5 @@ AUDIT_SCHEMA = (
     "CREATE INDEX audit_entry_at IF NOT EXISTS FOR (a:AuditEntry) ON (a.at)",
 )
 SECURITY_PROPERTY_KEYS = ("secretsPolicy", "injectionPolicy", "actor", "action", "spaceId",
+                          "provenanceKind", "provenanceSource", "suspicious",
                           "target", "detail", "at")
