@@ -87,7 +87,7 @@ def test_search_filters_on_provenance_and_hits_show_it(app: Container) -> None:
 
 
 def test_a_memory_stored_before_provenance_gets_one_inferred(app: Container) -> None:
-    slug, agent = space(app)
+    slug, _ = space(app)
     sid = app.admin.space(slug).id
     old = Memory(id=uuid.uuid4().hex, space_id=sid, content="Legacy fact from 2024",
                  category="general", embedding=HashEmbedder().embed(["Legacy fact from 2024"])[0],

@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 if TYPE_CHECKING:
     from memspace.api.oauth import ProtectedResource
 
+from memspace.api.rate_limit import RATE_LIMITED_STATE_KEY, RateLimiter
 from memspace.domain.errors import MemspaceError, Unauthenticated
 from memspace.services.access import AccessService, Principal
 from memspace.services.oauth import ACCESS_PREFIX
@@ -52,7 +53,8 @@ def presented_key(headers: dict[bytes, bytes]) -> str | None:
 
 class ApiKeyMiddleware:
     def __init__(self, app: ASGIApp, access: AccessService, tickets: UploadTickets,
-                 oauth: ProtectedResource | None = None) -> None:
+                 oauth: ProtectedResource | None = None, limiter: RateLimiter | None = None) -> None:
+        self.limiter = limiter  # MEMSPACE_RATE_LIMIT (api/rate_limit.py)
         self.app = app
         self.access = access
         self.tickets = tickets
@@ -77,6 +79,14 @@ class ApiKeyMiddleware:
             await _reject(send, 503, exc.message)
             return
         scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = principal
+        wait = self.limiter.take(principal.via or principal.key_id or principal.name) \
+            if self.limiter is not None else 0
+        if wait and not scope["path"].startswith("/mcp"):
+            await _reject(send, 429, f"too many requests for this key: at most MEMSPACE_RATE_LIMIT "
+                          f"a minute; retry after {wait} s", retry_after=wait)
+            return
+        if wait:  # a tool call answers `rate_limited` itself (mcp/identity.py)
+            scope["state"][RATE_LIMITED_STATE_KEY] = wait
         token = current_principal.set(principal)
         try:
             await self.app(scope, receive, send)
@@ -101,10 +111,12 @@ class ApiKeyMiddleware:
 
 
 async def _reject(send: Send, status: int, message: str, metadata_url: str | None = None,
-                  presented: bool = True) -> None:
-    body = json.dumps({"error": "unauthenticated" if status == 401 else "unavailable",
-                       "message": message}).encode()
+                  presented: bool = True, retry_after: int = 0) -> None:
+    code = {401: "unauthenticated", 429: "rate_limited"}.get(status, "unavailable")
+    body = json.dumps({"error": code, "message": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if retry_after:
+        headers.append((b"retry-after", str(retry_after).encode()))
     if status == 401:
         safe = message.replace('"', "'")
         # RFC 6750 §3.1: a request with no credentials at all gets no error code.
