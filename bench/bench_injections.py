@@ -21,8 +21,12 @@ CORPUS = Path(__file__).parent / "data" / "injections.jsonl"
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="list misses and false alarms")
+    parser.add_argument("--corpus", type=Path, default=CORPUS,
+                        help="the development set (default) or data/injections_heldout.jsonl, "
+                        "written after the patterns and never tuned on")
     args = parser.parse_args()
-    rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]
+    rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines()
+            if line]
     caught = missed = alarms = clean = 0
     for row in rows:
         reason = suspicious_reason(row["text"])
