@@ -172,11 +172,14 @@ def search(
     category: Annotated[str | None, typer.Option(help="Category filter.")] = None,
     limit: Annotated[int, typer.Option(help="Number of results (1-50).")] = 10,
     include_inactive: Annotated[bool, typer.Option(help="Include superseded memories.")] = False,
+    provenance: Annotated[list[str] | None, typer.Option(
+        help="Only these sources: human, agent, document, model, import; repeatable.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Search a space (the same call as the search_memory tool)."""
     container = open_container()
-    request = SearchRequest(query, keyword, category, space or None, limit, False, include_inactive)
+    request = SearchRequest(query, keyword, category, space or None, limit, False, include_inactive,
+                            tuple(provenance or ()))
     found = container.search.search(AccessService.operator(), request)
     emit(search_json(found), as_json, search_text(found))
 
