@@ -62,8 +62,10 @@ def provenance_fields(memory: Memory) -> dict[str, Any]:
 
 
 def imported(recorded: Any) -> Provenance:
-    """An imported memory's provenance: `import`, naming where the export said it came from."""
-    if isinstance(recorded, dict) and recorded.get("kind"):
-        return Provenance(ProvenanceKind.IMPORT, f"import of {recorded['kind']}: "
-                          f"{str(recorded.get('source', ''))[:300]}")
-    return Provenance(ProvenanceKind.IMPORT, "import (the export did not say where from)")
+    """An imported memory's provenance: the one its export recorded (moving a space between
+    stores does not change where a fact came from, and export -> import -> export stays the
+    same file); `import` for an export made before provenance was recorded."""
+    if isinstance(recorded, dict) and recorded.get("kind") in {k.value for k in ProvenanceKind}:
+        return Provenance(ProvenanceKind(recorded["kind"]), str(recorded.get("source", ""))[:500])
+    return Provenance(ProvenanceKind.IMPORT, "memspace import-space (the export did not say "
+                      "where from)")

@@ -195,6 +195,9 @@ class PortabilityService:
             self._admin.create_space(space)
         target = self._access.resolve(principal, space, write=True)
         screen_records(self._guard, target.space.id, records, principal.actor)
+        if self._audit is not None:
+            self._audit.record(principal.actor, "space.import", space_id=target.space.id,
+                               target=space, detail=f"{len(records)} records")
         remap: dict[str, str] = {}
         if new_ids:
             for record in records:
