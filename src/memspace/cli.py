@@ -13,7 +13,15 @@ from typing import Annotated
 
 import typer
 
-from memspace import __version__, cli_clients, cli_code, cli_ingest, cli_oauth, cli_workflow
+from memspace import (
+    __version__,
+    cli_clients,
+    cli_code,
+    cli_ingest,
+    cli_oauth,
+    cli_security,
+    cli_workflow,
+)
 from memspace.bootstrap import describe, missing_model
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
@@ -40,7 +48,9 @@ app.command("context")(cli_workflow.context)
 app.add_typer(cli_code.repo_app, name="repo")
 app.command("verify")(cli_code.verify)
 app.command("mine-git")(cli_code.mine_git)
-space_app.command("set")(cli_code.space_set)
+space_app.command("set")(cli_security.space_set)
+app.command("scan")(cli_security.scan)
+app.command("audit")(cli_security.audit)
 app.command("stdio")(cli_clients.stdio)
 app.add_typer(cli_clients.hook_app, name="hook")
 
@@ -83,6 +93,7 @@ def serve(
         typer.echo("No API keys yet. Create a space and a key:\n"
                    "    memspace space create my-team\n"
                    "    memspace key create --name my-agent --grant my-team:rw\n")
+    cli_oauth.record_served_origin(settings)
     url = f"http://{settings.host}:{settings.port}/mcp"
     typer.echo(f"memspace {settings.store} store, MCP endpoint {url}\n"
                f"embedding model {describe(container.embedder)}")
@@ -187,11 +198,14 @@ def search(
     category: Annotated[str | None, typer.Option(help="Category filter.")] = None,
     limit: Annotated[int, typer.Option(help="Number of results (1-50).")] = 10,
     include_inactive: Annotated[bool, typer.Option(help="Include superseded memories.")] = False,
+    provenance: Annotated[list[str] | None, typer.Option(
+        help="Only these sources: human, agent, document, model, import; repeatable.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Search a space (the same call as the search_memory tool)."""
     container = open_container()
-    request = SearchRequest(query, keyword, category, space or None, limit, False, include_inactive)
+    request = SearchRequest(query, keyword, category, space or None, limit, False, include_inactive,
+                            provenance=tuple(provenance or ()))
     found = container.search.search(AccessService.operator(), request)
     emit(search_json(found), as_json, search_text(found))
 

@@ -62,6 +62,8 @@ class Settings(BaseSettings):
     # Limits. One memory is one fact; long material belongs in a document upload.
     max_memory_chars: int = Field(default=8_000, ge=100)
     max_query_chars: int = Field(default=2_000, ge=10)
+    # Requests a minute per API key or OAuth client (api/rate_limit.py); 0 turns limits off.
+    rate_limit: int = Field(default=0, ge=0)
     max_page_size: int = Field(default=100, ge=1)
 
     # Documents (uploads). The byte limit is enforced while the upload is read; the others

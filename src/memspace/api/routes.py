@@ -60,6 +60,7 @@ class SearchBody(BaseModel):
     includeInactive: bool = False  # noqa: N815
     # the keyword's words only as typed, no typo variants (memspace hook prompt-recall)
     exactKeyword: bool = False  # noqa: N815
+    provenance: list[str] = Field(default_factory=list)  # human | agent | document | model | import
 
 
 @router.post("/v1/memories", tags=["memories"], status_code=201)
@@ -80,7 +81,8 @@ async def get_memory(memory_id: str, app: ContainerDep, who: PrincipalDep,
 @router.post("/v1/search", tags=["memories"])
 async def search(body: SearchBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
     request = SearchRequest(body.query, body.keyword, body.category, body.space, body.limit,
-                            body.includeProfile, body.includeInactive, body.exactKeyword)
+                            body.includeProfile, body.includeInactive,
+                            exact_keyword=body.exactKeyword, provenance=tuple(body.provenance))
     return search_json(await run_in_threadpool(app.search.search, who, request))
 
 

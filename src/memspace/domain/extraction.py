@@ -64,3 +64,8 @@ class FactExtractor(Protocol):
             ExtractionFailed: the model errored, timed out or answered nonsense after the
                 bounded retries; carries the calls and tokens spent so far.
         """
+
+
+def model_name(extractor: object) -> str:
+    """The extraction model's name for a fact's provenance (its `model`, if it says)."""
+    return str(getattr(extractor, "model", None) or "the configured model")

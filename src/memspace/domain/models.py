@@ -66,6 +66,23 @@ class ApiKey:
     spaces: tuple[Space, ...] = field(default=(), compare=False)
 
 
+class ProvenanceKind(enum.StrEnum):
+    """Where a memory came from (issue 38): an agent's key or OAuth client, a person (the CLI
+    or a view), a document's chunk, a model's extraction from a note, or an import."""
+
+    AGENT = "agent"
+    HUMAN = "human"
+    DOCUMENT = "document"
+    MODEL = "model"
+    IMPORT = "import"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    kind: ProvenanceKind
+    source: str  # who or what: "key ci-bot", "document 3f2… chunk 4 (page 2)", "note 9a1… by M"
+
+
 @dataclass(frozen=True)
 class Memory:
     id: str
@@ -101,6 +118,23 @@ class Memory:
     evidence: tuple[Citation, ...] = ()
     verification: str | None = None
     verified_at: datetime | None = None
+    # Where it came from (None: written before provenance was recorded; see provenance_of).
+    provenance: Provenance | None = None
+    # Why its text reads like instructions aimed at an agent (services/instructions.py), or
+    # None; flagged memories are shown with a warning, or quarantined by the space's policy.
+    suspicious: str | None = None
+
+
+def provenance_of(memory: Memory) -> Provenance:
+    """The recorded provenance, or for a memory stored before it was recorded one inferred from
+    what the memory does record: its document, else whether the CLI or a key wrote it."""
+    if memory.provenance is not None:
+        return memory.provenance
+    if memory.document_id:
+        return Provenance(ProvenanceKind.DOCUMENT, f"document {memory.document_id} (inferred)")
+    if memory.created_by.startswith("cli:"):
+        return Provenance(ProvenanceKind.HUMAN, f"{memory.created_by} (inferred)")
+    return Provenance(ProvenanceKind.AGENT, f"key {memory.created_by} (inferred)")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memspace.api.auth import PRINCIPAL_STATE_KEY, current_principal
-from memspace.domain.errors import MemspaceError
+from memspace.api.rate_limit import RATE_LIMITED_STATE_KEY
+from memspace.domain.errors import MemspaceError, RateLimited
 from memspace.mcp.errors import code_of, coded
 from memspace.services.access import Principal
 
@@ -32,6 +33,9 @@ def principal_of(ctx: Context | None) -> Principal:
         request: Any = ctx.request_context.request
         scope = getattr(request, "scope", None) or {}
         principal = scope.get("state", {}).get(PRINCIPAL_STATE_KEY, principal)
+        wait = scope.get("state", {}).get(RATE_LIMITED_STATE_KEY)
+        if wait:  # over MEMSPACE_RATE_LIMIT (api/rate_limit.py): the closed-set code, no work
+            raise coded(RateLimited(int(wait)))
     caller = process_caller.get()
     if not isinstance(principal, Principal) and caller is not None:
         try:

@@ -79,9 +79,14 @@ def register_tools(server: MCPServer, app: Container) -> None:
         includeProfile: Annotated[bool, Field(description="Add the space profile (recent memories, counts).")] = True,  # noqa: N803
         includeInactive: Annotated[bool, Field(description="Also return superseded or forgotten memories.")] = False,  # noqa: N803
         kind: Annotated[Literal["notes", "code", "all"], Field(description="notes (default): memories; code: chunks of the space's indexed repositories (repo, path, lines, symbol, excerpt; get_chunk reads one whole); all: notes first, then code.")] = "notes",
+        provenance: Annotated[list[str] | None, Field(description=(
+            "Only memories from these sources: human (people, via the CLI or a view), agent, "
+            "document, model (extracted by the model), import. E.g. [\"human\"] for facts "
+            "people wrote."))] = None,
     ) -> CallToolResult:
         who = principal_of(ctx)
-        request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive)
+        request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive,
+                                provenance=tuple(provenance or ()))
         if kind != "notes":
             return search_with_code(app, who, request, kind)
         found = call(lambda: app.search.search(who, request))

@@ -7,11 +7,27 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from memspace.domain.models import ApiKey, Document, Handoff, Memory, Neighbour, Relation, Space, SpaceStats
+from memspace.domain.models import (
+    ApiKey,
+    Document,
+    Handoff,
+    Memory,
+    Neighbour,
+    Relation,
+    Space,
+    SpaceStats,
+    provenance_of,
+)
 
 
 def iso(value: datetime | None) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def provenance_json(memory: Memory) -> dict[str, str]:
+    """Where a memory came from (recorded, or inferred for one stored before issue 38)."""
+    found = provenance_of(memory)
+    return {"kind": found.kind.value, "source": found.source}
 
 
 def memory_json(memory: Memory, titles: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -24,7 +40,10 @@ def memory_json(memory: Memory, titles: Mapping[str, str] | None = None) -> dict
         "createdAt": iso(memory.created_at),
         "createdBy": memory.created_by,
         "version": memory.version,
+        "provenance": provenance_json(memory),
     }
+    if memory.suspicious:
+        data["suspicious"] = memory.suspicious
     if memory.speaker:
         data["speaker"] = memory.speaker
     if memory.observed_at is not None:

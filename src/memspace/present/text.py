@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memspace.domain.models import Document, Handoff, Memory
+from memspace.domain.models import Document, Handoff, Memory, provenance_of
 from memspace.present.json import add_json
+from memspace.present.quoting import NOTICE, quoted, visible, warning
 from memspace.present.records import iso
 
 if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.json at run time
@@ -21,33 +22,38 @@ if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.j
 def _line(memory: dict[str, Any]) -> str:
     state = "" if memory.get("active", True) else " [inactive]"
     version = f" v{memory['version']}" if "version" in memory else ""
-    line = f"[{memory['id']}]{version} ({memory['category']}){state} {memory['content']}"
+    line = f"[{memory['id']}]{version} ({memory['category']}){state}"
     if memory.get("documentId"):
         where = ", ".join(x for x in (memory.get("documentTitle"), memory.get("origin")) if x)
         line += f" (from {where or 'document ' + memory['documentId']})"
     if memory.get("evidence"):
         line += f" [{memory.get('verification')}: {', '.join(memory['evidence'])}]"
-    return line
+    if memory.get("provenance"):
+        line += f" · {memory['provenance']['kind']}: {memory['provenance']['source']}"
+    return f"{line}\n{warning(memory.get('suspicious'))}{quoted(memory['content'])}"
 
 
 def memory_line(memory: Memory, titles: Mapping[str, str] | None = None) -> str:
-    """`[id] vN (category) content`, marked when inactive, with the document it came from."""
+    """`[id] vN (category) · provenance`, marked when inactive, with the document it came
+    from, then its text as a quote (present/quoting.py): recalled text is data."""
     state = "" if memory.active else " [inactive]"
-    line = f"[{memory.id}] v{memory.version} ({memory.category}){state} {memory.content}"
+    line = f"[{memory.id}] v{memory.version} ({memory.category}){state}"
     if memory.document_id:
         title = titles.get(memory.document_id) if titles else None
         where = ", ".join(x for x in (title, memory.origin) if x)
         line += f" (from {where or 'document ' + memory.document_id})"
     if memory.evidence:
         line += f" [{memory.verification}: {', '.join(c.text for c in memory.evidence)}]"
-    return line
+    found = provenance_of(memory)
+    line += f" · {found.kind}: {visible(found.source)}"
+    return f"{line}\n{warning(memory.suspicious)}{quoted(memory.content)}"
 
 
 def search_text(found: SearchResult) -> str:
     head = f"{len(found.hits)} result(s) in space '{found.space}' ({found.mode} search)"
     empty = (f". {found.message}." if found.message
              else ". Nothing matched; try other words or a keyword.")
-    lines = [head + (":" if found.hits else empty)]
+    lines = [head + (":" if found.hits else empty)] + ([NOTICE] if found.hits else [])
     for n, hit in enumerate(found.hits, start=1):
         lines.append(f"{n}. {memory_line(hit.memory, found.titles)}")
         for rel in hit.related:

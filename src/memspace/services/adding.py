@@ -13,8 +13,17 @@ from typing import Any, Literal
 
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
 from memspace.domain.evidence import Citation
-from memspace.domain.extraction import Candidate
-from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, Space, Usage
+from memspace.domain.extraction import Candidate, model_name
+from memspace.domain.models import (
+    ChunkSource,
+    Memory,
+    MemoryFilter,
+    Provenance,
+    ProvenanceKind,
+    Relation,
+    Space,
+    Usage,
+)
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services.access import Principal
@@ -87,11 +96,16 @@ class AddPipeline(MemoryCore):
         return replace(memory, embedding=vector)
 
     def _memory_for(self, principal: Principal, space: Space, request: AddRequest, text: str,
-                    category: str | None) -> Memory:
-        """A new memory of this add: `text` is the content or one fact extracted from it."""
+                    category: str | None, extracted: bool = False) -> Memory:
+        """A new memory of this add: `text` is the content or one fact extracted from it
+        (`extracted`: its provenance is then the model, which read the add's text)."""
+        provenance = self._provenance(principal, request.source)
+        if extracted:
+            provenance = Provenance(ProvenanceKind.MODEL, f"extracted by {model_name(self._extractor)}"
+                                    f" from a note by {provenance.kind} {provenance.source}")
         return self._new_memory(space.id, text, self._category(category), principal.actor,
                                 request.source, request.speaker, request.observed_at,
-                                request.citations)
+                                evidence=request.citations, provenance=provenance)
 
     def _add(self, principal: Principal, space: Space, request: AddRequest,
              wait: bool = True) -> AddResult:
@@ -184,7 +198,7 @@ class AddPipeline(MemoryCore):
         plan = plan_extraction(
             extraction, candidates,
             lambda fact, cat: self._memory_for(principal, space, request, fact,
-                                               request.category or cat),
+                                               request.category or cat, extracted=True),
             self._embedder.embed,
             lambda digest: self._store.find_active_by_hash(space.id, digest),
             principal.actor,

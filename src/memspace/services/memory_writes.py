@@ -62,14 +62,17 @@ class MemoryWrites(AddPipeline):
         if request.observed_at is not None:  # kept in its own offset; only checked to be valid
             utc_time(request.observed_at, "observedAt")
         content = self._content(request.content)
+        # The guard step: refuse, redact or allow credentials before anything is claimed/written.
+        screened = self._screen(target.space.id, {"content": content}, principal)
         cited = self._checked_evidence(target.space, request.evidence)
-        checked = replace(request, content=content, speaker=self._speaker(request.speaker),
-                          citations=cited.citations)
+        checked = replace(request, content=screened.text("content"),
+                          speaker=self._speaker(request.speaker), citations=cited.citations)
+        warnings = [*screened.warnings, *cited.warnings]
         if dry_run:
-            return self._dry_run(principal, target.space, checked, cited.warnings)
+            return self._dry_run(principal, target.space, checked, warnings)
         key = (request.idempotency_key or "").strip()
         if not key:
-            return self._warned(self._add(principal, target.space, checked, wait), cited.warnings)
+            return self._warned(self._add(principal, target.space, checked, wait), warnings)
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
         scope = principal.key_id or principal.actor
@@ -77,8 +80,7 @@ class MemoryWrites(AddPipeline):
         if stored is not None:
             return AddResult("replayed", None, target.space.slug, [], replay=json.loads(stored))
         try:
-            result = self._warned(self._add(principal, target.space, checked, wait),
-                                  cited.warnings)
+            result = self._warned(self._add(principal, target.space, checked, wait), warnings)
         except BaseException:
             self._store.release_idempotency(target.space.id, scope, key)
             raise
@@ -122,6 +124,9 @@ class MemoryWrites(AddPipeline):
         target = self._access.resolve(principal, space, write=True)
         cat = self._category(category)
         texts = [self._content(c) for c in contents]
+        screened = self._screen(target.space.id, {f"contents[{i}]": t for i, t in enumerate(texts)},
+                                principal)
+        texts = [screened.text(f"contents[{i}]") for i in range(len(texts))]
         seen: set[str] = set()
         result = AddManyResult(target.space.slug)
         space_id = target.space.id
@@ -154,7 +159,8 @@ class MemoryWrites(AddPipeline):
                         result.duplicates += 1
                         continue
                     seen.add(digest)
-                    fresh.append(self._new_memory(space_id, text, cat, principal.actor))
+                    fresh.append(self._new_memory(space_id, text, cat, principal.actor,
+                                                  provenance=self._provenance(principal)))
                 if not fresh:
                     continue
                 vectors = self._embedder.embed([m.content for m in fresh])
@@ -183,16 +189,20 @@ class MemoryWrites(AddPipeline):
         version. Without `evidence` the correction keeps the old memory's citations."""
         target, old, text = self._checked_correction(principal, memory_id, content, space,
                                                      expected_version)
+        screened = self._screen(target.space.id, {"content": text}, principal)
+        text = screened.text("content")
         cited = (self._checked_evidence(target.space, evidence) if evidence is not None
                  else self._checked_evidence(target.space, [c.text for c in old.evidence]))
+        warnings = [*screened.warnings, *cited.warnings]
         if dry_run:
             request = AddRequest(text, category=category or old.category,
                                  citations=cited.citations)
-            return self._dry_run(principal, target.space, request, cited.warnings,
-                                 old.version + 1)
+            return self._dry_run(principal, target.space, request, warnings, old.version + 1)
         memory = self._embedded(replace(
             self._new_memory(target.space.id, text, self._category(category or old.category),
-                             principal.actor, evidence=cited.citations), version=old.version + 1))
+                             principal.actor, evidence=cited.citations,
+                             provenance=self._provenance(principal)),
+            version=old.version + 1))
         relation = Relation(
             memory.id, old.id, RelationType.UPDATES, memory.created_at, principal.actor,
             (reason or "").strip() or "corrected by hand",
@@ -208,7 +218,7 @@ class MemoryWrites(AddPipeline):
             raise versions.after_lost_race(self._store, target.space.id, old.id,
                                            expected_version, exc) from exc
         return AddResult("created", "flat", target.space.slug, [memory], [relation],
-                         superseded=[old.id], warnings=cited.warnings)
+                         superseded=[old.id], warnings=warnings)
 
     def forget(
         self,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass
 from typing import Protocol
 
 from memspace.domain.errors import InvalidInput, Unavailable
-from memspace.domain.models import Memory, MemoryFilter, Neighbour
+from memspace.domain.models import Memory, MemoryFilter, Neighbour, ProvenanceKind, provenance_of
 from memspace.domain.ports import (
     DocumentStore,
     Embedder,
@@ -41,8 +41,24 @@ class SearchRequest:
     limit: int = 10
     include_profile: bool = True
     include_inactive: bool = False
+    _: KW_ONLY  # filters added later are named at every call, never shifted by position
     # The keyword's words only as typed, no typo variants (the prompt-recall hook's search).
     exact_keyword: bool = False
+    # Only memories of these provenance kinds (issue 38), e.g. ("human",) for facts people wrote.
+    provenance: tuple[str, ...] = ()
+
+
+PROVENANCE_DEPTH = 5
+MAX_RANKED = 500
+
+
+def provenance_kinds(names: Sequence[str]) -> set[ProvenanceKind]:
+    """The kinds a search keeps. Raises InvalidInput naming the kinds there are."""
+    try:
+        return {ProvenanceKind(n.strip().lower()) for n in names if n.strip()}
+    except ValueError as exc:
+        raise InvalidInput(f"provenance takes any of {', '.join(k.value for k in ProvenanceKind)}"
+                           f" (e.g. [\"human\"] for facts people wrote), not {list(names)}") from exc
 
 
 @dataclass(frozen=True)
@@ -75,7 +91,10 @@ class SearchService:
         access: AccessService,
         profiles: ProfileService,
         max_query_chars: int = 2_000,
+        quarantines: Callable[[str], bool] | None = None,
     ) -> None:
+        # Whether a space keeps suspicious memories out of search (services/guard.py).
+        self._quarantines = quarantines or (lambda _space_id: False)
         self._store = store
         self._embedder = embedder
         self._access = access
@@ -138,9 +157,16 @@ class SearchService:
         # profile beside the embedding, 43.4 -> 40.3 ms with it after (A/Bs of servers taking
         # turns).
         profile = read_profile() if request.include_profile and not query else None
-        mode, ranked = self._rank(where, query, keyword, request.limit, request.exact_keyword)
+        kinds = provenance_kinds(request.provenance)
+        # With a provenance filter, rank deeper so that filtering still fills the page.
+        depth = request.limit if not kinds else min(request.limit * PROVENANCE_DEPTH, MAX_RANKED)
+        mode, ranked = self._rank(where, query, keyword, depth, request.exact_keyword)
         if request.include_profile and profile is None:
             profile = read_profile()
+        if kinds:
+            ranked = [h for h in ranked if provenance_of(h.memory).kind in kinds]
+        if self._quarantines(target.space.id):
+            ranked = [h for h in ranked if not h.memory.suspicious]
         hits = ranked[: request.limit]
         related = self._store.neighbours(
             target.space.id, [h.memory.id for h in hits], hops=2, per_origin=RELATED_PER_HIT

@@ -146,6 +146,14 @@ class VectorCache:
         self._snapshot_dir = snapshot_dir
         self._scans: Coalescer[Scan, np.ndarray] = Coalescer(_scans)
 
+    def forget_space(self, space_id: str) -> None:
+        """Drop a space's rows here and its saved snapshot: the next search reads them again
+        (after stored text was rewritten in place by `memspace scan --redact`)."""
+        with self._lock:
+            self._spaces.pop(space_id, None)
+        if self._snapshot_dir is not None:
+            vector_snapshot.discard(self._snapshot_dir, space_id)
+
     def top_k(
         self,
         source: VectorSource,

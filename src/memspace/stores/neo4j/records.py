@@ -21,6 +21,8 @@ from memspace.domain.models import (
     DocumentStatus,
     Handoff,
     Memory,
+    Provenance,
+    ProvenanceKind,
     Relation,
     RelationType,
     Space,
@@ -120,6 +122,9 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         "context": m.context, "follows": m.follows,
         "evidence": evidence_text(m.evidence), "verification": m.verification,
         "verifiedAt": utc(m.verified_at) if m.verified_at is not None else None,
+        "provenanceKind": m.provenance.kind.value if m.provenance else None,
+        "provenanceSource": m.provenance.source if m.provenance else None,
+        "suspicious": m.suspicious,
         "terms": index_terms(m.content, m.context),
     }
 
@@ -141,6 +146,9 @@ def memory_from(p: Props) -> Memory:
         evidence=evidence_of(p.get("evidence")),
         verification=p.get("verification"),
         verified_at=from_micros(p.get("verifiedAt")),
+        provenance=Provenance(ProvenanceKind(p["provenanceKind"]), p.get("provenanceSource") or "")
+        if p.get("provenanceKind") else None,
+        suspicious=p.get("suspicious"),
     )
 
 

@@ -37,7 +37,7 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
     _refuse_repeats(conn, batch)
     conn.executemany(
         f"INSERT INTO memories ({MEMORY_COLUMNS}, changed_version, terms) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"VALUES ({', '.join('?' * (MEMORY_COLUMNS.count(',') + 3))})",
         [
             (m.id, batch.space_id, m.content, m.category,
              vector_blob(m.embedding) if m.embedding is not None else None,
@@ -46,7 +46,9 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
              m.forget_reason, m.forgotten_by, m.origin, m.version, m.speaker,
              m.observed_at.isoformat() if m.observed_at else None, m.context, m.follows,
              evidence_text(m.evidence), m.verification,
-             ts(m.verified_at) if m.verified_at else None, stamp,
+             ts(m.verified_at) if m.verified_at else None,
+             m.provenance.kind.value if m.provenance else None,
+             m.provenance.source if m.provenance else None, m.suspicious, stamp,
              index_terms(m.content, m.context))
             for m in batch.memories
         ],

@@ -310,6 +310,31 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (repo_id, sha)
     );
     """,
+    # 15: each space's security policy (secrets refuse|redact|allow, instruction-like
+    # writes flag|quarantine; a space without a row has the defaults) and the operator's audit
+    # log of administrative actions, appended to only (services/audit.py); and on each memory
+    # where it came from (provenance; NULL for earlier memories: domain.models.provenance_of
+    # infers it) and why it reads like instructions to an agent (suspicious; NULL: it does not)
+    """
+    CREATE TABLE space_policies (
+        space_id TEXT PRIMARY KEY REFERENCES spaces(id),
+        secrets TEXT NOT NULL,
+        injections TEXT NOT NULL
+    );
+    CREATE TABLE audit_log (
+        id TEXT PRIMARY KEY,
+        at TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        space_id TEXT,
+        target TEXT,
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX audit_log_at ON audit_log (at);
+    ALTER TABLE memories ADD COLUMN provenance_kind TEXT;
+    ALTER TABLE memories ADD COLUMN provenance_source TEXT;
+    ALTER TABLE memories ADD COLUMN suspicious TEXT;
+    """,
 ]
 
 

@@ -14,6 +14,8 @@ from memspace.domain.models import (
     Document,
     DocumentStatus,
     Memory,
+    Provenance,
+    ProvenanceKind,
     Relation,
     RelationType,
     Space,
@@ -22,7 +24,8 @@ from memspace.domain.models import (
 MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
     "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version, "
-    "speaker, observed_at, context, follows, evidence, verification, verified_at"
+    "speaker, observed_at, context, follows, evidence, verification, verified_at, "
+    "provenance_kind, provenance_source, suspicious"
 )
 
 
@@ -101,6 +104,9 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         evidence=evidence_of(row["evidence"]),
         verification=row["verification"],
         verified_at=parse_ts(row["verified_at"]),
+        provenance=Provenance(ProvenanceKind(row["provenance_kind"]), row["provenance_source"] or "")
+        if row["provenance_kind"] else None,
+        suspicious=row["suspicious"],
     )
 
 

@@ -29,6 +29,7 @@ def memory_fields(var: str) -> str:
         ".contentHash, .documentId, .origin, "
         f"invalidatedAt: {micros(var + '.invalidatedAt')}, .invalidatedBy, .forgetReason, "
         ".forgottenBy, .version, .speaker, .observedAt, .context, .follows, .evidence, "
+        ".provenanceKind, .provenanceSource, .suspicious, "
         f".verification, verifiedAt: {micros(var + '.verifiedAt')}}}"
     )
 
