@@ -10,7 +10,7 @@ from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import Clock, Embedder, GraphStore
+from memspace.domain.ports import Clock, Embedder, GraphStore, LifecycleStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
@@ -28,6 +28,7 @@ from memspace.services.graph import GraphService
 from memspace.services.handoffs import HandoffService
 from memspace.services.ingest_worker import IngestionWorker
 from memspace.services.ingestion import IngestionService
+from memspace.services.lifecycle import LifecycleService
 from memspace.services.memories import Limits, MemoryService
 from memspace.services.oauth import OAuthService
 from memspace.services.portability import PortabilityService
@@ -58,6 +59,7 @@ class Container:
     uploads: UploadTickets
     portability: PortabilityService
     oauth: OAuthService
+    lifecycle: LifecycleService
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
@@ -122,6 +124,22 @@ def build_note_jobs(store: GraphStore) -> NoteJobStore:
     if isinstance(store, Neo4jStore):
         return Neo4jNoteJobs(store)
     raise TypeError(f"no note job store for {type(store).__name__}")
+
+
+def build_lifecycle(store: GraphStore) -> LifecycleStore:
+    """Status changes set by hand live beside the graph, in the same database."""
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.lifecycle import SqliteLifecycle
+
+        return SqliteLifecycle(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.lifecycle import Neo4jLifecycle
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jLifecycle(store)
+    raise TypeError(f"no lifecycle store for {type(store).__name__}")
 
 
 def build_embedder(settings: Settings, store: GraphStore | None = None) -> Embedder:
@@ -209,6 +227,7 @@ def build(
     extractor = extractor or build_extractor(settings)
     # Only with a model: without one an add stores its note as it is and nothing is deferred.
     note_jobs = build_note_jobs(store) if extractor is not None else None
+    marks = build_lifecycle(store)
     metrics = Metrics() if settings.metrics else None
     if metrics is not None:
         store, extractor = watched_ports(metrics, store, extractor)
@@ -255,4 +274,5 @@ def build(
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
         portability=PortabilityService(store, embedder, access, files, admin),
         oauth=OAuthService(build_oauth_store(store), access, admin, clock),
+        lifecycle=LifecycleService(store, marks, access, clock),
     )

@@ -13,16 +13,13 @@ from typing import Annotated
 
 import typer
 
-from memspace import __version__, cli_ingest, cli_oauth, cli_workflow
+from memspace import __version__, cli_ingest, cli_memories, cli_oauth, cli_workflow
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
-from memspace.present.json import add_json, search_json
 from memspace.present.records import document_json, key_json, space_json
-from memspace.present.text import add_text, documents_text, search_text
+from memspace.present.text import documents_text
 from memspace.services.access import AccessService
 from memspace.services.admin import parse_grant
-from memspace.services.memories import AddRequest
-from memspace.services.search import SearchRequest
 
 app = typer.Typer(help="memspace: shared, graph-shaped memory for teams of AI agents.",
                   no_args_is_help=True, add_completion=False)
@@ -36,6 +33,10 @@ app.add_typer(cli_oauth.oauth_app, name="oauth")
 app.command("login-link")(cli_oauth.login_link)
 app.add_typer(cli_workflow.handoff_app, name="handoff")
 app.command("context")(cli_workflow.context)
+app.command("add")(cli_memories.add)
+app.command("search")(cli_memories.search)
+app.command("list")(cli_memories.list_memories)
+app.command("mark")(cli_memories.mark)
 
 
 def _version(value: bool) -> None:
@@ -142,39 +143,6 @@ def key_revoke(key: Annotated[str, typer.Argument(help="Key id or prefix (msk_xx
     container = open_container()
     revoked = container.admin.revoke_key(key)
     typer.echo(f"Revoked {revoked.prefix} ({revoked.name}).")
-
-
-@app.command()
-@command
-def add(
-    content: Annotated[str, typer.Argument(help="The fact to remember; '-' reads stdin.")],
-    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
-    category: Annotated[str | None, typer.Option(help="Category label.")] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Save one memory (the same call as the add_memory tool)."""
-    container = open_container()
-    text = sys.stdin.read() if content == "-" else content
-    added = container.memories.submit(AccessService.operator(), AddRequest(text, space, category))
-    emit(add_json(added), as_json, add_text(added))
-
-
-@app.command()
-@command
-def search(
-    query: Annotated[str | None, typer.Argument(help="Natural-language query.")] = None,
-    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")] = "",
-    keyword: Annotated[str | None, typer.Option(help="Typo-tolerant keyword match.")] = None,
-    category: Annotated[str | None, typer.Option(help="Category filter.")] = None,
-    limit: Annotated[int, typer.Option(help="Number of results (1-50).")] = 10,
-    include_inactive: Annotated[bool, typer.Option(help="Include superseded memories.")] = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Search a space (the same call as the search_memory tool)."""
-    container = open_container()
-    request = SearchRequest(query, keyword, category, space or None, limit, False, include_inactive)
-    found = container.search.search(AccessService.operator(), request)
-    emit(search_json(found), as_json, search_text(found))
 
 
 @app.command("import")

@@ -44,6 +44,17 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
     model: dict[str, dict[str, bool]] = {s: {} for s in slugs}
     unknown = f"nowhere-{rig.tag}"
     counts: dict[str, int] = {}
+    ids: dict[str, dict[str, str]] = {s: {} for s in slugs}  # content -> id, per space
+
+    def some_id(slug: str) -> tuple[str, str | None]:
+        """An active memory's id, from this space or (as often) from another one: a foreign
+        id must answer exactly like a missing one. Returns (id, its content if it is here)."""
+        owner = rng.choice(slugs) if rng.random() < 0.5 else slug
+        live = [t for t, on in model.get(owner, {}).items() if on]
+        if not live:
+            return f"missing-{rig.tag}", None
+        text = rng.choice(live)
+        return ids[owner][text], text if owner == slug else None
 
     def expect_refusal(access: str | None, write: bool) -> type[Exception] | None:
         if access is None:
@@ -55,9 +66,9 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
     for step in range(ops):
         who, granted = rng.choice(keys)
         slug = rng.choice([*slugs, unknown]) if rng.random() < 0.95 else unknown
-        action = rng.choices(["add", "repeat", "search", "keyword", "list", "forget"],
-                             [30, 5, 25, 10, 20, 10])[0]
-        refusal = expect_refusal(granted.get(slug), action in ("add", "repeat", "forget"))
+        action = rng.choices(["add", "repeat", "search", "keyword", "list", "forget", "mark"],
+                             [30, 5, 25, 10, 20, 10, 10])[0]
+        refusal = expect_refusal(granted.get(slug), action in ("add", "repeat", "forget", "mark"))
         context = f"seed {seed}, step {step}: {action} in {slug} as {granted}"
         try:
             if action in ("add", "repeat"):
@@ -70,6 +81,14 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
                 was_active = model[slug].get(text, False)
                 assert result.status == ("duplicate" if was_active else "created"), context
                 model[slug][text] = True
+                ids[slug][text] = result.memories[0].id  # the active one
+            elif action == "mark":
+                memory_id, here = some_id(slug)
+                if refusal is None and here is None:
+                    refusal = NotFound  # a foreign or missing id, in a space the key may write
+                marked = rig.app.lifecycle.mark(who, memory_id, rng.choice(["disputed", "current"]),
+                                                "checked", slug)
+                assert marked.memory.content == here, context
             elif action in ("search", "keyword"):
                 word = rng.choice(WORDS)
                 request = (SearchRequest(query=f"{word} notes", space=slug, limit=10)

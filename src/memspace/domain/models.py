@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType
+
 
 class Access(enum.StrEnum):
     """What a grant lets a key do in one space."""
@@ -93,6 +95,16 @@ class Memory:
     # The id of that turn before (the memory `context` was taken from): search lifts a memory
     # whose neighbour in the conversation matched too (services/ranking.py).
     follows: str | None = None
+    # What kind of note it is and where it stands (domain/lifecycle.py); `importance` 1-5 and
+    # `canonical` weigh it in get_context. A superseded memory's replacement is invalidated_by.
+    type: MemoryType = MemoryType.NOTE
+    status: MemoryStatus = MemoryStatus.CURRENT
+    importance: int = DEFAULT_IMPORTANCE
+    canonical: bool = False
+
+    @property
+    def superseded_by(self) -> str | None:
+        return self.invalidated_by if self.status is MemoryStatus.SUPERSEDED else None
 
 
 @dataclass(frozen=True)
@@ -202,6 +214,10 @@ class MemoryFilter:
     space_id: str
     category: str | None = None
     include_inactive: bool = False
+    # Only these types / statuses (empty: any). A status filter reads inactive memories too,
+    # so `statuses=(superseded,)` lists what corrections replaced.
+    types: tuple[MemoryType, ...] = ()
+    statuses: tuple[MemoryStatus, ...] = ()
 
 
 @dataclass(frozen=True)

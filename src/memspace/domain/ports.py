@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from memspace.domain.lifecycle import MemoryStatus, Revision
 from memspace.domain.models import (
     ApiKey,
     ChunkSource,
@@ -285,6 +286,25 @@ class DocumentStore(Protocol):
         """The memories a document's chunks produced, in the order they were written, whether
         still active or since superseded."""
 
+
+
+class LifecycleStore(Protocol):
+    """A memory's status set by hand, with who set it, when and why (domain/lifecycle.py).
+    A role object per store (stores/*/lifecycle.py) over the graph's connection."""
+
+    def mark(self, space_id: str, memory_id: str, status: MemoryStatus, reason: str, by: str,
+             at: datetime, expected_version: int | None = None) -> Memory:
+        """Set an active memory's status, bump its version, put it in the change feed and
+        record the change, in one transaction under the space's write lock.
+
+        Raises:
+            NotFound: no such memory in the space.
+            Conflict: it is no longer active (superseded or forgotten).
+            StaleVersion: `expected_version` is given and is not its version.
+        """
+
+    def marks_of(self, space_id: str, memory_ids: list[str]) -> list[Revision]:
+        """The status changes of these memories, oldest first."""
 
 
 class DirectoryStore(SpaceStore, KeyStore, Protocol):

@@ -30,6 +30,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                        "content": "Deploys to production need one approval",
                        "reason": "policy changed"},
     "get_context": {"query": "the task you are starting", "detail": "balanced"},
+    "mark_memory": {"memoryId": "<id from search_memory>", "status": "disputed",
+                    "reason": "the load test of 2 June contradicts it", "expectedVersion": 1},
     "save_handoff": {"summary": "Where the work stands", "nextSteps": ["what comes next"],
                      "openQuestions": ["what is undecided"]},
 }

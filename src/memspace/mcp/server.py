@@ -8,6 +8,7 @@ from memspace import __version__
 from memspace.bootstrap import Container
 from memspace.mcp.apps import build_apps
 from memspace.mcp.errors import CodedErrorsServer
+from memspace.mcp.lifecycle_tools import register_lifecycle_tools
 from memspace.mcp.metered import time_tool_calls
 from memspace.mcp.resources import register_resources
 from memspace.mcp.tools import register_tools
@@ -35,6 +36,7 @@ def build_mcp_server(app: Container) -> MCPServer:
     )
     register_tools(server, app)
     register_workflow_tools(server, app)
+    register_lifecycle_tools(server, app)
     register_resources(server, app)
     if app.metrics is not None:
         time_tool_calls(server, app.metrics)

@@ -47,6 +47,12 @@ LimitArg = Annotated[int, Field(ge=1, le=100, description="Page size (1-100).")]
 CursorArg = Annotated[
     str | None, Field(description="`nextCursor` from the previous page of the same call.")
 ]
+TYPES = ("decision, constraint, architecture, fact, incident, failed_approach, procedure, status, "
+         "task, preference, reference, note")
+TypeArg = Annotated[str | None, Field(description=f"What kind of note it is: one of {TYPES} (default note).")]
+TypesArg = Annotated[list[str] | None, Field(description=f"Only memories of these types ({TYPES}).")]
+StatusesArg = Annotated[list[str] | None, Field(description="Only memories in these statuses (current, superseded, historical, disputed, pending); superseded and historical ones are read too when named.")]
+ImportanceArg = Annotated[int | None, Field(ge=1, le=5, description="1 (minor) to 5 (must not be missed); default 3. Weighs it in get_context.")]
 
 
 def register_tools(server: MCPServer, app: Container) -> None:
@@ -75,9 +81,12 @@ def register_tools(server: MCPServer, app: Container) -> None:
         limit: Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")] = 10,
         includeProfile: Annotated[bool, Field(description="Add the space profile (recent memories, counts).")] = True,  # noqa: N803
         includeInactive: Annotated[bool, Field(description="Also return superseded or forgotten memories.")] = False,  # noqa: N803
+        types: TypesArg = None,
+        statuses: StatusesArg = None,
     ) -> CallToolResult:
         who = principal_of(ctx)
-        request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive)
+        request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive,
+                                tuple(types or ()), tuple(statuses or ()))
         found = call(lambda: app.search.search(who, request))
         return result(search_text(found), search_json(found))
 
@@ -112,6 +121,11 @@ def register_tools(server: MCPServer, app: Container) -> None:
         idempotencyKey: Annotated[str | None, Field(description="Any unique string; retrying with the same key returns the first result instead of saving twice.")] = None,  # noqa: N803
         expectedVersion: Annotated[int | None, Field(ge=1, description="With forget: the `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
         wait: Annotated[bool, Field(description="With a model: true waits for the facts (one model call); false (default) saves now and extracts in the background.")] = False,
+        type: TypeArg = None,
+        importance: ImportanceArg = None,
+        canonical: Annotated[bool, Field(description="The team's agreed answer on its subject: ranked first in get_context.")] = False,
+        supersedes: Annotated[list[str] | None, Field(description="Ids this memory replaces (each gets an UPDATES from it and becomes superseded). Resolves a `conflict` answer when the new claim replaces the old.")] = None,
+        force: Annotated[bool, Field(description="Store it even though it contradicts a decision/constraint/architecture memory (both hold). Resolves a `conflict` answer.")] = False,
     ) -> CallToolResult:
         who = principal_of(ctx)
         if action == "forget":
@@ -119,7 +133,9 @@ def register_tools(server: MCPServer, app: Container) -> None:
                                                     expectedVersion))
             data = {"status": "forgotten", "memory": memory_json(gone)}
             return result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
-        request = AddRequest(content, space, category, speaker, observedAt, idempotencyKey)
+        request = AddRequest(content, space, category, speaker, observedAt, idempotencyKey,
+                             memory_type=type, importance=importance, canonical=canonical,
+                             supersedes=tuple(supersedes or ()), force=force)
         added = call(lambda: app.memories.submit(who, request, wait=wait))
         return result(add_text(added), add_json(added))
 
@@ -188,6 +204,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
         limit: LimitArg = 20,
         cursor: CursorArg = None,
         since: Annotated[str | None, Field(description="ISO time or a change cursor: list changes since then, oldest first.")] = None,
+        types: TypesArg = None,
+        statuses: StatusesArg = None,
     ) -> CallToolResult:
         who = principal_of(ctx)
         if since:
@@ -196,7 +214,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
             data = {"space": slug, "changes": items, "nextCursor": feed.next_cursor}
             text = list_text(f"Changes in '{slug}', oldest first", [c.memory for c in feed.items], None)
             return result(f"{text}\nNext time pass since={feed.next_cursor}", data)
-        slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor))
+        slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor,
+                                                     types, statuses))
         items = [memory_json(m) for m in page.items]
         data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}
         return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor), data)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from memspace.domain.lifecycle import Revision
 from memspace.domain.models import RelationType
 from memspace.present.records import (
     counts_json,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from memspace.services.documents import DocumentPage
     from memspace.services.graph import GraphView
     from memspace.services.ingestion import Uploaded
+    from memspace.services.lifecycle import Marked
     from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchHit, SearchResult
     from memspace.services.similar import Similar
@@ -119,10 +121,11 @@ def document_page_json(page: DocumentPage) -> dict[str, Any]:
 
 
 def memory_detail_json(detail: MemoryDetail) -> dict[str, Any]:
-    """getMemory's answer; a note saved without waiting adds `status` and `statusReason`."""
+    """getMemory's answer; a note saved without waiting adds how its extraction stands:
+    `extraction` (pending, extracted or flat) and `extractionReason`."""
     memory = memory_json(detail.memory, detail.titles)
     if detail.note is not None:
-        memory |= {"status": detail.note.state.value, "statusReason": detail.note.reason}
+        memory |= {"extraction": detail.note.state.value, "extractionReason": detail.note.reason}
     return {
         "space": detail.space,
         "memory": memory,
@@ -163,8 +166,7 @@ def add_json(result: AddResult) -> dict[str, Any]:
         "status": result.status,
         "mode": result.mode,
         "space": result.space,
-        "memories": [memory_json(m) | ({"status": "pending"} if result.mode == "pending" else {})
-                     for m in result.memories],
+        "memories": [memory_json(m) for m in result.memories],
         "relations": [relation_json(r) for r in result.relations],
         "superseded": result.superseded,
         "warnings": result.warnings,
@@ -199,3 +201,15 @@ def context_json(brief: Briefing) -> dict[str, Any]:
             "shortened": len(brief.shortened), "omitted": len(brief.omitted),
             "omittedIds": brief.omitted, "handoffId": brief.handoff, "notes": brief.notes}
     return {"context": brief.text, "meta": meta}
+
+
+def revision_json(revision: Revision) -> dict[str, Any]:
+    return {"memoryId": revision.memory_id, "version": revision.version, "kind": revision.kind,
+            "status": revision.status, "reason": revision.reason, "by": revision.by,
+            "at": iso(revision.at)}
+
+
+def marked_json(marked: Marked) -> dict[str, Any]:
+    """mark_memory's answer: the memory as it is now, the status it had, the history entry."""
+    return {"space": marked.space, "memory": memory_json(marked.memory),
+            "previousStatus": marked.previous.value, "revision": revision_json(marked.revision)}

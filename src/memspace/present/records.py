@@ -19,12 +19,19 @@ def memory_json(memory: Memory, titles: Mapping[str, str] | None = None) -> dict
     data: dict[str, Any] = {
         "id": memory.id,
         "content": memory.content,
+        "type": memory.type.value,
         "category": memory.category,
+        "status": memory.status.value,
         "active": memory.active,
         "createdAt": iso(memory.created_at),
         "createdBy": memory.created_by,
         "version": memory.version,
+        "importance": memory.importance,
     }
+    if memory.canonical:
+        data["canonical"] = True
+    if memory.superseded_by:
+        data["supersededBy"] = memory.superseded_by
     if memory.speaker:
         data["speaker"] = memory.speaker
     if memory.observed_at is not None:

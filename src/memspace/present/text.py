@@ -13,15 +13,27 @@ if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.j
     from memspace.services.adding import AddResult
     from memspace.services.documents import DocumentPage
     from memspace.services.graph import GraphView
+    from memspace.services.lifecycle import Marked
     from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchResult
     from memspace.services.spaces import Glance, Identity, SpaceListing
 
 
+def _state(active: bool, status: str, superseded_by: str | None) -> str:
+    """` [disputed]`, ` [superseded by id]`…: nothing for a current memory."""
+    if status == "current" and active:
+        return ""
+    if superseded_by:
+        return f" [superseded by {superseded_by}]"
+    return f" [{status}{'' if active else ', inactive'}]"
+
+
 def _line(memory: dict[str, Any]) -> str:
-    state = "" if memory.get("active", True) else " [inactive]"
+    state = _state(memory.get("active", True), memory.get("status", "current"),
+                   memory.get("supersededBy"))
     version = f" v{memory['version']}" if "version" in memory else ""
-    line = f"[{memory['id']}]{version} ({memory['category']}){state} {memory['content']}"
+    kind = f"{memory['type']}, " if memory.get("type", "note") != "note" else ""
+    line = f"[{memory['id']}]{version} ({kind}{memory['category']}){state} {memory['content']}"
     if memory.get("documentId"):
         where = ", ".join(x for x in (memory.get("documentTitle"), memory.get("origin")) if x)
         line += f" (from {where or 'document ' + memory['documentId']})"
@@ -29,9 +41,11 @@ def _line(memory: dict[str, Any]) -> str:
 
 
 def memory_line(memory: Memory, titles: Mapping[str, str] | None = None) -> str:
-    """`[id] vN (category) content`, marked when inactive, with the document it came from."""
-    state = "" if memory.active else " [inactive]"
-    line = f"[{memory.id}] v{memory.version} ({memory.category}){state} {memory.content}"
+    """`[id] vN (type, category) content`, its status when not current, with the document it
+    came from."""
+    state = _state(memory.active, memory.status.value, memory.superseded_by)
+    kind = f"{memory.type.value}, " if memory.type.value != "note" else ""
+    line = f"[{memory.id}] v{memory.version} ({kind}{memory.category}){state} {memory.content}"
     if memory.document_id:
         title = titles.get(memory.document_id) if titles else None
         where = ", ".join(x for x in (title, memory.origin) if x)
@@ -89,7 +103,7 @@ def _add_text(data: dict[str, Any]) -> str:
         lines.append("Superseded (now inactive): " + ", ".join(data["superseded"]))
     if data["mode"] == "pending":
         lines.append("Its facts are extracted in the background; getMemory shows when they replace "
-                     "it (status pending -> extracted, or flat with the reason).")
+                     "it (extraction pending -> extracted, or flat with the reason).")
     lines += [f"Warning: {w}" for w in data["warnings"]]
     if data.get("similar"):
         lines.append("Similar memories already in the space — if the new memory replaces one of "
@@ -203,3 +217,9 @@ def handoff_text(handoff: Handoff) -> str:
 def graph_text(graph: GraphView) -> str:
     return (f"{len(graph.nodes)} memories and {len(graph.edges)} relations in '{graph.space}'"
             + (" (newest only)." if graph.truncated else "."))
+
+
+def marked_text(marked: Marked) -> str:
+    r = marked.revision
+    return (f"Marked {marked.previous.value} -> {r.status} by {r.by} at {iso(r.at)} "
+            f"({r.reason}) in '{marked.space}':\n{memory_line(marked.memory)}")

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
 from memspace.domain.extraction import Candidate
+from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, Space, Usage
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
@@ -46,6 +47,15 @@ class AddRequest:
     observed_at: datetime | None = None
     idempotency_key: str | None = None
     source: ChunkSource | None = None
+    # What kind of note it is and how much it weighs (domain/lifecycle.py); None: a note of
+    # the default importance (with a model, each fact's type is the model's when it gives one).
+    memory_type: str | None = None
+    importance: int | None = None
+    canonical: bool = False
+    # The memories this one replaces (each gets an UPDATES from it and becomes superseded), and
+    # `force`: store it beside a contradicting decision all the same (both are true).
+    supersedes: tuple[str, ...] = ()
+    force: bool = False
 
 
 @dataclass
@@ -81,10 +91,14 @@ class AddPipeline(MemoryCore):
         return replace(memory, embedding=vector)
 
     def _memory_for(self, principal: Principal, space: Space, request: AddRequest, text: str,
-                    category: str | None) -> Memory:
-        """A new memory of this add: `text` is the content or one fact extracted from it."""
-        return self._new_memory(space.id, text, self._category(category), principal.actor,
-                                request.source, request.speaker, request.observed_at)
+                    category: str | None, kind: MemoryType | None = None) -> Memory:
+        """A new memory of this add: `text` is the content or one fact extracted from it,
+        `kind` the type the model gave that fact (the caller's type wins)."""
+        memory = self._new_memory(space.id, text, self._category(category), principal.actor,
+                                  request.source, request.speaker, request.observed_at)
+        return replace(memory, type=self._type(request.memory_type) or kind or MemoryType.NOTE,
+                       importance=self._importance(request.importance),
+                       canonical=request.canonical)
 
     def _add(self, principal: Principal, space: Space, request: AddRequest,
              wait: bool = True) -> AddResult:
@@ -116,9 +130,11 @@ class AddPipeline(MemoryCore):
         return self._add_extracted(principal, space, request)
 
     def _add_flat(self, principal: Principal, space: Space, request: AddRequest,
-                  warnings: Sequence[str] = (), spent: Usage = NO_USAGE) -> AddResult:
-        memory = self._in_conversation(
-            self._memory_for(principal, space, request, request.content or "", request.category))
+                  warnings: Sequence[str] = (), spent: Usage = NO_USAGE,
+                  status: MemoryStatus = MemoryStatus.CURRENT) -> AddResult:
+        memory = self._in_conversation(replace(
+            self._memory_for(principal, space, request, request.content or "", request.category),
+            status=status))
         # Nothing relates a flat memory to the space, so the close ones are listed for the
         # caller to review (services/similar.py), looked up while the write commits: each takes
         # ~10 ms at 100,000 memories, one on this process's CPU, the other waiting on the store.
@@ -140,7 +156,7 @@ class AddPipeline(MemoryCore):
     def _add_pending(self, principal: Principal, space: Space, request: AddRequest) -> AddResult:
         """The note stored as it is (searchable now) and queued for background extraction."""
         assert self._notes is not None
-        result = self._add_flat(principal, space, request)
+        result = self._add_flat(principal, space, request, status=MemoryStatus.PENDING)
         if result.status == "created":
             self._notes.queue(result.memories[0], request.speaker, request.observed_at,
                               self._category(request.category) if request.category else None)

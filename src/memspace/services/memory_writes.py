@@ -157,7 +157,8 @@ class MemoryWrites(AddPipeline):
                                                      expected_version)
         memory = self._embedded(replace(
             self._new_memory(target.space.id, text, self._category(category or old.category),
-                             principal.actor), version=old.version + 1))
+                             principal.actor), version=old.version + 1, type=old.type,
+            importance=old.importance, canonical=old.canonical))
         relation = Relation(
             memory.id, old.id, RelationType.UPDATES, memory.created_at, principal.actor,
             (reason or "").strip() or "corrected by hand",

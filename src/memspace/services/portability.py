@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
 from memspace.domain.files import ExtractedText
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType, status_today
 from memspace.domain.models import (
     Chunk,
     Document,
@@ -111,6 +112,8 @@ class PortabilityService:
                 "version": memory.version, "speaker": memory.speaker,
                 "observedAt": memory.observed_at.isoformat() if memory.observed_at else None,
                 "context": memory.context, "follows": memory.follows,
+                "memoryType": memory.type.value, "status": memory.status.value,
+                "importance": memory.importance, "canonical": memory.canonical,
             }
         relations = self._store.relations_among(sid, [m.id for m in memories])
         for rel in sorted(relations,
@@ -296,4 +299,11 @@ class PortabilityService:
             speaker=r.get("speaker"),
             observed_at=datetime.fromisoformat(r["observedAt"]) if r.get("observedAt") else None,
             context=r.get("context"), follows=ident(r.get("follows")),
+            # An export made before types and statuses has neither: a note, in the status its
+            # state means today (as migration 14 gave the stored ones).
+            type=MemoryType(r.get("memoryType") or "note"),
+            status=MemoryStatus(r.get("status") or status_today(
+                bool(r["active"]), r.get("invalidatedBy"), r.get("forgetReason"))),
+            importance=int(r.get("importance") or DEFAULT_IMPORTANCE),
+            canonical=bool(r.get("canonical")),
         )

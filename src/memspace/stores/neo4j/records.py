@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType, status_today
 from memspace.domain.models import (
     Access,
     ApiKey,
@@ -118,6 +119,8 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         "observedAt": m.observed_at.isoformat() if m.observed_at is not None else None,
         "context": m.context, "follows": m.follows,
         "terms": index_terms(m.content, m.context),
+        "type": m.type.value, "status": m.status.value, "importance": m.importance,
+        "canonical": m.canonical,
     }
 
 
@@ -135,6 +138,11 @@ def memory_from(p: Props) -> Memory:
         observed_at=datetime.fromisoformat(p["observedAt"]) if p.get("observedAt") else None,
         context=p.get("context"),
         follows=p.get("follows"),
+        type=MemoryType(p.get("type") or "note"),
+        status=MemoryStatus(p.get("status") or status_today(
+            p["active"], p["invalidatedBy"], p["forgetReason"])),
+        importance=p.get("importance") or DEFAULT_IMPORTANCE,
+        canonical=bool(p.get("canonical")),
     )
 
 

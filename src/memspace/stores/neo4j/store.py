@@ -88,6 +88,7 @@ class Neo4jStore:
             self._db.retrying(lambda: ensure_schema(self._db.driver, database))
             memories.backfill_terms(self._db)
             memories.backfill_follows(self._db)
+            memories.backfill_lifecycle(self._db)
         except BaseException:
             self._db.close()
             raise

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.domain.models import (
     Access,
     ApiKey,
@@ -21,7 +22,7 @@ from memspace.domain.models import (
 MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
     "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version, "
-    "speaker, observed_at, context, follows"
+    "speaker, observed_at, context, follows, type, status, importance, canonical"
 )
 
 
@@ -97,6 +98,10 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         observed_at=datetime.fromisoformat(row["observed_at"]) if row["observed_at"] else None,
         context=row["context"],
         follows=row["follows"],
+        type=MemoryType(row["type"]),
+        status=MemoryStatus(row["status"]),
+        importance=row["importance"],
+        canonical=bool(row["canonical"]),
     )
 
 
