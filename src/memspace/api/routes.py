@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import MemspaceError
-from memspace.present.json import add_json, memory_detail_json, search_json
+from memspace.present.json import add_json, marked_json, memory_detail_json, search_json
 from memspace.present.records import memory_json
 from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
@@ -46,6 +46,18 @@ class AddBody(BaseModel):
     content: str
     category: str | None = None
     space: str | None = None
+    type: str | None = None
+    importance: int | None = Field(default=None, ge=1, le=5)
+    canonical: bool = False
+    supersedes: list[str] = []
+    force: bool = False
+
+
+class MarkBody(BaseModel):
+    status: str
+    reason: str
+    space: str | None = None
+    expectedVersion: int | None = Field(default=None, ge=1)  # noqa: N815
 
 
 class SearchBody(BaseModel):
@@ -56,13 +68,26 @@ class SearchBody(BaseModel):
     limit: int = Field(default=10, ge=1, le=50)
     includeProfile: bool = False  # noqa: N815
     includeInactive: bool = False  # noqa: N815
+    types: list[str] = []
+    statuses: list[str] = []
 
 
 @router.post("/v1/memories", tags=["memories"], status_code=201)
-async def add_memory(body: AddBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
-    result = await run_in_threadpool(app.memories.submit, who,
-                                     AddRequest(body.content, body.space, body.category))
+async def add_memory(body: AddBody, app: ContainerDep, who: PrincipalDep) -> Any:
+    request = AddRequest(body.content, body.space, body.category, memory_type=body.type,
+                         importance=body.importance, canonical=body.canonical,
+                         supersedes=tuple(body.supersedes), force=body.force)
+    result = await run_in_threadpool(app.memories.submit, who, request)
+    if result.status == "conflict":  # nothing stored: the answer says how to resolve it
+        return JSONResponse(add_json(result), status_code=409)
     return add_json(result)
+
+
+@router.post("/v1/memories/{memory_id}/status", tags=["memories"])
+async def mark_memory(memory_id: str, body: MarkBody, app: ContainerDep,
+                      who: PrincipalDep) -> dict[str, Any]:
+    return marked_json(await run_in_threadpool(app.lifecycle.mark, who, memory_id, body.status,
+                                               body.reason, body.space, body.expectedVersion))
 
 
 @router.get("/v1/memories/{memory_id}", tags=["memories"])
@@ -74,7 +99,8 @@ async def get_memory(memory_id: str, app: ContainerDep, who: PrincipalDep,
 @router.post("/v1/search", tags=["memories"])
 async def search(body: SearchBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
     request = SearchRequest(body.query, body.keyword, body.category, body.space, body.limit,
-                            body.includeProfile, body.includeInactive)
+                            body.includeProfile, body.includeInactive, tuple(body.types),
+                            tuple(body.statuses))
     return search_json(await run_in_threadpool(app.search.search, who, request))
 
 

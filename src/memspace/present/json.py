@@ -22,6 +22,7 @@ from memspace.present.records import (
 # The result types only for type checking: the idempotency ledger (services/memory_writes.py)
 # imports this module at run time, to store an add's answer in its wire form.
 if TYPE_CHECKING:
+    from memspace.services.add_types import Clash
     from memspace.services.adding import AddResult
     from memspace.services.briefing import Briefing
     from memspace.services.context import Profile
@@ -172,6 +173,7 @@ def add_json(result: AddResult) -> dict[str, Any]:
         "warnings": result.warnings,
         "similar": [similar_json(s) for s in result.similar],
         "reviewSuggested": bool(result.similar),
+        **({"conflict": clash_json(result.clash)} if result.clash is not None else {}),
         "usage": {
             "llmCalls": result.usage.llm_calls,
             "promptTokens": result.usage.prompt_tokens,
@@ -213,3 +215,19 @@ def marked_json(marked: Marked) -> dict[str, Any]:
     """mark_memory's answer: the memory as it is now, the status it had, the history entry."""
     return {"space": marked.space, "memory": memory_json(marked.memory),
             "previousStatus": marked.previous.value, "revision": revision_json(marked.revision)}
+
+
+def clash_json(clash: Clash) -> dict[str, Any]:
+    """A conflict answer's detail: the memory contradicted and the two calls that resolve it."""
+    base: dict[str, Any] = {"content": clash.content, "type": clash.memory_type}
+    if clash.category:
+        base["category"] = clash.category
+    return {
+        "memory": memory_json(clash.memory),
+        "similarity": round(clash.similarity, 4),
+        "resolve": {
+            "replaces": {"tool": "add_memory",
+                         "arguments": {**base, "supersedes": [clash.memory.id]}},
+            "bothHold": {"tool": "add_memory", "arguments": {**base, "force": True}},
+        },
+    }

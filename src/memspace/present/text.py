@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -95,7 +96,17 @@ def _add_text(data: dict[str, Any]) -> str:
     if data["status"] == "duplicate":
         return (f"Already known in '{data['space']}' (exact repeat, nothing written): "
                 f"{_line(data['memories'][0])}")
-    lines = [f"Saved {len(data['memories'])} memory(ies) in '{data['space']}' ({data['mode']} mode):"]
+    if data["status"] == "conflict":
+        clash = data["conflict"]
+        fixes = clash["resolve"]
+        return "\n".join([
+            f"CONFLICT, nothing saved in '{data['space']}': it contradicts "
+            f"{_line(clash['memory'])} (similarity {clash['similarity']:.2f}).",
+            "If the new claim replaces it, call add_memory with "
+            f"{json.dumps(fixes['replaces']['arguments'])}",
+            f"If both hold, call add_memory with {json.dumps(fixes['bothHold']['arguments'])}"])
+    verb = "Updated (restated as the next version)" if data["status"] == "updated" else "Saved"
+    lines = [f"{verb} {len(data['memories'])} memory(ies) in '{data['space']}' ({data['mode']} mode):"]
     lines += [f"- {_line(m)}" for m in data["memories"]]
     for rel in data["relations"]:
         lines.append(f"- {rel['from']} {rel['type']} {rel['to']}")
