@@ -10,7 +10,7 @@ from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import Clock, Embedder, GraphStore, LifecycleStore
+from memspace.domain.ports import Clock, Embedder, GraphStore, LifecycleStore, SpaceTextStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
@@ -142,6 +142,21 @@ def build_lifecycle(store: GraphStore) -> LifecycleStore:
     raise TypeError(f"no lifecycle store for {type(store).__name__}")
 
 
+def build_space_settings(store: GraphStore) -> SpaceTextStore:
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.space_settings import SqliteSpaceSettings
+
+        return SqliteSpaceSettings(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.space_settings import Neo4jSpaceSettings
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jSpaceSettings(store)
+    raise TypeError(f"no space settings store for {type(store).__name__}")
+
+
 def build_embedder(settings: Settings, store: GraphStore | None = None) -> Embedder:
     """The configured model; with a store, the one its vectors were made with
     (services/embedding_model.py), recorded on its first start."""
@@ -228,6 +243,7 @@ def build(
     # Only with a model: without one an add stores its note as it is and nothing is deferred.
     note_jobs = build_note_jobs(store) if extractor is not None else None
     marks = build_lifecycle(store)
+    texts = build_space_settings(store)
     metrics = Metrics() if settings.metrics else None
     if metrics is not None:
         store, extractor = watched_ports(metrics, store, extractor)
@@ -246,7 +262,7 @@ def build(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
     ingestion = ingestion_service(store, access, memories, reader, files, clock,
                                  settings.max_upload_bytes, batched.prefetch)
-    admin = AdminService(store, clock)
+    admin = AdminService(store, clock, texts)
     # The demo loads without a model, so it looks the same on every machine.
     flat = MemoryService(store, batched, access, clock, limits)
     seeder = Seeder(admin, access, flat, IngestionService(

@@ -37,6 +37,7 @@ app.command("add")(cli_memories.add)
 app.command("search")(cli_memories.search)
 app.command("list")(cli_memories.list_memories)
 app.command("mark")(cli_memories.mark)
+space_app.command("set")(cli_memories.space_set)
 
 
 def _version(value: bool) -> None:

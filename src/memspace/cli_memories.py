@@ -4,13 +4,14 @@ the same services the add_memory, search_memory, listMemories and mark_memory to
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.present.json import add_json, marked_json, search_json
-from memspace.present.records import memory_json
+from memspace.present.records import memory_json, space_json
 from memspace.present.text import add_text, list_text, marked_text, search_text
 from memspace.services.access import AccessService
 from memspace.services.memories import AddRequest
@@ -101,3 +102,23 @@ def mark(
     marked = container.lifecycle.mark(AccessService.operator(), memory_id, status, reason, space,
                                       expected_version)
     emit(marked_json(marked), as_json, marked_text(marked))
+
+
+@command
+def space_set(
+    slug: Annotated[str, typer.Argument(help="Space slug.")],
+    description: Annotated[str | None, typer.Option(help="What the space is for.")] = None,
+    instructions: Annotated[Path | None, typer.Option(
+        help="A text or Markdown file of instructions for the agents working in the space "
+             "(get_context shows it first); '-' reads stdin.", allow_dash=True)] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Change a space's description and/or its agent instructions."""
+    container = open_container()
+    text = None
+    if instructions is not None:
+        text = sys.stdin.read() if str(instructions) == "-" else instructions.read_text("utf-8")
+    space = container.admin.set_space(slug, description, text)
+    data = space_json(space) | {"instructions": space.instructions}
+    emit(data, as_json, f"Space '{space.slug}' updated ({len(space.instructions):,} characters "
+                        "of instructions).")

@@ -45,6 +45,9 @@ class Space:
     description: str
     created_at: datetime
     last_active_at: datetime
+    # What agents working in the space are told first (get_context's header):
+    # `memspace space set S --instructions FILE`.
+    instructions: str = ""
 
 
 @dataclass(frozen=True)

@@ -307,6 +307,14 @@ class LifecycleStore(Protocol):
         """The status changes of these memories, oldest first."""
 
 
+class SpaceTextStore(Protocol):
+    """A space's description and its instructions for agents (get_context's header)."""
+
+    def set_space_text(self, space_id: str, description: str | None,
+                       instructions: str | None) -> Space:
+        """Set what is given (None keeps it). Raises NotFound."""
+
+
 class DirectoryStore(SpaceStore, KeyStore, Protocol):
     """Spaces and keys together: who may reach what (access checks, administration)."""
 

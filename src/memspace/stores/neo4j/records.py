@@ -68,7 +68,7 @@ def space_props(space: Space) -> Props:
 
 def space_from(p: Props) -> Space:
     return Space(p["id"], p["slug"], p["name"], p["description"], _dt(p["createdAt"]),
-                 _dt(p["lastActiveAt"]))
+                 _dt(p["lastActiveAt"]), p.get("instructions") or "")
 
 
 def key_props(key: ApiKey) -> Props:

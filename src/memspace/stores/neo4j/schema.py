@@ -93,7 +93,7 @@ PROPERTY_KEYS = (
     "uploadedByKey", "leaseOwner", "leaseUntil", "_claim",
     "agent", "agentKey", "topic", "topicKey", "summary", "done", "nextSteps", "openQuestions",
     "links", "speaker", "observedAt", "context", "terms", "vector", "value",
-    "type", "importance", "canonical", "memoryId", "markedBy", "markedAt",
+    "type", "importance", "canonical", "memoryId", "markedBy", "markedAt", "instructions",
 )
 
 

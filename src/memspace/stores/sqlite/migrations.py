@@ -261,12 +261,14 @@ MIGRATIONS: list[str] = [
     DROP TRIGGER IF EXISTS memories_fts_insert;
     DROP TABLE IF EXISTS memory_fts;
     """,
-    # 14: every memory has a type (what kind of note) and a status (where it stands), an
-    # importance 1-5 and a canonical flag (domain/lifecycle.py); status changes set by hand
+    # 14: a space's instructions for its agents (get_context's header); every memory has a
+    # type (what kind of note) and a status (where it stands), an importance 1-5 and a
+    # canonical flag (domain/lifecycle.py); status changes set by hand
     # keep who, when and why. Existing memories are notes; their status is what their state
     # means today: active -> current, replaced by a correction -> superseded, forgotten ->
     # historical (domain.lifecycle.status_today says the same for imports).
     """
+    ALTER TABLE spaces ADD COLUMN instructions TEXT NOT NULL DEFAULT '';
     ALTER TABLE memories ADD COLUMN type TEXT NOT NULL DEFAULT 'note';
     ALTER TABLE memories ADD COLUMN status TEXT NOT NULL DEFAULT 'current';
     ALTER TABLE memories ADD COLUMN importance INTEGER NOT NULL DEFAULT 3;

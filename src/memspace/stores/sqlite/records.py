@@ -57,6 +57,7 @@ def space_from_row(row: sqlite3.Row) -> Space:
         description=row["description"],
         created_at=req_ts(row["created_at"]),
         last_active_at=req_ts(row["last_active_at"]),
+        instructions=row["instructions"],
     )
 
 
