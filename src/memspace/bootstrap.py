@@ -285,7 +285,7 @@ def build(
         profiles=profiles,
         spaces=SpaceService(access, store),
         graphs=GraphService(store, access),
-        briefings=BriefingService(store, embedder, access, clock, TokenCounter().count),
+        briefings=BriefingService(store, embedder, access, clock, TokenCounter().count, marks),
         handoffs=HandoffService(store, access, clock),
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
         portability=PortabilityService(store, embedder, access, files, admin),

@@ -201,7 +201,10 @@ def context_json(brief: Briefing) -> dict[str, Any]:
     meta = {"space": brief.space, "detail": brief.detail, "budget": brief.budget,
             "spent": brief.tokens, "selected": len(brief.included) + len(brief.shortened),
             "shortened": len(brief.shortened), "omitted": len(brief.omitted),
-            "omittedIds": brief.omitted, "handoffId": brief.handoff, "notes": brief.notes}
+            "omittedIds": brief.omitted,
+            "omittedEntries": [{"id": i, "section": brief.omitted_sections.get(i, "")}
+                               for i in brief.omitted],
+            "handoffId": brief.handoff, "notes": brief.notes}
     return {"context": brief.text, "meta": meta}
 
 
