@@ -52,6 +52,7 @@ TYPES = ("decision, constraint, architecture, fact, incident, failed_approach, p
 TypeArg = Annotated[str | None, Field(description=f"What kind of note it is: one of {TYPES} (default note).")]
 TypesArg = Annotated[list[str] | None, Field(description=f"Only memories of these types ({TYPES}).")]
 StatusesArg = Annotated[list[str] | None, Field(description="Only memories in these statuses (current, superseded, historical, disputed, pending); superseded and historical ones are read too when named.")]
+IncludeBodyArg = Annotated[bool, Field(description="Whole contents; by default a long memory shows as an excerpt with `bodyChars` (getMemory or getMemories read it whole).")]
 ImportanceArg = Annotated[int | None, Field(ge=1, le=5, description="1 (minor) to 5 (must not be missed); default 3. Weighs it in get_context.")]
 
 
@@ -83,10 +84,11 @@ def register_tools(server: MCPServer, app: Container) -> None:
         includeInactive: Annotated[bool, Field(description="Also return superseded or forgotten memories.")] = False,  # noqa: N803
         types: TypesArg = None,
         statuses: StatusesArg = None,
+        includeBody: IncludeBodyArg = False,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive,
-                                tuple(types or ()), tuple(statuses or ()))
+                                tuple(types or ()), tuple(statuses or ()), includeBody)
         found = call(lambda: app.search.search(who, request))
         return result(search_text(found), search_json(found))
 
@@ -206,19 +208,23 @@ def register_tools(server: MCPServer, app: Container) -> None:
         since: Annotated[str | None, Field(description="ISO time or a change cursor: list changes since then, oldest first.")] = None,
         types: TypesArg = None,
         statuses: StatusesArg = None,
+        includeBody: IncludeBodyArg = False,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
+        lean = not includeBody
         if since:
             slug, feed = call(lambda: app.memories.changes(who, since, space, category, limit))
-            items = [{**memory_json(c.memory), "change": change_kind(c.memory)} for c in feed.items]
+            items = [{**memory_json(c.memory, lean=lean), "change": change_kind(c.memory)}
+                     for c in feed.items]
             data = {"space": slug, "changes": items, "nextCursor": feed.next_cursor}
-            text = list_text(f"Changes in '{slug}', oldest first", [c.memory for c in feed.items], None)
+            text = list_text(f"Changes in '{slug}', oldest first", [c.memory for c in feed.items], None,
+                             lean=lean)
             return result(f"{text}\nNext time pass since={feed.next_cursor}", data)
         slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor,
                                                      types, statuses))
-        items = [memory_json(m) for m in page.items]
+        items = [memory_json(m, lean=lean) for m in page.items]
         data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}
-        return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor), data)
+        return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor, lean=lean), data)
 
     @server.tool(
         name="listDocuments",

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any
 from memspace.domain.lifecycle import Revision
 from memspace.domain.models import RelationType
 from memspace.present.records import (
+    EXCERPT_CHARS,
     counts_json,
     document_json,
+    excerpt,
     handoff_json,
     iso,
     memory_json,
@@ -45,22 +47,25 @@ def profile_json(profile: Profile) -> dict[str, Any]:
             for r in profile.open_conflicts
         ],
         "recentMemories": [
-            {"id": m.id, "content": m.content, "category": m.category, "createdAt": iso(m.created_at)}
+            {"id": m.id, "content": excerpt(m.content, EXCERPT_CHARS), "category": m.category,
+             "createdAt": iso(m.created_at)}
             for m in profile.recent
         ],
     }
 
 
-def hit_json(hit: SearchHit, titles: Mapping[str, str]) -> dict[str, Any]:
-    data = memory_json(hit.memory, titles)
+def hit_json(hit: SearchHit, titles: Mapping[str, str], lean: bool = False) -> dict[str, Any]:
+    data = memory_json(hit.memory, titles, lean)
     data["score"] = round(hit.score, 6)
     data["matchedBy"] = list(hit.matched_by)
-    data["relatedMemories"] = [neighbour_json(n, titles) for n in hit.related]
+    data["relatedMemories"] = [neighbour_json(n, titles, lean) for n in hit.related]
     return data
 
 
 def search_json(found: SearchResult) -> dict[str, Any]:
-    results = [hit_json(hit, found.titles) for hit in found.hits]
+    """search_memory's answer; long contents as excerpts with `bodyChars` unless the search
+    asked for whole bodies."""
+    results = [hit_json(hit, found.titles, not found.include_body) for hit in found.hits]
     data: dict[str, Any] = {
         "space": found.space,
         "searchMode": found.mode,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from memspace.domain.models import Document, Handoff, Memory
 from memspace.present.json import add_json
-from memspace.present.records import iso
+from memspace.present.records import EXCERPT_CHARS, excerpt, iso
 
 if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.json at run time
     from memspace.services.adding import AddResult
@@ -41,12 +41,16 @@ def _line(memory: dict[str, Any]) -> str:
     return line
 
 
-def memory_line(memory: Memory, titles: Mapping[str, str] | None = None) -> str:
+def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
+                lean: bool = False) -> str:
     """`[id] vN (type, category) content`, its status when not current, with the document it
     came from."""
     state = _state(memory.active, memory.status.value, memory.superseded_by)
     kind = f"{memory.type.value}, " if memory.type.value != "note" else ""
-    line = f"[{memory.id}] v{memory.version} ({kind}{memory.category}){state} {memory.content}"
+    shown = excerpt(memory.content, EXCERPT_CHARS if lean else None)
+    more = f" ({len(memory.content):,} chars; getMemory reads it whole)" \
+        if shown is not memory.content else ""
+    line = f"[{memory.id}] v{memory.version} ({kind}{memory.category}){state} {shown}{more}"
     if memory.document_id:
         title = titles.get(memory.document_id) if titles else None
         where = ", ".join(x for x in (title, memory.origin) if x)
@@ -60,11 +64,12 @@ def search_text(found: SearchResult) -> str:
              else ". Nothing matched; try other words or a keyword.")
     lines = [head + (":" if found.hits else empty)]
     for n, hit in enumerate(found.hits, start=1):
-        lines.append(f"{n}. {memory_line(hit.memory, found.titles)}")
+        lean = not found.include_body
+        lines.append(f"{n}. {memory_line(hit.memory, found.titles, lean)}")
         for rel in hit.related:
             arrow = "->" if rel.direction == "out" else "<-"
             lines.append(f"     {arrow} {rel.via.value} ({rel.hops} hop): "
-                         f"{memory_line(rel.memory, found.titles)}")
+                         f"{memory_line(rel.memory, found.titles, lean)}")
     if found.profile is not None:
         stats = found.profile.stats
         lines.append(f"Space '{found.profile.space.slug}': {stats.active_memories} active memories, "
@@ -133,9 +138,9 @@ def _page(head: str, rows: Sequence[str], next_cursor: str | None) -> str:
 
 
 def list_text(title: str, memories: Sequence[Memory], next_cursor: str | None,
-              titles: Mapping[str, str] | None = None) -> str:
-    return _page(f"{title}: {len(memories)} shown.", [memory_line(m, titles) for m in memories],
-                 next_cursor)
+              titles: Mapping[str, str] | None = None, lean: bool = False) -> str:
+    return _page(f"{title}: {len(memories)} shown.",
+                 [memory_line(m, titles, lean) for m in memories], next_cursor)
 
 
 def document_line(document: Document) -> str:

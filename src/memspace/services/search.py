@@ -63,6 +63,7 @@ class SearchResult:
     titles: Mapping[str, str]  # document id -> title, for hits and neighbours from documents
     message: str | None = None  # why nothing could match (an empty space)
     profile: Profile | None = None
+    include_body: bool = False  # whole contents asked for (present/ shows excerpts otherwise)
 
 
 class SearchPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, DocumentStore, Protocol):
@@ -170,6 +171,7 @@ class SearchService:
             titles=titles,
             message=message,
             profile=shown,
+            include_body=request.include_body,
         )
 
     def _rank(
