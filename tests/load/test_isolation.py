@@ -66,9 +66,10 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
     for step in range(ops):
         who, granted = rng.choice(keys)
         slug = rng.choice([*slugs, unknown]) if rng.random() < 0.95 else unknown
-        action = rng.choices(["add", "repeat", "search", "keyword", "list", "forget", "mark"],
-                             [30, 5, 25, 10, 20, 10, 10])[0]
-        refusal = expect_refusal(granted.get(slug), action in ("add", "repeat", "forget", "mark"))
+        action = rng.choices(["add", "repeat", "search", "keyword", "list", "forget", "mark",
+                              "patch", "batch"], [30, 5, 25, 10, 20, 10, 10, 8, 8])[0]
+        refusal = expect_refusal(granted.get(slug),
+                                 action in ("add", "repeat", "forget", "mark", "patch"))
         context = f"seed {seed}, step {step}: {action} in {slug} as {granted}"
         try:
             if action in ("add", "repeat"):
@@ -89,13 +90,30 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
                 marked = rig.app.lifecycle.mark(who, memory_id, rng.choice(["disputed", "current"]),
                                                 "checked", slug)
                 assert marked.memory.content == here, context
+            elif action == "patch":
+                memory_id, here = some_id(slug)
+                if refusal is None and here is None:
+                    refusal = NotFound
+                patched = rig.app.memories.patch(who, memory_id, append=f"(patch {step})",
+                                                 space=slug)
+                assert here is not None, context
+                model[slug][here] = False
+                model[slug][patched.memories[0].content] = True
+                ids[slug][patched.memories[0].content] = patched.memories[0].id
+            elif action == "batch":
+                memory_id, here = some_id(slug)
+                _, found, missing = rig.app.memories.get_many(who, [memory_id], slug)
+                assert [m.content for m in found] == ([here] if here else []), context
+                assert missing == ([] if here else [memory_id]), context
             elif action in ("search", "keyword"):
                 word = rng.choice(WORDS)
                 request = (SearchRequest(query=f"{word} notes", space=slug, limit=10)
                            if action == "search" else SearchRequest(keyword=word, space=slug))
-                shown = _texts(search_json(rig.app.search.search(who, request)))
+                answer = search_json(rig.app.search.search(who, request))
+                shown = _texts(answer)
                 assert all(t.startswith(f"[{slug}]") for t in shown), context
-                assert all(model[slug].get(t) for t in shown), context  # only active ones
+                # only active hits (related memories may be history: what a patch replaced)
+                assert all(model[slug].get(h["content"]) for h in answer["results"]), context
             elif action == "list":
                 _, page = rig.app.memories.list(who, slug, limit=50)
                 assert all(m.content.startswith(f"[{slug}]") for m in page.items), context

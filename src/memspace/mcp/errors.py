@@ -32,6 +32,9 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "get_context": {"query": "the task you are starting", "detail": "balanced"},
     "mark_memory": {"memoryId": "<id from search_memory>", "status": "disputed",
                     "reason": "the load test of 2 June contradicts it", "expectedVersion": 1},
+    "patch_memory": {"memoryId": "<id from search_memory>", "expectedVersion": 1,
+                     "replace": {"old": "two approvals", "new": "one approval"}},
+    "getMemories": {"ids": ["<id from search_memory>", "<another id>"]},
     "save_handoff": {"summary": "Where the work stands", "nextSteps": ["what comes next"],
                      "openQuestions": ["what is undecided"]},
 }

@@ -1,5 +1,6 @@
-"""Tools of a memory's lifecycle (docs/lifecycle.md): mark_memory sets where a memory stands.
-Each: who is calling, one service call, shape the output."""
+"""Tools of a memory's lifecycle (docs/lifecycle.md): mark_memory sets where a memory stands,
+patch_memory edits its text into the next version, getMemories reads many at once. Each: who
+is calling, one service call, shape the output."""
 
 from __future__ import annotations
 
@@ -7,18 +8,25 @@ from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import WRITES, SpaceArg
-from memspace.present.json import marked_json
-from memspace.present.text import marked_text
+from memspace.mcp.tools import READ_ONLY, WRITES, SpaceArg
+from memspace.present.json import add_json, marked_json
+from memspace.present.records import memory_json
+from memspace.present.text import add_text, marked_text, memory_line
 from memspace.present.tool import result
 
 
+class Replace(BaseModel):
+    old: str = Field(description="Text that occurs exactly once in the memory.")
+    new: str = Field(description="What it becomes (empty deletes it).")
+
+
 def register_lifecycle_tools(server: MCPServer, app: Container) -> None:
-    """Add mark_memory to `server`, bound to the services of `app`."""
+    """Add mark_memory, patch_memory and getMemories to `server`, bound to the services of
+    `app`."""
 
     @server.tool(
         name="mark_memory",
@@ -46,3 +54,55 @@ def register_lifecycle_tools(server: MCPServer, app: Container) -> None:
         marked = call(lambda: app.lifecycle.mark(who, memoryId, status, reason, space,
                                                  expectedVersion))
         return result(marked_text(marked), marked_json(marked))
+
+    @server.tool(
+        name="patch_memory",
+        title="Edit a memory's text",
+        annotations=WRITES,
+        description=(
+            "Edit a memory without retyping it: `append` or `prepend` text, or `replace` "
+            "{old, new} where `old` occurs exactly once (if it does not occur the call fails "
+            "with invalid_input and nothing changes). The result is the memory's next version "
+            "(the old one is kept as history, superseded). Pass the `version` you read as "
+            "`expectedVersion`: if someone changed the memory since, the call is refused "
+            "(stale_version)."
+        ),
+    )
+    def patch_memory(
+        ctx: Context,
+        memoryId: Annotated[str, Field(description="Id of the memory to edit.")],  # noqa: N803
+        append: Annotated[str | None, Field(description="Text to add at the end.")] = None,
+        prepend: Annotated[str | None, Field(description="Text to add at the start.")] = None,
+        replace: Annotated[Replace | None, Field(description="{old, new}: replace the one occurrence of `old`.")] = None,
+        expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
+        reason: Annotated[str | None, Field(description="Why (kept on the link to the old version).")] = None,
+        space: SpaceArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        edited = call(lambda: app.memories.patch(
+            who, memoryId, append, prepend, replace.old if replace else None,
+            replace.new if replace else None, space, expectedVersion, reason))
+        return result(add_text(edited), add_json(edited))
+
+    @server.tool(
+        name="getMemories",
+        title="Read several memories whole",
+        annotations=READ_ONLY,
+        description=(
+            "Read up to 50 memories by id in one call, each whole (search_memory and "
+            "listMemories show long ones as excerpts with `bodyChars`). Ids not found in the "
+            "space are listed in `missing`."
+        ),
+    )
+    def get_memories(
+        ctx: Context,
+        ids: Annotated[list[str], Field(min_length=1, max_length=50, description="Memory ids (1-50).")],
+        space: SpaceArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        slug, found, missing = call(lambda: app.memories.get_many(who, ids, space))
+        lines = [f"{len(found)} memory(ies) from '{slug}':", *(memory_line(m) for m in found)]
+        if missing:
+            lines.append("Not found in this space: " + ", ".join(missing))
+        data = {"space": slug, "memories": [memory_json(m) for m in found], "missing": missing}
+        return result("\n".join(lines), data)

@@ -26,6 +26,8 @@ from memspace.services.paging import (
     utc_time,
 )
 
+MAX_BATCH = 50  # memories getMemories reads in one call
+
 
 @dataclass(frozen=True)
 class MemoryDetail:
@@ -70,6 +72,28 @@ class MemoryReads(MemoryCore):
                 if self._notes else None)
         return MemoryDetail(target.space.slug, memory, tuple(relations), tuple(near), source,
                             titles, note)
+
+    def get_many(self, principal: Principal, memory_ids: Sequence[str],
+                 space: str | None = None) -> tuple[str, list[Memory], list[str]]:
+        """Up to MAX_BATCH memories whole, in the order asked, and the ids not found (a foreign
+        id is reported exactly like a missing one)."""
+        target = self._access.resolve(principal, space)
+        wanted = list(dict.fromkeys(i.strip() for i in memory_ids if i and i.strip()))
+        if not wanted:
+            raise InvalidInput("pass the ids to read in `ids` (search_memory or listMemories "
+                               "give them)")
+        if len(wanted) > MAX_BATCH:
+            raise InvalidInput(f"{len(wanted)} ids; getMemories reads at most {MAX_BATCH} per "
+                               "call: split them")
+        found: list[Memory] = []
+        missing: list[str] = []
+        for memory_id in wanted:
+            memory = self._store.get_memory(target.space.id, memory_id)
+            if memory is None:
+                missing.append(memory_id)
+            else:
+                found.append(memory)
+        return target.space.slug, found, missing
 
     def list(
         self,
