@@ -19,6 +19,7 @@ from memspace.metrics import Metrics, metered_services, watched_ports
 from memspace.services.access import AccessService
 from memspace.services.admin import AdminService
 from memspace.services.briefing import BriefingService
+from memspace.services.changes import ChangeFeed
 from memspace.services.clock import SystemClock
 from memspace.services.context import ProfileService
 from memspace.services.document_files import DocumentFiles
@@ -60,6 +61,7 @@ class Container:
     portability: PortabilityService
     oauth: OAuthService
     lifecycle: LifecycleService
+    changes: ChangeFeed
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
@@ -291,4 +293,5 @@ def build(
         portability=PortabilityService(store, embedder, access, files, admin),
         oauth=OAuthService(build_oauth_store(store), access, admin, clock),
         lifecycle=LifecycleService(store, marks, access, clock),
+        changes=ChangeFeed(store, marks, access, TokenCounter().count),
     )

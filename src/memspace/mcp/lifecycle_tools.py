@@ -13,9 +13,9 @@ from pydantic import BaseModel, Field
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES, SpaceArg
-from memspace.present.json import add_json, marked_json
+from memspace.present.json import add_json, changes_json, marked_json
 from memspace.present.records import memory_json
-from memspace.present.text import add_text, marked_text, memory_line
+from memspace.present.text import add_text, changes_text, marked_text, memory_line
 from memspace.present.tool import result
 
 
@@ -106,3 +106,31 @@ def register_lifecycle_tools(server: MCPServer, app: Container) -> None:
             lines.append("Not found in this space: " + ", ".join(missing))
         data = {"space": slug, "memories": [memory_json(m) for m in found], "missing": missing}
         return result("\n".join(lines), data)
+
+    @server.tool(
+        name="get_changes_since",
+        title="What changed since",
+        annotations=READ_ONLY,
+        description=(
+            "RESUME AFTER ANOTHER AGENT OR HUMAN MAY HAVE CHANGED THE PROJECT: what changed in "
+            "this space since a time (`since`, ISO 8601) or since your last page (`cursor`), "
+            "oldest first, a bounded page at a time. Each change is created, updated, "
+            "superseded, forgotten or marked, with the memory as it is now (an excerpt and "
+            "`bodyChars`; getMemories reads them whole). `hasMore` says whether to call again "
+            "with `cursor`; keep the last cursor to come back later for what changed after. "
+            "`types` narrows to some types; a cursor keeps the types it was made with (only "
+            "`limit` and `maxTokens` may change between pages)."
+        ),
+    )
+    def get_changes_since(
+        ctx: Context,
+        since: Annotated[str | None, Field(description="ISO-8601 time to start from (first call).")] = None,
+        cursor: Annotated[str | None, Field(description="`cursor` of the previous page (instead of since).")] = None,
+        types: Annotated[list[str] | None, Field(description="Only changes of memories of these types.")] = None,
+        limit: Annotated[int | None, Field(ge=1, le=100, description="Changes per page (1-100, default 20).")] = None,
+        maxTokens: Annotated[int | None, Field(ge=200, description="Bound the page's size in tokens (at least one change).")] = None,  # noqa: N803
+        space: SpaceArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        page = call(lambda: app.changes.since(who, since, cursor, types, limit, maxTokens, space))
+        return result(changes_text(page), changes_json(page))

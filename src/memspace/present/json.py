@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from memspace.services.add_types import Clash
     from memspace.services.adding import AddResult
     from memspace.services.briefing import Briefing
+    from memspace.services.changes import ChangesPage
     from memspace.services.context import Profile
     from memspace.services.documents import DocumentPage
     from memspace.services.graph import GraphView
@@ -238,4 +239,17 @@ def clash_json(clash: Clash) -> dict[str, Any]:
                          "arguments": {**base, "supersedes": [clash.memory.id]}},
             "bothHold": {"tool": "add_memory", "arguments": {**base, "force": True}},
         },
+    }
+
+
+def changes_json(page: ChangesPage) -> dict[str, Any]:
+    """get_changes_since's answer: each change with the memory as it is now (an excerpt and
+    its size), oldest first; `cursor` continues it."""
+    return {
+        "space": page.space,
+        "changes": [{"change": c.kind, **memory_json(c.memory, lean=True),
+                     "bodyChars": len(c.memory.content)} for c in page.changes],
+        "hasMore": page.has_more,
+        "cursor": page.cursor,
+        "types": [t.value for t in page.types],
     }

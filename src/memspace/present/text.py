@@ -12,6 +12,7 @@ from memspace.present.records import EXCERPT_CHARS, excerpt, iso
 
 if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.json at run time
     from memspace.services.adding import AddResult
+    from memspace.services.changes import ChangesPage
     from memspace.services.documents import DocumentPage
     from memspace.services.graph import GraphView
     from memspace.services.lifecycle import Marked
@@ -239,3 +240,14 @@ def marked_text(marked: Marked) -> str:
     r = marked.revision
     return (f"Marked {marked.previous.value} -> {r.status} by {r.by} at {iso(r.at)} "
             f"({r.reason}) in '{marked.space}':\n{memory_line(marked.memory)}")
+
+
+def changes_text(page: ChangesPage) -> str:
+    lines = [f"{len(page.changes)} change(s) in '{page.space}', oldest first:"]
+    lines += [f"- {c.kind}: {memory_line(c.memory, lean=True)}" for c in page.changes]
+    if page.has_more:
+        lines.append(f"More: call again with cursor={page.cursor}")
+    else:
+        lines.append(f"That is all for now; later, call with cursor={page.cursor} for what "
+                     "changes next.")
+    return "\n".join(lines)
