@@ -67,8 +67,8 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
         who, granted = rng.choice(keys)
         slug = rng.choice([*slugs, unknown]) if rng.random() < 0.95 else unknown
         action = rng.choices(["add", "repeat", "search", "keyword", "list", "forget", "mark",
-                              "patch", "batch", "changes"],
-                             [30, 5, 25, 10, 20, 10, 10, 8, 8, 8])[0]
+                              "patch", "batch", "changes", "revisions"],
+                             [30, 5, 25, 10, 20, 10, 10, 8, 8, 8, 6])[0]
         refusal = expect_refusal(granted.get(slug),
                                  action in ("add", "repeat", "forget", "mark", "patch"))
         context = f"seed {seed}, step {step}: {action} in {slug} as {granted}"
@@ -105,6 +105,13 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
                 page = rig.app.changes.since(who, since="2000-01-01T00:00:00Z", limit=50,
                                              space=slug)
                 assert all(c.memory.content.startswith(f"[{slug}]") for c in page.changes), context
+            elif action == "revisions":
+                memory_id, here = some_id(slug)
+                if refusal is None and here is None:
+                    refusal = NotFound
+                _, line = rig.app.lifecycle.revisions(who, memory_id, slug)
+                assert line[-1].memory.content == here, context
+                assert all(v.memory.content.startswith(f"[{slug}]") for v in line), context
             elif action == "batch":
                 memory_id, here = some_id(slug)
                 _, found, missing = rig.app.memories.get_many(who, [memory_id], slug)

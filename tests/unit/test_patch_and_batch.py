@@ -57,3 +57,19 @@ def test_get_many_reads_in_order_and_reports_foreign_ids_as_missing(world: World
     assert (slug, [m.id for m in found], missing) == ("acme", [b.id, a.id], [foreign.id, "nope"])
     with pytest.raises(InvalidInput, match="at most 50"):
         world.app.memories.get_many(who, [f"id{i}" for i in range(51)], "acme")
+
+
+def test_revisions_list_every_version_with_who_when_why_and_marks(world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    first = world.app.memories.add(who, "Logs are kept 7 days", "acme").memories[0]
+    second = world.app.memories.correct(who, first.id, "Logs are kept 30 days", "acme",
+                                        reason="compliance asked").memories[0]
+    world.app.lifecycle.mark(who, second.id, "disputed", "legal says 90", "acme")
+    third = world.app.memories.patch(who, second.id, append="in cold storage").memories[0]
+
+    for any_id in (first.id, second.id, third.id):
+        slug, line = world.app.lifecycle.revisions(who, any_id, "acme")
+        assert slug == "acme"
+        assert [(v.memory.id, v.why) for v in line] == [
+            (first.id, None), (second.id, "compliance asked"), (third.id, "patched (append)")]
+    assert [(r.status, r.reason) for r in line[1].marks] == [("disputed", "legal says 90")]

@@ -13,9 +13,15 @@ from pydantic import BaseModel, Field
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES, SpaceArg
-from memspace.present.json import add_json, changes_json, marked_json
+from memspace.present.json import add_json, changes_json, marked_json, revisions_json
 from memspace.present.records import memory_json
-from memspace.present.text import add_text, changes_text, marked_text, memory_line
+from memspace.present.text import (
+    add_text,
+    changes_text,
+    marked_text,
+    memory_line,
+    revisions_text,
+)
 from memspace.present.tool import result
 
 
@@ -134,3 +140,22 @@ def register_lifecycle_tools(server: MCPServer, app: Container) -> None:
         who = principal_of(ctx)
         page = call(lambda: app.changes.since(who, since, cursor, types, limit, maxTokens, space))
         return result(changes_text(page), changes_json(page))
+
+    @server.tool(
+        name="list_memory_revisions",
+        title="Versions of a memory",
+        annotations=READ_ONLY,
+        description=(
+            "Every version of the fact a memory holds, oldest first: each correction, patch "
+            "and restatement as an excerpt, with who wrote it, when and why, and the status "
+            "changes (mark_memory) set on each. Pass any version's id."
+        ),
+    )
+    def list_memory_revisions(
+        ctx: Context,
+        memoryId: Annotated[str, Field(description="Id of any version of the memory.")],  # noqa: N803
+        space: SpaceArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        slug, line = call(lambda: app.lifecycle.revisions(who, memoryId, space))
+        return result(revisions_text(slug, line), revisions_json(slug, line))

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from memspace.services.documents import DocumentPage
     from memspace.services.graph import GraphView
     from memspace.services.ingestion import Uploaded
-    from memspace.services.lifecycle import Marked
+    from memspace.services.lifecycle import Marked, Version
     from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchHit, SearchResult
     from memspace.services.similar import Similar
@@ -253,3 +253,11 @@ def changes_json(page: ChangesPage) -> dict[str, Any]:
         "cursor": page.cursor,
         "types": [t.value for t in page.types],
     }
+
+
+def revisions_json(space: str, line: list[Version]) -> dict[str, Any]:
+    """list_memory_revisions' answer: every version oldest first, as excerpts, with who, when
+    and why, and the status changes set on each."""
+    return {"space": space, "revisions": [
+        {**memory_json(v.memory, lean=True), "why": v.why,
+         "marks": [revision_json(r) for r in v.marks]} for v in line]}

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.j
     from memspace.services.changes import ChangesPage
     from memspace.services.documents import DocumentPage
     from memspace.services.graph import GraphView
-    from memspace.services.lifecycle import Marked
+    from memspace.services.lifecycle import Marked, Version
     from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchResult
     from memspace.services.spaces import Glance, Identity, SpaceListing
@@ -250,4 +250,15 @@ def changes_text(page: ChangesPage) -> str:
     else:
         lines.append(f"That is all for now; later, call with cursor={page.cursor} for what "
                      "changes next.")
+    return "\n".join(lines)
+
+
+def revisions_text(space: str, line: list[Version]) -> str:
+    lines = [f"{len(line)} version(s) in '{space}', oldest first:"]
+    for v in line:
+        m = v.memory
+        why = f" — {v.why}" if v.why else ""
+        lines.append(f"- v{m.version} [{m.id}] by {m.created_by} at {iso(m.created_at)}{why}: "
+                     f"{excerpt(m.content, EXCERPT_CHARS)}")
+        lines += [f"    marked {r.status} by {r.by} at {iso(r.at)}: {r.reason}" for r in v.marks]
     return "\n".join(lines)

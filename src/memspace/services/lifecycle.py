@@ -8,15 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.lifecycle import MARKABLE, MemoryStatus, MemoryType, Revision
-from memspace.domain.models import Memory, MemoryFilter
-from memspace.domain.ports import Clock, LifecycleStore, MemoryReadStore
+from memspace.domain.models import Memory, MemoryFilter, RelationType
+from memspace.domain.ports import Clock, LifecycleStore, MemoryReadStore, RelationStore
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal
 
 MAX_REASON_CHARS = 500
+
+
+class LifecyclePorts(MemoryReadStore, RelationStore, Protocol):
+    """The store roles the lifecycle reads."""
 
 
 @dataclass(frozen=True)
@@ -73,12 +78,23 @@ def markable(status: str | None) -> MemoryStatus:
     return chosen
 
 
+@dataclass(frozen=True)
+class Version:
+    """One version of a fact: the memory that holds it, why it was written, and the status
+    changes set on it by hand."""
+
+    memory: Memory
+    why: str | None
+    marks: tuple[Revision, ...]
+
+
 class LifecycleService:
     """mark_memory and the status history of a memory."""
 
-    def __init__(self, store: MemoryReadStore, marks: LifecycleStore, access: AccessService,
+    def __init__(self, store: LifecyclePorts, marks: LifecycleStore, access: AccessService,
                  clock: Clock) -> None:
         self._store = store
+        self._relations = store
         self._marks = marks
         self._access = access
         self._clock = clock
@@ -104,6 +120,38 @@ class LifecycleService:
                                   self._clock.now(), expected_version)
         [revision] = self._marks.marks_of(target.space.id, [memory.id])[-1:]
         return Marked(target.space.slug, marked, memory.status, revision)
+
+    def revisions(self, principal: Principal, memory_id: str,
+                  space: str | None = None) -> tuple[str, list[Version]]:
+        """Every version of the fact `memory_id` belongs to (the memories its corrections,
+        patches and restatements chain together), oldest first, each with who wrote it, when
+        and why, and the status changes set on it by hand."""
+        target = self._access.resolve(principal, space)
+        memory = self._store.get_memory(target.space.id, (memory_id or "").strip())
+        if memory is None:
+            raise NotFound(f"no memory '{memory_id}' in this space; use an id search_memory or "
+                           "listMemories returned for the same space")
+        chain = self._chain(target.space.id, memory)
+        marks: dict[str, list[Revision]] = {}
+        for mark in self._marks.marks_of(target.space.id, [m.id for m, _ in chain]):
+            marks.setdefault(mark.memory_id, []).append(mark)
+        return target.space.slug, [Version(m, why, tuple(marks.get(m.id, ())))
+                                   for m, why in chain]
+
+    def _chain(self, space_id: str, memory: Memory) -> list[tuple[Memory, str | None]]:
+        """The memories of one fact's line, oldest first, with the reason each was written
+        (the reason on its UPDATES to the one before; None for the first)."""
+        head = versions.head_of(self._store, space_id, memory)
+        line: list[tuple[Memory, str | None]] = []
+        current: Memory | None = head
+        while current is not None and len(line) < versions.MAX_CHAIN:
+            before = [r for r in self._relations.relations_of(space_id, current.id)
+                      if r.type is RelationType.UPDATES and r.source_id == current.id]
+            line.append((current, before[0].reason if before else None))
+            current = (self._store.get_memory(space_id, before[0].target_id)
+                       if before else None)
+        line.reverse()
+        return line
 
     def marks(self, space_id: str, memory_ids: list[str]) -> list[Revision]:
         """The recorded status changes of memories the caller already resolved."""
