@@ -14,18 +14,14 @@ from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
 from memspace.present.json import (
     add_json,
-    document_page_json,
     identity_json,
     memory_detail_json,
     search_json,
     spaces_json,
 )
-from memspace.present.records import change_kind, document_json, memory_json
+from memspace.present.records import change_kind, memory_json
 from memspace.present.text import (
     add_text,
-    document_line,
-    document_text,
-    documents_text,
     identity_text,
     list_text,
     memory_text,
@@ -57,7 +53,11 @@ ImportanceArg = Annotated[int | None, Field(ge=1, le=5, description="1 (minor) t
 
 
 def register_tools(server: MCPServer, app: Container) -> None:
-    """Add every model-facing tool to `server`, bound to the services of `app`."""
+    """Add every model-facing tool to `server`, bound to the services of `app` (the document
+    tools are mcp/document_tools.py's)."""
+    from memspace.mcp.document_tools import register_document_tools
+
+    register_document_tools(server, app)
 
     @server.tool(
         name="search_memory",
@@ -225,64 +225,6 @@ def register_tools(server: MCPServer, app: Container) -> None:
         items = [memory_json(m, lean=lean) for m in page.items]
         data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}
         return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor, lean=lean), data)
-
-    @server.tool(
-        name="listDocuments",
-        title="List documents",
-        annotations=READ_ONLY,
-        description="List the documents (uploaded files) of a space, newest first, paged.",
-    )
-    def list_documents(
-        ctx: Context, space: SpaceArg = None, limit: LimitArg = 20, cursor: CursorArg = None
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        slug, page = call(lambda: app.documents.list(who, space, limit, cursor))
-        items = [document_json(d) for d in page.items]
-        data = {"space": slug, "documents": items, "nextCursor": page.next_cursor}
-        return result(documents_text(slug, page.items, page.next_cursor), data)
-
-    @server.tool(
-        name="getDocument",
-        title="Get a document and its text",
-        annotations=READ_ONLY,
-        description=(
-            "One uploaded document of a space (by the id listDocuments gives): its status "
-            "(queued, processing, done, or failed with the reason), progress and fact count, and "
-            "its extracted text a page of chunks at a time, each with where it came from (page, "
-            "rows, heading). Pass back `nextOffset` as `offset` to read on. Use it to read a "
-            "source in full, or to see why a document failed."
-        ),
-    )
-    def get_document(
-        ctx: Context,
-        documentId: Annotated[str, Field(description="Document id.")],  # noqa: N803
-        space: SpaceArg = None,
-        offset: Annotated[int, Field(ge=0, description="First chunk to return (0 = the start).")] = 0,
-        limit: Annotated[int, Field(ge=1, le=50, description="How many chunks (1-50).")] = 10,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        page = call(lambda: app.documents.content(who, documentId, space, offset, limit))
-        return result(document_text(page), document_page_json(page))
-
-    @server.tool(
-        name="retryDocument",
-        title="Retry a failed document",
-        annotations=WRITES,
-        description=(
-            "Process a failed document again. It goes on from the first chunk not yet saved (a "
-            "file that could not be read is read again, under the server's current limits). "
-            "Call it when getDocument shows `failed` with a reason that may have passed (the "
-            "model or store was down, a limit was raised)."
-        ),
-    )
-    def retry_document(
-        ctx: Context,
-        documentId: Annotated[str, Field(description="Id of the failed document.")],  # noqa: N803
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        retried = call(lambda: app.ingestion.retry(who, documentId, space))
-        return result(document_line(retried), {"document": document_json(retried)})
 
     @server.tool(
         name="listSpaces",

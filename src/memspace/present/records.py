@@ -97,6 +97,8 @@ def neighbour_json(neighbour: Neighbour, titles: Mapping[str, str] | None = None
             data["bodyChars"] = len(memory.content)
         if memory.superseded_by:
             data["supersededBy"] = memory.superseded_by
+        if not memory.active and memory.invalidated_by:
+            data["invalidatedBy"] = memory.invalidated_by
     else:
         data = memory_json(neighbour.memory, titles)
     data["hops"] = neighbour.hops

@@ -268,6 +268,8 @@ class BriefingService:
                     open_header = None
                     break
             else:
+                if entry.section == sec.RECENT.key:
+                    continue  # a one-line repeat of a memory listed (or omitted) above
                 out.omitted.append(entry.id)
                 out.omitted_sections[entry.id] = entry.section
         if out.omitted:
