@@ -118,7 +118,7 @@ def test_a_mark_refuses_a_stale_version_a_superseded_memory_and_a_foreign_one(
 @pytest.mark.neo4j
 def test_neo4j_memories_stored_before_statuses_get_them_at_start(neo4j_store: object) -> None:
     from memspace.stores.neo4j import Neo4jStore
-    from memspace.stores.neo4j import memories as neo4j_memories
+    from memspace.stores.neo4j import lifecycle_backfill as neo4j_memories
 
     assert isinstance(neo4j_store, Neo4jStore)
     sid = _space(neo4j_store)

@@ -152,3 +152,40 @@ async def test_the_conflict_warning_survives_a_budget_too_small_for_the_constrai
     assert meta["spent"] <= 300
     dropped = {e["section"] for e in meta["omittedEntries"]}
     assert "constraints" in dropped and "conflicts" not in dropped
+
+
+async def test_the_same_calls_over_rest(deployment: Deployment) -> None:
+    import httpx2
+
+    space = deployment.space("rest-life")
+    key = deployment.key("rest-agent", {space: "rw"})
+    async with httpx2.AsyncClient(base_url=deployment.url, timeout=30,
+                                  headers={"Authorization": f"Bearer {key}"}) as http:
+        first = await http.post("/v1/memories", json={
+            "content": "The queue is RabbitMQ", "type": "architecture", "space": space})
+        assert first.status_code == 201
+        memory_id = first.json()["memories"][0]["id"]
+        clash = await http.post("/v1/memories", json={
+            "content": "The queue is Kafka", "type": "architecture", "space": space})
+        assert clash.status_code == 409 and clash.json()["conflict"]["memory"]["id"] == memory_id
+        marked = await http.post(f"/v1/memories/{memory_id}/status", json={
+            "status": "disputed", "reason": "load test", "space": space, "expectedVersion": 1})
+        assert marked.status_code == 200 and marked.json()["memory"]["status"] == "disputed"
+        patched = await http.post(f"/v1/memories/{memory_id}/patch", json={
+            "append": "with quorum queues", "space": space, "expectedVersion": 2})
+        assert patched.status_code == 200
+        new_id = patched.json()["memories"][0]["id"]
+        batch = (await http.post("/v1/memories/batch", json={
+            "ids": [memory_id, new_id, "missing"], "space": space})).json()
+        assert [m["id"] for m in batch["memories"]] == [memory_id, new_id]
+        assert batch["missing"] == ["missing"]
+        line = (await http.get(f"/v1/memories/{new_id}/revisions",
+                               params={"space": space})).json()
+        assert [r["id"] for r in line["revisions"]] == [memory_id, new_id]
+        changes = (await http.get("/v1/changes", params={
+            "since": "2000-01-01T00:00:00Z", "space": space, "types": ["architecture"]})).json()
+        assert {c["id"]: c["change"] for c in changes["changes"]} == {
+            memory_id: "superseded", new_id: "updated"}
+        stale = await http.post(f"/v1/memories/{new_id}/patch", json={
+            "append": "again", "space": space, "expectedVersion": 1})
+        assert stale.status_code == 409

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import MemspaceError
-from memspace.present.json import add_json, marked_json, memory_detail_json, search_json
+from memspace.present.json import (
+    add_json,
+    changes_json,
+    marked_json,
+    memory_detail_json,
+    revisions_json,
+    search_json,
+)
 from memspace.present.records import memory_json
 from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
@@ -113,3 +120,51 @@ async def list_memories(app: ContainerDep, who: PrincipalDep, space: str | None 
     )
     return {"space": slug, "memories": [memory_json(m) for m in page.items],
             "nextCursor": page.next_cursor}
+
+
+class PatchBody(BaseModel):
+    append: str | None = None
+    prepend: str | None = None
+    old: str | None = None  # with `new`: replace the one occurrence of `old`
+    new: str | None = None
+    reason: str | None = None
+    space: str | None = None
+    expectedVersion: int | None = Field(default=None, ge=1)  # noqa: N815
+
+
+class BatchBody(BaseModel):
+    ids: list[str] = Field(min_length=1, max_length=50)
+    space: str | None = None
+
+
+@router.post("/v1/memories/{memory_id}/patch", tags=["memories"])
+async def patch_memory(memory_id: str, body: PatchBody, app: ContainerDep,
+                       who: PrincipalDep) -> dict[str, Any]:
+    result = await run_in_threadpool(app.memories.patch, who, memory_id, body.append,
+                                     body.prepend, body.old, body.new, body.space,
+                                     body.expectedVersion, body.reason)
+    return add_json(result)
+
+
+@router.post("/v1/memories/batch", tags=["memories"])
+async def get_memories(body: BatchBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
+    slug, found, missing = await run_in_threadpool(app.memories.get_many, who, body.ids,
+                                                   body.space)
+    return {"space": slug, "memories": [memory_json(m) for m in found], "missing": missing}
+
+
+@router.get("/v1/memories/{memory_id}/revisions", tags=["memories"])
+async def memory_revisions(memory_id: str, app: ContainerDep, who: PrincipalDep,
+                           space: str | None = None) -> dict[str, Any]:
+    slug, line = await run_in_threadpool(app.lifecycle.revisions, who, memory_id, space)
+    return revisions_json(slug, line)
+
+
+@router.get("/v1/changes", tags=["memories"])
+async def changes_since(app: ContainerDep, who: PrincipalDep, since: str | None = None,
+                        cursor: str | None = None, types: Annotated[list[str] | None, Query()] = None,
+                        limit: int | None = None, maxTokens: int | None = None,  # noqa: N803
+                        space: str | None = None) -> dict[str, Any]:
+    page = await run_in_threadpool(app.changes.since, who, since, cursor, types, limit,
+                                   maxTokens, space)
+    return changes_json(page)
