@@ -21,7 +21,10 @@ memories in one call); search it (search_memory) before you answer a question ab
 project, and save durable facts you learn (add_memory): decisions, conventions, preferences,
 findings. One self-contained fact per memory. When a fact is wrong or outdated, correct it
 (correct_memory, with the expectedVersion you read) rather than adding a contradicting one.
-Before you stop, leave a handoff (save_handoff) for the next agent or session. listSpaces
+Coming back after others worked? get_changes_since lists what changed, page by page. Give
+decisions, constraints and architecture a `type` when you save them: a save that contradicts one
+answers `conflict` with the calls that resolve it. Before you stop, leave a handoff
+(save_handoff) for the next agent or session. listSpaces
 shows which spaces your key can use; tools act on your active space unless you pass `space`."""
 
 
