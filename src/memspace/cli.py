@@ -38,6 +38,7 @@ app.command("search")(cli_memories.search)
 app.command("list")(cli_memories.list_memories)
 app.command("mark")(cli_memories.mark)
 space_app.command("set")(cli_memories.space_set)
+app.command("rename-category")(cli_memories.rename_category)
 
 
 def _version(value: bool) -> None:

@@ -122,3 +122,19 @@ def space_set(
     data = space_json(space) | {"instructions": space.instructions}
     emit(data, as_json, f"Space '{space.slug}' updated ({len(space.instructions):,} characters "
                         "of instructions).")
+
+
+@command
+def rename_category(
+    old: Annotated[str, typer.Argument(help="The category to rename.")],
+    new: Annotated[str, typer.Argument(help="Its new name.")],
+    space: SpaceOpt,
+    as_json: JsonOpt = False,
+) -> None:
+    """Rename a category across a space in one write (the same call as rename_category)."""
+    container = open_container()
+    slug, renamed = container.memories.rename_category(AccessService.operator(), space, old, new)
+    data = {"space": slug, "renamed": len(renamed),
+            "memories": [memory_json(m, lean=True) for m in renamed]}
+    emit(data, as_json, f"Renamed category '{old}' to '{new}' in '{slug}': {len(renamed)} "
+                        "memory(ies).")

@@ -18,7 +18,7 @@ from tests.support.server import data, error_text, mcp_client
 pytestmark = [pytest.mark.e2e, pytest.mark.model]
 
 NEW_TOOLS = {"mark_memory", "patch_memory", "getMemories", "get_changes_since",
-             "list_memory_revisions"}
+             "list_memory_revisions", "rename_category"}
 
 
 async def test_an_agent_resumes_another_agents_work_page_by_page_through_a_tie(
@@ -189,3 +189,24 @@ async def test_the_same_calls_over_rest(deployment: Deployment) -> None:
         stale = await http.post(f"/v1/memories/{new_id}/patch", json={
             "append": "again", "space": space, "expectedVersion": 1})
         assert stale.status_code == 409
+
+
+async def test_a_renamed_category_is_searchable_under_its_new_name(deployment: Deployment) -> None:
+    space = deployment.space("rename")
+    key = deployment.key("librarian", {space: "rw"})
+    async with mcp_client(deployment.url, key) as client:
+        for text in ("Terraform state lives in an S3 bucket", "Cluster nodes run Ubuntu 24.04"):
+            data(await client.call_tool("add_memory", {"content": text, "category": "infra"}))
+        # searched once before the rename, so the server's vector cache holds the space
+        before = data(await client.call_tool("search_memory", {"query": "terraform state",
+                                                               "category": "infra"}))
+        assert before["results"]
+        renamed = data(await client.call_tool("rename_category", {"old": "infra",
+                                                                  "new": "platform"}))
+        assert renamed["renamed"] == 2
+        after = data(await client.call_tool("search_memory", {"query": "terraform state",
+                                                              "category": "platform"}))
+        assert after["results"][0]["content"] == "Terraform state lives in an S3 bucket"
+        gone = data(await client.call_tool("search_memory", {"query": "terraform state",
+                                                             "category": "infra"}))
+        assert gone["results"] == []

@@ -67,10 +67,10 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
         who, granted = rng.choice(keys)
         slug = rng.choice([*slugs, unknown]) if rng.random() < 0.95 else unknown
         action = rng.choices(["add", "repeat", "search", "keyword", "list", "forget", "mark",
-                              "patch", "batch", "changes", "revisions"],
-                             [30, 5, 25, 10, 20, 10, 10, 8, 8, 8, 6])[0]
+                              "patch", "batch", "changes", "revisions", "rename"],
+                             [30, 5, 25, 10, 20, 10, 10, 8, 8, 8, 6, 3])[0]
         refusal = expect_refusal(granted.get(slug),
-                                 action in ("add", "repeat", "forget", "mark", "patch"))
+                                 action in ("add", "repeat", "forget", "mark", "patch", "rename"))
         context = f"seed {seed}, step {step}: {action} in {slug} as {granted}"
         try:
             if action in ("add", "repeat"):
@@ -112,6 +112,23 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
                 _, line = rig.app.lifecycle.revisions(who, memory_id, slug)
                 assert line[-1].memory.content == here, context
                 assert all(v.memory.content.startswith(f"[{slug}]") for v in line), context
+            elif action == "rename":
+                # categories are per space: a rename touches this space's memories only, and
+                # in one that has none of the category it answers like a missing one
+                live = [t for t, on in model.get(slug, {}).items() if on]
+                if refusal is None and not live:
+                    refusal = NotFound
+                before = {s: rig.app.store.get_space_by_slug(s) for s in slugs}
+                versions = {s: rig.app.store.space_stats(v.id).version
+                            for s, v in before.items() if v is not None}
+                _, renamed = rig.app.memories.rename_category(who, slug, "general", "general2")
+                _, back = rig.app.memories.rename_category(who, slug, "general2", "general")
+                assert {m.content for m in renamed} == set(live), context
+                after = {s: rig.app.store.space_stats(v.id).version
+                         for s, v in before.items() if v is not None}
+                assert all(after[s] == versions[s] for s in slugs if s != slug), context
+                for text in live:  # each is at a new id now
+                    ids[slug][text] = next(m.id for m in back if m.content == text)
             elif action == "batch":
                 memory_id, here = some_id(slug)
                 _, found, missing = rig.app.memories.get_many(who, [memory_id], slug)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memspace.domain.errors import InvalidInput, StaleVersion
+from memspace.domain.errors import InvalidInput, NotFound, StaleVersion
 from memspace.domain.lifecycle import MemoryStatus
 from tests.unit.conftest import World
 
@@ -73,3 +73,30 @@ def test_revisions_list_every_version_with_who_when_why_and_marks(world: World) 
         assert [(v.memory.id, v.why) for v in line] == [
             (first.id, None), (second.id, "compliance asked"), (third.id, "patched (append)")]
     assert [(r.status, r.reason) for r in line[1].marks] == [("disputed", "legal says 90")]
+
+
+def test_rename_category_moves_every_current_memory_in_one_write(world: World) -> None:
+    from memspace.services.search import SearchRequest
+
+    who = world.principal({"acme": "rw", "other": "rw"})
+    a = world.app.memories.add(who, "Terraform state lives in S3", "acme", category="infra")
+    b = world.app.memories.add(who, "Nodes run Ubuntu 24.04", "acme", category="infra")
+    world.app.memories.add(who, "Other team infra note", "other", category="infra")
+    version = world.app.store.space_stats(a.memories[0].space_id).version
+
+    slug, renamed = world.app.memories.rename_category(who, "acme", "Infra", "platform")
+
+    assert slug == "acme" and {m.content for m in renamed} == {
+        "Terraform state lives in S3", "Nodes run Ubuntu 24.04"}
+    assert world.app.store.space_stats(a.memories[0].space_id).version == version + 1  # one write
+    hits = world.app.search.search(who, SearchRequest("where is terraform state?",
+                                                      category="platform", space="acme")).hits
+    assert hits and hits[0].memory.content == "Terraform state lives in S3"
+    assert world.app.search.search(who, SearchRequest("terraform", category="infra",
+                                                      space="acme")).hits == ()
+    old = world.app.store.get_memory(a.memories[0].space_id, b.memories[0].id)
+    assert old is not None and old.superseded_by in {m.id for m in renamed}
+    _, kept = world.app.memories.list(who, "other", category="infra")
+    assert len(kept.items) == 1
+    with pytest.raises(NotFound):
+        world.app.memories.rename_category(who, "acme", "infra", "x")

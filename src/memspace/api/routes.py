@@ -168,3 +168,18 @@ async def changes_since(app: ContainerDep, who: PrincipalDep, since: str | None 
     page = await run_in_threadpool(app.changes.since, who, since, cursor, types, limit,
                                    maxTokens, space)
     return changes_json(page)
+
+
+class RenameBody(BaseModel):
+    old: str
+    new: str
+    space: str | None = None
+
+
+@router.post("/v1/categories/rename", tags=["memories"])
+async def rename_category(body: RenameBody, app: ContainerDep,
+                          who: PrincipalDep) -> dict[str, Any]:
+    slug, renamed = await run_in_threadpool(app.memories.rename_category, who, body.space,
+                                            body.old, body.new)
+    return {"space": slug, "renamed": len(renamed),
+            "memories": [memory_json(m, lean=True) for m in renamed]}

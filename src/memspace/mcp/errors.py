@@ -35,6 +35,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "patch_memory": {"memoryId": "<id from search_memory>", "expectedVersion": 1,
                      "replace": {"old": "two approvals", "new": "one approval"}},
     "get_changes_since": {"since": "2026-05-01T09:00:00Z", "limit": 20},
+    "rename_category": {"old": "infra", "new": "infrastructure"},
     "getMemories": {"ids": ["<id from search_memory>", "<another id>"]},
     "save_handoff": {"summary": "Where the work stands", "nextSteps": ["what comes next"],
                      "openQuestions": ["what is undecided"]},

@@ -159,3 +159,26 @@ def register_lifecycle_tools(server: MCPServer, app: Container) -> None:
         who = principal_of(ctx)
         slug, line = call(lambda: app.lifecycle.revisions(who, memoryId, space))
         return result(revisions_text(slug, line), revisions_json(slug, line))
+
+    @server.tool(
+        name="rename_category",
+        title="Rename a category",
+        annotations=WRITES,
+        description=(
+            "Rename a category across a space in one write: every current memory of category "
+            "`old` gets its next version under `new` (the old versions are kept as history, "
+            "superseded; their ids resolve to the new ones in getMemory's history)."
+        ),
+    )
+    def rename_category(
+        ctx: Context,
+        old: Annotated[str, Field(description="The category to rename.")],
+        new: Annotated[str, Field(description="Its new name.")],
+        space: SpaceArg = None,
+    ) -> CallToolResult:
+        who = principal_of(ctx)
+        slug, renamed = call(lambda: app.memories.rename_category(who, space, old, new))
+        data = {"space": slug, "renamed": len(renamed),
+                "memories": [memory_json(m, lean=True) for m in renamed]}
+        return result(f"Renamed category '{old}' to '{new}' in '{slug}': {len(renamed)} "
+                      "memory(ies), each now at its next version.", data)

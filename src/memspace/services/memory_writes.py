@@ -21,6 +21,7 @@ from memspace.services.access import Principal
 from memspace.services.adding import AddPipeline, AddRequest, AddResult
 from memspace.services.memory_rules import MAX_IDEMPOTENCY_KEY
 from memspace.services.paging import utc_time
+from memspace.services.versioning import CategoryRenames
 
 
 @dataclass
@@ -30,8 +31,8 @@ class AddManyResult:
     duplicates: int = 0
 
 
-class MemoryWrites(AddPipeline):
-    """add, add_many, correct and forget."""
+class MemoryWrites(AddPipeline, CategoryRenames):
+    """add, add_many, correct, patch, forget and rename_category."""
 
     def add(
         self,

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memspace.domain.errors import Conflict, DuplicateContent, NotFound
+from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
 from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Space
 from memspace.domain.ports import WriteBatch
+from memspace.services.access import Principal
 from memspace.services.add_types import AddRequest, AddResult, Clash
+from memspace.services.clock import new_id
 from memspace.services.memory_rules import MemoryCore
 from memspace.services.restatement import NEIGHBOURS, judge
 
@@ -71,3 +73,40 @@ class VersionedAdds(MemoryCore):
             return AddResult("duplicate", "flat", space.slug, [known])
         return AddResult("updated" if status == "updated" else "created", "flat", space.slug,
                          [new], relations, superseded=[old.id for old in olds])
+
+
+# A rename rewrites at most this many memories in its one write.
+MAX_RENAMED = 2_000
+
+
+class CategoryRenames(MemoryCore):
+    """rename_category: every current memory of a category gets its next version under the new
+    name, in one write (the old versions superseded, kept as history)."""
+
+    def rename_category(self, principal: Principal, space: str | None, old: str | None,
+                        new: str | None) -> tuple[str, list[Memory]]:
+        target = self._access.resolve(principal, space, write=True)
+        before, after = self._category(old), self._category(new)
+        if not (old or "").strip() or not (new or "").strip():
+            raise InvalidInput("pass the category to rename as `old` and its new name as `new`")
+        if before == after:
+            raise InvalidInput(f"the category is already called '{after}'")
+        where = MemoryFilter(target.space.id, before)
+        olds = self._store.list_memories(where, MAX_RENAMED + 1)
+        if len(olds) > MAX_RENAMED:
+            raise InvalidInput(f"category '{before}' holds more than {MAX_RENAMED:,} memories; "
+                               "one rename rewrites at most that many")
+        if not olds:
+            raise NotFound(f"no current memory of this space has category '{before}'")
+        vectors = self._embedder.embed([m.content for m in olds])
+        now = self._clock.now()
+        news = [replace(m, id=new_id(), category=after, embedding=v, version=m.version + 1,
+                        created_at=now, created_by=principal.actor, invalidated_at=None,
+                        invalidated_by=None) for m, v in zip(olds, vectors, strict=True)]
+        why = f"category renamed from '{before}' to '{after}'"
+        relations = [Relation(n.id, o.id, RelationType.UPDATES, now, principal.actor, why)
+                     for n, o in zip(news, olds, strict=True)]
+        self._store.write(WriteBatch(target.space.id, news, relations,
+                                     {o.id: n.id for o, n in zip(olds, news, strict=True)},
+                                     at=now))
+        return target.space.slug, news
