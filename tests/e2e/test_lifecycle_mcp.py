@@ -189,6 +189,9 @@ async def test_the_same_calls_over_rest(deployment: Deployment) -> None:
         stale = await http.post(f"/v1/memories/{new_id}/patch", json={
             "append": "again", "space": space, "expectedVersion": 1})
         assert stale.status_code == 409
+        renamed = await http.post("/v1/categories/rename", json={
+            "old": "general", "new": "messaging", "space": space})
+        assert renamed.status_code == 200 and renamed.json()["renamed"] == 1
 
 
 async def test_a_renamed_category_is_searchable_under_its_new_name(deployment: Deployment) -> None:
