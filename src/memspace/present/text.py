@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from memspace.domain.models import Document, Handoff, Memory
 from memspace.present.json import add_json
-from memspace.present.records import EXCERPT_CHARS, excerpt, iso
+from memspace.present.records import EXCERPT_CHARS, RELATED_EXCERPT_CHARS, excerpt, iso
 
 if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.json at run time
     from memspace.services.adding import AddResult
@@ -43,12 +43,12 @@ def _line(memory: dict[str, Any]) -> str:
 
 
 def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
-                lean: bool = False) -> str:
+                lean: bool = False, chars: int = EXCERPT_CHARS) -> str:
     """`[id] vN (type, category) content`, its status when not current, with the document it
-    came from."""
+    came from; `lean`: the content cut to about `chars` characters."""
     state = _state(memory.active, memory.status.value, memory.superseded_by)
     kind = f"{memory.type.value}, " if memory.type.value != "note" else ""
-    shown = excerpt(memory.content, EXCERPT_CHARS if lean else None)
+    shown = excerpt(memory.content, chars if lean else None)
     more = f" ({len(memory.content):,} chars; getMemory reads it whole)" \
         if shown is not memory.content else ""
     line = f"[{memory.id}] v{memory.version} ({kind}{memory.category}){state} {shown}{more}"
@@ -70,7 +70,7 @@ def search_text(found: SearchResult) -> str:
         for rel in hit.related:
             arrow = "->" if rel.direction == "out" else "<-"
             lines.append(f"     {arrow} {rel.via.value} ({rel.hops} hop): "
-                         f"{memory_line(rel.memory, found.titles, lean)}")
+                         f"{memory_line(rel.memory, found.titles, lean, RELATED_EXCERPT_CHARS)}")
     if found.profile is not None:
         stats = found.profile.stats
         lines.append(f"Space '{found.profile.space.slug}': {stats.active_memories} active memories, "
