@@ -77,6 +77,7 @@ class SearchBody(BaseModel):
     includeInactive: bool = False  # noqa: N815
     types: list[str] = []
     statuses: list[str] = []
+    includeBody: bool = False  # noqa: N815
 
 
 @router.post("/v1/memories", tags=["memories"], status_code=201)
@@ -107,7 +108,7 @@ async def get_memory(memory_id: str, app: ContainerDep, who: PrincipalDep,
 async def search(body: SearchBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
     request = SearchRequest(body.query, body.keyword, body.category, body.space, body.limit,
                             body.includeProfile, body.includeInactive, tuple(body.types),
-                            tuple(body.statuses))
+                            tuple(body.statuses), body.includeBody)
     return search_json(await run_in_threadpool(app.search.search, who, request))
 
 
