@@ -10,7 +10,15 @@ from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import Clock, CodeIndexStore, Embedder, EvidenceStore, GraphStore
+from memspace.domain.ports import (
+    Clock,
+    CodeIndexStore,
+    Embedder,
+    EvidenceStore,
+    GraphStore,
+    LifecycleStore,
+    SpaceTextStore,
+)
 from memspace.domain.security import SecurityStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.budget import BudgetedReader, ParseBudget
@@ -21,6 +29,7 @@ from memspace.services.access import AccessService
 from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
 from memspace.services.briefing import BriefingService
+from memspace.services.changes import ChangeFeed
 from memspace.services.clock import SystemClock
 from memspace.services.code_search import CodeSearchService
 from memspace.services.context import ProfileService
@@ -33,6 +42,7 @@ from memspace.services.guard import ContentGuard
 from memspace.services.handoffs import HandoffService
 from memspace.services.ingest_worker import IngestionWorker
 from memspace.services.ingestion import IngestionService
+from memspace.services.lifecycle import LifecycleService
 from memspace.services.memories import Limits, MemoryService
 from memspace.services.mining import GitMining
 from memspace.services.oauth import OAuthService
@@ -43,7 +53,7 @@ from memspace.services.security import SecurityService
 from memspace.services.seeding import Seeder
 from memspace.services.spaces import SpaceService
 from memspace.services.uploads import UploadTickets
-from memspace.services.verification import VerificationService
+from memspace.services.verification import VerificationService, broken_notes
 
 
 @dataclass
@@ -73,6 +83,8 @@ class Container:
     code: CodeSearchService
     mining: GitMining
     security: SecurityService  # policies, audit log, scans (issue 38)
+    lifecycle: LifecycleService
+    changes: ChangeFeed
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
@@ -171,6 +183,37 @@ def build_security(store: GraphStore) -> SecurityStore:
     if isinstance(store, Neo4jStore):
         return Neo4jSecurity(store)
     raise TypeError(f"no security store for {type(store).__name__}")
+
+
+def build_lifecycle(store: GraphStore) -> LifecycleStore:
+    """Status changes set by hand live beside the graph, in the same database."""
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.lifecycle import SqliteLifecycle
+
+        return SqliteLifecycle(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.lifecycle import Neo4jLifecycle
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jLifecycle(store)
+    raise TypeError(f"no lifecycle store for {type(store).__name__}")
+
+
+def build_space_settings(store: GraphStore) -> SpaceTextStore:
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.space_settings import SqliteSpaceSettings
+
+        return SqliteSpaceSettings(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.space_settings import Neo4jSpaceSettings
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jSpaceSettings(store)
+    raise TypeError(f"no space settings store for {type(store).__name__}")
 
 
 def build_embedder(settings: Settings, store: GraphStore | None = None) -> Embedder:
@@ -293,6 +336,8 @@ def build(
     note_jobs = build_note_jobs(store) if extractor is not None else None
     code_index, evidence_store = build_code_roles(store)
     security_store = build_security(store)
+    marks = build_lifecycle(store)
+    texts = build_space_settings(store)
     metrics = Metrics() if settings.metrics else None
     if metrics is not None:
         store, extractor = watched_ports(metrics, store, extractor)
@@ -316,7 +361,7 @@ def build(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
     ingestion = ingestion_service(store, access, memories, reader, files, clock,
                                  settings.max_upload_bytes, batched.prefetch)
-    admin = AdminService(store, clock, audit)
+    admin = AdminService(store, clock, audit, texts)
     # The demo loads without a model, so it looks the same on every machine.
     flat = MemoryService(store, batched, access, clock, limits, evidence=evidence, guard=guard)
     seeder = Seeder(admin, access, flat, IngestionService(
@@ -342,7 +387,8 @@ def build(
         spaces=SpaceService(access, store),
         graphs=GraphService(store, access),
         briefings=BriefingService(store, embedder, access, clock, TokenCounter().count,
-                                  evidence_store, guard.quarantines),
+                                  quarantines=guard.quarantines, marks=marks,
+                                  broken=broken_notes(evidence_store)),
         handoffs=HandoffService(store, access, clock, evidence, guard),
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
         portability=PortabilityService(store, embedder, access, files, admin, guard, audit),
@@ -353,4 +399,6 @@ def build(
         code=CodeSearchService(code_index, access),
         mining=GitMining(repos, code_index, memories),
         security=SecurityService(admin, security_store, guard, audit, store),
+        lifecycle=LifecycleService(store, marks, access, clock),
+        changes=ChangeFeed(store, marks, access, TokenCounter().count),
     )

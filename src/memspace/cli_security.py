@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,7 +13,7 @@ import typer
 from memspace.cli_code import EvidenceOpt
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.domain.errors import InvalidInput
-from memspace.present.records import iso
+from memspace.present.records import iso, space_json
 from memspace.services.access import AccessService
 
 
@@ -23,11 +25,26 @@ def space_set(
         "--secrets", help="refuse (default) | redact | allow: writes holding a credential.")] = None,
     injections: Annotated[str | None, typer.Option(
         "--injections", help="flag (default) | quarantine: what an instruction-like write does.")] = None,
+    description: Annotated[str | None, typer.Option(help="What the space is for.")] = None,
+    instructions: Annotated[Path | None, typer.Option(
+        help="A text or Markdown file of instructions for the agents working in the space "
+             "(get_context shows it first); '-' reads stdin.", allow_dash=True)] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Change a space's policies: evidence, secrets, instruction-like writes (with no option,
-    show the security policy)."""
+    """Change a space: its description and agent instructions, its evidence policy, what a write
+    holding a secret or reading like instructions does (with no option, show the security
+    policy)."""
     app = open_container()
+    if description is not None or instructions is not None:
+        text = None
+        if instructions is not None:
+            text = sys.stdin.read() if str(instructions) == "-" else instructions.read_text("utf-8")
+        space = app.admin.set_space(slug, description, text)
+        emit(space_json(space) | {"instructions": space.instructions}, as_json,
+             f"Space '{space.slug}' updated ({len(space.instructions):,} characters of "
+             "instructions).")
+        if evidence is None and secrets is None and injections is None:
+            return
     if evidence is not None:
         slug = app.evidence.set_policy(AccessService.operator(), slug, evidence)
         typer.echo(f"Space '{slug}' evidence policy: {evidence.strip().lower()}.")

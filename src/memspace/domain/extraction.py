@@ -32,6 +32,9 @@ class ExtractedFact:
     text: str
     category: str
     relations: tuple[ExtractedRelation, ...] = ()
+    # One of domain.lifecycle.MemoryType's values when the model says what kind of note the
+    # fact is; None (or an unknown value) leaves it a note unless the caller gave a type.
+    type: str | None = None
 
 
 @dataclass(frozen=True)

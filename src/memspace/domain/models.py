@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from memspace.domain.evidence import Citation
 
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType
+
 
 class Access(enum.StrEnum):
     """What a grant lets a key do in one space."""
@@ -46,6 +48,9 @@ class Space:
     description: str
     created_at: datetime
     last_active_at: datetime
+    # What agents working in the space are told first (get_context's header):
+    # `memspace space set S --instructions FILE`.
+    instructions: str = ""
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,16 @@ class Memory:
     # Why its text reads like instructions aimed at an agent (services/instructions.py), or
     # None; flagged memories are shown with a warning, or quarantined by the space's policy.
     suspicious: str | None = None
+    # What kind of note it is and where it stands (domain/lifecycle.py); `importance` 1-5 and
+    # `canonical` weigh it in get_context. A superseded memory's replacement is invalidated_by.
+    type: MemoryType = MemoryType.NOTE
+    status: MemoryStatus = MemoryStatus.CURRENT
+    importance: int = DEFAULT_IMPORTANCE
+    canonical: bool = False
+
+    @property
+    def superseded_by(self) -> str | None:
+        return self.invalidated_by if self.status is MemoryStatus.SUPERSEDED else None
 
 
 def provenance_of(memory: Memory) -> Provenance:
@@ -245,6 +260,10 @@ class MemoryFilter:
     space_id: str
     category: str | None = None
     include_inactive: bool = False
+    # Only these types / statuses (empty: any). A status filter reads inactive memories too,
+    # so `statuses=(superseded,)` lists what corrections replaced.
+    types: tuple[MemoryType, ...] = ()
+    statuses: tuple[MemoryStatus, ...] = ()
 
 
 @dataclass(frozen=True)

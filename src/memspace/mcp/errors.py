@@ -31,6 +31,13 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                        "content": "Deploys to production need one approval",
                        "reason": "policy changed"},
     "get_context": {"query": "the task you are starting", "detail": "balanced"},
+    "mark_memory": {"memoryId": "<id from search_memory>", "status": "disputed",
+                    "reason": "the load test of 2 June contradicts it", "expectedVersion": 1},
+    "patch_memory": {"memoryId": "<id from search_memory>", "expectedVersion": 1,
+                     "replace": {"old": "two approvals", "new": "one approval"}},
+    "get_changes_since": {"since": "2026-05-01T09:00:00Z", "limit": 20},
+    "rename_category": {"old": "infra", "new": "infrastructure"},
+    "getMemories": {"ids": ["<id from search_memory>", "<another id>"]},
     "save_handoff": {"summary": "Where the work stands", "nextSteps": ["what comes next"],
                      "openQuestions": ["what is undecided"]},
 }

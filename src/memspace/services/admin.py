@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.models import Access, ApiKey, Space
-from memspace.domain.ports import Clock, DirectoryStore
+from memspace.domain.ports import Clock, DirectoryStore, SpaceTextStore
 from memspace.services.access import generate_key, hash_key
 from memspace.services.audit import AuditLog
 from memspace.services.clock import new_id
@@ -19,6 +19,9 @@ SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 class CreatedKey:
     key: ApiKey
     raw: str  # shown once, never stored
+
+
+MAX_INSTRUCTIONS_CHARS = 4_000
 
 
 def parse_grant(text: str) -> tuple[str, Access]:
@@ -36,7 +39,9 @@ OPERATOR = "operator (CLI)"
 
 
 class AdminService:
-    def __init__(self, store: DirectoryStore, clock: Clock, audit: AuditLog | None = None) -> None:
+    def __init__(self, store: DirectoryStore, clock: Clock, audit: AuditLog | None = None,
+                 texts: SpaceTextStore | None = None) -> None:
+        self._texts = texts
         self._store = store
         self._clock = clock
         self._audit = audit  # the operator's log of administrative actions (services/audit.py)
@@ -59,6 +64,20 @@ class AdminService:
         self._store.create_space(space)
         self._record("space.create", slug, space_id=space.id)
         return space
+
+    def set_space(self, slug: str, description: str | None = None,
+                  instructions: str | None = None) -> Space:
+        """Change a space's description and/or its instructions for agents (get_context shows
+        both first)."""
+        if self._texts is None:
+            raise InvalidInput("this store cannot change a space's description or instructions")
+        if description is None and instructions is None:
+            raise InvalidInput("pass --description TEXT and/or --instructions FILE")
+        if instructions is not None and len(instructions) > MAX_INSTRUCTIONS_CHARS:
+            raise InvalidInput(f"instructions are {len(instructions):,} characters; keep them "
+                               f"under {MAX_INSTRUCTIONS_CHARS:,} (get_context shows them whole)")
+        return self._texts.set_space_text(self.space(slug).id, description,
+                                          instructions.strip() if instructions else instructions)
 
     def list_spaces(self) -> list[Space]:
         return self._store.list_spaces()

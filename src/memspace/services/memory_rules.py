@@ -13,6 +13,7 @@ from typing import Protocol
 from memspace.domain.errors import Conflict, InvalidInput, NotFound
 from memspace.domain.evidence import Citation, overall, parse_citation
 from memspace.domain.extraction import FactExtractor
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MAX_IMPORTANCE, MIN_IMPORTANCE, MemoryType
 from memspace.domain.models import ChunkSource, Memory, Provenance, ProvenanceKind, Space
 from memspace.domain.ports import (
     Clock,
@@ -152,6 +153,28 @@ class MemoryCore:
     def _embedded(self, memory: Memory) -> Memory:
         [vector] = self._embedder.embed([memory.content])
         return replace(memory, embedding=vector)
+
+    @staticmethod
+    def _type(value: str | None) -> MemoryType | None:
+        """A caller's type, or InvalidInput naming the twelve."""
+        text = (value or "").strip().lower().replace("-", "_").replace(" ", "_")
+        if not text:
+            return None
+        try:
+            return MemoryType(text)
+        except ValueError:
+            names = ", ".join(t.value for t in MemoryType)
+            raise InvalidInput(f"type '{value}' is not one of {names}; leave it out for a "
+                               "note") from None
+
+    @staticmethod
+    def _importance(value: int | None) -> int:
+        if value is None:
+            return DEFAULT_IMPORTANCE
+        if not MIN_IMPORTANCE <= value <= MAX_IMPORTANCE:
+            raise InvalidInput(f"importance is {MIN_IMPORTANCE} (minor) to {MAX_IMPORTANCE} "
+                               f"(must not be missed); {value} is outside it")
+        return value
 
     @staticmethod
     def _speaker(speaker: str | None) -> str | None:

@@ -27,6 +27,7 @@ from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, Not
 from memspace.domain.evidence import Verification
 from memspace.domain.evidence_codec import citation_rows, citations_of
 from memspace.domain.files import ExtractedText
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType, status_today
 from memspace.domain.models import (
     Chunk,
     Document,
@@ -125,6 +126,8 @@ class PortabilityService:
                 **({"evidence": citation_rows(memory.evidence),
                     "verification": memory.verification} if memory.evidence else {}),
                 **provenance_fields(memory),
+                "memoryType": memory.type.value, "status": memory.status.value,
+                "importance": memory.importance, "canonical": memory.canonical,
             }
         relations = self._store.relations_among(sid, [m.id for m in memories])
         for rel in sorted(relations,
@@ -323,4 +326,11 @@ class PortabilityService:
             verification=("unverified" if any(c.get("k") == "file" for c in r.get("evidence") or [])
                           else r.get("verification")),
             provenance=imported(r.get("provenance")), suspicious=suspicious_reason(r["content"]),
+            # An export made before types and statuses has neither: a note, in the status its
+            # state means today (as migration 14 gave the stored ones).
+            type=MemoryType(r.get("memoryType") or "note"),
+            status=MemoryStatus(r.get("status") or status_today(
+                bool(r["active"]), r.get("invalidatedBy"), r.get("forgetReason"))),
+            importance=int(r.get("importance") or DEFAULT_IMPORTANCE),
+            canonical=bool(r.get("canonical")),
         )

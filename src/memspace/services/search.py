@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Protocol
 
 from memspace.domain.errors import InvalidInput, Unavailable
@@ -20,6 +20,7 @@ from memspace.services.access import AccessService, Principal
 from memspace.services.beside import beside
 from memspace.services.context import Profile, ProfileService
 from memspace.services.documents import document_titles
+from memspace.services.lifecycle import keeps, statuses_of, types_of
 from memspace.services.ranking import Ranked, blend, single
 
 # How deep each ranked list is read before blending (services/ranking.py): deeper lists let a
@@ -46,6 +47,9 @@ class SearchRequest:
     exact_keyword: bool = False
     # Only memories of these provenance kinds (issue 38), e.g. ("human",) for facts people wrote.
     provenance: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()  # only these types (domain/lifecycle.py); empty: any
+    statuses: tuple[str, ...] = ()  # only these statuses; a status filter reads inactive ones too
+    include_body: bool = False  # whole contents, not excerpts of long ones (present/)
 
 
 PROVENANCE_DEPTH = 5
@@ -77,6 +81,7 @@ class SearchResult:
     titles: Mapping[str, str]  # document id -> title, for hits and neighbours from documents
     message: str | None = None  # why nothing could match (an empty space)
     profile: Profile | None = None
+    include_body: bool = False  # whole contents asked for (present/ shows excerpts otherwise)
 
 
 class SearchPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, DocumentStore, Protocol):
@@ -138,14 +143,16 @@ class SearchService:
         query = self._text(request.query, "query")
         keyword = self._text(request.keyword, "keyword")
         category = " ".join((request.category or "").split()).lower() or None
-        if not (query or keyword or category):
+        types, statuses = types_of(request.types), statuses_of(request.statuses)
+        if not (query or keyword or category or types or statuses):
             raise InvalidInput(
                 "search_memory needs at least one of: query (natural language), keyword "
-                "(exact words, typos tolerated) or category"
+                "(exact words, typos tolerated), category, types or statuses"
             )
         if not 1 <= request.limit <= MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
-        where = MemoryFilter(target.space.id, category, request.include_inactive)
+        where = MemoryFilter(target.space.id, category, request.include_inactive, types,
+                             statuses)
 
         def read_profile() -> Callable[[], Profile]:
             return beside(self._store, lambda: self._profiles.profile(target.space))
@@ -161,6 +168,7 @@ class SearchService:
         # With a provenance filter, rank deeper so that filtering still fills the page.
         depth = request.limit if not kinds else min(request.limit * PROVENANCE_DEPTH, MAX_RANKED)
         mode, ranked = self._rank(where, query, keyword, depth, request.exact_keyword)
+        ranked = [r for r in ranked if keeps(where, r.memory)]
         if request.include_profile and profile is None:
             profile = read_profile()
         if kinds:
@@ -191,6 +199,7 @@ class SearchService:
             titles=titles,
             message=message,
             profile=shown,
+            include_body=request.include_body,
         )
 
     def _rank(
@@ -198,6 +207,11 @@ class SearchService:
         exact: bool = False,
     ) -> tuple[str, list[Ranked]]:
         depth = max(FUSION_DEPTH, limit * 3)
+        if where.types or where.statuses:
+            # The rankings filter by category and activity only; types and statuses narrow
+            # their lists afterwards (search), so they read deeper.
+            depth *= 4
+            where = replace(where, include_inactive=where.include_inactive or bool(where.statuses))
         if query:
             degraded = None
             try:
@@ -221,8 +235,9 @@ class SearchService:
             kept += [Ranked(h.memory, 0.0, ("keyword",)) for h in held if h.memory.id not in seen]
             return degraded or "hybrid+keyword", kept
         if keyword:
-            # only the first `limit` are shown: nothing deeper is fetched
-            return "keyword", single(self._store.keyword_search(where, keyword, limit, exact),
+            # only the first `limit` are shown: nothing deeper is fetched (unless filtered)
+            deep = depth if where.types or where.statuses else limit
+            return "keyword", single(self._store.keyword_search(where, keyword, deep, exact),
                                     "keyword")
         newest = self._store.list_memories(where, limit)
         return "category", [Ranked(m, 1.0, ("category",)) for m in newest]

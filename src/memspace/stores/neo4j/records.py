@@ -14,6 +14,7 @@ from typing import Any, cast
 import numpy as np
 
 from memspace.domain.evidence_codec import evidence_of, evidence_text
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType, status_today
 from memspace.domain.models import (
     Access,
     ApiKey,
@@ -70,7 +71,7 @@ def space_props(space: Space) -> Props:
 
 def space_from(p: Props) -> Space:
     return Space(p["id"], p["slug"], p["name"], p["description"], _dt(p["createdAt"]),
-                 _dt(p["lastActiveAt"]))
+                 _dt(p["lastActiveAt"]), p.get("instructions") or "")
 
 
 def key_props(key: ApiKey) -> Props:
@@ -126,6 +127,8 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         "provenanceSource": m.provenance.source if m.provenance else None,
         "suspicious": m.suspicious,
         "terms": index_terms(m.content, m.context),
+        "type": m.type.value, "status": m.status.value, "importance": m.importance,
+        "canonical": m.canonical,
     }
 
 
@@ -149,6 +152,11 @@ def memory_from(p: Props) -> Memory:
         provenance=Provenance(ProvenanceKind(p["provenanceKind"]), p.get("provenanceSource") or "")
         if p.get("provenanceKind") else None,
         suspicious=p.get("suspicious"),
+        type=MemoryType(p.get("type") or "note"),
+        status=MemoryStatus(p.get("status") or status_today(
+            p["active"], p["invalidatedBy"], p["forgetReason"])),
+        importance=p.get("importance") or DEFAULT_IMPORTANCE,
+        canonical=bool(p.get("canonical")),
     )
 
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from memspace.domain.evidence_codec import evidence_of
+from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.domain.models import (
     Access,
     ApiKey,
@@ -25,7 +26,7 @@ MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
     "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version, "
     "speaker, observed_at, context, follows, evidence, verification, verified_at, "
-    "provenance_kind, provenance_source, suspicious"
+    "provenance_kind, provenance_source, suspicious, type, status, importance, canonical"
 )
 
 
@@ -60,6 +61,7 @@ def space_from_row(row: sqlite3.Row) -> Space:
         description=row["description"],
         created_at=req_ts(row["created_at"]),
         last_active_at=req_ts(row["last_active_at"]),
+        instructions=row["instructions"],
     )
 
 
@@ -107,6 +109,10 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         provenance=Provenance(ProvenanceKind(row["provenance_kind"]), row["provenance_source"] or "")
         if row["provenance_kind"] else None,
         suspicious=row["suspicious"],
+        type=MemoryType(row["type"]),
+        status=MemoryStatus(row["status"]),
+        importance=row["importance"],
+        canonical=bool(row["canonical"]),
     )
 
 
