@@ -21,6 +21,7 @@ from memspace.services.admin import AdminService
 from memspace.services.briefing import BriefingService
 from memspace.services.clock import SystemClock
 from memspace.services.context import ProfileService
+from memspace.services.conversation import TurnFeatures
 from memspace.services.document_files import DocumentFiles
 from memspace.services.documents import DocumentService
 from memspace.services.extraction_jobs import NoteExtraction
@@ -216,7 +217,8 @@ def build(
     clock = clock or SystemClock()
     access = AccessService(store, clock)
     profiles = ProfileService(store, access)
-    limits = Limits(settings.max_memory_chars, settings.max_page_size)
+    features = TurnFeatures.parse(settings.conversation_features)
+    limits = Limits(settings.max_memory_chars, settings.max_page_size, features)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
     notes = (note_service(store, note_jobs, batched, extractor, clock)
@@ -241,7 +243,8 @@ def build(
         access=access,
         admin=admin,
         memories=memories,
-        search=SearchService(store, embedder, access, profiles, settings.max_query_chars),
+        search=SearchService(store, embedder, access, profiles, settings.max_query_chars,
+                             features),
         documents=DocumentService(store, access, files, settings.max_page_size),
         ingestion=ingestion,
         worker=IngestionWorker(ingestion, notes),
