@@ -11,8 +11,9 @@ One space per conversation, one memory per turn, content "<speaker>: <text>", sa
 a time by one writer in flat mode (no model), as an agent logging a chat would:
   plain text     content only
   with metadata  content, `speaker` and `observedAt` (the turn's time; LoCoMo gives only the
-                 session's), with every conversation feature on (services/conversation.py)
+                 session's), with the default conversation features (services/conversation.py)
   without X      with metadata, feature X off (MEMSPACE_CONVERSATION_FEATURES)
+  with context   with metadata, the default features and `context` (off by default)
 Every question with evidence is asked through `search_memory` (top 10, no profile). A question
 is an any-hit at k when one of its evidence turns is in the top k, an all-hit when all are.
 
@@ -104,19 +105,21 @@ def asked(bench: Bench, embedder: CachedEmbedder, metadata: bool, features: Turn
 
 
 def run(bench: Bench, embedder: CachedEmbedder, ablation: bool) -> dict[str, Any]:
-    """Every row of the table: plain text, with metadata, and (ablation) without each feature.
-    A store is loaded once per way of adding (plain; context on; context off), and each
-    search-time feature is switched off between searches of the same store."""
-    full = TurnFeatures()
+    """Every row of the table: plain text, with metadata (the default features) and (ablation)
+    without each default feature, and with `context` added (off by default). A store is loaded
+    once per way of adding (plain; metadata; metadata with context), and each search-time
+    feature is switched off between searches of the same store."""
+    default = TurnFeatures()
     rows: dict[str, Any] = {}
-    rows["plain text"] = asked(bench, embedder, False, full, {"plain": full})["plain"]
-    searched = {"with metadata": full}
+    rows["plain text"] = asked(bench, embedder, False, default, {"plain": default})["plain"]
+    searched = {"with metadata": default}
     if ablation:
-        searched |= {f"  without {f}": full.without(f) for f in FEATURES if f != "context"}
-    rows |= asked(bench, embedder, True, full, searched)
+        searched |= {f"  without {f}": default.without(f) for f in FEATURES
+                     if getattr(default, f)}
+    rows |= asked(bench, embedder, True, default, searched)
     if ablation:
-        rows["  without context"] = asked(bench, embedder, True, full.without("context"),
-                                          {"x": full})["x"]
+        rows["  with context"] = asked(bench, embedder, True, default.adding("context"),
+                                       {"x": default.adding("context")})["x"]
     return rows
 
 

@@ -80,10 +80,10 @@ class Settings(BaseSettings):
     # get 3/4 of this (ingest/reader.py). Redo: bench/bench_ingest.py prints the share of chunks
     # longer than the window. A chunk is one add: it never exceeds max_memory_chars.
     chunk_chars: int = Field(default=800, ge=100)
-    # Conversation features (docs/conversations.md): "all", "none", or a comma-separated list
-    # of context, neighbours, speaker, time. Each was measured on two conversation benchmarks
-    # (bench/recall_conversations.py); switching one off is for measuring, not for tuning.
-    conversation_features: str = "all"
+    # Conversation features (docs/conversations.md): "default" (neighbours, speaker, time),
+    # "all", "none", or a comma-separated list of context, neighbours, speaker, time. Each was
+    # measured on two conversation benchmarks (bench/recall_conversations.py).
+    conversation_features: str = "default"
 
     @field_validator("conversation_features")
     @classmethod

@@ -1,7 +1,9 @@
-"""A memory continuing a conversation is searched with the turn before it (services/conversation.py)."""
+"""A memory continuing a conversation links to the one before, and (feature `context`) is searched
+with its question (services/conversation.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -10,7 +12,15 @@ from memspace.domain.models import Memory
 from memspace.present.json import search_json
 from memspace.services.conversation import CONTEXT_CHARS, TURN_GAP
 from memspace.services.search import SearchRequest
-from tests.unit.conftest import World
+from tests.unit.conftest import World, _world
+
+
+@pytest.fixture
+def world() -> Iterator[World]:
+    """Flat mode with every conversation feature on, `context` included (off by default)."""
+    made = _world(None, features="all")
+    yield made
+    made.app.close()
 
 
 def _stored(world: World, memory_id: str) -> Memory:

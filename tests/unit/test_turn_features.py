@@ -22,17 +22,19 @@ def _hit(memory_id: str, score: float, speaker: str | None = None, follows: str 
 
 
 def test_features_are_named_all_none_or_one_by_one() -> None:
-    assert TurnFeatures.parse("all") == TurnFeatures()
+    assert TurnFeatures.parse("default") == TurnFeatures() == TurnFeatures(False, True, True, True)
+    assert TurnFeatures.parse("all") == TurnFeatures(True, True, True, True)
     assert TurnFeatures.parse(" none ") == TurnFeatures(False, False, False, False)
     assert TurnFeatures.parse("speaker, TIME") == TurnFeatures(False, False, True, True)
-    assert TurnFeatures().without("neighbours") == TurnFeatures(True, False, True, True)
+    assert TurnFeatures().without("neighbours") == TurnFeatures(False, False, True, True)
+    assert TurnFeatures().adding("context") == TurnFeatures.parse("all")
     assert set(FEATURES) == {"context", "neighbours", "speaker", "time"}
     with pytest.raises(ValueError, match=r"unknown conversation feature.*speakers"):
         TurnFeatures.parse("speakers")
 
 
 def test_an_unknown_feature_in_the_settings_is_refused_at_startup() -> None:
-    assert Settings(_env_file=None).conversation_features == "all"  # type: ignore[call-arg]
+    assert Settings(_env_file=None).conversation_features == "default"  # type: ignore[call-arg]
     with pytest.raises(ValidationError, match="neighbors"):
         Settings(_env_file=None, conversation_features="neighbors")  # type: ignore[call-arg]
 
@@ -57,15 +59,14 @@ def test_each_search_feature_switches_off_its_own_lift_only() -> None:
         "a": ("text",), "b": ("text",), "c": ("text",)}
 
 
-def test_with_context_off_a_turn_keeps_its_link_but_not_the_question_before() -> None:
+def test_by_default_a_turn_keeps_its_link_but_not_the_question_before() -> None:
     from memspace.bootstrap import build
     from memspace.domain.models import Access
     from memspace.services.search import SearchRequest
     from memspace.stores.sqlite import SqliteStore
     from tests.support.fakes import HashEmbedder, StepClock
 
-    settings = Settings(_env_file=None,  # type: ignore[call-arg]
-                        conversation_features="neighbours,speaker,time")
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
     app = build(settings, store=SqliteStore(":memory:"), embedder=HashEmbedder(),
                 clock=StepClock())
     try:
@@ -76,7 +77,7 @@ def test_with_context_off_a_turn_keeps_its_link_but_not_the_question_before() ->
         reply = app.memories.add(who, "Bo: great", speaker="Bo").memories[0]
         stored = app.store.get_memory(reply.space_id, reply.id)
         assert stored is not None and stored.follows == asked.id and stored.context is None
-        assert app.search.features == TurnFeatures(context=False)
+        assert app.search.features == TurnFeatures.parse("neighbours,speaker,time")
         hits = app.search.search(who, SearchRequest(query="trip", space="acme")).hits
         assert {h.memory.id for h in hits} >= {asked.id}
     finally:
