@@ -4,20 +4,22 @@ Agents often save a conversation turn by turn ("Caroline: I went to the support 
 "Melanie: How was it?", "Caroline: Powerful!"). A memory saved by the same writer shortly after
 another continues it: the memory keeps that one's id (`follows`), whether or not it carries a
 `speaker` (a chat logged as plain "<name>: <text>" lines is still a chat), and search lifts a
-memory whose neighbours matched too (services/ranking.py). A *turn* (a memory with a speaker)
-after a turn that asks something is also read with that question: the question's words go into
-its full-text terms (its *context*, domain.text.index_terms), so "Powerful!" is found by
-"support group". The content never changes, and the vector is the content's own.
+memory whose neighbours matched too (services/ranking.py). With the `context` feature (off by
+default, TurnFeatures), a *turn* (a memory with a speaker) after a turn that asks something is
+also read with that question: the question's words go into its full-text terms
+(domain.text.index_terms), so "Powerful!" is found by "support group". The content never
+changes, and the vector is the content's own.
 
 Measured with bench/recall_conversations.py (e5-small-v2, flat mode; tuned on LoCoMo 26-44 and
 chats 1-3, reported on LoCoMo 47-50 and chats 4-6; docs/conversations.md has the tables):
 - links without a speaker: plain-text R@10 any, LoCoMo 0.769 -> 0.818, chats 0.904 -> 0.940
-  (reported parts; the ranking's weights as now);
+  (reported parts);
 - the context used to be the last 400 characters of the turn before, whatever it said. On the
   user/assistant chats that cost R@10 any 0.029 and R@5 all 0.022 (tune part): the assistant's
   reply took the words of the fact the user had just stated and outranked it. Only the last
-  question of the turn before keeps LoCoMo's gain (tune part R@5 all 0.626 -> 0.649, R@10 any
-  0.831 -> 0.841) within 0.01 of no context on the chats.
+  question of the turn before keeps most of LoCoMo's gain (R@5 all +0.02), but on the chats'
+  reported part it still cost R@5 all 0.012 and left metadata below plain text, so it is off
+  unless asked for (MEMSPACE_CONVERSATION_FEATURES=all).
 """
 
 from __future__ import annotations
