@@ -29,7 +29,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from chat_texts import EVENTS, FILLERS, Event
+from chat_fillers import FILLERS
+from chat_texts import EVENTS, Event
 
 PERSONAS = 6
 SESSIONS = 34
