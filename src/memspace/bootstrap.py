@@ -33,6 +33,7 @@ from memspace.services.changes import ChangeFeed
 from memspace.services.clock import SystemClock
 from memspace.services.code_search import CodeSearchService
 from memspace.services.context import ProfileService
+from memspace.services.conversation import TurnFeatures
 from memspace.services.document_files import DocumentFiles
 from memspace.services.documents import DocumentService
 from memspace.services.evidence import EvidenceService
@@ -347,7 +348,8 @@ def build(
     guard = ContentGuard(security_store, audit)  # the security step of every write path
     access = AccessService(store, clock)
     profiles = ProfileService(store, access)
-    limits = Limits(settings.max_memory_chars, settings.max_page_size)
+    features = TurnFeatures.parse(settings.conversation_features)
+    limits = Limits(settings.max_memory_chars, settings.max_page_size, features)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
     notes = (note_service(store, note_jobs, batched, extractor, clock)
@@ -377,7 +379,7 @@ def build(
         admin=admin,
         memories=memories,
         search=SearchService(store, embedder, access, profiles, settings.max_query_chars,
-                             guard.quarantines),
+                             guard.quarantines, features),
         documents=DocumentService(store, access, files, settings.max_page_size),
         ingestion=ingestion,
         worker=IngestionWorker(ingestion, notes),

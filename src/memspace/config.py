@@ -85,6 +85,18 @@ class Settings(BaseSettings):
     # get 3/4 of this (ingest/reader.py). Redo: bench/bench_ingest.py prints the share of chunks
     # longer than the window. A chunk is one add: it never exceeds max_memory_chars.
     chunk_chars: int = Field(default=800, ge=100)
+    # Conversation features (docs/conversations.md): "default" (neighbours, speaker, time),
+    # "all", "none", or a comma-separated list of context, neighbours, speaker, time. Each was
+    # measured on two conversation benchmarks (bench/recall_conversations.py).
+    conversation_features: str = "default"
+
+    @field_validator("conversation_features")
+    @classmethod
+    def _known_features(cls, value: str) -> str:
+        from memspace.services.conversation import TurnFeatures
+
+        TurnFeatures.parse(value)  # raises ValueError naming the unknown ones
+        return value
 
     @field_validator("llm_model", "llm_api_base", "neo4j_uri", "neo4j_database", "public_url",
                      mode="before")

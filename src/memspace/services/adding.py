@@ -17,7 +17,7 @@ from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services.access import Principal
 from memspace.services.add_types import AddMode, AddRequest, AddResult, AddStatus, Clash
-from memspace.services.conversation import context_of, preceding_turn
+from memspace.services.conversation import context_of, preceding_turn, reads_with
 from memspace.services.memory_rules import CANDIDATES
 from memspace.services.reconcile import MAX_RETARGETS, drop_repeats, plan_extraction, retarget
 from memspace.services.similar import similar_beside, similar_on_save
@@ -37,11 +37,13 @@ class AddPipeline(VersionedAdds):
     def _in_conversation(self, memory: Memory) -> Memory:
         """The memory to write: with the turn it continues, if any (services/conversation.py),
         and its content's vector."""
-        if memory.document_id is None and memory.speaker:
+        if memory.document_id is None:
             before = preceding_turn(self._store, memory.space_id, memory.created_by,
                                     memory.created_at, memory.observed_at)
             if before is not None:
-                memory = replace(memory, context=context_of(before), follows=before.id)
+                context = (context_of(before) if self._limits.turns.context
+                           and reads_with(memory, before) else None)
+                memory = replace(memory, context=context, follows=before.id)
         [vector] = self._embedder.embed([memory.content])
         return replace(memory, embedding=vector)
 

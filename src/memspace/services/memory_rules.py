@@ -6,7 +6,7 @@ composes them into the one MemoryService the surfaces call."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
@@ -29,6 +29,7 @@ from memspace.domain.text import content_hash, visible
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
+from memspace.services.conversation import TurnFeatures
 from memspace.services.evidence import CheckedEvidence, EvidenceService
 from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.guard import ContentGuard, Screened
@@ -46,6 +47,8 @@ MAX_SPEAKER_CHARS = 200
 class Limits:
     max_memory_chars: int = 8_000
     max_page_size: int = 100
+    # Which conversation features are on (services/conversation.py); adds use `context`.
+    turns: TurnFeatures = field(default_factory=TurnFeatures)
 
 
 class MemoryPorts(MemoryReadStore, MemoryWriteStore, RelationStore, SearchStore, LedgerStore,

@@ -19,6 +19,7 @@ from memspace.domain.ports import (
 from memspace.services.access import AccessService, Principal
 from memspace.services.beside import beside
 from memspace.services.context import Profile, ProfileService
+from memspace.services.conversation import TurnFeatures
 from memspace.services.documents import document_titles
 from memspace.services.lifecycle import keeps, statuses_of, types_of
 from memspace.services.ranking import Ranked, blend, single
@@ -97,9 +98,12 @@ class SearchService:
         profiles: ProfileService,
         max_query_chars: int = 2_000,
         quarantines: Callable[[str], bool] | None = None,
+        features: TurnFeatures | None = None,
     ) -> None:
         # Whether a space keeps suspicious memories out of search (services/guard.py).
         self._quarantines = quarantines or (lambda _space_id: False)
+        # Public so a benchmark can switch conversation features between searches.
+        self.features = features or TurnFeatures()
         self._store = store
         self._embedder = embedder
         self._access = access
@@ -218,11 +222,12 @@ class SearchService:
                 [vector] = self._embedder.embed_queries([query])
             except Unavailable as exc:  # words still find memories while the model is down
                 degraded = f"keyword (embedder unavailable: {exc.message})"
-                blended = blend([], self._store.text_search(where, query, depth), query)
+                blended = blend([], self._store.text_search(where, query, depth), query,
+                                features=self.features)
             else:
                 hits = self._store.hybrid_search(where, vector, query, depth)
                 blended = blend(hits.by_vector, hits.by_text, query, hits.cosines,
-                                hits.text_scores)
+                                hits.text_scores, self.features)
             if not keyword:
                 return degraded or "hybrid", blended
             # The keyword narrows the answer to memories holding its words (typos tolerated).
