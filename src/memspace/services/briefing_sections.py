@@ -55,7 +55,8 @@ class Section:
 
 CONFLICTS = Section("conflicts", "## Unresolved conflicts — settle them first (correct_memory, "
                     "mark_memory, or add_memory with supersedes)")
-BROKEN = Section("moved_or_broken", "## Moved or broken notes (the code they cite changed)")
+BROKEN = Section("moved_or_broken", "## Moved or broken notes (the code they cite changed: "
+                  "check it, then correct_memory with fresh evidence, or forget)")
 HANDOFF = Section("handoff", "## Latest handoff (latest_handoff shows it whole)")
 TYPED = (
     Section("constraints", "## Active constraints", (MemoryType.CONSTRAINT,)),
