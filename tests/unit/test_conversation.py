@@ -8,7 +8,7 @@ import pytest
 
 from memspace.domain.models import Memory
 from memspace.present.json import search_json
-from memspace.services.conversation import CONTEXT_CHARS, TURN_GAP
+from memspace.services.conversation import CONTEXT_CHARS
 from memspace.services.search import SearchRequest
 from tests.unit.conftest import World
 
@@ -58,9 +58,44 @@ def test_turns_observed_far_apart_are_separate_conversations(world: World) -> No
     same = world.app.memories.add(who, "Melanie: wow", speaker="Melanie",
                                   observed_at=day).memories[0]
     later = world.app.memories.add(who, "Melanie: hi again", speaker="Melanie",
-                                   observed_at=day + TURN_GAP * 2).memories[0]
+                                   observed_at=day + timedelta(hours=1)).memories[0]
     assert _stored(world, same.id).context == "Caroline: I went to a support group"
     assert _stored(world, later.id).context is None
+
+
+# The README's turn gap, written out (not services/conversation.py's TURN_GAP), so that changing
+# the constant fails here until the README says the new number.
+README_TURN_GAP_MINUTES = 30
+
+
+@pytest.mark.parametrize("minutes, continues", [(README_TURN_GAP_MINUTES - 1, True),
+                                                (README_TURN_GAP_MINUTES + 1, False)])
+def test_a_turn_saved_29_minutes_after_the_last_continues_it_and_31_minutes_does_not(
+    world: World, minutes: int, continues: bool,
+) -> None:
+    who = world.principal({"acme": "rw"})
+    world.app.memories.add(who, "Ana: is the deploy today?", speaker="Ana")
+    assert world.clock is not None
+    world.clock.advance(timedelta(minutes=minutes))
+    reply = world.app.memories.add(who, "Bo: yes, at five", speaker="Bo").memories[0]
+    assert (_stored(world, reply.id).context == "Ana: is the deploy today?") is continues
+
+
+@pytest.mark.parametrize("minutes, continues", [(README_TURN_GAP_MINUTES - 1, True),
+                                                (README_TURN_GAP_MINUTES + 1, False)])
+def test_turns_observed_29_minutes_apart_are_one_conversation_and_31_minutes_two(
+    world: World, minutes: int, continues: bool,
+) -> None:
+    # saved back to back (an import of a chat log): only when they were observed counts
+    who = world.principal({"acme": "rw"})
+    day = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    world.app.memories.add(who, "Ana: is the deploy today?", speaker="Ana", observed_at=day)
+    reply = world.app.memories.add(who, "Bo: yes, at five", speaker="Bo",
+                                   observed_at=day + timedelta(minutes=minutes)).memories[0]
+    assert (_stored(world, reply.id).context == "Ana: is the deploy today?") is continues
+    # the gap counts either way round: observed `minutes` before the turn it would continue
+    earlier = world.app.memories.add(who, "Cy: and me?", speaker="Cy", observed_at=day).memories[0]
+    assert (_stored(world, earlier.id).context == "Bo: yes, at five") is continues
 
 
 def test_a_long_turn_before_is_kept_by_its_end(world: World) -> None:
