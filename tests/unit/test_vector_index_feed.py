@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -89,12 +90,38 @@ def test_the_backfill_indexes_what_a_stop_left_and_a_flush_waits_for_it(
     feed.close()
 
 
-def test_memories_written_apart_within_the_gather_window_share_one_transaction() -> None:
+class _WatchedCondition(threading.Condition):
+    """The feed's condition, noting each timed wait its own thread makes (the gather window)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gathering = threading.Event()
+        self.windows: list[float] = []
+
+    def wait_for(self, predicate: Any, timeout: float | None = None) -> Any:
+        if timeout is not None and threading.current_thread().name == "memspace-vector-index":
+            self.windows.append(timeout)
+            self.gathering.set()
+        return super().wait_for(predicate, timeout)
+
+
+def test_memories_written_apart_within_the_gather_window_share_one_transaction(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[_WatchedCondition] = []
+
+    def condition() -> _WatchedCondition:
+        made.append(_WatchedCondition())
+        return made[-1]
+
+    monkeypatch.setattr(vector_index, "threading", SimpleNamespace(
+        Condition=condition, Thread=threading.Thread))
     db = _Db()
     feed = IndexFeed(db, backfill=False, gather_s=30)  # type: ignore[arg-type]
     feed.add([("m1", [1.0])])
-    # Without gathering, m1 is written alone at once; with it, it waits for the next adds.
-    assert not db.wrote.wait(0.3)
+    # The feed has taken m1 up and waits the window for others (a bounded wait for the feed's
+    # thread to get there); without gathering it would have written m1 alone instead.
+    assert made[0].gathering.wait(10), f"no gather window; written: {db.written}"
+    assert made[0].windows == [30] and db.written == []
     feed.add([("m2", [1.0])])
     feed.add([("m0", [1.0])])
     assert feed.flush(10)  # a flush writes what waits at once, not after the 30 s window
