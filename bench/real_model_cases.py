@@ -22,12 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memspace.bootstrap import Container, build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
-from memspace.domain.models import RelationType  # noqa: E402
-from memspace.domain.notes import NoteState  # noqa: E402
-from memspace.embeddings.local import LocalEmbedder  # noqa: E402
-from tests.support.real_model_cases import CASES, Case, Space  # noqa: E402
+from tests.support.real_model_cases import CASES, Case, Space
+
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
+from memspace.domain.models import RelationType
+from memspace.domain.notes import NoteState
+from memspace.embeddings.local import LocalEmbedder
 
 
 def superseded(app: Container, case: Case) -> str:
@@ -73,7 +74,8 @@ CHECKS: dict[str, Callable[[Container, Case], str]] = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--case", action="append", help="only these cases (default: all)")
     args = parser.parse_args()
