@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 from memspace.domain.models import Memory
 from memspace.present.json import search_json
-from memspace.services.conversation import CONTEXT_CHARS
+from memspace.services.conversation import CONTEXT_CHARS, _apart, context_of
 from memspace.services.search import SearchRequest
 from tests.unit.conftest import World
 
@@ -136,3 +137,31 @@ def test_speaker_and_observed_at_are_kept_in_flat_mode_and_shown(world: World) -
     [hit] = search_json(world.app.search.search(who, SearchRequest(query="support group")))["results"]
     assert hit["speaker"] == "Caroline"
     assert datetime.fromisoformat(hit["observedAt"]) == when
+
+
+def test_turns_observed_exactly_30_minutes_apart_are_one_conversation() -> None:
+    day = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert not _apart(day, day + timedelta(minutes=README_TURN_GAP_MINUTES))
+    assert _apart(day, day + timedelta(minutes=README_TURN_GAP_MINUTES, seconds=1))
+
+
+def test_observed_times_compare_across_offsets_and_a_time_without_one_is_utc() -> None:
+    at_noon_utc = datetime(2023, 5, 8, 12, 0, tzinfo=UTC)
+    two_hours_east = timezone(timedelta(hours=2))
+    assert not _apart(datetime(2023, 5, 8, 14, 10, tzinfo=two_hours_east), at_noon_utc)  # 10 min
+    assert _apart(datetime(2023, 5, 8, 12, 10, tzinfo=two_hours_east), at_noon_utc)  # 110 min
+    assert not _apart(datetime(2023, 5, 8, 12, 10), at_noon_utc)  # no offset: read as UTC
+    assert _apart(datetime(2023, 5, 8, 13, 0), at_noon_utc)
+
+
+def test_a_turn_without_an_observed_time_is_not_kept_apart_by_it() -> None:
+    day = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert not _apart(None, day) and not _apart(day, None) and not _apart(None, None)
+
+
+def test_a_turn_before_longer_than_the_context_is_kept_by_its_last_characters() -> None:
+    long = "x" * 100 + "the question at the end?" + "y" * CONTEXT_CHARS
+    before = Memory("m", "s", long, "c", None, True, datetime(2026, 1, 1, tzinfo=UTC), "t", "h")
+    assert context_of(before) == "…" + "y" * CONTEXT_CHARS
+    short = replace(before, content="a short turn")
+    assert context_of(short) == "a short turn"
