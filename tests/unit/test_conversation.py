@@ -165,3 +165,5 @@ def test_a_turn_before_longer_than_the_context_is_kept_by_its_last_characters() 
     assert context_of(before) == "…" + "y" * CONTEXT_CHARS
     short = replace(before, content="a short turn")
     assert context_of(short) == "a short turn"
+    exactly = replace(before, content="z" * CONTEXT_CHARS)
+    assert context_of(exactly) == "z" * CONTEXT_CHARS  # as long as the context: kept whole

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from memspace.domain.models import Memory, ScoredMemory
-from memspace.services.ranking import blend, named, normalised
+from memspace.services.ranking import blend, named, normalised, single
 from tests.support import builders as b
 
 # The README's numbers, written out rather than read from services/ranking.py, so that changing
@@ -159,3 +159,10 @@ def test_a_query_naming_a_date_lifts_what_was_observed_on_it() -> None:
     assert on_the_day[0].memory.id == "aug" and "time" not in on_the_day[1].matched_by
     assert [r.memory.id for r in blend([], hits, "what did Evan injure")] == [
         "july", "unknown", "aug", "late", "low"]
+
+
+def test_one_list_alone_keeps_its_order_scores_and_name() -> None:
+    hits = _hits(("a", 3.0), ("b", 1.0))
+    ranked = single(hits, "keyword")
+    assert [(r.memory, r.score, r.matched_by) for r in ranked] == [
+        (hits[0].memory, 3.0, ("keyword",)), (hits[1].memory, 1.0, ("keyword",))]
