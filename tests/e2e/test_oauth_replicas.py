@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from memspace.bootstrap import build
 from memspace.config import Settings
@@ -42,7 +43,7 @@ def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replicas]:
 
     def replica(secret: str) -> Settings:
         return Settings(_env_file=None, data_dir=data_dir, public_url=public,  # type: ignore[call-arg]
-                        upload_secret=secret)
+                        upload_secret=SecretStr(secret))
 
     apps = [build(replica(s), embedder=HashEmbedder()) for s in ("shared-s3cret", "shared-s3cret",
                                                                   "another-s3cret")]
