@@ -33,6 +33,15 @@ CASES = [
          "The Postgres 16 migration of staging must be finished by March 3."),
     Case("release-testflight", "linked", ("The mobile app ships a release every two weeks.",),
          "Every mobile app release goes through TestFlight review before it ships."),
+    Case("review-detail", "linked", ("Pull requests need one approving review before merge.",),
+         "PRs need one approval before merging, and the approval has to come from a maintainer "
+         "of the repository."),
+    Case("backup-detail", "linked", ("The orders database is backed up every night.",),
+         "The nightly backup of the orders database is kept for 30 days in the eu-west bucket."),
+    Case("freeze-derives", "linked", ("Only Lena can deploy the payments service.",
+                                      "Lena is on vacation from June 2 to June 13."),
+         "So nobody can deploy the payments service between June 2 and June 13, because Lena, "
+         "the only one who can, is on vacation."),
 ]
 
 
