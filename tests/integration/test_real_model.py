@@ -100,7 +100,7 @@ def test_a_correction_supersedes_the_old_fact(app: Container) -> None:
 
 
 def test_a_follow_up_fact_is_linked_to_the_one_it_adds_to(app: Container) -> None:
-    follow_up = case("migration-deadline")
+    follow_up = case("review-detail")
     space = Space(app, *follow_up.seeded)
     old = space.seeded[follow_up.seeded[0]]
 
