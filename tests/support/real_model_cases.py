@@ -38,6 +38,8 @@ CASES = [
          "of the repository."),
     Case("backup-detail", "linked", ("The orders database is backed up every night.",),
          "The nightly backup of the orders database is kept for 30 days in the eu-west bucket."),
+    Case("deploy-approver", "linked", ("Deploys to production need two approvals.",),
+         "One of the two approvals a production deploy needs must come from the on-call engineer."),
     Case("freeze-derives", "linked", ("Only Lena can deploy the payments service.",
                                       "Lena is on vacation from June 2 to June 13."),
          "So nobody can deploy the payments service between June 2 and June 13, because Lena, "
