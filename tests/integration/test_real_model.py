@@ -1,12 +1,14 @@
 """add_memory through a real language model (tools/llm-local or MEMSPACE_TEST_LLM_API_BASE), the
 real litellm path and the real embedder. The assertions are never wording: a small model may
 phrase and split differently from run to run. What it does with the cases of
-tests/support/real_model_cases.py is asserted outright — a correction supersedes, a compound
-note saved without waiting is replaced by its facts, a follow-up fact is linked — because the
-pinned model got each right in 10 runs of 10 (bench/real_model_cases.py measures it again).
+tests/support/real_model_cases.py is asserted outright — a correction supersedes the old fact
+and is linked to it (UPDATES), a compound note saved without waiting is replaced by its facts,
+each linked to it (DERIVES) — because the pinned model got each right in 10 runs of 10
+(bench/real_model_cases.py measures it again). No case of a fact that only adds detail
+(EXTENDS) reached that: the best was 9 of 10, so none is asserted here.
 
 Each real call takes seconds on 2 cores (~10 s with the 1.5B once its system prompt is cached,
-the first one up to minutes on a loaded machine), so this module makes seven calls in all; the
+the first one up to minutes on a loaded machine), so this module makes six calls in all; the
 quality figures come from bench/extraction_eval.py, not from here.
 """
 
@@ -97,23 +99,6 @@ def test_a_correction_supersedes_the_old_fact(app: Container) -> None:
     [edge] = updates_edges(app, space)  # one new head replaced it, and nothing else changed
     assert edge.target_id == old.id and edge.source_id in {m.id for m in result.memories}
     assert {m.id for m in space.memories()} == {m.id for m in result.memories}
-
-
-def test_a_follow_up_fact_is_linked_to_the_one_it_adds_to(app: Container) -> None:
-    follow_up = case("review-detail")
-    space = Space(app, *follow_up.seeded)
-    old = space.seeded[follow_up.seeded[0]]
-
-    result = app.memories.add(space.agent, follow_up.content, space.slug)
-
-    assert result.mode == "extracted" and result.superseded == [], result
-    new = {m.id for m in result.memories}
-    links = [r for r in result.relations if r.source_id in new and r.target_id == old.id]
-    assert links and all(r.type in (RelationType.EXTENDS, RelationType.DERIVES) for r in links), \
-        result.relations
-    stored = app.store.relations_of(space.id, old.id)
-    assert {(r.source_id, r.type) for r in links} <= {(r.source_id, r.type) for r in stored}
-    assert all(m.active for m in space.memories(active_only=False))
 
 
 @pytest.mark.parametrize("existing, content", [
