@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -105,7 +106,15 @@ def _server() -> CodedErrorsServer:
 
     @server.tool(name="plain")
     def plain() -> str:
-        raise ToolError("forbidden: this key may only read")
+        raise ToolError("forbidden: this key may only read: ask for a readwrite grant")
+
+    @server.tool(name="add_memory")
+    def add_memory() -> str:
+        raise coded(domain.NotFound("space 'x' not found"))
+
+    @server.tool(name="two")
+    def two(first: int, items: list[int]) -> str:
+        return "never"
 
     @server.tool(name="loose")
     def loose() -> str:
@@ -156,8 +165,8 @@ async def test_arguments_of_the_wrong_shape_name_the_field_and_show_a_call() -> 
 async def test_an_unknown_tool_and_coded_or_uncoded_tool_errors() -> None:
     assert (await _answer("nope", {}))[0] == {
         "code": "invalid_input", "message": "Unknown tool: nope; list the tools to see their names"}
-    assert (await _answer("plain", {}))[0] == {"code": "forbidden",
-                                               "message": "this key may only read"}
+    assert (await _answer("plain", {}))[0] == {
+        "code": "forbidden", "message": "this key may only read: ask for a readwrite grant"}
     assert (await _answer("loose", {}))[0] == {"code": "invalid_input", "message": "something odd"}
 
 
@@ -196,3 +205,20 @@ def test_an_error_result_is_marked_as_an_error_with_the_same_text() -> None:
     result = error_result({"code": "not_found", "message": "gone"})
     assert result.is_error and result.structured_content == {"code": "not_found", "message": "gone"}
     assert [c.text for c in result.content if isinstance(c, TextContent)] == ["not_found: gone"]
+
+
+async def test_only_an_invalid_input_shows_the_realistic_call() -> None:
+    assert (await _answer("add_memory", {}))[0] == {"code": "not_found",
+                                                    "message": "space 'x' not found"}
+
+
+async def test_every_unusable_argument_is_named_by_its_path() -> None:
+    data, _ = await _answer("two", {"first": "x", "items": [1, "y"]})
+    problems = data["message"].removeprefix("two got unusable arguments (").split("; ")
+    assert [p.split(": ")[0] for p in problems] == ["first", "items.1"], data["message"]
+
+
+async def test_each_refusal_is_logged_with_its_tool_and_code(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="memspace.mcp.errors"):
+        await _answer("refuse", {})
+    assert "Tool 'refuse' failed: stale_version" in [r.getMessage() for r in caplog.records]
