@@ -7,6 +7,7 @@ names, through the same services the MCP tools call.
 from __future__ import annotations
 
 import json
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -75,7 +76,8 @@ def _root(version: Annotated[bool, typer.Option(
 @command
 def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (MEMSPACE_HOST).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port (MEMSPACE_PORT).")] = None,
+    port: Annotated[int | None, typer.Option(
+        help="Port (MEMSPACE_PORT); 0: a free one, named below.")] = None,
     demo: Annotated[bool, typer.Option(
         "--demo", help="On an empty store, load the demo (seed/) and print its keys.")] = False,
 ) -> None:
@@ -84,6 +86,10 @@ def serve(
 
     from memspace.api.app import create_app
 
+    listening = None
+    if port == 0:  # bound here, so the port named below is the one served
+        listening = socket.create_server((host or Settings().host, 0))
+        port = int(listening.getsockname()[1])
     overrides = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
     settings = Settings(**overrides)  # type: ignore[arg-type]
     container = open_container(settings)
@@ -100,7 +106,9 @@ def serve(
     url = f"http://{settings.host}:{settings.port}/mcp"
     typer.echo(f"memspace {settings.store} store, MCP endpoint {url}\n"
                f"embedding model {describe(container.embedder)}")
-    uvicorn.run(create_app(container), host=settings.host, port=settings.port, log_level="warning")
+    config = uvicorn.Config(create_app(container), host=settings.host, port=settings.port,
+                            log_level="warning")
+    uvicorn.Server(config).run(sockets=[listening] if listening is not None else None)
 
 
 @space_app.command("create")

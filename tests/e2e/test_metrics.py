@@ -44,7 +44,9 @@ def served(tmp_path: Path) -> Iterator[Served]:
     with ScriptedLLM() as llm:
         settings = Settings(_env_file=None, metrics=True, data_dir=tmp_path,  # type: ignore[call-arg]
                             llm_model="openai/scripted", llm_api_base=llm.url, llm_api_key="test",
-                            llm_timeout_s=2)
+                            # generous: no test here is about a timeout, and a loaded machine
+                            # may take seconds to answer even the scripted model
+                            llm_timeout_s=120)
         app = build(settings, embedder=HashEmbedder())
         slug = f"ops-{uuid.uuid4().hex[:6]}"
         app.admin.create_space(slug)

@@ -29,7 +29,7 @@ from memspace.domain.models import Access
 from memspace.services.oauth import ACCESS_TTL
 from tests.support.fakes import HashEmbedder
 from tests.support.oauth_browser import MemoryTokens, Person, field, pkce
-from tests.support.server import data, error_text, free_port, running_server
+from tests.support.server import bound_socket, data, error_text, running_server
 
 pytestmark = pytest.mark.e2e
 REDIRECT = "http://127.0.0.1:3999/callback"
@@ -64,7 +64,8 @@ class Server:
 def server(request: pytest.FixtureRequest,
            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     data_dir: Path = tmp_path_factory.mktemp("oauth")
-    port = free_port()  # the issuer and the token audience name this port
+    sock = bound_socket()  # the issuer and the token audience name this port: held till served
+    port = int(sock.getsockname()[1])
     extra = {} if request.param == "sqlite" else {
         "store": "neo4j", "neo4j_uri": request.getfixturevalue("neo4j_uri")}
     settings = Settings(_env_file=None, data_dir=data_dir, port=port, **extra)  # type: ignore[call-arg]
@@ -76,7 +77,7 @@ def server(request: pytest.FixtureRequest,
                                  for n in ("shared", "private", "readonly"))
     key = app.admin.create_key(f"alice-{tag}", {shared: Access.READWRITE, private: Access.READWRITE,
                                                 readonly: Access.READ}).raw
-    with running_server(app, port=port) as url:
+    with running_server(app, sock=sock) as url:
         yield Server(url, app, clock, shared, private, readonly, key)
     app.close()
 
@@ -317,11 +318,11 @@ async def test_tokens_are_only_for_this_server(server: Server, person: Person) -
         assert parse_qs(urlsplit(back_link(answer.text)).query)["error"] == ["invalid_target"]
         tokens = await tokens_for(http, server, person, client_id)
         # A second deployment on the same store, at another address: another resource.
-        other_port = free_port()
-        other = build(server.app.settings.model_copy(update={"port": other_port}),
+        other_sock = bound_socket()
+        other = build(server.app.settings.model_copy(update={"port": other_sock.getsockname()[1]}),
                       embedder=HashEmbedder())
         try:
-            with running_server(other, port=other_port) as other_url:
+            with running_server(other, sock=other_sock) as other_url:
                 assert other_url != server.url
                 refused = await call_mcp(http, Server(other_url, other, server.clock, "", "", "", ""),
                                          tokens["access_token"])

@@ -30,7 +30,7 @@ import httpx2
 import pytest
 
 from tests.support.packaging import REPO, build_wheel, stage_working_tree
-from tests.support.server import data, free_port, mcp_client
+from tests.support.server import data, mcp_client
 
 pytestmark = [pytest.mark.e2e, pytest.mark.model]
 
@@ -90,20 +90,31 @@ def test_the_installed_wheel_is_its_own_memspace(installed: Path, tmp_path: Path
 @pytest.fixture
 def demo_server(installed: Path, tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
     """`memspace serve --demo` from the venv, on a free port; yields (base URL, demo keys)."""
-    port = free_port()
     log = tmp_path / "serve.log"
-    with log.open("w") as out:
+    with log.open("w") as out:  # --port 0: the server binds a free port itself and names it
         process = subprocess.Popen(
-            [str(installed / "memspace"), "serve", "--demo", "--port", str(port)], cwd=tmp_path,
+            [str(installed / "memspace"), "serve", "--demo", "--port", "0"], cwd=tmp_path,
             env=_clean_env(MEMSPACE_DATA_DIR=str(tmp_path / "data")), stdout=out, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
     try:
+        base = _served_at(process, log)
         _wait_ready(base, process, log)
         keys = dict(re.findall(r"^\s+(\S+)\s+(msk_\S+)$", log.read_text(), re.MULTILINE))
         yield base, keys
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def _served_at(process: subprocess.Popen[bytes], log: Path) -> str:
+    """The base URL `memspace serve` names once it has bound its port."""
+    deadline = time.monotonic() + STARTUP_S
+    while time.monotonic() < deadline:
+        named = re.search(r"MCP endpoint (http://127\.0\.0\.1:\d+)/mcp", log.read_text())
+        if named:
+            return named.group(1)
+        assert process.poll() is None, f"memspace serve exited:\n{log.read_text()}"
+        time.sleep(0.2)
+    pytest.fail(f"memspace serve named no endpoint in {STARTUP_S} s:\n{log.read_text()}")
 
 
 def _wait_ready(base: str, process: subprocess.Popen[bytes], log: Path) -> None:

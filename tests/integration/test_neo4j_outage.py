@@ -70,13 +70,22 @@ def _running(pid: int) -> bool:
 def own_neo4j(tmp_path: Path) -> Iterator[OwnNeo4j]:
     if not (shutil.which("java") and shutil.which("mvn")):
         skip_or_fail("the outage tests need java and mvn for a Neo4j of their own")
-    port = free_port()
-    env = {**os.environ, "NEO4J_LOCAL_PORT": str(port),
-           "NEO4J_LOCAL_DATA_DIR": str(tmp_path / "data"),
-           "NEO4J_LOCAL_PID_FILE": str(tmp_path / "neo4j.pid"),
-           "NEO4J_LOCAL_LOG_FILE": str(tmp_path / "neo4j.log")}
-    server = OwnNeo4j(f"bolt://127.0.0.1:{port}", env, tmp_path / "neo4j.pid")
-    server.start()
+    # The test kills this Neo4j and starts it again on the same port, so the port is chosen
+    # here, not by the server; a port another process took between the choice and the first
+    # start is refused by start.sh ("already in use"), and another one is tried.
+    for attempt in range(3):
+        port = free_port()
+        env = {**os.environ, "NEO4J_LOCAL_PORT": str(port),
+               "NEO4J_LOCAL_DATA_DIR": str(tmp_path / "data"),
+               "NEO4J_LOCAL_PID_FILE": str(tmp_path / "neo4j.pid"),
+               "NEO4J_LOCAL_LOG_FILE": str(tmp_path / "neo4j.log")}
+        server = OwnNeo4j(f"bolt://127.0.0.1:{port}", env, tmp_path / "neo4j.pid")
+        try:
+            server.start()
+            break
+        except subprocess.CalledProcessError as exc:
+            if b"already in use" not in exc.stderr + exc.stdout or attempt == 2:
+                raise
     yield server
     server.stop()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -20,7 +21,6 @@ from memspace.bootstrap import build
 from memspace.config import Settings
 from memspace.domain.models import Access
 from tests.support.fakes import HashEmbedder
-from tests.support.server import free_port
 
 CYCLES = 2
 CLIENTS = 8
@@ -29,18 +29,22 @@ ACKS_BEFORE_KILL = 30
 
 class Server:
     def __init__(self, data_dir: Path, neo4j_uri: str | None) -> None:
-        self.port = free_port()
         self.args = [sys.executable, "-m", "tests.support.fast_server", str(data_dir),
-                     str(self.port), *([neo4j_uri] if neo4j_uri else [])]
+                     *([neo4j_uri] if neo4j_uri else [])]
+        self.log = data_dir / "server.log"
         self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        self.url = ""
 
     def start(self) -> None:
-        self.process = subprocess.Popen(self.args, cwd=Path(__file__).parents[2])
+        """Start it; it binds a free port itself (each start another one) and names it."""
+        with self.log.open("w") as out:
+            self.process = subprocess.Popen(self.args, cwd=Path(__file__).parents[2], stdout=out)
         deadline = time.monotonic() + 120  # turns a hang into a failure; not a timing assert
+        while not (named := re.search(r"^listening on (\d+)$", self.log.read_text(), re.M)):
+            assert self.process.poll() is None, "the server exited while starting"
+            assert time.monotonic() < deadline, "the server named no port"
+            time.sleep(0.1)
+        self.url = f"http://127.0.0.1:{named.group(1)}"
         while True:
             assert self.process.poll() is None, "the server exited while starting"
             try:

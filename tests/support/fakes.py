@@ -52,6 +52,9 @@ class StepClock:
         self._now += timedelta(milliseconds=1)
         return self._now
 
+    def advance(self, by: timedelta) -> None:
+        self._now += by
+
 
 class ScriptedExtractor:
     """A FactExtractor answering from a queue: Extractions, or ExtractionFailed to raise.

@@ -20,6 +20,7 @@ class World:
     app: Container
     embedder: HashEmbedder
     extractor: ScriptedExtractor | None = None
+    clock: StepClock | None = None
 
     def principal(self, grants: dict[str, str], name: str = "agent") -> Principal:
         levels = {"rw": Access.READWRITE, "r": Access.READ}
@@ -31,11 +32,12 @@ def _world(extractor: ScriptedExtractor | None, features: str = "default") -> Wo
     embedder = HashEmbedder()
     settings = Settings(_env_file=None, max_memory_chars=200,  # type: ignore[call-arg]
                         conversation_features=features)
-    app = build(settings, store=SqliteStore(":memory:"), embedder=embedder, clock=StepClock(),
+    clock = StepClock()
+    app = build(settings, store=SqliteStore(":memory:"), embedder=embedder, clock=clock,
                 extractor=extractor, blobs=MemoryBlobStore())
     for slug in ("acme", "other"):
         app.admin.create_space(slug)
-    return World(app, embedder, extractor)
+    return World(app, embedder, extractor, clock)
 
 
 @pytest.fixture

@@ -4,13 +4,13 @@ with its question (services/conversation.py)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 from memspace.domain.models import Memory
 from memspace.present.json import search_json
-from memspace.services.conversation import CONTEXT_CHARS, TURN_GAP
+from memspace.services.conversation import CONTEXT_CHARS, TURN_GAP, _apart
 from memspace.services.search import SearchRequest
 from tests.unit.conftest import World, _world
 
@@ -133,3 +133,59 @@ def test_speaker_and_observed_at_are_kept_in_flat_mode_and_shown(world: World) -
     [hit] = search_json(world.app.search.search(who, SearchRequest(query="support group")))["results"]
     assert hit["speaker"] == "Caroline"
     assert datetime.fromisoformat(hit["observedAt"]) == when
+
+
+# The README's turn gap, written out (not services/conversation.py's TURN_GAP), so that changing
+# the constant fails here until the README says the new number.
+README_TURN_GAP_MINUTES = 30
+
+
+@pytest.mark.parametrize("minutes, continues", [(README_TURN_GAP_MINUTES - 1, True),
+                                                (README_TURN_GAP_MINUTES + 1, False)])
+def test_a_save_29_minutes_after_the_last_continues_it_and_31_minutes_does_not(
+    world: World, minutes: int, continues: bool,
+) -> None:
+    who = world.principal({"acme": "rw"})
+    first = world.app.memories.add(who, "Ana: is the deploy today?", speaker="Ana").memories[0]
+    assert world.clock is not None
+    world.clock.advance(timedelta(minutes=minutes))
+    reply = world.app.memories.add(who, "Bo: yes, at five", speaker="Bo").memories[0]
+    assert (_stored(world, reply.id).follows == first.id) is continues
+
+
+@pytest.mark.parametrize("minutes, continues", [(README_TURN_GAP_MINUTES - 1, True),
+                                                (README_TURN_GAP_MINUTES + 1, False)])
+def test_turns_observed_29_minutes_apart_are_one_conversation_and_31_minutes_two(
+    world: World, minutes: int, continues: bool,
+) -> None:
+    # saved back to back (an import of a chat log): only when they were observed counts
+    who = world.principal({"acme": "rw"})
+    day = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    first = world.app.memories.add(who, "Ana: is the deploy today?", speaker="Ana",
+                                   observed_at=day).memories[0]
+    reply = world.app.memories.add(who, "Bo: yes, at five", speaker="Bo",
+                                   observed_at=day + timedelta(minutes=minutes)).memories[0]
+    assert (_stored(world, reply.id).follows == first.id) is continues
+    # the gap counts either way round: observed `minutes` before the turn it would continue
+    earlier = world.app.memories.add(who, "Cy: and me?", speaker="Cy", observed_at=day).memories[0]
+    assert (_stored(world, earlier.id).follows == reply.id) is continues
+
+
+def test_turns_observed_exactly_30_minutes_apart_are_one_conversation() -> None:
+    day = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert not _apart(day, day + timedelta(minutes=README_TURN_GAP_MINUTES))
+    assert _apart(day, day + timedelta(minutes=README_TURN_GAP_MINUTES, seconds=1))
+
+
+def test_observed_times_compare_across_offsets_and_a_time_without_one_is_utc() -> None:
+    at_noon_utc = datetime(2023, 5, 8, 12, 0, tzinfo=UTC)
+    two_hours_east = timezone(timedelta(hours=2))
+    assert not _apart(datetime(2023, 5, 8, 14, 10, tzinfo=two_hours_east), at_noon_utc)  # 10 min
+    assert _apart(datetime(2023, 5, 8, 12, 10, tzinfo=two_hours_east), at_noon_utc)  # 110 min
+    assert not _apart(datetime(2023, 5, 8, 12, 10), at_noon_utc)  # no offset: read as UTC
+    assert _apart(datetime(2023, 5, 8, 13, 0), at_noon_utc)
+
+
+def test_a_turn_without_an_observed_time_is_not_kept_apart_by_it() -> None:
+    day = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert not _apart(None, day) and not _apart(day, None) and not _apart(None, None)

@@ -157,6 +157,10 @@ def test_bulk_add_embeds_the_next_batch_while_the_last_is_written(world: World) 
         real_write(batch)
 
     def watching_embed(texts: list[str]) -> list[list[float]]:
+        if len(embedded_while_writing) == 1:  # the second batch: the first one's write must be
+            # in flight now (bounded wait: the worker thread may not have reached it yet); a
+            # write that waited for this embedding instead would never get there
+            assert writing.wait(10), "the second batch was embedded before the first was written"
         embedded_while_writing.append(writing.is_set() and not release.is_set())
         if writing.is_set():
             release.set()

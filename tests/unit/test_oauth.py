@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from pathlib import Path
+
 import pytest
 
+from memspace.bootstrap import build
+from memspace.config import Settings
 from memspace.domain.errors import Forbidden, InvalidInput, NotFound, Unauthenticated
 from memspace.domain.models import Access
 from memspace.domain.oauth import TokenKind
-from memspace.services.oauth import check_redirect_uri, redirect_matches, same_resource
+from memspace.services.oauth import check_redirect_uri, digest, redirect_matches, same_resource
+from memspace.stores.sqlite import SqliteStore
+from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 from tests.unit.conftest import World
 
 RESOURCE = "http://127.0.0.1:8000/mcp"
@@ -99,3 +106,55 @@ def test_signed_values_and_csrf_compare_any_text_without_raising() -> None:
     signer = Signer(b"k" * 32)
     assert signer.verify("consent", "abc.é") is None
     assert signer.verify("consent", signer.sign("consent", {"a": 1})) == {"a": 1}
+
+
+# The README's lifetimes, written out (not services/oauth.py's ACCESS_TTL / REFRESH_TTL), so that
+# changing a constant fails here until the README says the new number.
+README_ACCESS_MINUTES = 30
+README_REFRESH_DAYS = 30
+
+
+def test_an_access_token_lasts_30_minutes(world: World) -> None:
+    assert world.clock is not None
+    client_id, code = _approved(world, {"acme": Access.READ})
+    tokens = world.app.oauth.redeem(code, TokenKind.CODE, client_id)
+    assert tokens.expires_in == README_ACCESS_MINUTES * 60
+    world.clock.advance(timedelta(minutes=README_ACCESS_MINUTES - 1))
+    world.app.oauth.authenticate(tokens.access_token, RESOURCE)
+    world.clock.advance(timedelta(minutes=2))
+    with pytest.raises(Unauthenticated, match="expired"):
+        world.app.oauth.authenticate(tokens.access_token, RESOURCE)
+
+
+def test_a_refresh_token_lasts_30_days(world: World) -> None:
+    assert world.clock is not None
+    client_id, code = _approved(world, {"acme": Access.READ})
+    first = world.app.oauth.redeem(code, TokenKind.CODE, client_id)
+    world.clock.advance(timedelta(days=README_REFRESH_DAYS - 1))
+    second = world.app.oauth.redeem(first.refresh_token, TokenKind.REFRESH, client_id)
+    world.clock.advance(timedelta(days=README_REFRESH_DAYS + 1))
+    with pytest.raises(Unauthenticated, match="expired"):
+        world.app.oauth.redeem(second.refresh_token, TokenKind.REFRESH, client_id)
+
+
+def test_codes_tokens_and_login_links_are_nowhere_in_the_database_file(tmp_path: Path) -> None:
+    path = tmp_path / "memspace.db"
+    app = build(Settings(_env_file=None), store=SqliteStore(str(path)),  # type: ignore[call-arg]
+                embedder=HashEmbedder(), clock=StepClock(), blobs=MemoryBlobStore())
+    app.admin.create_space("acme")
+    link = app.oauth.create_login_link("dana", {"acme": Access.READWRITE})
+    signed_in = app.oauth.sign_in(link.code)
+    client = app.oauth.register("agent", ["http://127.0.0.1:9/cb"], {})
+    assert signed_in.key_id is not None
+    code = app.oauth.approve(client.client_id, signed_in.key_id, {"acme": Access.READ},
+                             "http://127.0.0.1:9/cb", "challenge", RESOURCE)
+    first = app.oauth.redeem(code, TokenKind.CODE, client.client_id)
+    second = app.oauth.redeem(first.refresh_token, TokenKind.REFRESH, client.client_id)
+    app.close()
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())  # the file and any WAL beside it
+    secrets = [link.code, code, first.access_token, first.refresh_token, second.access_token,
+               second.refresh_token]
+    for secret in secrets:
+        assert secret.encode() not in stored, f"{secret[:4]}… is stored as it was issued"
+        # each is there, as its SHA-256: the scan reads the rows it means to
+        assert digest(secret).encode() in stored, f"{secret[:4]}… is not stored at all"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -89,16 +90,62 @@ def test_the_backfill_indexes_what_a_stop_left_and_a_flush_waits_for_it(
     feed.close()
 
 
-def test_memories_written_apart_within_the_gather_window_share_one_transaction() -> None:
+class _WatchedCondition(threading.Condition):
+    """The feed's condition, noting each timed wait its own thread makes (the gather window):
+    its length, and whether the wait was over before it began (a flush or a full batch)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gathering = threading.Event()
+        self.windows: list[tuple[float, bool]] = []
+
+    def wait_for(self, predicate: Any, timeout: float | None = None) -> Any:
+        if timeout is not None and threading.current_thread().name == "memspace-vector-index":
+            self.windows.append((timeout, bool(predicate())))
+            self.gathering.set()
+        return super().wait_for(predicate, timeout)
+
+
+@pytest.fixture
+def watched(monkeypatch: pytest.MonkeyPatch) -> list[_WatchedCondition]:
+    """The conditions feeds made from here on (the first feed's is [0])."""
+    made: list[_WatchedCondition] = []
+
+    def condition() -> _WatchedCondition:
+        made.append(_WatchedCondition())
+        return made[-1]
+
+    monkeypatch.setattr(vector_index, "threading", SimpleNamespace(
+        Condition=condition, Thread=threading.Thread))
+    return made
+
+
+def test_memories_written_apart_within_the_gather_window_share_one_transaction(
+        watched: list[_WatchedCondition]) -> None:
     db = _Db()
     feed = IndexFeed(db, backfill=False, gather_s=30)  # type: ignore[arg-type]
     feed.add([("m1", [1.0])])
-    # Without gathering, m1 is written alone at once; with it, it waits for the next adds.
-    assert not db.wrote.wait(0.3)
+    # The feed has taken m1 up and waits the window for others (a bounded wait for the feed's
+    # thread to get there); without gathering it would have written m1 alone instead.
+    assert watched[0].gathering.wait(10), f"no gather window; written: {db.written}"
+    assert watched[0].windows == [(30, False)] and db.written == []
     feed.add([("m2", [1.0])])
     feed.add([("m0", [1.0])])
     assert feed.flush(10)  # a flush writes what waits at once, not after the 30 s window
     assert db.written == [["m0", "m1", "m2"]]
+    # the flush is over: the next memory waits its window again
+    watched[0].gathering.clear()
+    feed.add([("m4", [1.0])])
+    assert watched[0].gathering.wait(10)
+    assert watched[0].windows == [(30, False), (30, False)] and db.written == [["m0", "m1", "m2"]]
+    feed.close()
+
+
+def test_the_window_is_half_a_second_unless_told(watched: list[_WatchedCondition]) -> None:
+    feed = IndexFeed(_Db(), backfill=False)  # type: ignore[arg-type]
+    feed.add([("m1", [1.0])])
+    assert watched[0].gathering.wait(10)
+    assert watched[0].windows == [(0.5, False)]
     feed.close()
 
 

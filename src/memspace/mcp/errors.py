@@ -66,13 +66,18 @@ class CodedToolError(ToolError):
 
 
 def code_of(exc: MemspaceError) -> str:
-    """The closed-set code of a domain error: its own, a folded one, or its nearest parent's."""
-    for kind in type(exc).__mro__:
-        code = str(getattr(kind, "code", ""))
-        code = FOLDED.get(code, code)
-        if code in CODES:
-            return code
-    return "unavailable"
+    """The closed-set code of a domain error: its own, or the one it is folded into.
+
+    Raises:
+        TypeError: the error's code is outside the closed set: a bug to fix here (CODES or
+            FOLDED), never passed to the caller as some other code. The MCP server then answers
+            as for any crash and logs it with the type's name.
+    """
+    code = FOLDED.get(exc.code, exc.code)
+    if code not in CODES:
+        raise TypeError(f"{type(exc).__name__} has code {exc.code!r}, outside the closed set of "
+                        "mcp/errors.py: add it to CODES or FOLDED")
+    return code
 
 
 def coded(exc: MemspaceError) -> CodedToolError:
