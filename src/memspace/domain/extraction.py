@@ -27,11 +27,30 @@ class ExtractedRelation:
     reason: str
 
 
+# The kinds of memory a fact can be (the model picks one; anything else is a note).
+FACT_TYPES = ("decision", "constraint", "architecture", "fact", "incident", "failed_approach",
+              "procedure", "status", "task", "preference", "reference", "note")
+DEFAULT_FACT_TYPE = "note"
+
+
 @dataclass(frozen=True)
 class ExtractedFact:
     text: str
     category: str
     relations: tuple[ExtractedRelation, ...] = ()
+    type: str | None = None
+
+
+@dataclass(frozen=True)
+class DroppedFact:
+    """A fact the model gave that the new content does not support (llm/grounding.py)."""
+
+    text: str
+    reason: str
+
+    @property
+    def warning(self) -> str:
+        return f"dropped the extracted fact '{self.text}': {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -42,6 +61,8 @@ class Extraction:
     llm_calls: int = 1
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # Facts removed because the content does not say them; the add reports each in `warnings`.
+    dropped: tuple[DroppedFact, ...] = ()
 
     @property
     def usage(self) -> Usage:
@@ -58,7 +79,8 @@ class FactExtractor(Protocol):
         speaker: str | None = None,
         observed_at: datetime | None = None,
     ) -> Extraction:
-        """Relations to numbers not offered are already dropped.
+        """Relations to numbers not offered are already dropped, and so are facts the content
+        does not support (they are listed in `Extraction.dropped`, never stored).
 
         Raises:
             ExtractionFailed: the model errored, timed out or answered nonsense after the

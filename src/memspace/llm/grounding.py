@@ -1,0 +1,106 @@
+"""The grounding guard: a fact the model extracted is kept only if the new content says it.
+
+Candidates are context for relations, never a source of facts. A small model re-emits them
+("Error tracking uses Sentry." beside the migration away from Sentry), keeps the old claim of a
+reversal, or merges an existing memory into a new fact. Each of those would store a falsehood,
+so such a fact is dropped (the add reports it in `warnings`; with nothing left the content is
+stored flat, as given).
+
+Support is decided lexically, in microseconds and without a model call (docs/extraction.md):
+
+- terms: words case-folded, Snowball-stemmed, function words left out; numbers and times
+  ("02:00", "1,200") are one term; "one".."twelve" count as digits; a term matches another
+  that it starts (≥ 3 characters: "prod" ~ "production"); the speaker's name and dates a
+  model resolves from the observation time ("yesterday" → 2026-03-09) count as said.
+- restated: under half of the fact's terms are in the content and ≥ 70% are in one candidate;
+- merged: under 70% of its terms are in the content, three or more of the terms the content
+  lacks come from candidates, and they are most of what it lacks;
+- unsupported: under a third of its terms are in the content;
+- contradicted (polarity.py): the fact affirms what the content negates or ends ("We dropped
+  GraphQL" → "… use GraphQL"), reverses a "from X to Y", or negates what the content states.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from memspace.domain.extraction import Candidate, DroppedFact, ExtractedFact, Extraction
+from memspace.llm.lexicon import share, supported, terms
+from memspace.llm.polarity import contradiction
+
+RESTATED_CONTENT_BELOW = 0.5
+RESTATED_CANDIDATE_FROM = 0.7
+UNSUPPORTED_BELOW = 1 / 3
+MERGED_TERMS_FROM = 3
+MERGED_CONTENT_BELOW = 0.7
+
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+DATE_REACH_DAYS = 400
+
+
+def _resolved_dates(fact: str, content_terms: set[str], observed_at: datetime | None) -> str:
+    """The fact without ISO dates the model could compute: near the observation time, or
+    whose day the content names ("June 10" → 2026-06-10)."""
+    def keep(match: re.Match[str]) -> str:
+        year, month, day = (int(g) for g in match.groups())
+        if str(day) in content_terms:
+            return " "
+        if observed_at is not None:
+            try:
+                when = datetime(year, month, day, tzinfo=observed_at.tzinfo)
+            except ValueError:
+                return match.group(0)
+            if abs((when - observed_at).days) <= DATE_REACH_DAYS:
+                return " "
+        return match.group(0)
+
+    return _ISO_DATE.sub(keep, fact)
+
+
+def judge(fact: str, content: str, candidates: Sequence[str], speaker: str | None = None,
+          observed_at: datetime | None = None) -> str | None:
+    """Why the content does not support `fact`, or None when it does."""
+    said = terms(content) | terms(speaker or "")
+    fact_terms = terms(_resolved_dates(fact, said, observed_at))
+    if not fact_terms:
+        return None
+    flipped = contradiction(fact, content)
+    if flipped:
+        return flipped
+    from_content = share(fact_terms, said)
+    pools = [terms(c) for c in candidates]
+    shares = [share(fact_terms, pool) for pool in pools]
+    best = max(range(len(shares)), key=shares.__getitem__, default=None)
+    if best is not None and from_content < RESTATED_CONTENT_BELOW \
+            and shares[best] >= RESTATED_CANDIDATE_FROM:
+        return (f"it restates existing memory [{best}] ('{candidates[best]}'), which the new "
+                f"content does not say ({from_content:.0%} of its words are in the content)")
+    missing = {t for t in fact_terms if not supported(t, said)}
+    borrowed = {t for t in missing if any(supported(t, pool) for pool in pools)}
+    if len(borrowed) >= MERGED_TERMS_FROM and len(borrowed) >= 0.6 * len(missing) \
+            and from_content < MERGED_CONTENT_BELOW:
+        return (f"it merges words of existing memories ({', '.join(sorted(borrowed))}) that the "
+                "new content does not say into the fact")
+    if from_content < UNSUPPORTED_BELOW:
+        return f"the new content does not say it (only {from_content:.0%} of its words are in it)"
+    return None
+
+
+def ground(extraction: Extraction, content: str, candidates: Sequence[Candidate],
+           speaker: str | None = None, observed_at: datetime | None = None) -> Extraction:
+    """The extraction without facts the content does not support; those go to `dropped`."""
+    texts = [c.content for c in candidates]
+    kept: list[ExtractedFact] = []
+    dropped = list(extraction.dropped)
+    for fact in extraction.facts:
+        reason = judge(fact.text, content, texts, speaker, observed_at)
+        if reason is None:
+            kept.append(fact)
+        else:
+            dropped.append(DroppedFact(fact.text, reason))
+    if len(kept) == len(extraction.facts):
+        return extraction
+    return Extraction(tuple(kept), extraction.llm_calls, extraction.prompt_tokens,
+                      extraction.completion_tokens, tuple(dropped))
