@@ -14,7 +14,8 @@ Support is decided lexically, in microseconds and without a model call (docs/ext
   model resolves from the observation time ("yesterday" → 2026-03-09) count as said.
 - restated: under half of the fact's terms are in the content and ≥ 70% are in one candidate;
 - merged: under 70% of its terms are in the content, three or more of the terms the content
-  lacks come from candidates, and they are most of what it lacks;
+  lacks come from candidates (four when the content says "it", "they", "that"...: resolving a
+  reference borrows a subject), and they are most of what it lacks;
 - unsupported: under a third of its terms are in the content;
 - contradicted (polarity.py): the fact affirms what the content negates or ends ("We dropped
   GraphQL" → "… use GraphQL"), reverses a "from X to Y", or negates what the content states.
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memspace.domain.extraction import Candidate, DroppedFact, ExtractedFact, Extraction
-from memspace.llm.lexicon import share, supported, terms
+from memspace.llm.lexicon import share, supported, terms, tokens
 from memspace.llm.polarity import contradiction
 
 RESTATED_CONTENT_BELOW = 0.5
@@ -35,6 +36,7 @@ RESTATED_CANDIDATE_FROM = 0.7
 UNSUPPORTED_BELOW = 1 / 3
 MERGED_TERMS_FROM = 3
 MERGED_CONTENT_BELOW = 0.7
+REFERENCES = frozenset("it its they them their this that these those he she his her".split())
 
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 DATE_REACH_DAYS = 400
@@ -79,7 +81,9 @@ def judge(fact: str, content: str, candidates: Sequence[str], speaker: str | Non
                 f"content does not say ({from_content:.0%} of its words are in the content)")
     missing = {t for t in fact_terms if not supported(t, said)}
     borrowed = {t for t in missing if any(supported(t, pool) for pool in pools)}
-    if len(borrowed) >= MERGED_TERMS_FROM and len(borrowed) >= 0.6 * len(missing) \
+    # "It was upgraded" names its subject in a candidate: resolving it may borrow a few terms.
+    allowed = MERGED_TERMS_FROM + (1 if REFERENCES & set(tokens(content)) else 0)
+    if len(borrowed) >= allowed and len(borrowed) >= 0.6 * len(missing) \
             and from_content < MERGED_CONTENT_BELOW:
         return (f"it merges words of existing memories ({', '.join(sorted(borrowed))}) that the "
                 "new content does not say into the fact")
