@@ -1,6 +1,7 @@
 """Fact-extraction quality: run LitellmExtractor over labelled cases and print figures. Asserts nothing.
 
 Usage: extraction_eval.py [--cases PATH] [--limit N] [--misses] [--local] [--timeout S] [--no-floor]
+                          [--dump PATH]
 
 The model comes from MEMSPACE_LLM_MODEL (plus MEMSPACE_LLM_API_BASE / MEMSPACE_LLM_API_KEY for an
 OpenAI-compatible server), read through memspace.config.Settings like the service does, e.g.
@@ -12,7 +13,9 @@ or, with the pinned local model (tools/llm-local; `make llm` starts it), `--loca
 
   make llm && .venv/bin/python bench/extraction_eval.py --local
 
-Each case (bench/data/extraction_cases.jsonl) gives the existing candidate facts, the new content
+Cases: bench/data/extraction_cases.jsonl (52, the set the prompt was developed on) or, with
+--cases, bench/data/extraction_cases_other_domains.jsonl (31, other domains, kept apart and never
+tuned on). Each case gives the existing candidate facts, the new content
 (optionally its speaker and observed_at), the expected number of facts and the expected
 relations {candidate, type}. Relations are compared as the set of (candidate, type) pairs over
 all facts of a case. Printed: precision/recall per relation type, how often a candidate that
@@ -20,8 +23,11 @@ should stay unrelated was left alone, UPDATES wrongly given to restatements and 
 exact fact counts, how often the first answer was valid JSON of the right shape, cases where an
 UPDATES not expected would deactivate a true memory (the model's answer, and what is left after
 the service's similarity floor, measured with the local embedder unless --no-floor),
-calls/tokens per add, latency p50/p95, and failures. Latency figures are only honest on an idle
-machine.
+calls/tokens per add, latency p50/p95, and failures. Two reports come from the same answers:
+the model's, unguarded, and after the grounding guard (memspace.llm.grounding: what an add
+stores; an add left with no fact is stored flat and counts as one fact), with facts not grounded
+in the content (plain-word test, not the guard's), the facts the guard dropped and its cost.
+Latency figures are only honest on an idle machine.
 """
 
 from __future__ import annotations
