@@ -1,7 +1,7 @@
 """Fact-extraction quality: run LitellmExtractor over labelled cases and print figures. Asserts nothing.
 
 Usage: extraction_eval.py [--cases PATH] [--limit N] [--misses] [--local] [--timeout S] [--no-floor]
-                          [--dump PATH]
+                          [--dump PATH] [--replay PATH]
 
 The model comes from MEMSPACE_LLM_MODEL (plus MEMSPACE_LLM_API_BASE / MEMSPACE_LLM_API_KEY for an
 OpenAI-compatible server), read through memspace.config.Settings like the service does, e.g.
@@ -38,6 +38,7 @@ import os
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from extraction_tally import CASES, Case, Tally, floor_similarity, load_cases, predicted_pairs
@@ -45,7 +46,8 @@ from pydantic import SecretStr
 
 from memspace.config import Settings
 from memspace.domain.errors import ExtractionFailed
-from memspace.domain.extraction import Extraction
+from memspace.domain.extraction import ExtractedFact, ExtractedRelation, Extraction
+from memspace.domain.models import RelationType
 from memspace.llm.extractor import LitellmExtractor
 from memspace.llm.grounding import ground
 
@@ -58,7 +60,9 @@ def main() -> int:
     parser.add_argument("--local", action="store_true",
                         help="use tools/llm-local (`make llm`) at 127.0.0.1:$LLM_LOCAL_PORT (8091)")
     parser.add_argument("--dump", type=Path, default=None,
-                        help="also write every case's facts and relations to this JSON-lines file")
+                        help="also write every answer (facts, relations, usage) to this JSON-lines file")
+    parser.add_argument("--replay", type=Path, default=None,
+                        help="score the answers of a --dump file instead of asking the model")
     parser.add_argument("--no-floor", action="store_true",
                         help="skip loading the local embedder for the similarity-floor figure")
     parser.add_argument("--timeout", type=float, default=None,
@@ -74,6 +78,8 @@ def main() -> int:
             "llm_api_key": SecretStr("local"), "llm_timeout_s": args.timeout or 600.0})
     elif args.timeout:
         settings = settings.model_copy(update={"llm_timeout_s": args.timeout})
+    if args.replay:
+        settings = settings.model_copy(update={"llm_model": settings.llm_model or "openai/local"})
     if not settings.llm_model:
         print("extraction_eval needs a model, nothing was run. Set MEMSPACE_LLM_MODEL to a litellm "
               "model string (e.g. openai/gpt-4o-mini), or for a local OpenAI-compatible server "
@@ -85,40 +91,86 @@ def main() -> int:
     # The guard runs here rather than inside the extractor, so one call gives both figures.
     extractor = LitellmExtractor(settings.llm_model, api_base=settings.llm_api_base, api_key=api_key,
                                  timeout_s=settings.llm_timeout_s, grounding=False)
+    replayed = load_dump(args.replay) if args.replay else None
     similarity = None if args.no_floor else floor_similarity()
     raw, guarded = Tally(similarity), Tally(similarity)
     guard_seconds: list[float] = []
     for case in cases:
-        started = time.perf_counter()
-        try:
-            got = extractor.extract(case.content, case.candidates, case.speaker, case.observed_at)
-        except ExtractionFailed as exc:
+        got, seconds = answer(case, extractor, replayed)
+        for tally in (raw, guarded):
+            tally.spent(got.llm_calls, got.prompt_tokens, got.completion_tokens, seconds)
+        if args.dump:
+            with args.dump.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(dump_line(case, got, seconds)) + "\n")
+        if isinstance(got, Failed):
             for tally in (raw, guarded):
-                tally.spent(exc.llm_calls, exc.prompt_tokens, exc.completion_tokens,
-                            time.perf_counter() - started)
-                tally.failures.append((case.id, exc.message))
+                tally.failures.append((case.id, got.message))
             continue
-        seconds = time.perf_counter() - started
         checked = time.perf_counter()
         kept = ground(got, case.content, case.candidates, case.speaker, case.observed_at)
         guard_seconds.append(time.perf_counter() - checked)
-        for tally in (raw, guarded):
-            tally.spent(got.llm_calls, got.prompt_tokens, got.completion_tokens, seconds)
         raw.score(case, got)
         right = guarded.score(case, kept)
         print(f"{'ok  ' if right else 'MISS'} {case.id}", flush=True)
         if args.misses and not right:
             show(case, kept)
-        if args.dump:
-            with args.dump.open("a", encoding="utf-8") as out:
-                out.write(json.dumps({"id": case.id, "facts": facts_json(got),
-                                      "dropped": [[d.text, d.reason] for d in kept.dropped]}) + "\n")
-    raw.report(settings.llm_model, "the model's answer, unguarded")
-    guarded.report(settings.llm_model, "after the grounding guard (what an add stores)")
+    model = f"{settings.llm_model} (answers replayed from {args.replay})" if args.replay \
+        else settings.llm_model
+    raw.report(model, "the model's answer, unguarded")
+    guarded.report(model, "after the grounding guard (what an add stores)")
     if guard_seconds:
         print(f"grounding guard: {statistics.mean(guard_seconds) * 1e3:.2f} ms mean per add, "
               f"{max(guard_seconds) * 1e3:.2f} ms max, no model call")
     return 0
+
+
+@dataclass(frozen=True)
+class Failed(Extraction):
+    """An add whose extraction failed (ExtractionFailed), with what it spent."""
+
+    message: str = ""
+
+
+def answer(case: Case, extractor: LitellmExtractor,
+           replayed: dict[str, tuple[Extraction, float]] | None) -> tuple[Extraction, float]:
+    """The model's answer to one case and its seconds: asked now, or read from a dump."""
+    if replayed is not None:
+        return replayed[case.id]
+    started = time.perf_counter()
+    try:
+        got = extractor.extract(case.content, case.candidates, case.speaker, case.observed_at)
+    except ExtractionFailed as exc:
+        failed = Failed((), exc.llm_calls, exc.prompt_tokens, exc.completion_tokens,
+                        message=exc.message)
+        return failed, time.perf_counter() - started
+    return got, time.perf_counter() - started
+
+
+def dump_line(case: Case, got: Extraction, seconds: float) -> dict[str, object]:
+    line: dict[str, object] = {
+        "id": case.id, "calls": got.llm_calls, "prompt_tokens": got.prompt_tokens,
+        "completion_tokens": got.completion_tokens, "seconds": round(seconds, 3),
+        "facts": [{"text": f.text, "type": f.type, "category": f.category,
+                   "relations": [[r.candidate, r.type.value.lower()] for r in f.relations]}
+                  for f in got.facts]}
+    if isinstance(got, Failed):
+        line["failed"] = got.message
+    return line
+
+
+def load_dump(path: Path) -> dict[str, tuple[Extraction, float]]:
+    """Answers recorded with --dump, by case id (the guard and the scoring rerun on them)."""
+    answers: dict[str, tuple[Extraction, float]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        raw = json.loads(line)
+        facts = tuple(ExtractedFact(f["text"], f.get("category", "fact"), tuple(
+            ExtractedRelation(n, RelationType(kind.upper()), "") for n, kind in f["relations"]),
+            f.get("type")) for f in raw["facts"])
+        usage = (raw.get("calls", 1), raw.get("prompt_tokens", 0), raw.get("completion_tokens", 0))
+        got = Failed((), *usage, message=raw["failed"]) if "failed" in raw \
+            else Extraction(facts, *usage)
+        answers[raw["id"]] = (got, float(raw.get("seconds", 0.0)))
+    return answers
 
 
 def show(case: Case, got: Extraction) -> None:
@@ -129,12 +181,6 @@ def show(case: Case, got: Extraction) -> None:
         print(f"       [{item.type}/{item.category}] {item.text}" + (f"  ({rels})" if rels else ""))
     for dropped in got.dropped:
         print(f"       DROPPED {dropped.text!r}: {dropped.reason}")
-
-
-def facts_json(got: Extraction) -> list[dict[str, object]]:
-    return [{"text": f.text, "type": f.type, "category": f.category,
-             "relations": [[r.candidate, r.type.value.lower()] for r in f.relations]}
-            for f in got.facts]
 
 
 if __name__ == "__main__":

@@ -13,6 +13,9 @@ Support is decided lexically, in microseconds and without a model call (docs/ext
   that it starts (≥ 3 characters: "prod" ~ "production"); the speaker's name and dates a
   model resolves from the observation time ("yesterday" → 2026-03-09) count as said.
 - restated: under half of the fact's terms are in the content and ≥ 70% are in one candidate;
+- repeated: ≥ 85% of its terms are in one candidate, some are not in the content, and the
+  content's clause closest to it says something changed ("switched", "now", "from A to B"): the
+  fact is the old state;
 - merged: under 70% of its terms are in the content, three or more of the terms the content
   lacks come from candidates (four when the content says "it", "they", "that"...: resolving a
   reference borrows a subject), and they are most of what it lacks;
@@ -29,11 +32,12 @@ from datetime import datetime
 
 from memspace.domain.extraction import Candidate, DroppedFact, ExtractedFact, Extraction
 from memspace.llm.lexicon import share, supported, terms, tokens
-from memspace.llm.polarity import contradiction
+from memspace.llm.polarity import announces_change, contradiction
 
 RESTATED_CONTENT_BELOW = 0.5
 RESTATED_CANDIDATE_FROM = 0.7
 UNSUPPORTED_BELOW = 1 / 3
+REPEATED_CANDIDATE_FROM = 0.85
 MERGED_TERMS_FROM = 3
 MERGED_CONTENT_BELOW = 0.7
 REFERENCES = frozenset("it its they them their this that these those he she his her".split())
@@ -79,6 +83,10 @@ def judge(fact: str, content: str, candidates: Sequence[str], speaker: str | Non
             and shares[best] >= RESTATED_CANDIDATE_FROM:
         return (f"it restates existing memory [{best}] ('{candidates[best]}'), which the new "
                 f"content does not say ({from_content:.0%} of its words are in the content)")
+    if best is not None and shares[best] >= REPEATED_CANDIDATE_FROM and from_content < 1 \
+            and announces_change(fact, content):
+        return (f"it repeats existing memory [{best}] ('{candidates[best]}'), which the new "
+                "content changes")
     missing = {t for t in fact_terms if not supported(t, said)}
     borrowed = {t for t in missing if any(supported(t, pool) for pool in pools)}
     # "It was upgraded" names its subject in a candidate: resolving it may borrow a few terms.

@@ -14,15 +14,17 @@ import snowballstemmer
 
 from memspace.domain.text import STOP_WORDS, normalise
 
-# A token: a number with its separators ("02:00", "1,200", "3.11"), a word, or punctuation.
-TOKEN = re.compile(r"\d+(?:[:.,]\d+)+|\w+(?:['’]\w+)?|[.,;:!?()]")
+# A token: an ISO date, a number with its separators ("02:00", "1,200", "3.11"), a word, or
+# punctuation.
+TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}|\d+(?:[:.,]\d+)+|\w+(?:['’]\w+)?|[.,;:!?()]")
 _ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
 # Words that carry no claim of their own: resolving "we" gives "the team", "now" is a tense.
 FILLER = frozenset(
     "now also still just currently team new can could must should would may might been being "
-    "going go get got gets able longer yet anymore ever already after all per".split())
+    "going go get got gets able longer yet anymore ever already after all per over than via "
+    "about instead rather".split())
 # Short forms a model spells out ("PRs" -> "pull requests"); prefixes ("prod") need no entry.
 ABBREVIATIONS = {"pr": ("pull", "request"), "db": ("databas",), "k8s": ("kubernet",)}
 

@@ -30,6 +30,13 @@ ENDINGS = frozenset(
     "discontinued decommission decommissioned off".split())
 # Two-word cues: the first word, then what must follow it.
 ENDING_PAIRS = {"instead": "of", "rather": "than", "away": "from", "rid": "of"}
+# Words that say something changed: a fact repeating a candidate word for word then repeats the
+# old state (grounding.py).
+CHANGES = frozenset(
+    "switched switch changed change changes moved move moves migrated migrate replaced replaces "
+    "upgraded downgraded raised lowered increased decreased reduced cut extended shortened "
+    "slipped pushed postponed delayed rescheduled renamed handing handed now anymore instead "
+    "longer".split())
 # Words that make a clause speak of the past, so its terms are not affirmed as current.
 PAST = frozenset("previously formerly former earlier used".split())
 BOUNDARIES = frozenset(".,;:!?()") | frozenset(
@@ -100,8 +107,11 @@ def _read_clause(words: list[str]) -> tuple[list[Scope], bool]:
             cued = True
         elif word == "from" and "to" in words[i + 1:]:
             to = words.index("to", i + 1)
-            scopes.append(Scope("ended", _scope(words[:to], i + 1, ENDING_REACH, PREPOSITIONS)))
-            scopes.append(Scope("new", _scope(words, to + 1, ENDING_REACH, PREPOSITIONS)))
+            old = _scope(words[:to], i + 1, ENDING_REACH, PREPOSITIONS)
+            new = _scope(words, to + 1, ENDING_REACH, PREPOSITIONS)
+            if all(t[:1].isdigit() for t in old | new):
+                continue  # a range ("from 2026-05-04 to 2026-05-15", "from 9:00 to 17:00")
+            scopes += [Scope("ended", old), Scope("new", new)]
             cued = True
         elif word in PAST:
             cued = True
@@ -132,6 +142,7 @@ def contradiction(fact: str, content: str) -> str | None:
         if hit:
             return f"it states as current what the content says has ended ({', '.join(hit)})"
     new_values = set().union(*said.of("new")) if said.of("new") else set()
+    new_values -= set().union(*said.of("ended")) if said.of("ended") else set()
     for ended in claimed.of("ended"):
         if ended & new_values:
             return f"it reverses the direction of the change ({', '.join(sorted(ended & new_values))})"
@@ -139,3 +150,15 @@ def contradiction(fact: str, content: str) -> str | None:
         if any(negated <= clause for clause in said.plain):
             return f"it negates what the content states ('{' '.join(sorted(negated))}')"
     return None
+
+
+def announces_change(fact: str, content: str) -> bool:
+    """Does the content's clause closest to `fact` say something changed ("switched to", "now",
+    "from A to B")?"""
+    fact_terms = terms(fact)
+    clauses = _clauses(tokens(content))
+    if not clauses:
+        return False
+    closest = max(clauses, key=lambda c: len(fact_terms & terms(" ".join(c))))
+    return bool(CHANGES & set(closest)) or any(
+        w == "from" and "to" in closest[i + 1:] for i, w in enumerate(closest))
