@@ -14,7 +14,7 @@ import pytest
 
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
-from memspace.domain.extraction import Candidate, ExtractedFact, Extraction
+from memspace.domain.extraction import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.models import Access, MemoryFilter, RelationType
 from memspace.domain.notes import NoteState
 from memspace.llm.grounding import ground, judge
@@ -85,6 +85,9 @@ def test_a_fact_the_content_does_not_say_is_judged_unsupported(
     ("The 3.2 release cannot ship before 2026-05-11.",
      "So the 3.2 release can't ship before the 11th.",
      ["Only Ravi can sign release builds.", "Ravi is away until 2026-05-11."], None, None),
+    # the old value named beside the change, in the content's new words
+    ("Builds ran on Jenkins; they were moved to Buildkite.",
+     "We retired Jenkins; builds run on Buildkite.", ["Builds run on Jenkins."], None, None),
     # "it" resolved from a candidate
     ("The search cluster is upgraded to OpenSearch 2.13.", "It was upgraded to 2.13 today.",
      ["The search cluster runs OpenSearch 2.11."], None, datetime(2026, 4, 2, tzinfo=UTC)),
@@ -105,6 +108,21 @@ def test_ground_keeps_the_facts_it_supports_with_their_relations_and_lists_the_r
     assert [d.text for d in grounded.dropped] == ["Builds run on Jenkins."]
     assert (grounded.llm_calls, grounded.prompt_tokens, grounded.completion_tokens) == (1, 900, 40)
     assert ground(grounded, "We retired Jenkins; builds run on Buildkite.", candidates) is grounded
+
+
+def test_an_updates_to_a_candidate_sharing_no_word_with_the_fact_is_cut_the_fact_kept() -> None:
+    at = datetime(2026, 1, 5, tzinfo=UTC)
+    candidates = [Candidate(0, "Kim owns the payroll export.", "ownership", at),
+                  Candidate(1, "Payroll exports run on Fridays.", "fact", at)]
+    fact = ExtractedFact("Kim moved to the finance team.", "person", (
+        ExtractedRelation(0, RelationType.UPDATES, "scripted"),
+        ExtractedRelation(1, RelationType.UPDATES, "scripted")))
+
+    grounded = ground(Extraction((fact,)), "Kim moved to the finance team.", candidates)
+
+    assert [f.text for f in grounded.facts] == ["Kim moved to the finance team."]
+    assert [(r.candidate, r.type) for r in grounded.facts[0].relations] == [(0, RelationType.UPDATES)]
+    assert grounded.dropped == ()
 
 
 # -- through an add ------------------------------------------------------------------------

@@ -21,16 +21,23 @@ Support is decided lexically, in microseconds and without a model call (docs/ext
   reference borrows a subject), and they are most of what it lacks;
 - unsupported: under a third of its terms are in the content;
 - contradicted (polarity.py): the fact affirms what the content negates or ends ("We dropped
-  GraphQL" → "… use GraphQL"), reverses a "from X to Y", or negates what the content states.
+  GraphQL" → "… use GraphQL"; not when the fact itself tells the change with the content's new
+  words), reverses a "from X to Y", or negates what the content states.
+
+A kept fact also loses an UPDATES to a candidate it shares no term with (a memory is retired only
+by a fact about the same subject); the service's similarity floor then checks the rest.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from memspace.domain.extraction import Candidate, DroppedFact, ExtractedFact, Extraction
+from memspace.domain.models import RelationType
 from memspace.llm.lexicon import share, supported, terms, tokens
 from memspace.llm.polarity import announces_change, contradiction
 
@@ -41,6 +48,8 @@ REPEATED_CANDIDATE_FROM = 0.85
 MERGED_TERMS_FROM = 3
 MERGED_CONTENT_BELOW = 0.7
 REFERENCES = frozenset("it its they them their this that these those he she his her".split())
+
+log = logging.getLogger(__name__)
 
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 DATE_REACH_DAYS = 400
@@ -72,11 +81,11 @@ def judge(fact: str, content: str, candidates: Sequence[str], speaker: str | Non
     fact_terms = terms(_resolved_dates(fact, said, observed_at))
     if not fact_terms:
         return None
-    flipped = contradiction(fact, content)
+    pools = [terms(c) for c in candidates]
+    flipped = contradiction(fact, content, set().union(*pools) if pools else set())
     if flipped:
         return flipped
     from_content = share(fact_terms, said)
-    pools = [terms(c) for c in candidates]
     shares = [share(fact_terms, pool) for pool in pools]
     best = max(range(len(shares)), key=shares.__getitem__, default=None)
     if best is not None and from_content < RESTATED_CONTENT_BELOW \
@@ -109,10 +118,23 @@ def ground(extraction: Extraction, content: str, candidates: Sequence[Candidate]
     for fact in extraction.facts:
         reason = judge(fact.text, content, texts, speaker, observed_at)
         if reason is None:
-            kept.append(fact)
+            kept.append(_unrelated_updates_cut(fact, texts))
         else:
             dropped.append(DroppedFact(fact.text, reason))
-    if len(kept) == len(extraction.facts):
+    if kept == list(extraction.facts):
         return extraction
     return Extraction(tuple(kept), extraction.llm_calls, extraction.prompt_tokens,
                       extraction.completion_tokens, tuple(dropped))
+
+
+def _unrelated_updates_cut(fact: ExtractedFact, candidates: Sequence[str]) -> ExtractedFact:
+    """The fact without an UPDATES to a candidate it shares no term with: retiring a memory
+    takes the same subject, and a fact with no word in common cannot have it."""
+    own = terms(fact.text)
+    kept = tuple(r for r in fact.relations if r.type is not RelationType.UPDATES
+                 or any(supported(t, own) for t in terms(candidates[r.candidate])))
+    if len(kept) == len(fact.relations):
+        return fact
+    log.info("dropped %d UPDATES from %r to candidates sharing no term with it",
+             len(fact.relations) - len(kept), fact.text)
+    return replace(fact, relations=kept)

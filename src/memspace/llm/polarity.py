@@ -129,14 +129,17 @@ def read(text: str) -> Reading:
     return Reading(tuple(scopes), tuple(plain))
 
 
-def contradiction(fact: str, content: str) -> str | None:
-    """Why `fact` says the opposite of `content`, or None."""
+def contradiction(fact: str, content: str, known: set[str] | None = None) -> str | None:
+    """Why `fact` says the opposite of `content`, or None. `known`: the candidates' terms."""
     said, claimed = read(content), read(fact)
     also_stated = set().union(*said.plain) if said.plain else set()
     for negated in said.of("negated"):
         if any(negated <= clause for clause in claimed.plain):
             return f"it drops a negation: the content says no/not to '{' '.join(sorted(negated))}'"
-    for ended in said.of("ended"):
+    # "Error tracking used Sentry; it moved to Rollbar" names the old value beside the change.
+    tells_change = _tells_change(fact, claimed) and bool(
+        terms(fact) & (terms(content) - (known or set())))
+    for ended in [] if tells_change else said.of("ended"):
         old = ended - also_stated
         hit = sorted(t for t in old if any(t in clause for clause in claimed.plain))
         if hit:
@@ -150,6 +153,11 @@ def contradiction(fact: str, content: str) -> str | None:
         if any(negated <= clause for clause in said.plain):
             return f"it negates what the content states ('{' '.join(sorted(negated))}')"
     return None
+
+
+def _tells_change(text: str, reading: Reading) -> bool:
+    """Does the text itself speak of a change (a cue of ending, change or direction)?"""
+    return bool(reading.scopes) or bool(CHANGES & set(tokens(text)))
 
 
 def announces_change(fact: str, content: str) -> bool:
