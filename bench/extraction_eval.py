@@ -1,7 +1,7 @@
 """Fact-extraction quality: run LitellmExtractor over labelled cases and print figures. Asserts nothing.
 
 Usage: extraction_eval.py [--cases PATH] [--limit N] [--misses] [--local] [--timeout S] [--no-floor]
-                          [--dump PATH] [--replay PATH]
+                          [--dump PATH [--resume]] [--replay PATH]
 
 The model comes from MEMSPACE_LLM_MODEL (plus MEMSPACE_LLM_API_BASE / MEMSPACE_LLM_API_KEY for an
 OpenAI-compatible server), read through memspace.config.Settings like the service does, e.g.
@@ -61,6 +61,8 @@ def main() -> int:
                         help="use tools/llm-local (`make llm`) at 127.0.0.1:$LLM_LOCAL_PORT (8091)")
     parser.add_argument("--dump", type=Path, default=None,
                         help="also write every answer (facts, relations, usage) to this JSON-lines file")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --dump: cases already in the dump are read back, the rest asked")
     parser.add_argument("--replay", type=Path, default=None,
                         help="score the answers of a --dump file instead of asking the model")
     parser.add_argument("--no-floor", action="store_true",
@@ -92,6 +94,8 @@ def main() -> int:
     extractor = LitellmExtractor(settings.llm_model, api_base=settings.llm_api_base, api_key=api_key,
                                  timeout_s=settings.llm_timeout_s, grounding=False)
     replayed = load_dump(args.replay) if args.replay else None
+    if args.resume and args.dump and args.dump.exists():
+        replayed = load_dump(args.dump)  # cases already answered are read back, not asked again
     similarity = None if args.no_floor else floor_similarity()
     raw, guarded = Tally(similarity), Tally(similarity)
     guard_seconds: list[float] = []
@@ -99,7 +103,7 @@ def main() -> int:
         got, seconds = answer(case, extractor, replayed)
         for tally in (raw, guarded):
             tally.spent(got.llm_calls, got.prompt_tokens, got.completion_tokens, seconds)
-        if args.dump:
+        if args.dump and not (replayed and case.id in replayed):
             with args.dump.open("a", encoding="utf-8") as out:
                 out.write(json.dumps(dump_line(case, got, seconds)) + "\n")
         if isinstance(got, Failed):
@@ -134,7 +138,7 @@ class Failed(Extraction):
 def answer(case: Case, extractor: LitellmExtractor,
            replayed: dict[str, tuple[Extraction, float]] | None) -> tuple[Extraction, float]:
     """The model's answer to one case and its seconds: asked now, or read from a dump."""
-    if replayed is not None:
+    if replayed is not None and case.id in replayed:
         return replayed[case.id]
     started = time.perf_counter()
     try:

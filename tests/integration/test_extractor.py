@@ -13,7 +13,7 @@ import pytest
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.extraction import FACT_TYPES, Candidate
 from memspace.domain.models import RelationType
-from memspace.llm.extractor import LitellmExtractor, parse_answer
+from memspace.llm.extractor import ANSWER_BASE_TOKENS, LitellmExtractor, parse_answer
 from memspace.llm.prompts import load_prompt, prompts_dir
 from memspace.llm.schema import FactsAnswer
 from tests.support.scripted_llm import Delay, Reply, ScriptedLLM, Status, refused_url
@@ -285,6 +285,8 @@ def test_the_request_asks_for_the_json_schema_at_temperature_zero(scripted: Scri
     request = scripted.requests[0]
     assert request["model"] == "scripted"
     assert request["temperature"] == 0
+    # A model looping inside the grammar is cut off, not waited on until the timeout.
+    assert request["max_tokens"] == ANSWER_BASE_TOKENS + len("news") // 2
     response_format = request["response_format"]
     assert response_format["type"] == "json_schema"
     assert response_format["json_schema"]["name"] == "facts"

@@ -38,6 +38,8 @@ PROMPT = "extract_facts.v2"
 # rather than holding the tool call; without a Retry-After header we wait the default.
 MAX_RETRY_AFTER_S = 2.0
 DEFAULT_RETRY_AFTER_S = 1.0
+# The answer's token budget: this plus half a token per character of content (answer_budget).
+ANSWER_BASE_TOKENS = 256
 # The invalid answer is echoed back in the retry; long garbage is cut to keep that call small.
 ECHO_CHARS = 2_000
 
@@ -101,7 +103,7 @@ class LitellmExtractor:
         while True:
             calls += 1
             try:
-                response = self._complete(messages, len(candidates))
+                response = self._complete(messages, len(candidates), answer_budget(content))
             except Exception as exc:  # litellm maps every provider failure to its own types
                 wait = self._rate_limit_wait(exc)
                 if wait is not None and calls < self._max_calls:
@@ -131,14 +133,14 @@ class LitellmExtractor:
                 return extraction
             return ground(extraction, content, candidates, speaker, observed_at)
 
-    def _complete(self, messages: list[dict[str, str]], candidates: int) -> Any:
+    def _complete(self, messages: list[dict[str, str]], candidates: int, max_tokens: int) -> Any:
         # drop_params: a provider that rejects `response_format` or `temperature` (reasoning
         # models take only their default) gets the call without it instead of failing; the
         # prompt asks for the same JSON and parse_answer checks it either way.
         return _litellm().completion(
             model=self.model, messages=messages, response_format=response_format(candidates),
             temperature=0, timeout=self._timeout_s, num_retries=0, drop_params=True,
-            api_base=self._api_base, api_key=self._api_key,
+            max_tokens=max_tokens, api_base=self._api_base, api_key=self._api_key,
         )
 
     def _to_facts(self, answer: FactsAnswer, offered: set[int]) -> tuple[ExtractedFact, ...]:
@@ -192,6 +194,14 @@ class LitellmExtractor:
         if isinstance(status, int):
             return f"{model} answered HTTP {status}: {detail}"
         return f"{model} failed ({type(exc).__name__}): {detail}"
+
+
+def answer_budget(content: str) -> int:
+    """Completion tokens an answer may take: its facts restate the content (~4 characters a
+    token) plus the JSON around them. A small model that loops inside the schema's grammar
+    (seen with the 0.5B: 1,500 tokens and counting) is cut off here and retried, not waited on
+    until the timeout."""
+    return ANSWER_BASE_TOKENS + len(content) // 2
 
 
 def parse_answer(text: str) -> FactsAnswer:
