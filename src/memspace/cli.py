@@ -13,7 +13,8 @@ from typing import Annotated
 
 import typer
 
-from memspace import __version__, cli_ingest, cli_oauth, cli_workflow
+from memspace import __version__, cli_code, cli_ingest, cli_oauth, cli_workflow
+from memspace.bootstrap import describe, missing_model
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
 from memspace.present.json import add_json, search_json
@@ -36,6 +37,10 @@ app.add_typer(cli_oauth.oauth_app, name="oauth")
 app.command("login-link")(cli_oauth.login_link)
 app.add_typer(cli_workflow.handoff_app, name="handoff")
 app.command("context")(cli_workflow.context)
+app.add_typer(cli_code.repo_app, name="repo")
+app.command("verify")(cli_code.verify)
+app.command("mine-git")(cli_code.mine_git)
+space_app.command("set")(cli_code.space_set)
 
 
 def _version(value: bool) -> None:
@@ -67,6 +72,9 @@ def serve(
     overrides = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
     settings = Settings(**overrides)  # type: ignore[arg-type]
     container = open_container(settings)
+    if (problem := missing_model(container.embedder)) is not None:
+        typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(2)
     if demo and not container.admin.list_spaces():
         typer.echo(cli_ingest.demo_text(cli_ingest.load_demo(container)) + "\n")
     elif not container.admin.list_keys():
@@ -74,7 +82,8 @@ def serve(
                    "    memspace space create my-team\n"
                    "    memspace key create --name my-agent --grant my-team:rw\n")
     url = f"http://{settings.host}:{settings.port}/mcp"
-    typer.echo(f"memspace {settings.store} store, MCP endpoint {url}")
+    typer.echo(f"memspace {settings.store} store, MCP endpoint {url}\n"
+               f"embedding model {describe(container.embedder)}")
     uvicorn.run(create_app(container), host=settings.host, port=settings.port, log_level="warning")
 
 
@@ -84,11 +93,16 @@ def space_create(
     slug: Annotated[str, typer.Argument(help="Short name users type, e.g. acme-project.")],
     name: Annotated[str | None, typer.Option(help="Display name.")] = None,
     description: Annotated[str, typer.Option(help="What the space is for.")] = "",
+    evidence: cli_code.EvidenceOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Create a space."""
     container = open_container()
+    if evidence is not None:
+        container.evidence.parse_policy(evidence)  # refused before anything is created
     space = container.admin.create_space(slug, name, description)
+    if evidence is not None:
+        container.evidence.set_policy(AccessService.operator(), space.slug, evidence)
     emit(space_json(space), as_json, f"Created space '{space.slug}'.")
 
 
@@ -150,12 +164,15 @@ def add(
     content: Annotated[str, typer.Argument(help="The fact to remember; '-' reads stdin.")],
     space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
     category: Annotated[str | None, typer.Option(help="Category label.")] = None,
+    evidence: cli_code.CiteOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate and show, write nothing.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Save one memory (the same call as the add_memory tool)."""
     container = open_container()
     text = sys.stdin.read() if content == "-" else content
-    added = container.memories.submit(AccessService.operator(), AddRequest(text, space, category))
+    request = AddRequest(text, space, category, evidence=tuple(evidence) if evidence else None)
+    added = container.memories.submit(AccessService.operator(), request, dry_run=dry_run)
     emit(add_json(added), as_json, add_text(added))
 
 
@@ -281,7 +298,7 @@ def doctor(
     model: Annotated[bool, typer.Option(
         "--model", help="Also make one small call to the configured model.")] = False,
 ) -> None:
-    """Check the setup: store, data dir, embedding model, model, public URL. Exits 1 when
+    """Check the setup: store, data dir, embedding model, model, public URL, OAuth. Exits 1 when
     something needs fixing, and says what to do."""
     from memspace.doctor import run_checks
 

@@ -11,7 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
-    """Every knob of memspace; DESIGN §7 names the public ones."""
+    """Every knob of memspace; docs/operations.md lists each with its default."""
 
     model_config = SettingsConfigDict(
         env_prefix="MEMSPACE_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
@@ -24,8 +24,8 @@ class Settings(BaseSettings):
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr | None = None
     neo4j_database: str | None = None
-    # An outage must surface in seconds, not after the driver's default 30-70 s of retries
-    # (DESIGN §9): these bound one connection attempt and the whole retry window.
+    # An outage must surface in seconds, not after the driver's default 30-70 s of retries:
+    # these bound one connection attempt and the whole retry window.
     neo4j_connect_timeout_s: float = Field(default=3.0, gt=0)
     neo4j_retry_window_s: float = Field(default=5.0, ge=0)
 

@@ -8,9 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from memspace.bootstrap import build_embedder, build_extractor, build_store
+from memspace.bootstrap import build_embedder, build_extractor, build_store, describe
 from memspace.config import Settings
-from memspace.domain.errors import MemspaceError
+from memspace.domain.errors import MemspaceError, Unavailable
+from memspace.services.embedding_model import model_for
 
 LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 
@@ -62,19 +63,20 @@ def check_data_dir(settings: Settings) -> Check:
 
 
 def check_embedder(settings: Settings) -> Check:
+    """The store's model (as the server would choose it), its runtime and file, and one embed."""
     def probe() -> str:
-        from memspace.embeddings import fetch
         from memspace.embeddings.local import LocalEmbedder
 
-        embedder = build_embedder(settings)
+        store = build_store(settings)
+        try:
+            embedder = build_embedder(settings.model_copy(update={
+                "embedding_model": model_for(settings.embedding_model, store)}))
+        finally:
+            store.close()
+        if isinstance(embedder, LocalEmbedder) and (problem := embedder.missing()) is not None:
+            raise Unavailable(problem)
         [vector] = embedder.embed(["memspace doctor"])
-        if not isinstance(embedder, LocalEmbedder):
-            return f"{settings.embedding_model} loads and embeds ({len(vector)} dimensions)"
-        found = f"{embedder.model.name} loads and embeds ({len(vector)} dimensions)"
-        if fetch.installed(root=settings.models_dir) is None:
-            found += (f"; e5-small-v2 is not installed, so a new store embeds with "
-                      f"{embedder.model.name} (`python -m memspace.embeddings.fetch` installs e5)")
-        return found
+        return f"{describe(embedder)} loads and embeds ({len(vector)} dimensions)"
 
     return _guarded("embedding model", probe)
 
@@ -113,6 +115,17 @@ def check_public_url(settings: Settings) -> Check:
                  f"(e.g. MEMSPACE_ALLOWED_HOSTS='[\"{host}\"]')")
 
 
+def check_oauth(settings: Settings) -> Check:
+    """OAuth needs an https issuer (or loopback http); keys work either way."""
+    from memspace.api.oauth import oauth_off_reason
+
+    off = oauth_off_reason(settings.public_origin)
+    if off is not None:
+        return Check("OAuth", False, off)
+    return Check("OAuth", True, f"on: clients without a key sign in through "
+                 f"{settings.public_origin}/authorize")
+
+
 def run_checks(settings: Settings, call_model: bool = False) -> list[Check]:
     return [check_data_dir(settings), check_store(settings), check_embedder(settings),
-            check_model(settings, call_model), check_public_url(settings)]
+            check_model(settings, call_model), check_public_url(settings), check_oauth(settings)]

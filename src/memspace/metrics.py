@@ -172,9 +172,11 @@ class MeteredMemoryService(MemoryService):
         self.metrics = metrics
         self.model_configured = self._extractor is not None
 
-    def submit(self, principal: Principal, request: AddRequest, *, wait: bool = True) -> AddResult:
-        result = super().submit(principal, request, wait=wait)
-        self.metrics.added(result, self.model_configured)
+    def submit(self, principal: Principal, request: AddRequest, *, wait: bool = True,
+               dry_run: bool = False) -> AddResult:
+        result = super().submit(principal, request, wait=wait, dry_run=dry_run)
+        if not dry_run:
+            self.metrics.added(result, self.model_configured)
         return result
 
 

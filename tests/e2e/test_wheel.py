@@ -3,7 +3,7 @@ a fresh venv outside the repository, `memspace --version` answers and `memspace 
 serves the demo, its views and its search.
 
 How the fresh venv gets its third-party packages, and why this still proves the wheel:
-torch and the rest are several GB (PyPI's torch is the CUDA build), and tests never reach the
+The dependencies are hundreds of MB, and tests never reach the
 network, so installing the wheel's dependencies from an index is not an option here. The venv
 is created WITHOUT --system-site-packages and without pip; the wheel goes in with --no-deps.
 A `.pth` file then adds ONE folder to its path: links to every entry of this repository's venv
@@ -35,7 +35,7 @@ from tests.support.server import data, free_port, mcp_client
 pytestmark = [pytest.mark.e2e, pytest.mark.model]
 
 OURS = re.compile(r"^(memspace|__editable__\.memspace|__editable___memspace|_memspace)", re.IGNORECASE)
-# `serve --demo` loads torch, the model, and ingests six documents before it listens; measured
+# `serve --demo` loads the model and ingests six documents before it listens; measured
 # ~40 s on a loaded 2-core machine. A deadline, not a sleep: the loop ends as soon as it answers.
 STARTUP_S = 240
 

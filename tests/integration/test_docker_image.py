@@ -64,12 +64,11 @@ def test_the_wheel_built_from_the_dockerfiles_copies_carries_prompts_seed_and_vi
     assert "views: space-picker, guided-save, upload, memory-graph" in done.stdout
 
 
-def test_the_image_installs_cpu_torch_before_the_package() -> None:
+def test_the_image_installs_the_package_without_extras_then_bakes_in_the_model() -> None:
     runs = [rest for keyword, rest in dockerfile_instructions() if keyword == "RUN"]
-    torch = next(i for i, r in enumerate(runs) if "torch" in r)
-    assert "--index-url https://download.pytorch.org/whl/cpu" in runs[torch]
-    assert torch < next(i for i, r in enumerate(runs) if re.search(r"pip install .*\s\.$", r))
-    assert "CPU build of torch" in README.read_text(encoding="utf-8")
+    package = next(i for i, r in enumerate(runs) if re.search(r"pip install .*\s\.$", r))
+    assert not any("torch" in r or "sentence-transformers" in r or "[" in r for r in runs), runs
+    assert package < next(i for i, r in enumerate(runs) if "memspace.embeddings.fetch" in r)
 
 
 @pytest.fixture(scope="module")

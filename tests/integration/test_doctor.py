@@ -27,7 +27,8 @@ def test_a_working_setup_is_all_ok(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     assert code == 0, out
     lines = out.splitlines()
     assert [line.split(":")[0] for line in lines] == [
-        "OK   data dir", "OK   store", "OK   embedding model", "OK   model", "OK   public URL"]
+        "OK   data dir", "OK   store", "OK   embedding model", "OK   model", "OK   public URL",
+        "OK   OAuth"]
     assert "384 dimensions" in out
 
 
@@ -39,6 +40,19 @@ def test_each_problem_says_what_to_do(monkeypatch: pytest.MonkeyPatch, tmp_path:
     assert code == 1
     assert "FIX  data dir" in out and "set MEMSPACE_DATA_DIR" in out
     assert "FIX  public URL" in out and "MEMSPACE_ALLOWED_HOSTS='[\"memory.example.com\"]'" in out
+
+
+def test_oauth_off_on_a_plain_http_public_url_is_reported(monkeypatch: pytest.MonkeyPatch,
+                                                           tmp_path: Path) -> None:
+    code, out = doctor(monkeypatch, tmp_path, MEMSPACE_PUBLIC_URL="http://memory.example.com",
+                       MEMSPACE_ALLOWED_HOSTS='["memory.example.com"]')
+    assert code == 1
+    assert "OK   public URL" in out
+    assert "FIX  OAuth: OAuth is off: the public URL http://memory.example.com cannot be" in out
+    assert "Set MEMSPACE_PUBLIC_URL to the https:// origin" in out
+    code, out = doctor(monkeypatch, tmp_path, MEMSPACE_PUBLIC_URL="https://memory.example.com",
+                       MEMSPACE_ALLOWED_HOSTS='["memory.example.com"]')
+    assert "OK   OAuth: on: clients without a key sign in through https://memory.example.com/authorize" in out
 
 
 def test_the_model_is_called_only_on_request(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import os
 import random
+from pathlib import Path
 from typing import Any
 
 from memspace.domain.errors import Forbidden, NotFound
 from memspace.domain.models import MemoryFilter
 from memspace.present.json import search_json
-from memspace.services.access import Principal
+from memspace.services.access import AccessService, Principal
 from memspace.services.search import SearchRequest
 from tests.load.conftest import Rig
+from tests.support.gitrepo import GitRepo
 
 WORDS = ("invoice deploy rollback standup budget schema migration pricing audit runbook "
          "latency backup vendor roadmap hiring onboarding").split()
@@ -32,7 +34,24 @@ def _texts(found: dict[str, Any]) -> list[str]:
     return shown
 
 
-def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) -> None:
+def _repos(rig: Rig, slugs: list[str], root: Path) -> list[str]:
+    """A git repository per space, registered and indexed; every line of code names its space
+    (as a word: `north_<tag>`). Returns every chunk id, of every space."""
+    operator = AccessService.operator()
+    for slug in slugs:
+        marker = slug.replace("-", "_")
+        repo = GitRepo(root / slug)
+        for word in WORDS:
+            repo.write(f"{word}.py", f"def {word}_{marker}():\n    return '{marker} {word}'\n")
+        repo.commit("code")
+        rig.app.repos.add(operator, f"code-{slug}", str(repo.root), slug)
+        rig.app.repos.sync(operator, f"code-{slug}")
+    return [c.id for s in slugs for c in rig.app.repos._index.chunks_of(
+        rig.app.access.resolve(operator, s).space.id)]
+
+
+def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
+                                                          tmp_path: Path) -> None:
     seed = int(os.environ.get("MEMSPACE_TEST_SEED", random.randrange(2**32)))
     rng = random.Random(seed)
     slugs = [rig.space(name) for name in ("north", "south", "east")]
@@ -44,6 +63,8 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
     model: dict[str, dict[str, bool]] = {s: {} for s in slugs}
     unknown = f"nowhere-{rig.tag}"
     counts: dict[str, int] = {}
+    chunk_ids = _repos(rig, slugs, tmp_path / "repos")
+    space_ids = {s: rig.app.access.resolve(AccessService.operator(), s).space.id for s in slugs}
 
     def expect_refusal(access: str | None, write: bool) -> type[Exception] | None:
         if access is None:
@@ -55,8 +76,8 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
     for step in range(ops):
         who, granted = rng.choice(keys)
         slug = rng.choice([*slugs, unknown]) if rng.random() < 0.95 else unknown
-        action = rng.choices(["add", "repeat", "search", "keyword", "list", "forget"],
-                             [30, 5, 25, 10, 20, 10])[0]
+        action = rng.choices(["add", "repeat", "search", "keyword", "list", "forget", "code",
+                              "chunk", "verify"], [30, 5, 25, 10, 20, 10, 10, 10, 3])[0]
         refusal = expect_refusal(granted.get(slug), action in ("add", "repeat", "forget"))
         context = f"seed {seed}, step {step}: {action} in {slug} as {granted}"
         try:
@@ -77,6 +98,19 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
                 shown = _texts(search_json(rig.app.search.search(who, request)))
                 assert all(t.startswith(f"[{slug}]") for t in shown), context
                 assert all(model[slug].get(t) for t in shown), context  # only active ones
+            elif action == "code":
+                code = rig.app.code.search(who, f"{rng.choice(WORDS)} return", slug)
+                marker = slug.replace("-", "_")
+                assert code.hits, context
+                assert all(marker in h.chunk.body and h.chunk.space_id == space_ids[slug]
+                           for h in code.hits), context
+            elif action == "chunk":  # an id of any space: a foreign one answers like a missing one
+                chunk_id = rng.choice(chunk_ids)
+                view = rig.app.code.get_chunk(who, chunk_id, slug)
+                assert view.chunk.space_id == space_ids[slug], context
+            elif action == "verify":
+                report = rig.app.verification.verify(who, slug)
+                assert all(v.memory.space_id == space_ids[slug] for v in report.checked), context
             elif action == "list":
                 _, page = rig.app.memories.list(who, slug, limit=50)
                 assert all(m.content.startswith(f"[{slug}]") for m in page.items), context
@@ -89,6 +123,10 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int) ->
                 model[slug][text] = False
             assert refusal is None, f"{context}: expected {refusal}"
         except (NotFound, Forbidden) as exc:
+            if action == "chunk" and refusal is None:  # the chunk is another space's
+                assert isinstance(exc, NotFound), f"{context}: {exc}"
+                assert "no code chunk" in exc.message, context
+                continue
             assert refusal is not None and isinstance(exc, refusal), f"{context}: {exc}"
         counts[action] = counts.get(action, 0) + 1
 

@@ -17,6 +17,7 @@ from memspace.api.auth import ApiKeyMiddleware
 from memspace.api.cors import UploadCors
 from memspace.api.documents import router as documents_router
 from memspace.api.errors import memspace_error_handler
+from memspace.api.evidence_routes import router as evidence_router
 from memspace.api.metrics import add_metrics_route
 from memspace.api.oauth import oauth_setup
 from memspace.api.routes import router
@@ -80,6 +81,7 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.include_router(router)
     app.include_router(documents_router)
     app.include_router(workflow_router)
+    app.include_router(evidence_router)
     oauth = oauth_setup(container)  # before the catch-all mount below
     app.router.routes.extend(oauth[1] if oauth else [])
     add_metrics_route(app, container)  # MEMSPACE_METRICS=true

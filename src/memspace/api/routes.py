@@ -46,6 +46,8 @@ class AddBody(BaseModel):
     content: str
     category: str | None = None
     space: str | None = None
+    evidence: list[str] | None = None  # docs/evidence.md
+    dryRun: bool = False  # noqa: N815
 
 
 class SearchBody(BaseModel):
@@ -60,8 +62,10 @@ class SearchBody(BaseModel):
 
 @router.post("/v1/memories", tags=["memories"], status_code=201)
 async def add_memory(body: AddBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
-    result = await run_in_threadpool(app.memories.submit, who,
-                                     AddRequest(body.content, body.space, body.category))
+    request = AddRequest(body.content, body.space, body.category,
+                         evidence=tuple(body.evidence) if body.evidence is not None else None)
+    result = await run_in_threadpool(lambda: app.memories.submit(who, request,
+                                                                 dry_run=body.dryRun))
     return add_json(result)
 
 

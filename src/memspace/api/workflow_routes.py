@@ -22,6 +22,8 @@ class CorrectBody(BaseModel):
     category: str | None = None
     space: str | None = None
     expectedVersion: int | None = Field(default=None, ge=1)  # noqa: N815
+    evidence: list[str] | None = None  # docs/evidence.md
+    dryRun: bool = False  # noqa: N815
 
 
 class ForgetBody(BaseModel):
@@ -39,6 +41,7 @@ class HandoffBody(BaseModel):
     openQuestions: list[str] = []  # noqa: N815
     links: list[str] = []
     space: str | None = None
+    evidence: list[str] | None = None  # docs/evidence.md
 
 
 @router.post("/v1/memories/{memory_id}/correct", tags=["memories"], status_code=201)
@@ -46,7 +49,8 @@ async def correct_memory(memory_id: str, body: CorrectBody, app: ContainerDep,
                          who: PrincipalDep) -> dict[str, Any]:
     """Replace a memory; with `expectedVersion`, 409 `stale_version` if it changed since."""
     result = await run_in_threadpool(app.memories.correct, who, memory_id, body.content,
-                                     body.space, body.category, body.reason, body.expectedVersion)
+                                     body.space, body.category, body.reason, body.expectedVersion,
+                                     body.evidence, body.dryRun)
     return add_json(result)
 
 
@@ -63,7 +67,7 @@ async def forget_memory(memory_id: str, body: ForgetBody, app: ContainerDep,
 async def save_handoff(body: HandoffBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
     slug, handoff = await run_in_threadpool(
         app.handoffs.save, who, body.summary, body.agent, body.topic, body.done, body.nextSteps,
-        body.openQuestions, body.links, body.space)
+        body.openQuestions, body.links, body.space, body.evidence)
     return {"space": slug, "handoff": handoff_json(handoff)}
 
 

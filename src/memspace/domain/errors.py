@@ -3,7 +3,9 @@
     MemspaceError
     ├── InvalidInput     the caller sent something unusable (empty, too large, bad cursor)
     │   ├── TooLarge            an upload over the size limit (nothing was stored)
-    │   └── UnreadableDocument  a stored upload whose text cannot be extracted (the document fails)
+    │   ├── UnreadableDocument  a stored upload whose text cannot be extracted (the document fails)
+    │   ├── MissingEvidence     a write without evidence to a space whose policy requires it
+    │   └── UnresolvableAnchor  a citation that does not resolve in a registered repository
     ├── Unauthenticated  no key, a malformed key, an unknown or revoked key
     ├── NotFound         no such thing *visible to this caller* (spaces, memories, documents)
     ├── Forbidden        visible, but the grant does not allow this (a read key writing)
@@ -49,6 +51,19 @@ class UnreadableDocument(InvalidInput):
     binary, wrong encoding, over a limit); the document ends `failed` with this message."""
 
     code = "unreadable_document"
+
+
+class MissingEvidence(InvalidInput):
+    """The space's evidence policy is `required` and the write carries no citation."""
+
+    code = "missing_evidence"
+
+
+class UnresolvableAnchor(InvalidInput):
+    """A citation names a file, line or commit that no registered repository of the space holds
+    (or a path that would leave the repository)."""
+
+    code = "unresolvable_anchor"
 
 
 class Unauthenticated(MemspaceError):

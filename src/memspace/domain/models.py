@@ -6,7 +6,10 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from memspace.domain.evidence import Citation
 
 
 class Access(enum.StrEnum):
@@ -93,6 +96,11 @@ class Memory:
     # The id of that turn before (the memory `context` was taken from): search lifts a memory
     # whose neighbour in the conversation matched too (services/ranking.py).
     follows: str | None = None
+    # The citations the claim rests on (domain/evidence.py), how well they hold now and when
+    # that was last checked.
+    evidence: tuple[Citation, ...] = ()
+    verification: str | None = None
+    verified_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +167,7 @@ class Handoff:
     links: tuple[str, ...]
     created_at: datetime
     created_by: str
+    evidence: tuple[str, ...] = ()  # citations, checked like a memory's (domain/evidence.py)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from memspace.domain.code import CodeChunk, IndexedFile, Repo
+from memspace.domain.evidence import Citation
 from memspace.domain.models import (
     ApiKey,
     ChunkSource,
@@ -285,6 +287,66 @@ class DocumentStore(Protocol):
         """The memories a document's chunks produced, in the order they were written, whether
         still active or since superseded."""
 
+
+
+class CodeIndexStore(Protocol):
+    """Repositories registered per space, their indexed files and code chunks (services/repos.py)."""
+
+    def add_repo(self, repo: Repo) -> None:
+        """Raises Conflict when the name is taken."""
+
+    def list_repos(self, space_id: str | None = None) -> list[Repo]:
+        """By name; every space's when `space_id` is None."""
+
+    def get_repo(self, name: str) -> Repo | None: ...
+
+    def remove_repo(self, repo_id: str) -> None:
+        """The repository with its files, chunks and mined commits."""
+
+    def file_hashes(self, repo_id: str) -> dict[str, str]:
+        """path -> sha256 of every indexed file."""
+
+    def apply_files(self, repo: Repo, files: Sequence[IndexedFile], removed: Sequence[str],
+                    at: datetime, head: str | None) -> None:
+        """Replace the chunks of `files`, drop `removed`, record their hashes, bump the
+        generation: one transaction (a killed sync leaves the index as it was before)."""
+
+    def chunks_of(self, space_id: str) -> list[CodeChunk]: ...
+
+    def get_chunk(self, space_id: str, chunk_id: str) -> CodeChunk | None: ...
+
+    def mined_commits(self, repo_id: str) -> set[str]: ...
+
+    def mark_mined(self, repo_id: str, shas: Sequence[str]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One memory's citations as a verification left them, and the state they add up to."""
+
+    memory_id: str
+    evidence: tuple[Citation, ...]
+    state: str
+
+
+class EvidenceStore(Protocol):
+    """The evidence policy of each space and the verification state of cited memories."""
+
+    def evidence_policy(self, space_id: str) -> str:
+        """`optional` unless set."""
+
+    def set_evidence_policy(self, space_id: str, policy: str) -> None: ...
+
+    def anchored_memories(self, space_id: str) -> list[Memory]:
+        """Active memories with at least one citation."""
+
+    def set_verification(self, space_id: str, checked: Sequence[Checked], at: datetime) -> None:
+        """Store re-checked citations (re-anchored lines included) and each memory's state, in
+        one transaction."""
+
+    def memories_in_state(self, space_id: str, state: str, limit: int,
+                          after: PageAfter | None = None) -> list[Memory]:
+        """Active memories in that verification state, newest first."""
 
 
 class DirectoryStore(SpaceStore, KeyStore, Protocol):

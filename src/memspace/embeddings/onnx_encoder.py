@@ -1,7 +1,8 @@
-"""A BERT sentence encoder exported to ONNX (e5-small-v2), run by onnxruntime on CPU.
+"""A BERT sentence encoder exported to ONNX (e5-small-v2, all-MiniLM-L6-v2), run by onnxruntime.
 
 The model file holds the whole network up to its last hidden states; mean pooling over the
-tokens and unit length are done here, as the model's card says (e5: "average_pool").
+tokens and unit length are done here, as the models' cards say (e5: "average_pool";
+MiniLM: sentence-transformers' mean pooling, then normalisation).
 
 Each text goes through the network alone. The int8 build quantises its activations per tensor
 at run time (DynamicQuantizeLinear), from the range of the whole batch: batched with a long text,
@@ -9,8 +10,8 @@ a query's vector moved by up to 0.015 in a component (cosine 0.997 to itself alo
 had several vectors, and a search's depended on the searches that shared its pass. Alone, a text
 has one vector. Texts of one call are spread over worker threads instead (one onnxruntime thread
 each), which keeps most of what batching gave, measured on 2 cores: 512 turn-length texts 358/s
-(in passes of 64 on 2 threads: 410/s), one short query ~2.5 ms; all-MiniLM-L6-v2 in
-embeddings/minilm.py: ~150/s and ~8 ms.
+(in passes of 64 on 2 threads: 410/s), one short query ~2.5 ms. The float32 MiniLM has no
+such quantisation; it runs the same way.
 """
 
 from __future__ import annotations

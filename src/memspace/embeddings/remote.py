@@ -16,7 +16,7 @@ BATCH_SIZE = 128
 class LitellmEmbedder:
     def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
                  timeout_s: float = 30.0) -> None:
-        self._model = model
+        self._model = self.name = model
         self._api_base = api_base
         self._api_key = api_key
         self._timeout_s = timeout_s

@@ -272,8 +272,12 @@ def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
 
 
 def _retry_after(exc: Exception) -> float | None:
-    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-    value = headers.get("retry-after")
+    """The server's Retry-After, wherever this litellm release keeps the answer's headers."""
+    value = None
+    for headers in (getattr(getattr(exc, "response", None), "headers", None),
+                    getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None)):
+        if headers and (value := headers.get("retry-after")) is not None:
+            break
     try:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:

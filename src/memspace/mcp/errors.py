@@ -17,7 +17,8 @@ from memspace.domain.errors import MemspaceError, StaleVersion
 log = logging.getLogger(__name__)
 
 CODES = ("invalid_input", "not_found", "forbidden", "unauthenticated", "conflict",
-         "stale_version", "too_large", "duplicate", "unavailable")
+         "stale_version", "too_large", "duplicate", "unavailable", "missing_evidence",
+         "unresolvable_anchor")
 # Domain codes finer than the closed set, folded into the code a caller acts on the same way.
 FOLDED = {"unreadable_document": "invalid_input", "extraction_failed": "unavailable"}
 # Placeholder values for a corrected example call, by JSON-schema type.
@@ -32,6 +33,17 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "get_context": {"query": "the task you are starting", "detail": "balanced"},
     "save_handoff": {"summary": "Where the work stands", "nextSteps": ["what comes next"],
                      "openQuestions": ["what is undecided"]},
+}
+
+
+# Worked calls for the evidence refusals (docs/evidence.md), whatever tool was refused.
+CODE_EXAMPLES: dict[str, dict[str, Any]] = {
+    "missing_evidence": {"name": "add_memory", "arguments": {
+        "content": "Retries back off exponentially, capped at 30 s",
+        "evidence": ["api/src/retry.py:42#backoff", "cmd:pytest tests/test_retry.py"]}},
+    "unresolvable_anchor": {"name": "add_memory", "arguments": {
+        "content": "Retries back off exponentially, capped at 30 s",
+        "evidence": ["api/src/retry.py:42"], "dryRun": True}},
 }
 
 
@@ -95,7 +107,9 @@ def classify(exc: ToolError, tool: str, schema: dict[str, Any] | None) -> dict[s
     for link in _chain(exc):
         if isinstance(link, CodedToolError):
             refused = {"code": link.code, "message": link.message, **link.extra}
-            if link.code == "invalid_input" and tool in EXAMPLES:
+            if link.code in CODE_EXAMPLES:
+                refused["example"] = CODE_EXAMPLES[link.code]
+            elif link.code == "invalid_input" and tool in EXAMPLES:
                 refused["example"] = example_call(schema, tool)
             return refused
         if isinstance(link, ValidationError):

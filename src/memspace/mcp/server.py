@@ -7,6 +7,7 @@ from mcp.server.mcpserver import MCPServer
 from memspace import __version__
 from memspace.bootstrap import Container
 from memspace.mcp.apps import build_apps
+from memspace.mcp.code_tools import register_code_tools
 from memspace.mcp.errors import CodedErrorsServer
 from memspace.mcp.metered import time_tool_calls
 from memspace.mcp.resources import register_resources
@@ -35,6 +36,7 @@ def build_mcp_server(app: Container) -> MCPServer:
     )
     register_tools(server, app)
     register_workflow_tools(server, app)
+    register_code_tools(server, app)
     register_resources(server, app)
     if app.metrics is not None:
         time_tool_calls(server, app.metrics)

@@ -11,6 +11,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from memspace.bootstrap import Container
+from memspace.mcp.evidence_args import DryRunArg, EvidenceArg, list_in_state, search_with_code
 from memspace.mcp.identity import call, principal_of
 from memspace.present.json import (
     add_json,
@@ -63,7 +64,9 @@ def register_tools(server: MCPServer, app: Container) -> None:
             "hybrid), and/or `keyword` for exact words (typos tolerated on words of 5+ letters), "
             "and/or `category` to filter (alone it lists the newest of that category). Each "
             "result carries `relatedMemories`: facts up to two links away — inactive ones are "
-            "history (what a correction replaced), not current truth."
+            "history (what a correction replaced), not current truth. Each cited memory shows its "
+            "evidence and verification state (verified, moved, broken, not_anchored, unverified). "
+            "`kind: code` searches the space's indexed repositories instead, `all` both."
         ),
     )
     def search_memory(
@@ -75,9 +78,12 @@ def register_tools(server: MCPServer, app: Container) -> None:
         limit: Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")] = 10,
         includeProfile: Annotated[bool, Field(description="Add the space profile (recent memories, counts).")] = True,  # noqa: N803
         includeInactive: Annotated[bool, Field(description="Also return superseded or forgotten memories.")] = False,  # noqa: N803
+        kind: Annotated[Literal["notes", "code", "all"], Field(description="notes (default): memories; code: chunks of the space's indexed repositories (repo, path, lines, symbol, excerpt; get_chunk reads one whole); all: notes first, then code.")] = "notes",
     ) -> CallToolResult:
         who = principal_of(ctx)
         request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive)
+        if kind != "notes":
+            return search_with_code(app, who, request, kind)
         found = call(lambda: app.search.search(who, request))
         return result(search_text(found), search_json(found))
 
@@ -112,6 +118,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
         idempotencyKey: Annotated[str | None, Field(description="Any unique string; retrying with the same key returns the first result instead of saving twice.")] = None,  # noqa: N803
         expectedVersion: Annotated[int | None, Field(ge=1, description="With forget: the `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
         wait: Annotated[bool, Field(description="With a model: true waits for the facts (one model call); false (default) saves now and extracts in the background.")] = False,
+        evidence: EvidenceArg = None,
+        dryRun: DryRunArg = False,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         if action == "forget":
@@ -119,8 +127,9 @@ def register_tools(server: MCPServer, app: Container) -> None:
                                                     expectedVersion))
             data = {"status": "forgotten", "memory": memory_json(gone)}
             return result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
-        request = AddRequest(content, space, category, speaker, observedAt, idempotencyKey)
-        added = call(lambda: app.memories.submit(who, request, wait=wait))
+        request = AddRequest(content, space, category, speaker, observedAt, idempotencyKey,
+                             evidence=tuple(evidence) if evidence is not None else None)
+        added = call(lambda: app.memories.submit(who, request, wait=wait, dry_run=dryRun))
         return result(add_text(added), add_json(added))
 
     @server.tool(
@@ -143,10 +152,12 @@ def register_tools(server: MCPServer, app: Container) -> None:
         category: Annotated[str | None, Field(description="New category; default keeps the old one.")] = None,
         space: SpaceArg = None,
         expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the fact changed since.")] = None,  # noqa: N803
+        evidence: EvidenceArg = None,
+        dryRun: DryRunArg = False,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason,
-                                                  expectedVersion))
+                                                  expectedVersion, evidence, dryRun))
         return result(add_text(added), add_json(added))
 
     @server.tool(
@@ -188,8 +199,11 @@ def register_tools(server: MCPServer, app: Container) -> None:
         limit: LimitArg = 20,
         cursor: CursorArg = None,
         since: Annotated[str | None, Field(description="ISO time or a change cursor: list changes since then, oldest first.")] = None,
+        verification: Annotated[Literal["verified", "moved", "broken", "not_anchored", "unverified"] | None, Field(description="Only active memories whose evidence is in this state (e.g. broken: notes whose cited code is gone).")] = None,
     ) -> CallToolResult:
         who = principal_of(ctx)
+        if verification:
+            return list_in_state(app, who, verification, space, limit, cursor)
         if since:
             slug, feed = call(lambda: app.memories.changes(who, since, space, category, limit))
             items = [{**memory_json(c.memory), "change": change_kind(c.memory)} for c in feed.items]

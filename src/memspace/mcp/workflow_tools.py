@@ -10,6 +10,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from memspace.bootstrap import Container
+from memspace.mcp.evidence_args import DryRunArg, EvidenceArg
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY, WRITES, CursorArg, SpaceArg
 from memspace.present.json import context_json
@@ -70,11 +71,17 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
         openQuestions: ItemsArg = None,  # noqa: N803
         links: Annotated[list[str] | None, Field(description="Files, PRs, URLs the next agent needs.")] = None,
         space: SpaceArg = None,
+        evidence: EvidenceArg = None,
+        dryRun: DryRunArg = False,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         slug, handoff = call(lambda: app.handoffs.save(
-            who, summary, agent, topic, done, nextSteps, openQuestions, links, space))
+            who, summary, agent, topic, done, nextSteps, openQuestions, links, space, evidence,
+            dryRun))
         data = {"space": slug, "handoff": handoff_json(handoff)}
+        if dryRun:
+            return result(f"Dry run in '{slug}', nothing written: the handoff is valid.",
+                          {**data, "status": "dry_run"})
         return result(f"Handoff [{handoff.id}] saved in '{slug}': the next agent sees it "
                       "in get_context and latest_handoff.", data)
 

@@ -29,6 +29,10 @@ def memory_json(memory: Memory, titles: Mapping[str, str] | None = None) -> dict
         data["speaker"] = memory.speaker
     if memory.observed_at is not None:
         data["observedAt"] = memory.observed_at.isoformat()  # in the offset the caller gave
+    if memory.evidence:
+        data["evidence"] = [c.text for c in memory.evidence]
+        data["verification"] = memory.verification
+        data["verifiedAt"] = iso(memory.verified_at)
     if memory.document_id:
         data["documentId"] = memory.document_id
         if titles and memory.document_id in titles:
@@ -137,6 +141,7 @@ def handoff_json(handoff: Handoff) -> dict[str, Any]:
         "nextSteps": list(handoff.next_steps),
         "openQuestions": list(handoff.open_questions),
         "links": list(handoff.links),
+        **({"evidence": list(handoff.evidence)} if handoff.evidence else {}),
         "createdAt": iso(handoff.created_at),
         "createdBy": handoff.created_by,
     }

@@ -25,6 +25,8 @@ def _line(memory: dict[str, Any]) -> str:
     if memory.get("documentId"):
         where = ", ".join(x for x in (memory.get("documentTitle"), memory.get("origin")) if x)
         line += f" (from {where or 'document ' + memory['documentId']})"
+    if memory.get("evidence"):
+        line += f" [{memory.get('verification')}: {', '.join(memory['evidence'])}]"
     return line
 
 
@@ -36,6 +38,8 @@ def memory_line(memory: Memory, titles: Mapping[str, str] | None = None) -> str:
         title = titles.get(memory.document_id) if titles else None
         where = ", ".join(x for x in (title, memory.origin) if x)
         line += f" (from {where or 'document ' + memory.document_id})"
+    if memory.evidence:
+        line += f" [{memory.verification}: {', '.join(c.text for c in memory.evidence)}]"
     return line
 
 
@@ -81,7 +85,10 @@ def _add_text(data: dict[str, Any]) -> str:
     if data["status"] == "duplicate":
         return (f"Already known in '{data['space']}' (exact repeat, nothing written): "
                 f"{_line(data['memories'][0])}")
-    lines = [f"Saved {len(data['memories'])} memory(ies) in '{data['space']}' ({data['mode']} mode):"]
+    if data["status"] == "dry_run":
+        lines = [f"Dry run in '{data['space']}', nothing written. Would save:"]
+    else:
+        lines = [f"Saved {len(data['memories'])} memory(ies) in '{data['space']}' ({data['mode']} mode):"]
     lines += [f"- {_line(m)}" for m in data["memories"]]
     for rel in data["relations"]:
         lines.append(f"- {rel['from']} {rel['type']} {rel['to']}")
@@ -193,7 +200,8 @@ def handoff_text(handoff: Handoff) -> str:
     lines = [f"Handoff [{handoff.id}] from {handoff.agent} on '{handoff.topic}' "
              f"({iso(handoff.created_at)}, saved by {handoff.created_by}):", handoff.summary]
     for title, items in (("Done", handoff.done), ("Next steps", handoff.next_steps),
-                         ("Open questions", handoff.open_questions), ("Links", handoff.links)):
+                         ("Open questions", handoff.open_questions), ("Links", handoff.links),
+                         ("Evidence", handoff.evidence)):
         if items:
             lines.append(f"{title}:")
             lines += [f"- {item}" for item in items]

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
+from memspace.domain.evidence import Citation
 from memspace.domain.extraction import Candidate
 from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, Space, Usage
 from memspace.domain.ports import WriteBatch
@@ -26,7 +27,8 @@ log = logging.getLogger(__name__)
 
 
 NO_USAGE = Usage()
-AddStatus = Literal["created", "duplicate", "replayed"]
+# dry_run: validated (evidence included) and answered, nothing written
+AddStatus = Literal["created", "duplicate", "replayed", "dry_run"]
 # pending: stored now as it was given, its facts extracted in the background
 AddMode = Literal["extracted", "flat", "pending"]
 
@@ -46,6 +48,10 @@ class AddRequest:
     observed_at: datetime | None = None
     idempotency_key: str | None = None
     source: ChunkSource | None = None
+    # The citations as the caller wrote them (domain/evidence.py); `citations` are the same
+    # once checked and anchored by the service.
+    evidence: tuple[str, ...] | None = None
+    citations: tuple[Citation, ...] = ()
 
 
 @dataclass
@@ -84,7 +90,8 @@ class AddPipeline(MemoryCore):
                     category: str | None) -> Memory:
         """A new memory of this add: `text` is the content or one fact extracted from it."""
         return self._new_memory(space.id, text, self._category(category), principal.actor,
-                                request.source, request.speaker, request.observed_at)
+                                request.source, request.speaker, request.observed_at,
+                                request.citations)
 
     def _add(self, principal: Principal, space: Space, request: AddRequest,
              wait: bool = True) -> AddResult:

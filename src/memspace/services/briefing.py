@@ -14,6 +14,7 @@ from memspace.domain.models import Handoff, Memory, MemoryFilter, Space
 from memspace.domain.ports import (
     Clock,
     Embedder,
+    EvidenceStore,
     HandoffStore,
     MemoryReadStore,
     RelationStore,
@@ -117,7 +118,9 @@ class BriefingPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, Han
 
 class BriefingService:
     def __init__(self, store: BriefingPorts, embedder: Embedder, access: AccessService,
-                 clock: Clock, count_tokens: Callable[[str], int]) -> None:
+                 clock: Clock, count_tokens: Callable[[str], int],
+                 evidence: EvidenceStore | None = None) -> None:
+        self._evidence = evidence  # moved and broken notes are listed after open conflicts
         self._store = store
         self._embedder = embedder
         self._access = access
@@ -148,6 +151,7 @@ class BriefingService:
         if handoff is not None:
             entries.append(_handoff_entry(handoff))
         entries += self._conflicts(target.space)
+        entries += self._flagged(target.space)
         entries += [_memory_entry(m, "## What this space knows, most useful first\n" if i == 0
                                   else None, level.excerpt_words)
                     for i, m in enumerate(self._ranked(target.space, q, notes))]
@@ -171,6 +175,19 @@ class BriefingService:
             if new is not None and old is not None:
                 entries.append(_conflict_entry(new, old, not entries))
         return entries
+
+    def _flagged(self, space: Space) -> list[_Entry]:
+        """Notes whose cited code moved or is gone (services/verification.py), newest first."""
+        if self._evidence is None:
+            return []
+        found = [m for state in ("broken", "moved")
+                 for m in self._evidence.memories_in_state(space.id, state, OPEN_CONFLICTS)]
+        header = ("## Moved or broken notes: their cited code changed — check it, then "
+                  "correct_memory with fresh evidence or forget\n")
+        return [_Entry(f"{m.id}!", f"- [{m.id}] ({m.verification}: "
+                       f"{', '.join(c.text for c in m.evidence)}) {_words(m.content, 30)}\n",
+                       f"- [{m.id}] {m.verification}\n", header if i == 0 else None)
+                for i, m in enumerate(found)]
 
     def _header(self, target: SpaceAccess, query: str | None, notes: list[str]) -> str:
         space = target.space

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memspace.domain.errors import InvalidInput
+from memspace.domain.evidence import parse_citation
 from memspace.domain.models import Handoff
 from memspace.domain.ports import Clock, HandoffStore, PageAfter
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
+from memspace.services.evidence import EvidenceService
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
 
 MAX_SUMMARY_CHARS = 4_000
@@ -38,7 +40,9 @@ def _items(values: Sequence[str] | None, what: str) -> tuple[str, ...]:
 
 
 class HandoffService:
-    def __init__(self, store: HandoffStore, access: AccessService, clock: Clock) -> None:
+    def __init__(self, store: HandoffStore, access: AccessService, clock: Clock,
+                 evidence: EvidenceService | None = None) -> None:
+        self._evidence = evidence  # citations checked under the space's policy
         self._store = store
         self._access = access
         self._clock = clock
@@ -46,8 +50,11 @@ class HandoffService:
     def save(self, principal: Principal, summary: str | None, agent: str | None = None,
              topic: str | None = None, done: Sequence[str] | None = None,
              next_steps: Sequence[str] | None = None, open_questions: Sequence[str] | None = None,
-             links: Sequence[str] | None = None, space: str | None = None) -> tuple[str, Handoff]:
-        """Store a handoff in a space the caller may write; `agent` defaults to the key's name."""
+             links: Sequence[str] | None = None, space: str | None = None,
+             evidence: Sequence[str] | None = None,
+             dry_run: bool = False) -> tuple[str, Handoff]:
+        """Store a handoff in a space the caller may write; `agent` defaults to the key's name.
+        With `dry_run` everything is checked and the handoff returned, but not stored."""
         target = self._access.resolve(principal, space, write=True)
         text = (summary or "").strip()
         if not text:
@@ -55,15 +62,18 @@ class HandoffService:
         if len(text) > MAX_SUMMARY_CHARS:
             raise InvalidInput(f"summary is {len(text):,} characters; at most "
                                f"{MAX_SUMMARY_CHARS:,}. Put details in done / nextSteps")
+        cited = (self._evidence.check(target.space, evidence).citations if self._evidence
+                 else tuple(parse_citation(e) for e in evidence or ()))
         handoff = Handoff(
             id=new_id(), space_id=target.space.id, agent=_name(agent, "agent", principal.name),
             topic=_name(topic, "topic", DEFAULT_TOPIC), summary=text,
             done=_items(done, "done"), next_steps=_items(next_steps, "nextSteps"),
             open_questions=_items(open_questions, "openQuestions"),
             links=_items(links, "links"), created_at=self._clock.now(),
-            created_by=principal.actor,
+            created_by=principal.actor, evidence=tuple(c.text for c in cited),
         )
-        self._store.add_handoff(handoff)
+        if not dry_run:
+            self._store.add_handoff(handoff)
         return target.space.slug, handoff
 
     def latest(self, principal: Principal, agent: str | None = None, topic: str | None = None,

@@ -5,13 +5,15 @@ composes them into the one MemoryService the surfaces call."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.errors import Conflict, InvalidInput, NotFound
+from memspace.domain.evidence import Citation, overall, parse_citation
 from memspace.domain.extraction import FactExtractor
-from memspace.domain.models import ChunkSource, Memory
+from memspace.domain.models import ChunkSource, Memory, Space
 from memspace.domain.ports import (
     Clock,
     DocumentStore,
@@ -26,6 +28,7 @@ from memspace.domain.text import content_hash, visible
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
+from memspace.services.evidence import CheckedEvidence, EvidenceService
 from memspace.services.extraction_jobs import NoteExtraction
 
 DEFAULT_CATEGORY = "general"
@@ -59,7 +62,11 @@ class MemoryCore:
         limits: Limits | None = None,
         extractor: FactExtractor | None = None,
         notes: NoteExtraction | None = None,
+        evidence: EvidenceService | None = None,
     ) -> None:
+        # Citations on writes, checked under the space's policy (services/evidence.py); None
+        # where nothing registers repositories (citations are then checked for syntax only).
+        self._evidence = evidence
         self._extractor = extractor
         # With a model, adds that do not wait store the note and leave its facts to the worker.
         self._notes = notes
@@ -93,15 +100,25 @@ class MemoryCore:
 
     def _new_memory(self, space_id: str, text: str, category: str, actor: str,
                     source: ChunkSource | None = None, speaker: str | None = None,
-                    observed_at: datetime | None = None) -> Memory:
+                    observed_at: datetime | None = None,
+                    evidence: tuple[Citation, ...] = ()) -> Memory:
+        now = self._clock.now()
         return Memory(
             id=new_id(), space_id=space_id, content=text, category=category, embedding=None,
-            active=True, created_at=self._clock.now(), created_by=actor,
+            active=True, created_at=now, created_by=actor,
             content_hash=content_hash(text),
             document_id=source.document_id if source else None,
             origin=source.origin if source else None,
             speaker=speaker, observed_at=observed_at,
+            evidence=evidence, verification=overall(evidence),
+            verified_at=now if evidence else None,
         )
+
+    def _checked_evidence(self, space: Space, raw: Sequence[str] | None) -> CheckedEvidence:
+        """The citations of a write under the space's policy (syntax only without the service)."""
+        if self._evidence is not None:
+            return self._evidence.check(space, raw)
+        return CheckedEvidence(tuple(parse_citation(r) for r in raw or ()))
 
     def _embedded(self, memory: Memory) -> Memory:
         [vector] = self._embedder.embed([memory.content])

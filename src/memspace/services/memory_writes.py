@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
-from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
+from memspace.domain.models import ChunkSource, Memory, Relation, RelationType, Space
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 
@@ -21,6 +21,7 @@ from memspace.services.access import Principal
 from memspace.services.adding import AddPipeline, AddRequest, AddResult
 from memspace.services.memory_rules import MAX_IDEMPOTENCY_KEY
 from memspace.services.paging import utc_time
+from memspace.services.similar import similar_on_save
 
 
 @dataclass
@@ -50,7 +51,8 @@ class MemoryWrites(AddPipeline):
         return self.submit(principal, AddRequest(content, space, category, speaker, observed_at,
                                                  idempotency_key, source), wait=wait)
 
-    def submit(self, principal: Principal, request: AddRequest, *, wait: bool = True) -> AddResult:
+    def submit(self, principal: Principal, request: AddRequest, *, wait: bool = True,
+               dry_run: bool = False) -> AddResult:
         """Split into facts and reconcile them with the space (with a model), or store one
         flat memory (without one, or when it fails). An exact repeat is a `duplicate`; a
         repeated `idempotency_key` replays the first call's result. `wait=False` with a model
@@ -59,11 +61,15 @@ class MemoryWrites(AddPipeline):
         target = self._access.resolve(principal, request.space, write=True)
         if request.observed_at is not None:  # kept in its own offset; only checked to be valid
             utc_time(request.observed_at, "observedAt")
-        checked = replace(request, content=self._content(request.content),
-                          speaker=self._speaker(request.speaker))
+        content = self._content(request.content)
+        cited = self._checked_evidence(target.space, request.evidence)
+        checked = replace(request, content=content, speaker=self._speaker(request.speaker),
+                          citations=cited.citations)
+        if dry_run:
+            return self._dry_run(principal, target.space, checked, cited.warnings)
         key = (request.idempotency_key or "").strip()
         if not key:
-            return self._add(principal, target.space, checked, wait)
+            return self._warned(self._add(principal, target.space, checked, wait), cited.warnings)
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
         scope = principal.key_id or principal.actor
@@ -71,12 +77,32 @@ class MemoryWrites(AddPipeline):
         if stored is not None:
             return AddResult("replayed", None, target.space.slug, [], replay=json.loads(stored))
         try:
-            result = self._add(principal, target.space, checked, wait)
+            result = self._warned(self._add(principal, target.space, checked, wait),
+                                  cited.warnings)
         except BaseException:
             self._store.release_idempotency(target.space.id, scope, key)
             raise
         self._store.complete_idempotency(target.space.id, scope, key, json.dumps(add_json(result)))
         return result
+
+    @staticmethod
+    def _warned(result: AddResult, warnings: list[str]) -> AddResult:
+        result.warnings = [*warnings, *result.warnings]
+        return result
+
+    def _dry_run(self, principal: Principal, space: Space, request: AddRequest,
+                 warnings: list[str], version: int = 1) -> AddResult:
+        """What the write would store and what is already close to it; nothing is written."""
+        memory = replace(self._memory_for(principal, space, request, request.content or "",
+                                          request.category), version=version)
+        existing = self._store.find_active_by_hash(space.id, memory.content_hash)
+        if existing is not None:
+            return AddResult("duplicate", "flat", space.slug, [existing], warnings=warnings)
+        memory = self._embedded(memory)
+        near = similar_on_save(self._store, space.id, [memory],
+                               threshold=self._embedder.calibration.similar_on_save)
+        return AddResult("dry_run", "flat" if self._extractor is None else "extracted",
+                         space.slug, [memory], warnings=warnings, similar=near)
 
     def add_many(
         self,
@@ -149,15 +175,24 @@ class MemoryWrites(AddPipeline):
         category: str | None = None,
         reason: str | None = None,
         expected_version: int | None = None,
+        evidence: Sequence[str] | None = None,
+        dry_run: bool = False,
     ) -> AddResult:
         """A new memory that UPDATES the old one; the old one becomes inactive, never erased.
         With `expected_version`, refused (StaleVersion) unless that is still the fact's current
-        version."""
+        version. Without `evidence` the correction keeps the old memory's citations."""
         target, old, text = self._checked_correction(principal, memory_id, content, space,
                                                      expected_version)
+        cited = (self._checked_evidence(target.space, evidence) if evidence is not None
+                 else self._checked_evidence(target.space, [c.text for c in old.evidence]))
+        if dry_run:
+            request = AddRequest(text, category=category or old.category,
+                                 citations=cited.citations)
+            return self._dry_run(principal, target.space, request, cited.warnings,
+                                 old.version + 1)
         memory = self._embedded(replace(
             self._new_memory(target.space.id, text, self._category(category or old.category),
-                             principal.actor), version=old.version + 1))
+                             principal.actor, evidence=cited.citations), version=old.version + 1))
         relation = Relation(
             memory.id, old.id, RelationType.UPDATES, memory.created_at, principal.actor,
             (reason or "").strip() or "corrected by hand",
@@ -172,9 +207,8 @@ class MemoryWrites(AddPipeline):
                 raise
             raise versions.after_lost_race(self._store, target.space.id, old.id,
                                            expected_version, exc) from exc
-        return AddResult(
-            "created", "flat", target.space.slug, [memory], [relation], superseded=[old.id]
-        )
+        return AddResult("created", "flat", target.space.slug, [memory], [relation],
+                         superseded=[old.id], warnings=cited.warnings)
 
     def forget(
         self,

@@ -24,6 +24,8 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
+from memspace.domain.evidence import Verification
+from memspace.domain.evidence_codec import citation_rows, citations_of
 from memspace.domain.files import ExtractedText
 from memspace.domain.models import (
     Chunk,
@@ -111,6 +113,8 @@ class PortabilityService:
                 "version": memory.version, "speaker": memory.speaker,
                 "observedAt": memory.observed_at.isoformat() if memory.observed_at else None,
                 "context": memory.context, "follows": memory.follows,
+                **({"evidence": citation_rows(memory.evidence),
+                    "verification": memory.verification} if memory.evidence else {}),
             }
         relations = self._store.relations_among(sid, [m.id for m in memories])
         for rel in sorted(relations,
@@ -296,4 +300,10 @@ class PortabilityService:
             speaker=r.get("speaker"),
             observed_at=datetime.fromisoformat(r["observedAt"]) if r.get("observedAt") else None,
             context=r.get("context"), follows=ident(r.get("follows")),
+            # Repositories do not travel with a space: its citations are checked again by the
+            # next verify where they land (`unverified` until then).
+            evidence=tuple(replace(c, state=Verification.UNVERIFIED) if c.kind == "file" else c
+                           for c in citations_of(r.get("evidence") or [])),
+            verification=("unverified" if any(c.get("k") == "file" for c in r.get("evidence") or [])
+                          else r.get("verification")),
         )

@@ -11,6 +11,7 @@ import numpy as np
 from memspace.domain.extraction import Extraction
 from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
 from memspace.domain.ports import MemoryReadStore, WriteBatch
+from memspace.services.versions import head_of
 
 # An UPDATES retires a memory, so it must be about the same thing. The model decides that, and
 # the embedder's floor (Calibration.update_floor: MiniLM's in domain/ports.py, e5's in
@@ -102,14 +103,7 @@ def retarget(plan: Plan, space_id: str, store: MemoryReadStore) -> bool:
         if current is None or current.active:
             continue
         new_id = plan.supersede.pop(old_id)
-        head = current
-        for _ in range(20):  # chains are short; the bound only guards against a corrupt loop
-            if head.active or not head.invalidated_by:
-                break
-            nxt = store.get_memory(space_id, head.invalidated_by)
-            if nxt is None:
-                break
-            head = nxt
+        head = head_of(store, space_id, current)
         if head.active and head.id != new_id:
             plan.supersede[head.id] = new_id
             plan.memories = [replace(m, version=max(m.version, head.version + 1))

@@ -1,4 +1,4 @@
-"""OAuth 2.1 beside API keys (DESIGN §10): discovery, registration, consent, tokens, revocation.
+"""OAuth 2.1 beside API keys (docs/oauth.md): discovery, registration, consent, tokens, revocation.
 
 What comes from the MCP SDK and what is memspace's own, and why:
 - SDK: the provider interface (provider.py implements it), the metadata models and handlers
@@ -59,15 +59,25 @@ def _browser_callable(app: ASGIApp, methods: list[str]) -> ASGIApp:
                           allow_headers=["mcp-protocol-version"])
 
 
+def oauth_off_reason(origin: str) -> str | None:
+    """Why OAuth cannot run with `origin` as its issuer, saying what to set; None when it can.
+    The server logs this at start and `memspace doctor` reports it."""
+    try:
+        validate_issuer_url(AnyHttpUrl(origin))
+    except ValueError as exc:
+        return (f"OAuth is off: the public URL {origin} cannot be an OAuth issuer ({exc}; plain "
+                "http is accepted only on 127.0.0.1/localhost). Set MEMSPACE_PUBLIC_URL to the "
+                "https:// origin clients reach; API keys keep working")
+    return None
+
+
 def oauth_setup(container: Container) -> tuple[ProtectedResource, list[BaseRoute]] | None:
     """The routes and the resource, or None when the public URL cannot be an OAuth issuer
     (RFC 8414 wants https; loopback http is allowed for local use). Keys work either way."""
     origin = container.settings.public_origin
-    try:
-        validate_issuer_url(AnyHttpUrl(origin))
-    except ValueError as exc:
-        log.warning("OAuth is off (%s): set MEMSPACE_PUBLIC_URL to the https:// origin clients "
-                    "reach; API keys keep working", exc)
+    off = oauth_off_reason(origin)
+    if off is not None:
+        log.warning("%s", off)
         return None
     metadata = build_metadata(AnyHttpUrl(origin), None, ClientRegistrationOptions(enabled=True),
                               RevocationOptions(enabled=True))

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from memspace.domain.evidence_codec import evidence_of, evidence_text
 from memspace.domain.models import (
     Access,
     ApiKey,
@@ -117,6 +118,8 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         # ISO text in the caller's own offset (a driver DateTime would keep only UTC)
         "observedAt": m.observed_at.isoformat() if m.observed_at is not None else None,
         "context": m.context, "follows": m.follows,
+        "evidence": evidence_text(m.evidence), "verification": m.verification,
+        "verifiedAt": utc(m.verified_at) if m.verified_at is not None else None,
         "terms": index_terms(m.content, m.context),
     }
 
@@ -135,6 +138,9 @@ def memory_from(p: Props) -> Memory:
         observed_at=datetime.fromisoformat(p["observedAt"]) if p.get("observedAt") else None,
         context=p.get("context"),
         follows=p.get("follows"),
+        evidence=evidence_of(p.get("evidence")),
+        verification=p.get("verification"),
+        verified_at=from_micros(p.get("verifiedAt")),
     )
 
 
@@ -176,6 +182,7 @@ def handoff_props(h: Handoff) -> Props:
         "topic": h.topic, "topicKey": h.topic.casefold(), "summary": h.summary,
         "done": list(h.done), "nextSteps": list(h.next_steps),
         "openQuestions": list(h.open_questions), "links": list(h.links),
+        "evidence": list(h.evidence),
         "createdAt": utc(h.created_at), "createdBy": h.created_by,
     }
 
@@ -186,4 +193,5 @@ def handoff_from(p: Props) -> Handoff:
         summary=p["summary"], done=tuple(p["done"] or ()), next_steps=tuple(p["nextSteps"] or ()),
         open_questions=tuple(p["openQuestions"] or ()), links=tuple(p["links"] or ()),
         created_at=_dt(p["createdAt"]), created_by=p["createdBy"],
+        evidence=tuple(p.get("evidence") or ()),
     )

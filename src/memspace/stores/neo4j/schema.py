@@ -87,6 +87,7 @@ PROPERTY_KEYS = (
     "uploadedByKey", "leaseOwner", "leaseUntil", "_claim",
     "agent", "agentKey", "topic", "topicKey", "summary", "done", "nextSteps", "openQuestions",
     "links", "speaker", "observedAt", "context", "terms", "vector", "value",
+    "evidence", "verification", "verifiedAt",
 )
 
 

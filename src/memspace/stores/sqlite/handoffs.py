@@ -15,7 +15,8 @@ def insert(conn: sqlite3.Connection, handoff: Handoff) -> None:
     if conn.execute("SELECT 1 FROM spaces WHERE id = ?", (handoff.space_id,)).fetchone() is None:
         raise NotFound(f"no space '{handoff.space_id}'")
     lists = {"done": handoff.done, "nextSteps": handoff.next_steps,
-             "openQuestions": handoff.open_questions, "links": handoff.links}
+             "openQuestions": handoff.open_questions, "links": handoff.links,
+             **({"evidence": handoff.evidence} if handoff.evidence else {})}
     conn.execute(
         "INSERT INTO handoffs (id, space_id, agent, agent_key, topic, topic_key, summary, lists, "
         "created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -66,4 +67,5 @@ def _from_row(row: sqlite3.Row) -> Handoff:
         summary=row["summary"], done=tuple(lists["done"]), next_steps=tuple(lists["nextSteps"]),
         open_questions=tuple(lists["openQuestions"]), links=tuple(lists["links"]),
         created_at=req_ts(row["created_at"]), created_by=row["created_by"],
+        evidence=tuple(lists.get("evidence", ())),
     )

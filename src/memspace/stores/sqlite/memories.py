@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from memspace.domain.errors import Conflict, DuplicateContent, NotFound
+from memspace.domain.evidence_codec import evidence_text
 from memspace.domain.models import Memory, MemoryFilter
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, WriteBatch
 from memspace.domain.text import index_terms
@@ -36,14 +37,16 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
     _refuse_repeats(conn, batch)
     conn.executemany(
         f"INSERT INTO memories ({MEMORY_COLUMNS}, changed_version, terms) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (m.id, batch.space_id, m.content, m.category,
              vector_blob(m.embedding) if m.embedding is not None else None,
              int(m.active), ts(m.created_at), m.created_by, m.content_hash, m.document_id,
              ts(m.invalidated_at) if m.invalidated_at else None, m.invalidated_by,
              m.forget_reason, m.forgotten_by, m.origin, m.version, m.speaker,
-             m.observed_at.isoformat() if m.observed_at else None, m.context, m.follows, stamp,
+             m.observed_at.isoformat() if m.observed_at else None, m.context, m.follows,
+             evidence_text(m.evidence), m.verification,
+             ts(m.verified_at) if m.verified_at else None, stamp,
              index_terms(m.content, m.context))
             for m in batch.memories
         ],

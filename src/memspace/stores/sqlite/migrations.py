@@ -261,6 +261,55 @@ MIGRATIONS: list[str] = [
     DROP TRIGGER IF EXISTS memories_fts_insert;
     DROP TABLE IF EXISTS memory_fts;
     """,
+    # 14: evidence (domain/evidence.py): a memory's citations and how well they hold, each
+    # space's evidence policy, the git repositories registered per space, their indexed files
+    # (hash per file, so an unchanged file is skipped) and code chunks, and the commits mined
+    """
+    ALTER TABLE memories ADD COLUMN evidence TEXT;          -- JSON (stores/evidence_codec.py)
+    ALTER TABLE memories ADD COLUMN verification TEXT;
+    ALTER TABLE memories ADD COLUMN verified_at TEXT;
+    CREATE INDEX memories_by_verification ON memories (space_id, verification, created_at)
+        WHERE verification IS NOT NULL;
+    CREATE TABLE evidence_policies (
+        space_id TEXT PRIMARY KEY REFERENCES spaces(id),
+        policy TEXT NOT NULL CHECK (policy IN ('optional', 'required'))
+    );
+    CREATE TABLE repos (
+        id TEXT PRIMARY KEY,
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        name TEXT NOT NULL UNIQUE,
+        path TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        synced_at TEXT,
+        head TEXT,
+        generation INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE code_files (
+        repo_id TEXT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        language TEXT NOT NULL,
+        PRIMARY KEY (repo_id, path)
+    );
+    CREATE TABLE code_chunks (
+        id TEXT PRIMARY KEY,
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        repo_id TEXT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        symbol TEXT,
+        language TEXT NOT NULL,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX code_chunks_by_file ON code_chunks (repo_id, path, start_line);
+    CREATE INDEX code_chunks_by_space ON code_chunks (space_id);
+    CREATE TABLE mined_commits (
+        repo_id TEXT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+        sha TEXT NOT NULL,
+        PRIMARY KEY (repo_id, sha)
+    );
+    """,
 ]
 
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from memspace.domain.evidence_codec import evidence_of
 from memspace.domain.models import (
     Access,
     ApiKey,
@@ -21,7 +22,7 @@ from memspace.domain.models import (
 MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
     "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version, "
-    "speaker, observed_at, context, follows"
+    "speaker, observed_at, context, follows, evidence, verification, verified_at"
 )
 
 
@@ -97,6 +98,9 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         observed_at=datetime.fromisoformat(row["observed_at"]) if row["observed_at"] else None,
         context=row["context"],
         follows=row["follows"],
+        evidence=evidence_of(row["evidence"]),
+        verification=row["verification"],
+        verified_at=parse_ts(row["verified_at"]),
     )
 
 

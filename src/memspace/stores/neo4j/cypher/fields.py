@@ -28,7 +28,8 @@ def memory_fields(var: str) -> str:
         f"createdAt: {micros(var + '.createdAt')}, .createdBy, "
         ".contentHash, .documentId, .origin, "
         f"invalidatedAt: {micros(var + '.invalidatedAt')}, .invalidatedBy, .forgetReason, "
-        ".forgottenBy, .version, .speaker, .observedAt, .context, .follows}"
+        ".forgottenBy, .version, .speaker, .observedAt, .context, .follows, .evidence, "
+        f".verification, verifiedAt: {micros(var + '.verifiedAt')}}}"
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 HANDOFF_FIELDS = (
     "h {.id, .spaceId, .agent, .topic, .summary, .done, .nextSteps, .openQuestions, .links, "
-    ".createdAt, .createdBy}"
+    ".createdAt, .createdBy, .evidence}"
 )
 CREATE_HANDOFF = """
 MATCH (s:Space {id: $props.spaceId})

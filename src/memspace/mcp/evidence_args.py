@@ -1,0 +1,49 @@
+"""What the model-facing tools of tools.py take and answer for evidence (docs/evidence.md):
+the `evidence` and `dryRun` arguments, search `kind: code|all`, listMemories `verification`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from memspace.bootstrap import Container
+from memspace.mcp.identity import call
+from memspace.present.code import code_search_json, code_search_text
+from memspace.present.json import search_json
+from memspace.present.records import memory_json
+from memspace.present.text import list_text, search_text
+from memspace.present.tool import result
+from memspace.services.access import Principal
+from memspace.services.search import SearchRequest
+
+EvidenceArg = Annotated[list[str] | None, Field(description=(
+    "Citations the claim rests on: <repo>/<path>:<line>[#symbol] (or <path>:<line> when the "
+    "space has one repository), commit:<sha>, cmd:<command to rerun>, or an https:// URL. "
+    "Required when the space's evidence policy is `required`."))]
+DryRunArg = Annotated[bool, Field(description=(
+    "true: validate everything (evidence included) and answer what would be stored and which "
+    "memories are similar, writing nothing."))]
+
+
+def search_with_code(app: Container, who: Principal, request: SearchRequest,
+                     kind: str) -> CallToolResult:
+    """search_memory with `kind` code (chunks only) or all (notes, then code under `code`)."""
+    code = call(lambda: app.code.search(who, request.query or request.keyword, request.space,
+                                        request.limit))
+    if kind == "code":
+        return result(code_search_text(code), code_search_json(code))
+    found = call(lambda: app.search.search(who, request))
+    return result(f"{search_text(found)}\n\n{code_search_text(code)}",
+                  search_json(found) | {"code": code_search_json(code)})
+
+
+def list_in_state(app: Container, who: Principal, state: str, space: str | None, limit: int,
+                  cursor: str | None) -> CallToolResult:
+    """listMemories `verification`: the active memories in one verification state."""
+    slug, page = call(lambda: app.verification.in_state(who, state, space, limit, cursor))
+    data = {"space": slug, "memories": [memory_json(m) for m in page.items],
+            "nextCursor": page.next_cursor}
+    return result(list_text(f"Memories in '{slug}' ({state})", page.items, page.next_cursor),
+                  data)
