@@ -125,6 +125,27 @@ def test_an_updates_to_a_candidate_sharing_no_word_with_the_fact_is_cut_the_fact
     assert grounded.dropped == ()
 
 
+@pytest.mark.parametrize("content, candidate, kept", [
+    # nothing in the content says anything changed: another subject is not replaced ...
+    ("Lina owns the payroll export.", "Kim owns the expense export.", False),
+    ("Contractors are paid on the 15th.", "Employees are paid on the last day of the month.", False),
+    # ... but one value swapped on the same statement is a new value
+    ("Lina owns the payroll export.", "Kim owns the payroll export.", True),
+    ("The coffee budget is 300 EUR a month.", "The coffee budget is 200 EUR a month.", True),
+    # a word of change lets the model decide (the similarity floor still checks it)
+    ("Lina took over the expense export from Kim.", "Kim owns the expense export.", True),
+])
+def test_without_a_word_of_change_an_updates_must_swap_one_value(
+        content: str, candidate: str, kept: bool) -> None:
+    at = datetime(2026, 1, 5, tzinfo=UTC)
+    fact = ExtractedFact(content, "fact", (ExtractedRelation(0, RelationType.UPDATES, "scripted"),))
+
+    [grounded] = ground(Extraction((fact,)), content, [Candidate(0, candidate, "fact", at)]).facts
+
+    assert grounded.text == content
+    assert [r.type for r in grounded.relations] == ([RelationType.UPDATES] if kept else [])
+
+
 # -- through an add ------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

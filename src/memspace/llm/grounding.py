@@ -25,7 +25,10 @@ Support is decided lexically, in microseconds and without a model call (docs/ext
   words), reverses a "from X to Y", or negates what the content states.
 
 A kept fact also loses an UPDATES to a candidate it shares no term with (a memory is retired only
-by a fact about the same subject); the service's similarity floor then checks the rest.
+by a fact about the same subject), and, when the content has no word of change at all ("now",
+"moved", "not", "from A to B"...), one to a candidate it differs from in more than one term each
+way: "Priya owns the invoicing service" does not replace "Marco owns the billing service". The
+service's similarity floor then checks the rest.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from datetime import datetime
 from memspace.domain.extraction import Candidate, DroppedFact, ExtractedFact, Extraction
 from memspace.domain.models import RelationType
 from memspace.llm.lexicon import share, supported, terms, tokens
-from memspace.llm.polarity import announces_change, contradiction
+from memspace.llm.polarity import announces_change, contradiction, signals_change
 
 RESTATED_CONTENT_BELOW = 0.5
 RESTATED_CANDIDATE_FROM = 0.7
@@ -115,10 +118,11 @@ def ground(extraction: Extraction, content: str, candidates: Sequence[Candidate]
     texts = [c.content for c in candidates]
     kept: list[ExtractedFact] = []
     dropped = list(extraction.dropped)
+    changes = signals_change(content)
     for fact in extraction.facts:
         reason = judge(fact.text, content, texts, speaker, observed_at)
         if reason is None:
-            kept.append(_unrelated_updates_cut(fact, texts))
+            kept.append(_updates_checked(fact, texts, changes))
         else:
             dropped.append(DroppedFact(fact.text, reason))
     if kept == list(extraction.facts):
@@ -127,14 +131,27 @@ def ground(extraction: Extraction, content: str, candidates: Sequence[Candidate]
                       extraction.completion_tokens, tuple(dropped))
 
 
-def _unrelated_updates_cut(fact: ExtractedFact, candidates: Sequence[str]) -> ExtractedFact:
-    """The fact without an UPDATES to a candidate it shares no term with: retiring a memory
-    takes the same subject, and a fact with no word in common cannot have it."""
+def _updates_checked(fact: ExtractedFact, candidates: Sequence[str], changes: bool) -> ExtractedFact:
+    """The fact without the UPDATES it cannot make: to a candidate it shares no term with (a
+    memory is retired only by a fact about the same subject), and, when the content says
+    nothing changed (`changes` False: no "now", "moved", "not", "from A to B"...), to a
+    candidate that differs from it in more than one term each way (one swapped value, "Marco"
+    → "Priya" or "100" → "300", is a new value; more is another subject or other words)."""
     own = terms(fact.text)
-    kept = tuple(r for r in fact.relations if r.type is not RelationType.UPDATES
-                 or any(supported(t, own) for t in terms(candidates[r.candidate])))
+
+    def possible(number: int) -> bool:
+        theirs = terms(candidates[number])
+        if not any(supported(t, own) for t in theirs):
+            return False
+        if changes:
+            return True
+        return (sum(not supported(t, theirs) for t in own) <= 1
+                and sum(not supported(t, own) for t in theirs) <= 1)
+
+    kept = tuple(r for r in fact.relations
+                 if r.type is not RelationType.UPDATES or possible(r.candidate))
     if len(kept) == len(fact.relations):
         return fact
-    log.info("dropped %d UPDATES from %r to candidates sharing no term with it",
+    log.info("dropped %d UPDATES from %r to candidates it cannot replace",
              len(fact.relations) - len(kept), fact.text)
     return replace(fact, relations=kept)

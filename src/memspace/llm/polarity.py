@@ -37,6 +37,10 @@ CHANGES = frozenset(
     "upgraded downgraded raised lowered increased decreased reduced cut extended shortened "
     "slipped pushed postponed delayed rescheduled renamed handing handed now anymore instead "
     "longer".split())
+# More words that say a state changed, for signals_change (not for the clause-level checks).
+CHANGE_EXTRA = frozenset(
+    "correction actually updated update closed shut left joined became becomes took takes "
+    "pushing moving switching starting ending".split())
 # Words that make a clause speak of the past, so its terms are not affirmed as current.
 PAST = frozenset("previously formerly former earlier used".split())
 BOUNDARIES = frozenset(".,;:!?()") | frozenset(
@@ -170,3 +174,11 @@ def announces_change(fact: str, content: str) -> bool:
     closest = max(clauses, key=lambda c: len(fact_terms & terms(" ".join(c))))
     return bool(CHANGES & set(closest)) or any(
         w == "from" and "to" in closest[i + 1:] for i, w in enumerate(closest))
+
+
+def signals_change(content: str) -> bool:
+    """Does the content say anything changed, anywhere: a word of change or ending, a negation,
+    "from A to B"?"""
+    words = tokens(content)
+    return bool((CHANGES | ENDINGS | CHANGE_EXTRA) & set(words)) or any(
+        _is_negation(w) or (w == "from" and "to" in words[i + 1:]) for i, w in enumerate(words))
