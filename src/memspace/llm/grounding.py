@@ -25,10 +25,10 @@ Support is decided lexically, in microseconds and without a model call (docs/ext
   words), reverses a "from X to Y", or negates what the content states.
 
 A kept fact also loses an UPDATES to a candidate it shares no term with (a memory is retired only
-by a fact about the same subject), and, when the content has no word of change at all ("now",
-"moved", "not", "from A to B"...), one to a candidate it differs from in more than one term each
-way: "Priya owns the invoicing service" does not replace "Marco owns the billing service". The
-service's similarity floor then checks the rest.
+by a fact about the same subject) or adds no term to (a repeat is no new value), and, when the
+content has no word of change at all ("now", "moved", "not", "from A to B"...), one that does
+more than swap one value: "Priya owns the invoicing service" does not replace "Marco owns the
+billing service". The service's similarity floor then checks the rest.
 """
 
 from __future__ import annotations
@@ -133,7 +133,8 @@ def ground(extraction: Extraction, content: str, candidates: Sequence[Candidate]
 
 def _updates_checked(fact: ExtractedFact, candidates: Sequence[str], changes: bool) -> ExtractedFact:
     """The fact without the UPDATES it cannot make: to a candidate it shares no term with (a
-    memory is retired only by a fact about the same subject), and, when the content says
+    memory is retired only by a fact about the same subject) or has no term beyond (the same
+    thing said again is no new value), and, when the content says
     nothing changed (`changes` False: no "now", "moved", "not", "from A to B"...), to a
     candidate that differs from it in more than one term each way (one swapped value, "Marco"
     → "Priya" or "100" → "300", is a new value; more is another subject or other words)."""
@@ -141,11 +142,11 @@ def _updates_checked(fact: ExtractedFact, candidates: Sequence[str], changes: bo
 
     def possible(number: int) -> bool:
         theirs = terms(candidates[number])
-        if not any(supported(t, own) for t in theirs):
-            return False
+        if not own - theirs or not any(supported(t, own) for t in theirs):
+            return False  # nothing new to say, or nothing in common
         if changes:
             return True
-        return (sum(not supported(t, theirs) for t in own) <= 1
+        return (sum(not supported(t, theirs) for t in own) == 1
                 and sum(not supported(t, own) for t in theirs) <= 1)
 
     kept = tuple(r for r in fact.relations
