@@ -11,7 +11,7 @@ WIDGET_DEPS := widgets/node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-dev run test test-torch test-fast lint typecheck check widgets browser screenshots neo4j neo4j-stop llm llm-install llm-stop bench mutate clean
+.PHONY: help install install-dev run test test-torch test-fast lint typecheck check widgets browser screenshots inspector neo4j neo4j-stop llm llm-install llm-stop bench mutate clean
 
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -40,7 +40,7 @@ install-dev: install $(DEV_STAMP)  ## install plus the dev tools and both local 
 run: install  ## start the server on the embedded store (creates a demo space and key on first run)
 	$(VENV)/bin/memspace serve --demo
 
-test: install-dev widgets browser llm-install  ## all tests: unit, contract (SQLite + Neo4j), end-to-end, views in Chromium, the real model
+test: install-dev widgets browser inspector llm-install  ## all tests: unit, contract (SQLite + Neo4j), end-to-end, views in Chromium, stdio clients, the real model
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The sentence-transformers extra needs PyTorch (PyPI's CUDA build, several GB), so its test has a
@@ -71,6 +71,19 @@ widgets:  ## rebuild the MCP Apps views (src/memspace/widgets/*.html) if widgets
 
 $(WIDGET_DEPS): widgets/package-lock.json
 	cd widgets && npm ci --no-audit --no-fund
+	@touch $@
+
+# The MCP Inspector CLI (a client this project did not write) drives `memspace stdio` in
+# tests/integration/test_inspector_cli.py; pinned in tools/inspector/package-lock.json. Its
+# build reads a package.json two folders above itself (the monorepo it is published from),
+# which an npm install does not have: a minimal one is written there.
+INSPECTOR := tools/inspector/node_modules/@modelcontextprotocol/inspector-cli/build/cli.js
+inspector: $(INSPECTOR)  ## install the pinned MCP Inspector CLI (npm) for the stdio tests
+
+$(INSPECTOR): tools/inspector/package-lock.json
+	cd tools/inspector && npm ci --no-audit --no-fund
+	@echo '{"name": "@modelcontextprotocol/inspector", "version": "1.0.3", "private": true}' \
+	  > tools/inspector/node_modules/@modelcontextprotocol/package.json
 	@touch $@
 
 # Playwright's own browser download cannot run here; the tests drive Debian's chromium.
@@ -116,4 +129,4 @@ mutate: install-dev  ## mutation testing: which deliberate bugs the unit tests m
 	@echo "list them: $(VENV)/bin/mutmut results; see one: $(VENV)/bin/mutmut show NAME"
 
 clean:  ## remove caches (keeps .venv and data)
-	rm -rf .pytest_cache .mypy_cache .ruff_cache tests/artifacts widgets/node_modules
+	rm -rf .pytest_cache .mypy_cache .ruff_cache tests/artifacts widgets/node_modules tools/inspector/node_modules

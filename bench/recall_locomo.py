@@ -43,7 +43,10 @@ from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Access, MemoryFilter  # noqa: E402
 from memspace.services.search import SearchRequest  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "bench" / "locomo10"
+# ../shared/bench/locomo10 beside the checkout (or beside the folder of worktrees)
+DATA = next((p for p in (ROOT.parent / "shared" / "bench" / "locomo10",
+                         ROOT.parents[1] / "shared" / "bench" / "locomo10") if p.exists()),
+            ROOT.parent / "shared" / "bench" / "locomo10")
 TUNED = {"26", "30", "41", "42", "43", "44"}
 KS = (5, 10, 20)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -10,7 +10,16 @@ from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import Clock, CodeIndexStore, Embedder, EvidenceStore, GraphStore
+from memspace.domain.ports import (
+    Clock,
+    CodeIndexStore,
+    Embedder,
+    EvidenceStore,
+    GraphStore,
+    LifecycleStore,
+    SpaceTextStore,
+)
+from memspace.domain.security import SecurityStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
@@ -18,28 +27,34 @@ from memspace.llm.tokens import TokenCounter
 from memspace.metrics import Metrics, metered_services, watched_ports
 from memspace.services.access import AccessService
 from memspace.services.admin import AdminService
+from memspace.services.audit import AuditLog
 from memspace.services.briefing import BriefingService
+from memspace.services.changes import ChangeFeed
 from memspace.services.clock import SystemClock
 from memspace.services.code_search import CodeSearchService
 from memspace.services.context import ProfileService
+from memspace.services.conversation import TurnFeatures
 from memspace.services.document_files import DocumentFiles
 from memspace.services.documents import DocumentService
 from memspace.services.evidence import EvidenceService
 from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.graph import GraphService
+from memspace.services.guard import ContentGuard
 from memspace.services.handoffs import HandoffService
 from memspace.services.ingest_worker import IngestionWorker
 from memspace.services.ingestion import IngestionService
+from memspace.services.lifecycle import LifecycleService
 from memspace.services.memories import Limits, MemoryService
 from memspace.services.mining import GitMining
 from memspace.services.oauth import OAuthService
 from memspace.services.portability import PortabilityService
 from memspace.services.repos import RepoService
 from memspace.services.search import SearchService
+from memspace.services.security import SecurityService
 from memspace.services.seeding import Seeder
 from memspace.services.spaces import SpaceService
 from memspace.services.uploads import UploadTickets
-from memspace.services.verification import VerificationService
+from memspace.services.verification import VerificationService, broken_notes
 
 
 @dataclass
@@ -68,6 +83,9 @@ class Container:
     verification: VerificationService
     code: CodeSearchService
     mining: GitMining
+    security: SecurityService  # policies, audit log, scans (issue 38)
+    lifecycle: LifecycleService
+    changes: ChangeFeed
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
@@ -150,6 +168,53 @@ def build_code_roles(store: GraphStore) -> tuple[CodeIndexStore, EvidenceStore]:
     if isinstance(store, Neo4jStore):
         return Neo4jRepos(store), Neo4jEvidence(store)
     raise TypeError(f"no code index for {type(store).__name__}")
+
+
+def build_security(store: GraphStore) -> SecurityStore:
+    """Space policies and the audit log (issue 38) live beside the graph, in the same database."""
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.security import SqliteSecurity
+
+        return SqliteSecurity(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.security import Neo4jSecurity
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jSecurity(store)
+    raise TypeError(f"no security store for {type(store).__name__}")
+
+
+def build_lifecycle(store: GraphStore) -> LifecycleStore:
+    """Status changes set by hand live beside the graph, in the same database."""
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.lifecycle import SqliteLifecycle
+
+        return SqliteLifecycle(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.lifecycle import Neo4jLifecycle
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jLifecycle(store)
+    raise TypeError(f"no lifecycle store for {type(store).__name__}")
+
+
+def build_space_settings(store: GraphStore) -> SpaceTextStore:
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.space_settings import SqliteSpaceSettings
+
+        return SqliteSpaceSettings(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.space_settings import Neo4jSpaceSettings
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jSpaceSettings(store)
+    raise TypeError(f"no space settings store for {type(store).__name__}")
 
 
 def build_embedder(settings: Settings, store: GraphStore | None = None) -> Embedder:
@@ -271,14 +336,20 @@ def build(
     # Only with a model: without one an add stores its note as it is and nothing is deferred.
     note_jobs = build_note_jobs(store) if extractor is not None else None
     code_index, evidence_store = build_code_roles(store)
+    security_store = build_security(store)
+    marks = build_lifecycle(store)
+    texts = build_space_settings(store)
     metrics = Metrics() if settings.metrics else None
     if metrics is not None:
         store, extractor = watched_ports(metrics, store, extractor)
     memory_service, ingestion_service, note_service = metered_services(metrics)
     clock = clock or SystemClock()
+    audit = AuditLog(security_store, clock)
+    guard = ContentGuard(security_store, audit)  # the security step of every write path
     access = AccessService(store, clock)
     profiles = ProfileService(store, access)
-    limits = Limits(settings.max_memory_chars, settings.max_page_size)
+    features = TurnFeatures.parse(settings.conversation_features)
+    limits = Limits(settings.max_memory_chars, settings.max_page_size, features)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
     notes = (note_service(store, note_jobs, batched, extractor, clock)
@@ -286,15 +357,15 @@ def build(
     evidence = EvidenceService(code_index, evidence_store, access, clock)
     verification = VerificationService(store, code_index, evidence_store, access, clock)
     memories = memory_service(store, batched, access, clock, limits, extractor, notes=notes,
-                              evidence=evidence)
+                              evidence=evidence, guard=guard)
     files = DocumentFiles(blobs or build_blobs(settings))
     reader = BudgetedReader(build_reader(settings), ParseBudget(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
     ingestion = ingestion_service(store, access, memories, reader, files, clock,
                                  settings.max_upload_bytes, batched.prefetch)
-    admin = AdminService(store, clock)
+    admin = AdminService(store, clock, audit, texts)
     # The demo loads without a model, so it looks the same on every machine.
-    flat = MemoryService(store, batched, access, clock, limits, evidence=evidence)
+    flat = MemoryService(store, batched, access, clock, limits, evidence=evidence, guard=guard)
     seeder = Seeder(admin, access, flat, IngestionService(
         store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
         store, clock)
@@ -307,7 +378,8 @@ def build(
         access=access,
         admin=admin,
         memories=memories,
-        search=SearchService(store, embedder, access, profiles, settings.max_query_chars),
+        search=SearchService(store, embedder, access, profiles, settings.max_query_chars,
+                             guard.quarantines, features),
         documents=DocumentService(store, access, files, settings.max_page_size),
         ingestion=ingestion,
         worker=IngestionWorker(ingestion, notes),
@@ -317,14 +389,18 @@ def build(
         spaces=SpaceService(access, store),
         graphs=GraphService(store, access),
         briefings=BriefingService(store, embedder, access, clock, TokenCounter().count,
-                                  evidence_store),
-        handoffs=HandoffService(store, access, clock, evidence),
+                                  quarantines=guard.quarantines, marks=marks,
+                                  broken=broken_notes(evidence_store)),
+        handoffs=HandoffService(store, access, clock, evidence, guard),
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
-        portability=PortabilityService(store, embedder, access, files, admin),
-        oauth=OAuthService(build_oauth_store(store), access, admin, clock),
+        portability=PortabilityService(store, embedder, access, files, admin, guard, audit),
+        oauth=OAuthService(build_oauth_store(store), access, admin, clock, audit),
         evidence=evidence,
         repos=repos,
         verification=verification,
         code=CodeSearchService(code_index, access),
         mining=GitMining(repos, code_index, memories),
+        security=SecurityService(admin, security_store, guard, audit, store),
+        lifecycle=LifecycleService(store, marks, access, clock),
+        changes=ChangeFeed(store, marks, access, TokenCounter().count),
     )

@@ -13,17 +13,23 @@ from typing import Annotated
 
 import typer
 
-from memspace import __version__, cli_code, cli_ingest, cli_oauth, cli_workflow
+from memspace import (
+    __version__,
+    cli_clients,
+    cli_code,
+    cli_ingest,
+    cli_memories,
+    cli_oauth,
+    cli_security,
+    cli_workflow,
+)
 from memspace.bootstrap import describe, missing_model
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
-from memspace.present.json import add_json, search_json
 from memspace.present.records import document_json, key_json, space_json
-from memspace.present.text import add_text, documents_text, search_text
+from memspace.present.text import documents_text
 from memspace.services.access import AccessService
 from memspace.services.admin import parse_grant
-from memspace.services.memories import AddRequest
-from memspace.services.search import SearchRequest
 
 app = typer.Typer(help="memspace: shared, graph-shaped memory for teams of AI agents.",
                   no_args_is_help=True, add_completion=False)
@@ -40,7 +46,16 @@ app.command("context")(cli_workflow.context)
 app.add_typer(cli_code.repo_app, name="repo")
 app.command("verify")(cli_code.verify)
 app.command("mine-git")(cli_code.mine_git)
-space_app.command("set")(cli_code.space_set)
+app.command("scan")(cli_security.scan)
+app.command("audit")(cli_security.audit)
+app.command("stdio")(cli_clients.stdio)
+app.add_typer(cli_clients.hook_app, name="hook")
+app.command("add")(cli_memories.add)
+app.command("search")(cli_memories.search)
+app.command("list")(cli_memories.list_memories)
+app.command("mark")(cli_memories.mark)
+space_app.command("set")(cli_security.space_set)
+app.command("rename-category")(cli_memories.rename_category)
 
 
 def _version(value: bool) -> None:
@@ -81,6 +96,7 @@ def serve(
         typer.echo("No API keys yet. Create a space and a key:\n"
                    "    memspace space create my-team\n"
                    "    memspace key create --name my-agent --grant my-team:rw\n")
+    cli_oauth.record_served_origin(settings)
     url = f"http://{settings.host}:{settings.port}/mcp"
     typer.echo(f"memspace {settings.store} store, MCP endpoint {url}\n"
                f"embedding model {describe(container.embedder)}")
@@ -156,42 +172,6 @@ def key_revoke(key: Annotated[str, typer.Argument(help="Key id or prefix (msk_xx
     container = open_container()
     revoked = container.admin.revoke_key(key)
     typer.echo(f"Revoked {revoked.prefix} ({revoked.name}).")
-
-
-@app.command()
-@command
-def add(
-    content: Annotated[str, typer.Argument(help="The fact to remember; '-' reads stdin.")],
-    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
-    category: Annotated[str | None, typer.Option(help="Category label.")] = None,
-    evidence: cli_code.CiteOpt = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate and show, write nothing.")] = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Save one memory (the same call as the add_memory tool)."""
-    container = open_container()
-    text = sys.stdin.read() if content == "-" else content
-    request = AddRequest(text, space, category, evidence=tuple(evidence) if evidence else None)
-    added = container.memories.submit(AccessService.operator(), request, dry_run=dry_run)
-    emit(add_json(added), as_json, add_text(added))
-
-
-@app.command()
-@command
-def search(
-    query: Annotated[str | None, typer.Argument(help="Natural-language query.")] = None,
-    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")] = "",
-    keyword: Annotated[str | None, typer.Option(help="Typo-tolerant keyword match.")] = None,
-    category: Annotated[str | None, typer.Option(help="Category filter.")] = None,
-    limit: Annotated[int, typer.Option(help="Number of results (1-50).")] = 10,
-    include_inactive: Annotated[bool, typer.Option(help="Include superseded memories.")] = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Search a space (the same call as the search_memory tool)."""
-    container = open_container()
-    request = SearchRequest(query, keyword, category, space or None, limit, False, include_inactive)
-    found = container.search.search(AccessService.operator(), request)
-    emit(search_json(found), as_json, search_text(found))
 
 
 @app.command("import")

@@ -108,16 +108,3 @@ def mine_git(
     emit(done.__dict__, as_json, f"{done.repo}: {done.commits} new commit(s), {done.notes} with "
          f"rationale -> {done.created} note(s) saved in '{done.space}'"
          + (f", {done.duplicates} already known" if done.duplicates else "") + ".")
-
-
-@command
-def space_set(
-    slug: Annotated[str, typer.Argument(help="Space slug.")],
-    evidence: EvidenceOpt = None,
-) -> None:
-    """Change a space's settings (its evidence policy)."""
-    if evidence is None:
-        raise typer.BadParameter("pass what to change, e.g. --evidence required")
-    app = open_container()
-    slug = app.evidence.set_policy(AccessService.operator(), slug, evidence)
-    typer.echo(f"Space '{slug}' evidence policy: {evidence.strip().lower()}.")

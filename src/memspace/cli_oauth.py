@@ -8,9 +8,33 @@ from typing import Annotated
 import typer
 
 from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.config import Settings
 from memspace.present.records import iso
 from memspace.services.admin import parse_grant
 from memspace.services.oauth import LOGIN_LINK_TTL
+
+# `memspace serve` writes the origin it serves at here (data folder), so a login link printed by
+# another process names the port `serve --port` chose rather than the default.
+SERVED_ORIGIN_FILE = "served-origin"
+
+
+def record_served_origin(settings: Settings) -> None:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    (settings.data_dir / SERVED_ORIGIN_FILE).write_text(settings.public_origin, encoding="utf-8")
+
+
+def link_origin(settings: Settings, url: str | None) -> str:
+    """Where a printed link points: --url, else MEMSPACE_PUBLIC_URL, else the origin the last
+    `memspace serve` on this data folder recorded, else host and port from the settings."""
+    if url:
+        return url.rstrip("/")
+    if settings.public_url:
+        return settings.public_url
+    served = settings.data_dir / SERVED_ORIGIN_FILE
+    if served.is_file():
+        return served.read_text(encoding="utf-8").strip() or settings.public_origin
+    return settings.public_origin
+
 
 oauth_app = typer.Typer(help="List OAuth clients and tokens, and revoke them.", no_args_is_help=True)
 
@@ -21,6 +45,9 @@ def login_link(
     grant: Annotated[list[str], typer.Option("--grant", help="SLUG:rw or SLUG:r; repeatable.")],
     minutes: Annotated[int, typer.Option(help="How long the link stays valid.")] = int(
         LOGIN_LINK_TTL.total_seconds() // 60),
+    url: Annotated[str | None, typer.Option(
+        "--url", help="The origin the browser reaches the server at (default: MEMSPACE_PUBLIC_URL, "
+        "else where `memspace serve` last ran on this data folder).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Print a one-time sign-in link for an MCP client's consent page (OAuth), for someone
@@ -28,11 +55,11 @@ def login_link(
     app = open_container()
     grants = dict(parse_grant(g) for g in grant)
     made = app.oauth.create_login_link(name, grants, timedelta(minutes=minutes))
-    url = f"{app.settings.public_origin}/authorize/login?code={made.code}"
-    data = {"link": url, "keyId": made.key.id, "keyPrefix": made.key.prefix,
+    link = f"{link_origin(app.settings, url)}/authorize/login?code={made.code}"
+    data = {"link": link, "keyId": made.key.id, "keyPrefix": made.key.prefix,
             "expiresAt": iso(made.expires_at)}
     emit(data, as_json,
-         f"{url}\n\nOne-time sign-in for '{name}', valid until {iso(made.expires_at)}: open it "
+         f"{link}\n\nOne-time sign-in for '{name}', valid until {iso(made.expires_at)}: open it "
          "in the browser where your MCP client's consent page opens (or paste it into its Sign "
          "in box).\nRevoking the key "
          f"(memspace key revoke {made.key.prefix}) ends every connection made with it.")

@@ -51,6 +51,9 @@ class Settings(BaseSettings):
     # Signs the short-lived upload tickets the upload widget presents instead of an API key.
     # Unset: a random secret per process, so set it when several replicas share one URL.
     upload_secret: SecretStr | None = None
+    # The key `memspace hook … --url` presents to a remote memspace server (read here, never
+    # from the command line, where other users of the machine could see it in `ps`).
+    api_key: SecretStr | None = None
 
     # Prometheus metrics at /metrics (src/memspace/metrics.py lists them). Off by default:
     # the endpoint is unauthenticated, like /readyz, and shows only counts and timings.
@@ -59,6 +62,8 @@ class Settings(BaseSettings):
     # Limits. One memory is one fact; long material belongs in a document upload.
     max_memory_chars: int = Field(default=8_000, ge=100)
     max_query_chars: int = Field(default=2_000, ge=10)
+    # Requests a minute per API key or OAuth client (api/rate_limit.py); 0 turns limits off.
+    rate_limit: int = Field(default=0, ge=0)
     max_page_size: int = Field(default=100, ge=1)
 
     # Documents (uploads). The byte limit is enforced while the upload is read; the others
@@ -80,6 +85,18 @@ class Settings(BaseSettings):
     # get 3/4 of this (ingest/reader.py). Redo: bench/bench_ingest.py prints the share of chunks
     # longer than the window. A chunk is one add: it never exceeds max_memory_chars.
     chunk_chars: int = Field(default=800, ge=100)
+    # Conversation features (docs/conversations.md): "default" (neighbours, speaker, time),
+    # "all", "none", or a comma-separated list of context, neighbours, speaker, time. Each was
+    # measured on two conversation benchmarks (bench/recall_conversations.py).
+    conversation_features: str = "default"
+
+    @field_validator("conversation_features")
+    @classmethod
+    def _known_features(cls, value: str) -> str:
+        from memspace.services.conversation import TurnFeatures
+
+        TurnFeatures.parse(value)  # raises ValueError naming the unknown ones
+        return value
 
     @field_validator("llm_model", "llm_api_base", "neo4j_uri", "neo4j_database", "public_url",
                      mode="before")

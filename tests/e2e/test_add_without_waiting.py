@@ -44,7 +44,7 @@ async def settled(client: Any, memory_id: str, bound_s: float = 60.0) -> dict[st
     deadline = time.monotonic() + bound_s
     while True:
         shown = data(await client.call_tool("getMemory", {"memoryId": memory_id}))
-        if shown["memory"]["status"] != "pending":
+        if shown["memory"]["extraction"] != "pending":
             return shown
         assert time.monotonic() < deadline, f"still pending after {bound_s} s"
         await asyncio.sleep(0.05)
@@ -63,8 +63,9 @@ async def test_a_note_is_saved_at_once_and_replaced_by_its_facts_in_the_backgrou
 
         shown = await settled(client, note)
 
-        assert (shown["memory"]["status"], shown["memory"]["active"]) == ("extracted", False)
-        assert shown["memory"]["statusReason"] == "replaced by 2 facts"
+        assert (shown["memory"]["extraction"], shown["memory"]["active"]) == ("extracted", False)
+        assert shown["memory"]["status"] == "superseded"
+        assert shown["memory"]["extractionReason"] == "replaced by 2 facts"
         found = data(await client.call_tool("search_memory", {"query": "who leads mobile?"}))
         assert found["results"][0]["content"] == "Ana leads the mobile team"
 

@@ -70,7 +70,7 @@ async def test_the_context_prompt_fits_the_budget_and_names_what_it_left_out(
         ranked = await client.get_prompt("context", {"query": "when are incident reviews?",
                                                      "maxTokens": "3000"})
         full = ranked.messages[0].content.text  # type: ignore[union-attr]
-        body = full.split("## What this space knows")[1]
+        body = full.split("## Relevant notes")[1]
         assert body.split("\n")[1].endswith("Incident reviews happen every Thursday at 15:00")
         assert f"## Also readable: {other}" in full and "Other space fact" in full
 

@@ -4,6 +4,8 @@ expiry, revocation and the refusals, against a served memspace on each store."""
 
 from __future__ import annotations
 
+import html
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -185,6 +187,13 @@ async def call_mcp(http: httpx.AsyncClient, server: Server, token: str) -> httpx
                            json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
 
 
+def back_link(page: str) -> str:
+    """The link back to the client on an error page (HTML-escaped in the page)."""
+    found = re.search(r'<a rel=noreferrer href="([^"]+)"', page)
+    assert found, page
+    return html.unescape(found.group(1))
+
+
 async def refresh(http: httpx.AsyncClient, server: Server, client_id: str,
                   token: str) -> httpx.Response:
     return await http.post(f"{server.url}/token", data={
@@ -261,9 +270,11 @@ async def test_authorization_without_s256_pkce_is_refused(server: Server) -> Non
         for url in (authorize_url(server, client_id, None, None),
                     authorize_url(server, client_id, "abc" * 15, "plain")):
             answer = await http.get(url)
-            assert answer.status_code == 302, answer.text
-            back = parse_qs(urlsplit(answer.headers["location"]).query)
+            # Answered on a page, with the way back as a link (never an automatic redirect).
+            assert answer.status_code == 400 and "location" not in answer.headers, answer.text
+            back = parse_qs(urlsplit(back_link(answer.text)).query)
             assert back["error"] == ["invalid_request"] and back["state"] == ["st4te"]
+            assert back["iss"] == [f"{server.url}/"]
 
 
 async def test_a_wrong_verifier_gets_no_token(server: Server, person: Person) -> None:
@@ -302,7 +313,8 @@ async def test_tokens_are_only_for_this_server(server: Server, person: Person) -
         _, challenge = pkce()
         answer = await http.get(authorize_url(server, client_id, challenge,
                                               resource="https://other.example/mcp"))
-        assert parse_qs(urlsplit(answer.headers["location"]).query)["error"] == ["invalid_target"]
+        assert answer.status_code == 400 and "location" not in answer.headers
+        assert parse_qs(urlsplit(back_link(answer.text)).query)["error"] == ["invalid_target"]
         tokens = await tokens_for(http, server, person, client_id)
         # A second deployment on the same store, at another address: another resource.
         other_port = free_port()

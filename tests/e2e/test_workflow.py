@@ -45,7 +45,7 @@ def _conflict(deployment: Deployment, slug: str, new_id: str, old_id: str) -> No
         Relation(new_id, old_id, RelationType.UPDATES, new.created_at, "hand")]))
 
 
-async def test_get_context_puts_the_handoff_and_conflicts_first_and_keeps_the_budget(
+async def test_get_context_puts_the_conflicts_and_handoff_first_and_keeps_the_budget(
     deployment: Deployment,
 ) -> None:
     space = deployment.space("ctx-tool")
@@ -70,8 +70,9 @@ async def test_get_context_puts_the_handoff_and_conflicts_first_and_keeps_the_bu
         assert meta["budget"] == 800 and meta["detail"] == "lean" and meta["space"] == space
         assert COUNT(text) == meta["spent"] <= 800
         assert meta["handoffId"] == saved["handoff"]["id"]
-        order = [text.index(h) for h in ("## Latest handoff", "## Open conflicts",
-                                         "## What this space knows")]
+        # docs/lifecycle.md: conflicts first, then the handoff, then the notes
+        order = [text.index(h) for h in ("## Unresolved conflicts", "## Latest handoff",
+                                         "## Relevant notes")]
         assert order == sorted(order)
         assert "ask ops to confirm" in text and "docs/rota.md" in text
 

@@ -141,4 +141,4 @@ def test_a_note_saved_without_waiting_is_replaced_by_its_facts_on_every_store(te
     assert (done.state.value, done.reason) == ("extracted", "replaced by 2 facts")
     assert team.active() == ["Ana leads the mobile team", "The mobile app ships every two weeks"]
     shown = memory_detail_json(team.app.memories.get(team.agent, job.memory_id))["memory"]
-    assert shown["status"] == "extracted"
+    assert shown["extraction"] == "extracted"

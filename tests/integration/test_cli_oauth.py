@@ -68,3 +68,28 @@ def test_a_login_link_is_printed_once_for_a_new_key_and_its_connections_can_be_r
 def test_a_login_link_for_a_missing_space_says_so(run: Run) -> None:
     refused = run("login-link", "--name", "bob", "--grant", "nowhere:rw")
     assert refused.exit_code == 1 and "no space 'nowhere'" in refused.output
+
+
+@pytest.mark.parametrize("minutes", ["0", "-5"])
+def test_a_login_link_that_would_be_born_expired_is_refused_before_any_key_exists(
+        run: Run, minutes: str) -> None:
+    assert run("space", "create", "team").exit_code == 0
+    refused = run("login-link", "--name", "dave", "--grant", "team:rw", "--minutes", minutes)
+    assert refused.exit_code == 1 and "at least one minute" in refused.output
+    assert "dave" not in run("key", "list").stdout
+
+
+def test_the_printed_link_names_where_serve_runs(tmp_path: Path) -> None:
+    from memspace.cli_oauth import record_served_origin
+
+    data_dir = tmp_path / "data"
+    env = {"MEMSPACE_DATA_DIR": str(data_dir), "MEMSPACE_STORE": "sqlite"}
+    runner = CliRunner()
+    assert runner.invoke(app, ["space", "create", "team"], env=env).exit_code == 0
+    # What `memspace serve --port 9123` records on start (the CLI process has no MEMSPACE_PORT).
+    record_served_origin(Settings(_env_file=None, data_dir=data_dir, port=9123))  # type: ignore[call-arg]
+    printed = runner.invoke(app, ["login-link", "--name", "erin", "--grant", "team:r", "--json"], env=env)
+    assert json.loads(printed.stdout)["link"].startswith("http://127.0.0.1:9123/authorize/login?code=")
+    chosen = runner.invoke(app, ["login-link", "--name", "fay", "--grant", "team:r", "--json",
+                                 "--url", "https://mem.example.org/"], env=env)
+    assert json.loads(chosen.stdout)["link"].startswith("https://mem.example.org/authorize/login?")

@@ -27,7 +27,9 @@ NOTE = b"# Deploys\n\nDeploys need two approvals.\n\n## Rollback\n\nRollbacks ne
 
 def app_on(kind: str, request: pytest.FixtureRequest, tmp_path: Path, role: str = "app") -> Container:
     folder = tmp_path / f"{role}-{kind}"  # two SQLite deployments get a folder each
-    settings = Settings(_env_file=None, data_dir=folder)  # type: ignore[call-arg]
+    # every conversation feature on, so a turn's context travels too
+    settings = Settings(_env_file=None, data_dir=folder,  # type: ignore[call-arg]
+                        conversation_features="all")
     return build(settings, store=make_store(kind, request, folder), embedder=HashEmbedder())
 
 

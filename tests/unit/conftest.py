@@ -27,9 +27,10 @@ class World:
         return self.app.access.authenticate(created.raw)
 
 
-def _world(extractor: ScriptedExtractor | None) -> World:
+def _world(extractor: ScriptedExtractor | None, features: str = "default") -> World:
     embedder = HashEmbedder()
-    settings = Settings(_env_file=None, max_memory_chars=200)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, max_memory_chars=200,  # type: ignore[call-arg]
+                        conversation_features=features)
     app = build(settings, store=SqliteStore(":memory:"), embedder=embedder, clock=StepClock(),
                 extractor=extractor, blobs=MemoryBlobStore())
     for slug in ("acme", "other"):

@@ -1,7 +1,9 @@
-"""A memory continuing a conversation is searched with the turn before it (services/conversation.py)."""
+"""A memory continuing a conversation links to the one before, and (feature `context`) is searched
+with its question (services/conversation.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -10,7 +12,15 @@ from memspace.domain.models import Memory
 from memspace.present.json import search_json
 from memspace.services.conversation import CONTEXT_CHARS, TURN_GAP
 from memspace.services.search import SearchRequest
-from tests.unit.conftest import World
+from tests.unit.conftest import World, _world
+
+
+@pytest.fixture
+def world() -> Iterator[World]:
+    """Flat mode with every conversation feature on, `context` included (off by default)."""
+    made = _world(None, features="all")
+    yield made
+    made.app.close()
 
 
 def _stored(world: World, memory_id: str) -> Memory:
@@ -39,28 +49,50 @@ def test_another_writer_or_a_document_does_not_continue_the_conversation(world: 
     assert _stored(world, first.id).follows is None
 
 
-def test_facts_saved_without_a_speaker_are_not_turns_of_a_conversation(world: World) -> None:
+def test_saves_without_a_speaker_follow_each_other_but_are_not_read_with_each_other(
+        world: World) -> None:
+    # A chat logged as plain "<name>: <text>" lines is still a conversation: the link lets a
+    # line whose neighbour matched be lifted. Only turns (with a speaker) take the words of the
+    # turn before: a fact stands on its own.
     who = world.principal({"acme": "rw"})
-    world.app.memories.add(who, "The deploy window is Friday at five")
+    first = world.app.memories.add(who, "The deploy window is Friday at five").memories[0]
     fact = world.app.memories.add(who, "Billing runs on Postgres 16").memories[0]
-    turn = world.app.memories.add(who, "Sure, I can do it", speaker="Bo").memories[0]
+    turn = world.app.memories.add(who, "Sure, can you do it?", speaker="Bo").memories[0]
+    assert _stored(world, fact.id).follows == first.id
     assert _stored(world, fact.id).context is None
+    assert _stored(world, turn.id).follows == fact.id
     assert _stored(world, turn.id).context is None  # the memory before it is not a turn
-    reply = world.app.memories.add(who, "Thanks!", speaker="Ana").memories[0]
-    assert _stored(world, reply.id).context == "Sure, I can do it"
+    reply = world.app.memories.add(who, "Yes, tomorrow.", speaker="Ana").memories[0]
+    assert _stored(world, reply.id).context == "Sure, can you do it?"
 
 
 def test_turns_observed_far_apart_are_separate_conversations(world: World) -> None:
     who = world.principal({"acme": "rw"})
     day = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-    world.app.memories.add(who, "Caroline: I went to a support group", speaker="Caroline",
-                           observed_at=day)
-    same = world.app.memories.add(who, "Melanie: wow", speaker="Melanie",
+    first = world.app.memories.add(who, "Caroline: I went to a support group. Guess where?",
+                                   speaker="Caroline", observed_at=day).memories[0]
+    same = world.app.memories.add(who, "Melanie: wow, where?", speaker="Melanie",
                                   observed_at=day).memories[0]
     later = world.app.memories.add(who, "Melanie: hi again", speaker="Melanie",
                                    observed_at=day + TURN_GAP * 2).memories[0]
-    assert _stored(world, same.id).context == "Caroline: I went to a support group"
+    assert _stored(world, same.id).context == "Guess where?"
+    assert _stored(world, same.id).follows == first.id
     assert _stored(world, later.id).context is None
+    assert _stored(world, later.id).follows is None
+
+
+def test_a_turn_is_read_with_the_last_question_before_it_and_not_with_a_statement(
+        world: World) -> None:
+    who = world.principal({"acme": "rw"})
+    world.app.memories.add(who, "user: We brought our puppy home today. She is a beagle.",
+                           speaker="user")
+    reply = world.app.memories.add(who, "assistant: Congratulations! Crate training helps. "
+                                   "Have you picked a name? Tell me.", speaker="assistant")
+    answer = world.app.memories.add(who, "user: Pepper!", speaker="user").memories[0]
+    stored = _stored(world, reply.memories[0].id)
+    assert stored.context is None  # a statement adds words the reply does not need
+    assert stored.follows is not None  # but it is still the turn before
+    assert _stored(world, answer.id).context == "Have you picked a name?"
 
 
 def test_a_long_turn_before_is_kept_by_its_end(world: World) -> None:

@@ -64,7 +64,8 @@ def test_a_note_saved_without_waiting_is_stored_pending_searchable_and_costs_no_
     found = model_world.app.search.search(who, SearchRequest(query="who leads mobile", space="acme"))
     assert [h.memory.id for h in found.hits][:1] == [result.memories[0].id]
     shown = memory_detail_json(model_world.app.memories.get(who, result.memories[0].id))["memory"]
-    assert (shown["status"], shown["statusReason"]) == ("pending", None)
+    assert (shown["status"], shown["extraction"], shown["extractionReason"]) == (
+        "pending", "pending", None)
 
 
 def test_the_worker_replaces_the_note_with_its_facts_and_keeps_it_as_history(model_world: World) -> None:
@@ -85,7 +86,8 @@ def test_the_worker_replaces_the_note_with_its_facts_and_keeps_it_as_history(mod
     links = app.store.relations_of(space_id(app), note.id)
     assert sorted((r.type, r.reason) for r in links) == [(RelationType.DERIVES, FROM_NOTE)] * 2
     shown = memory_detail_json(app.memories.get(who, note.id))["memory"]
-    assert (shown["status"], shown["statusReason"]) == ("extracted", "replaced by 2 facts")
+    assert (shown["status"], shown["extraction"], shown["extractionReason"]) == (
+        "superseded", "extracted", "replaced by 2 facts")
     usage = app.store.usage_totals(space_id(app))
     assert (usage.llm_calls, usage.prompt_tokens, usage.completion_tokens) == (1, 300, 40)
 
@@ -195,7 +197,8 @@ def test_without_a_model_wait_false_changes_nothing(world: World) -> None:
     who = world.principal({"acme": "rw"})
     result = world.app.memories.add(who, NOTE, "acme", wait=False)
     assert result.mode == "flat" and world.app.notes is None
-    assert "status" not in add_json(result)["memories"][0]
+    assert "extraction" not in add_json(result)["memories"][0]
+    assert add_json(result)["memories"][0]["status"] == "current"
 
 
 def test_the_worker_extracts_notes_left_pending_and_new_ones_in_the_order_saved(tmp_path: Path) -> None:

@@ -78,3 +78,24 @@ def test_a_code_of_another_client_is_refused(world: World) -> None:
     other = world.app.oauth.register("other", ["http://127.0.0.1:9/cb"], {})
     with pytest.raises(Unauthenticated):
         world.app.oauth.redeem(code, TokenKind.CODE, other.client_id)
+
+
+def test_a_loopback_redirect_with_a_fragment_never_matches() -> None:
+    assert not redirect_matches("http://localhost/cb", "http://localhost:5555/cb#injected=1&x")
+    assert not redirect_matches("http://localhost/cb", "http://localhost/cb#")
+
+
+@pytest.mark.parametrize("uri", ["ftp://a.example/cb", "ws://a.example/cb", "jar:file:/x!/cb",
+                                 "view-source:https://a.example/cb", "https://a.example/" + "x" * 2000])
+def test_redirect_schemes_are_an_allow_list_and_uris_are_bounded(uri: str) -> None:
+    with pytest.raises(InvalidInput):
+        check_redirect_uri(uri)
+
+
+def test_signed_values_and_csrf_compare_any_text_without_raising() -> None:
+    from memspace.api.oauth.signing import Signer, same_text
+
+    assert same_text("é", "é") and not same_text("é", "e") and not same_text("\udc80", "x")
+    signer = Signer(b"k" * 32)
+    assert signer.verify("consent", "abc.é") is None
+    assert signer.verify("consent", signer.sign("consent", {"a": 1})) == {"a": 1}

@@ -11,11 +11,14 @@ from memspace.services.ranking import (
     NEIGHBOUR_WEIGHT,
     SPEAKER_BOOST,
     TIME_BOOST,
+    VECTOR_WEIGHT,
     blend,
     named,
     normalised,
 )
 from tests.support import builders as b
+
+W = VECTOR_WEIGHT  # the vector list's share; the full-text list's is 1 - W
 
 
 def _memory(memory_id: str, speaker: str | None = None, follows: str | None = None,
@@ -50,8 +53,8 @@ def test_a_memory_both_lists_rank_well_beats_one_only_one_list_ranks_first() -> 
     by_vector = _hits(("v-top", 0.9), ("both", 0.8))
     by_text = _hits(("t-top", 20.0), ("both", 16.0))
     ranked = blend(by_vector, by_text, "anything")
-    assert [r.memory.id for r in ranked] == ["both", "t-top", "v-top"]
-    assert ranked[0].score == (0.8 / 0.9 + 16.0 / 20.0) / 2
+    assert [r.memory.id for r in ranked] == ["both", "v-top", "t-top"]  # W > 1 - W
+    assert ranked[0].score == pytest.approx(W * 0.8 / 0.9 + (1 - W) * 16.0 / 20.0)
     assert ranked[0].matched_by == ("vector", "text")
 
 
@@ -76,7 +79,7 @@ def test_a_query_naming_a_speaker_lifts_what_that_speaker_said() -> None:
     assert [r.memory.id for r in plain] == ["mel", "car", "low"]
     asked = blend([], by_text, "What did caroline RIVERA paint?")
     assert [r.memory.id for r in asked] == ["car", "mel", "low"]
-    assert asked[0].score == 0.5 * 0.95 + SPEAKER_BOOST
+    assert asked[0].score == (1 - W) * 0.95 + SPEAKER_BOOST
     assert asked[0].matched_by == ("text", "speaker")
 
 
@@ -94,12 +97,12 @@ def test_a_hit_below_the_other_lists_cut_gets_its_real_score_there_not_zero() ->
     cosines = {"v1": 0.80, "v2": 0.79, "v3": 0.70, "t": 0.78}
     text_scores = {"v1": 4.0, "v2": 1.0, "v3": 0.0, "t": 10.0}
     ranked = {r.memory.id: r for r in blend(by_vector, by_text, "q", cosines, text_scores)}
-    assert ranked["t"].score == pytest.approx(0.5 * (0.78 - 0.70) / 0.10 + 0.5 * 1.0)
+    assert ranked["t"].score == pytest.approx(W * (0.78 - 0.70) / 0.10 + (1 - W) * 1.0)
     assert ranked["t"].matched_by == ("text",)
-    assert ranked["v1"].score == pytest.approx(0.5 * 1.0 + 0.5 * 0.4)
+    assert ranked["v1"].score == pytest.approx(W * 1.0 + (1 - W) * 0.4)
     assert ranked["v1"].matched_by == ("vector",)  # found by its meaning; its words only count
     without = {r.memory.id: r.score for r in blend(by_vector, by_text, "q")}
-    assert without["t"] == 0.5 * 1.0 and without["v1"] == 0.5 * 1.0
+    assert without["t"] == pytest.approx(1 - W) and without["v1"] == pytest.approx(W)
     # the cross scores only score the memories the lists found: they add none
     assert set(ranked) == {"v1", "v2", "v3", "t"}
     extra = blend(by_vector, by_text, "q", cosines | {"x": 0.9}, text_scores | {"x": 20.0})
@@ -114,10 +117,11 @@ def test_a_turn_whose_reply_matched_is_lifted_by_the_reply() -> None:
     ranked = blend([], by_text, "q")
     assert [r.memory.id for r in ranked] == ["reply", "question", "other", "low"]
     lifted = {r.memory.id: r for r in ranked}
-    assert lifted["question"].score == 0.5 * 0.5 + NEIGHBOUR_WEIGHT * 0.5 * 1.0
+    assert lifted["question"].score == pytest.approx(
+        (1 - W) * 0.5 + NEIGHBOUR_WEIGHT * (1 - W) * 1.0)
     assert lifted["question"].matched_by == ("text", "neighbour")
     # the reply is lifted by the question in turn, by a fraction of the question's own score
-    assert lifted["reply"].score == 0.5 + NEIGHBOUR_WEIGHT * 0.5 * 0.5
+    assert lifted["reply"].score == pytest.approx((1 - W) + NEIGHBOUR_WEIGHT * (1 - W) * 0.5)
     assert lifted["other"].matched_by == ("text",)
     unlinked = blend([], _hits(("reply", 10.0), ("other", 6.0), ("question", 5.0), ("low", 0.0)), "q")
     assert [r.memory.id for r in unlinked] == ["reply", "other", "question", "low"]
@@ -128,14 +132,15 @@ def test_turns_two_steps_apart_lift_each_other_and_three_steps_do_not() -> None:
     links = {"b": "a", "c": "b", "d": "c"}
     by_text = _hits(("a", 10.0), ("b", 1.0), ("c", 1.0), ("d", 1.0), ("low", 0.0), follows=links)
     lifted = {r.memory.id: r.score for r in blend([], by_text, "q")}
-    assert lifted["c"] == 0.05 + NEIGHBOUR_WEIGHT * 0.5
-    assert lifted["d"] == 0.05 + NEIGHBOUR_WEIGHT * 0.05  # b and c are near it, not a
+    assert lifted["c"] == pytest.approx((1 - W) * (0.1 + NEIGHBOUR_WEIGHT))
+    # b and c are near it, not a
+    assert lifted["d"] == pytest.approx((1 - W) * (0.1 + NEIGHBOUR_WEIGHT * 0.1))
 
 
 def test_only_turns_both_lists_found_lift_each_other() -> None:
     # "b" continues "a", but "a" is in neither list: nothing is known of its score
     ranked = blend([], _hits(("b", 4.0), ("x", 4.0), follows={"b": "a"}), "q")
-    assert {r.memory.id: r.score for r in ranked} == {"b": 0.5, "x": 0.5}
+    assert {r.memory.id: r.score for r in ranked} == {"b": 1 - W, "x": 1 - W}
     assert all("neighbour" not in r.matched_by for r in ranked)
 
 
@@ -152,7 +157,7 @@ def test_a_query_naming_a_date_lifts_what_was_observed_on_it() -> None:
     ranked = blend([], hits, "What injury did Evan have in August 2023?")
     assert [r.memory.id for r in ranked] == ["aug", "late", "july", "unknown", "low"]
     lifted = {r.memory.id: r for r in ranked}
-    assert lifted["aug"].score == 0.5 * 0.9 + TIME_BOOST
+    assert lifted["aug"].score == pytest.approx((1 - W) * 0.9 + TIME_BOOST)
     assert lifted["aug"].matched_by == ("text", "time")
     assert lifted["july"].matched_by == ("text",)
     on_the_day = blend([], hits, "what happened on 14 August 2023")

@@ -51,8 +51,9 @@ def test_similar_memories_are_listed_only_for_facts_the_model_related_to_nothing
 
 def test_flat_mode_lists_at_most_three_similar_memories_most_similar_first(world: World) -> None:
     who = world.principal({"acme": "rw"})
-    for n in range(5):
-        world.app.memories.add(who, "alpha beta gamma delta " + " ".join(f"w{i}" for i in range(n)))
+    for n in range(5):  # words of their own between the shared ones: none restates another
+        extra = " ".join(f"w{i}" for i in range(n))
+        world.app.memories.add(who, f"alpha v{n} beta gamma x{n} delta {extra}")
     answer = add_json(world.app.memories.add(who, "alpha beta gamma delta epsilon"))
     similarities = [s["similarity"] for s in answer["similar"]]
     assert len(similarities) == 3 and similarities == sorted(similarities, reverse=True)

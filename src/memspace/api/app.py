@@ -20,6 +20,7 @@ from memspace.api.errors import memspace_error_handler
 from memspace.api.evidence_routes import router as evidence_router
 from memspace.api.metrics import add_metrics_route
 from memspace.api.oauth import oauth_setup
+from memspace.api.rate_limit import RateLimiter
 from memspace.api.routes import router
 from memspace.api.workflow_routes import router as workflow_router
 from memspace.bootstrap import Container
@@ -86,8 +87,10 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.router.routes.extend(oauth[1] if oauth else [])
     add_metrics_route(app, container)  # MEMSPACE_METRICS=true
     app.mount("/", mcp_app)
+    limit = container.settings.rate_limit  # MEMSPACE_RATE_LIMIT, per key or OAuth client
     app.add_middleware(ApiKeyMiddleware, access=container.access, tickets=container.uploads,
-                       oauth=oauth[0] if oauth else None)
+                       oauth=oauth[0] if oauth else None,
+                       limiter=RateLimiter(limit) if limit else None)
     app.add_middleware(UploadCors)  # outermost: a refused upload still tells the browser why
     return app
 

@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 if TYPE_CHECKING:
     from memspace.api.oauth import ProtectedResource
 
+from memspace.api.rate_limit import RATE_LIMITED_STATE_KEY, RateLimiter
 from memspace.domain.errors import MemspaceError, Unauthenticated
 from memspace.services.access import AccessService, Principal
 from memspace.services.oauth import ACCESS_PREFIX
@@ -52,7 +53,8 @@ def presented_key(headers: dict[bytes, bytes]) -> str | None:
 
 class ApiKeyMiddleware:
     def __init__(self, app: ASGIApp, access: AccessService, tickets: UploadTickets,
-                 oauth: ProtectedResource | None = None) -> None:
+                 oauth: ProtectedResource | None = None, limiter: RateLimiter | None = None) -> None:
+        self.limiter = limiter  # MEMSPACE_RATE_LIMIT (api/rate_limit.py)
         self.app = app
         self.access = access
         self.tickets = tickets
@@ -66,15 +68,25 @@ class ApiKeyMiddleware:
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
+        raw = presented_key(headers)
         try:
-            principal = await anyio.to_thread.run_sync(self._identify, scope, presented_key(headers))
+            principal = await anyio.to_thread.run_sync(self._identify, scope, raw)
         except Unauthenticated as exc:
-            await _reject(send, 401, exc.message, self.oauth.metadata_url if self.oauth else None)
+            await _reject(send, 401, exc.message, self.oauth.metadata_url if self.oauth else None,
+                          presented=raw is not None)
             return
         except MemspaceError as exc:
             await _reject(send, 503, exc.message)
             return
         scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = principal
+        wait = self.limiter.take(principal.via or principal.key_id or principal.name) \
+            if self.limiter is not None else 0
+        if wait and not scope["path"].startswith("/mcp"):
+            await _reject(send, 429, f"too many requests for this key: at most MEMSPACE_RATE_LIMIT "
+                          f"a minute; retry after {wait} s", retry_after=wait)
+            return
+        if wait:  # a tool call answers `rate_limited` itself (mcp/identity.py)
+            scope["state"][RATE_LIMITED_STATE_KEY] = wait
         token = current_principal.set(principal)
         try:
             await self.app(scope, receive, send)
@@ -85,6 +97,11 @@ class ApiKeyMiddleware:
         """An API key or OAuth access token anywhere below the protected prefixes; an upload
         ticket on its route only."""
         if self.oauth is not None and (raw or "").startswith(ACCESS_PREFIX):
+            if not scope["path"].startswith("/mcp"):
+                # The audience is the resource the token names (/mcp), and nothing else: the
+                # REST API under /v1 is for API keys (docs/security.md, "Audience").
+                raise Unauthenticated(f"this OAuth access token is for {self.oauth.resource} "
+                                      "only; the REST API under /v1 takes an API key")
             return self.oauth.oauth.authenticate(raw or "", self.oauth.resource)
         if not (raw or "").startswith(TICKET_PREFIX):
             return self.access.authenticate(raw)
@@ -93,15 +110,20 @@ class ApiKeyMiddleware:
         return self.tickets.redeem(raw or "")
 
 
-async def _reject(send: Send, status: int, message: str, metadata_url: str | None = None) -> None:
-    body = json.dumps({"error": "unauthenticated" if status == 401 else "unavailable",
-                       "message": message}).encode()
+async def _reject(send: Send, status: int, message: str, metadata_url: str | None = None,
+                  presented: bool = True, retry_after: int = 0) -> None:
+    code = {401: "unauthenticated", 429: "rate_limited"}.get(status, "unavailable")
+    body = json.dumps({"error": code, "message": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if retry_after:
+        headers.append((b"retry-after", str(retry_after).encode()))
     if status == 401:
         safe = message.replace('"', "'")
+        # RFC 6750 §3.1: a request with no credentials at all gets no error code.
+        why = f', error="invalid_token", error_description="{safe}"' if presented else ""
         headers.append(
             (b"www-authenticate",
-             (f'Bearer realm="memspace", error="invalid_token", error_description="{safe}"'
+             (f'Bearer realm="memspace"{why}'
               # RFC 9728 §5.1: where an OAuth client discovers how to get a token
               + (f', resource_metadata="{metadata_url}"' if metadata_url else "")).encode())
         )

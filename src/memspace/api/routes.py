@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import MemspaceError
-from memspace.present.json import add_json, memory_detail_json, search_json
+from memspace.present.json import (
+    add_json,
+    changes_json,
+    marked_json,
+    memory_detail_json,
+    revisions_json,
+    search_json,
+)
 from memspace.present.records import memory_json
 from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
@@ -48,6 +55,18 @@ class AddBody(BaseModel):
     space: str | None = None
     evidence: list[str] | None = None  # docs/evidence.md
     dryRun: bool = False  # noqa: N815
+    type: str | None = None
+    importance: int | None = Field(default=None, ge=1, le=5)
+    canonical: bool = False
+    supersedes: list[str] = []
+    force: bool = False
+
+
+class MarkBody(BaseModel):
+    status: str
+    reason: str
+    space: str | None = None
+    expectedVersion: int | None = Field(default=None, ge=1)  # noqa: N815
 
 
 class SearchBody(BaseModel):
@@ -58,15 +77,32 @@ class SearchBody(BaseModel):
     limit: int = Field(default=10, ge=1, le=50)
     includeProfile: bool = False  # noqa: N815
     includeInactive: bool = False  # noqa: N815
+    # the keyword's words only as typed, no typo variants (memspace hook prompt-recall)
+    exactKeyword: bool = False  # noqa: N815
+    provenance: list[str] = Field(default_factory=list)  # human | agent | document | model | import
+    types: list[str] = []
+    statuses: list[str] = []
+    includeBody: bool = False  # noqa: N815
 
 
 @router.post("/v1/memories", tags=["memories"], status_code=201)
-async def add_memory(body: AddBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
-    request = AddRequest(body.content, body.space, body.category,
+async def add_memory(body: AddBody, app: ContainerDep, who: PrincipalDep) -> Any:
+    request = AddRequest(body.content, body.space, body.category, memory_type=body.type,
+                         importance=body.importance, canonical=body.canonical,
+                         supersedes=tuple(body.supersedes), force=body.force,
                          evidence=tuple(body.evidence) if body.evidence is not None else None)
     result = await run_in_threadpool(lambda: app.memories.submit(who, request,
                                                                  dry_run=body.dryRun))
+    if result.status == "conflict":  # nothing stored: the answer says how to resolve it
+        return JSONResponse(add_json(result), status_code=409)
     return add_json(result)
+
+
+@router.post("/v1/memories/{memory_id}/status", tags=["memories"])
+async def mark_memory(memory_id: str, body: MarkBody, app: ContainerDep,
+                      who: PrincipalDep) -> dict[str, Any]:
+    return marked_json(await run_in_threadpool(app.lifecycle.mark, who, memory_id, body.status,
+                                               body.reason, body.space, body.expectedVersion))
 
 
 @router.get("/v1/memories/{memory_id}", tags=["memories"])
@@ -78,7 +114,10 @@ async def get_memory(memory_id: str, app: ContainerDep, who: PrincipalDep,
 @router.post("/v1/search", tags=["memories"])
 async def search(body: SearchBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
     request = SearchRequest(body.query, body.keyword, body.category, body.space, body.limit,
-                            body.includeProfile, body.includeInactive)
+                            body.includeProfile, body.includeInactive,
+                            exact_keyword=body.exactKeyword, provenance=tuple(body.provenance),
+                            types=tuple(body.types), statuses=tuple(body.statuses),
+                            include_body=body.includeBody)
     return search_json(await run_in_threadpool(app.search.search, who, request))
 
 
@@ -91,3 +130,66 @@ async def list_memories(app: ContainerDep, who: PrincipalDep, space: str | None 
     )
     return {"space": slug, "memories": [memory_json(m) for m in page.items],
             "nextCursor": page.next_cursor}
+
+
+class PatchBody(BaseModel):
+    append: str | None = None
+    prepend: str | None = None
+    old: str | None = None  # with `new`: replace the one occurrence of `old`
+    new: str | None = None
+    reason: str | None = None
+    space: str | None = None
+    expectedVersion: int | None = Field(default=None, ge=1)  # noqa: N815
+
+
+class BatchBody(BaseModel):
+    ids: list[str] = Field(min_length=1, max_length=50)
+    space: str | None = None
+
+
+@router.post("/v1/memories/{memory_id}/patch", tags=["memories"])
+async def patch_memory(memory_id: str, body: PatchBody, app: ContainerDep,
+                       who: PrincipalDep) -> dict[str, Any]:
+    result = await run_in_threadpool(app.memories.patch, who, memory_id, body.append,
+                                     body.prepend, body.old, body.new, body.space,
+                                     body.expectedVersion, body.reason)
+    return add_json(result)
+
+
+@router.post("/v1/memories/batch", tags=["memories"])
+async def get_memories(body: BatchBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
+    slug, found, missing = await run_in_threadpool(app.memories.get_many, who, body.ids,
+                                                   body.space)
+    return {"space": slug, "memories": [memory_json(m) for m in found], "missing": missing}
+
+
+@router.get("/v1/memories/{memory_id}/revisions", tags=["memories"])
+async def memory_revisions(memory_id: str, app: ContainerDep, who: PrincipalDep,
+                           space: str | None = None) -> dict[str, Any]:
+    slug, line = await run_in_threadpool(app.lifecycle.revisions, who, memory_id, space)
+    return revisions_json(slug, line)
+
+
+@router.get("/v1/changes", tags=["memories"])
+async def changes_since(app: ContainerDep, who: PrincipalDep, since: str | None = None,
+                        cursor: str | None = None, types: Annotated[list[str] | None, Query()] = None,
+                        limit: int | None = None, maxTokens: int | None = None,  # noqa: N803
+                        space: str | None = None) -> dict[str, Any]:
+    page = await run_in_threadpool(app.changes.since, who, since, cursor, types, limit,
+                                   maxTokens, space)
+    return changes_json(page)
+
+
+class RenameBody(BaseModel):
+    old: str
+    new: str
+    space: str | None = None
+
+
+@router.post("/v1/categories/rename", tags=["memories"])
+async def rename_category(body: RenameBody, app: ContainerDep,
+                          who: PrincipalDep) -> dict[str, Any]:
+    slug, renamed = await run_in_threadpool(app.memories.rename_category, who, body.space,
+                                            body.old, body.new)
+    return {"space": slug, "renamed": len(renamed),
+            "memories": [memory_json(m, lean=True) for m in renamed]}

@@ -5,8 +5,10 @@
     │   ├── TooLarge            an upload over the size limit (nothing was stored)
     │   ├── UnreadableDocument  a stored upload whose text cannot be extracted (the document fails)
     │   ├── MissingEvidence     a write without evidence to a space whose policy requires it
-    │   └── UnresolvableAnchor  a citation that does not resolve in a registered repository
+    │   ├── UnresolvableAnchor  a citation that does not resolve in a registered repository
+    │   └── ContainsSecret      the write holds a credential and the space refuses those
     ├── Unauthenticated  no key, a malformed key, an unknown or revoked key
+    ├── RateLimited      this key or OAuth client sent more than MEMSPACE_RATE_LIMIT a minute
     ├── NotFound         no such thing *visible to this caller* (spaces, memories, documents)
     ├── Forbidden        visible, but the grant does not allow this (a read key writing)
     ├── Conflict         the state moved under the caller (already superseded, slug taken)
@@ -64,6 +66,35 @@ class UnresolvableAnchor(InvalidInput):
     (or a path that would leave the repository)."""
 
     code = "unresolvable_anchor"
+
+
+class ContainsSecret(InvalidInput):
+    """The write holds credentials and the space's policy is `refuse`: nothing was written.
+    `findings` says which kind and where (never the value); `without` is the same write with
+    each credential replaced by `[redacted:<kind>]`, field by field."""
+
+    code = "contains_secret"
+
+    def __init__(self, findings: list[tuple[str, str, str]], without: dict[str, str]) -> None:
+        listed = "; ".join(f"{kind} in {field} at {where}" for field, kind, where in findings)
+        super().__init__(
+            f"this write holds what looks like a credential ({listed}), and this space refuses "
+            "secrets: nothing was written. Send it again without the credential (see `example`: "
+            "the same write with it replaced), or ask the operator for `memspace space set "
+            "SPACE --secrets redact`")
+        self.findings = findings
+        self.without = without
+
+
+class RateLimited(MemspaceError):
+    """Over MEMSPACE_RATE_LIMIT requests a minute for this key or OAuth client."""
+
+    code = "rate_limited"
+
+    def __init__(self, retry_after_s: int) -> None:
+        super().__init__(f"too many requests for this key: at most MEMSPACE_RATE_LIMIT a minute; "
+                         f"retry after {retry_after_s} s")
+        self.retry_after_s = retry_after_s
 
 
 class Unauthenticated(MemspaceError):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from memspace.domain.lifecycle import MemoryType
 from memspace.domain.models import RelationType, Usage
 
 
@@ -27,10 +28,10 @@ class ExtractedRelation:
     reason: str
 
 
-# The kinds of memory a fact can be (the model picks one; anything else is a note).
-FACT_TYPES = ("decision", "constraint", "architecture", "fact", "incident", "failed_approach",
-              "procedure", "status", "task", "preference", "reference", "note")
-DEFAULT_FACT_TYPE = "note"
+# The kinds of memory a fact can be, as the extraction schema offers them to the model
+# (anything else is a note).
+FACT_TYPES = tuple(t.value for t in MemoryType)
+DEFAULT_FACT_TYPE = MemoryType.NOTE.value
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class ExtractedFact:
     text: str
     category: str
     relations: tuple[ExtractedRelation, ...] = ()
+    # One of domain.lifecycle.MemoryType's values when the model says what kind of note the
+    # fact is; None (or an unknown value) leaves it a note unless the caller gave a type.
     type: str | None = None
 
 
@@ -86,3 +89,8 @@ class FactExtractor(Protocol):
             ExtractionFailed: the model errored, timed out or answered nonsense after the
                 bounded retries; carries the calls and tokens spent so far.
         """
+
+
+def model_name(extractor: object) -> str:
+    """The extraction model's name for a fact's provenance (its `model`, if it says)."""
+    return str(getattr(extractor, "model", None) or "the configured model")

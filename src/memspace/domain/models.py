@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from memspace.domain.evidence import Citation
 
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType
+
 
 class Access(enum.StrEnum):
     """What a grant lets a key do in one space."""
@@ -46,6 +48,9 @@ class Space:
     description: str
     created_at: datetime
     last_active_at: datetime
+    # What agents working in the space are told first (get_context's header):
+    # `memspace space set S --instructions FILE`.
+    instructions: str = ""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,23 @@ class ApiKey:
     # The spaces `grants` names, as read with the key (never written; not part of equality): a
     # call that names its space then resolves it without another read of the store.
     spaces: tuple[Space, ...] = field(default=(), compare=False)
+
+
+class ProvenanceKind(enum.StrEnum):
+    """Where a memory came from (issue 38): an agent's key or OAuth client, a person (the CLI
+    or a view), a document's chunk, a model's extraction from a note, or an import."""
+
+    AGENT = "agent"
+    HUMAN = "human"
+    DOCUMENT = "document"
+    MODEL = "model"
+    IMPORT = "import"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    kind: ProvenanceKind
+    source: str  # who or what: "key ci-bot", "document 3f2… chunk 4 (page 2)", "note 9a1… by M"
 
 
 @dataclass(frozen=True)
@@ -101,6 +123,33 @@ class Memory:
     evidence: tuple[Citation, ...] = ()
     verification: str | None = None
     verified_at: datetime | None = None
+    # Where it came from (None: written before provenance was recorded; see provenance_of).
+    provenance: Provenance | None = None
+    # Why its text reads like instructions aimed at an agent (services/instructions.py), or
+    # None; flagged memories are shown with a warning, or quarantined by the space's policy.
+    suspicious: str | None = None
+    # What kind of note it is and where it stands (domain/lifecycle.py); `importance` 1-5 and
+    # `canonical` weigh it in get_context. A superseded memory's replacement is invalidated_by.
+    type: MemoryType = MemoryType.NOTE
+    status: MemoryStatus = MemoryStatus.CURRENT
+    importance: int = DEFAULT_IMPORTANCE
+    canonical: bool = False
+
+    @property
+    def superseded_by(self) -> str | None:
+        return self.invalidated_by if self.status is MemoryStatus.SUPERSEDED else None
+
+
+def provenance_of(memory: Memory) -> Provenance:
+    """The recorded provenance, or for a memory stored before it was recorded one inferred from
+    what the memory does record: its document, else whether the CLI or a key wrote it."""
+    if memory.provenance is not None:
+        return memory.provenance
+    if memory.document_id:
+        return Provenance(ProvenanceKind.DOCUMENT, f"document {memory.document_id} (inferred)")
+    if memory.created_by.startswith("cli:"):
+        return Provenance(ProvenanceKind.HUMAN, f"{memory.created_by} (inferred)")
+    return Provenance(ProvenanceKind.AGENT, f"key {memory.created_by} (inferred)")
 
 
 @dataclass(frozen=True)
@@ -211,6 +260,10 @@ class MemoryFilter:
     space_id: str
     category: str | None = None
     include_inactive: bool = False
+    # Only these types / statuses (empty: any). A status filter reads inactive memories too,
+    # so `statuses=(superseded,)` lists what corrections replaced.
+    types: tuple[MemoryType, ...] = ()
+    statuses: tuple[MemoryStatus, ...] = ()
 
 
 @dataclass(frozen=True)

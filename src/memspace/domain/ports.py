@@ -9,6 +9,7 @@ from typing import Protocol
 
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.evidence import Citation
+from memspace.domain.lifecycle import MemoryStatus, Revision
 from memspace.domain.models import (
     ApiKey,
     ChunkSource,
@@ -188,8 +189,10 @@ class SearchStore(Protocol):
         (the memories of both lists are read together), each memory of either list also scored
         by the other."""
 
-    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
-        """Typo-tolerant match of every word (see domain.text.max_edits), best first."""
+    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int,
+                       exact: bool = False) -> list[ScoredMemory]:
+        """Match of every word, typo-tolerant (see domain.text.max_edits) unless `exact`,
+        best first."""
 
     def nearest_active(self, space_id: str, embedding: Vector, limit: int,
                        min_score: float) -> list[ScoredMemory]:
@@ -347,6 +350,33 @@ class EvidenceStore(Protocol):
     def memories_in_state(self, space_id: str, state: str, limit: int,
                           after: PageAfter | None = None) -> list[Memory]:
         """Active memories in that verification state, newest first."""
+
+
+class LifecycleStore(Protocol):
+    """A memory's status set by hand, with who set it, when and why (domain/lifecycle.py).
+    A role object per store (stores/*/lifecycle.py) over the graph's connection."""
+
+    def mark(self, space_id: str, memory_id: str, status: MemoryStatus, reason: str, by: str,
+             at: datetime, expected_version: int | None = None) -> Memory:
+        """Set an active memory's status, bump its version, put it in the change feed and
+        record the change, in one transaction under the space's write lock.
+
+        Raises:
+            NotFound: no such memory in the space.
+            Conflict: it is no longer active (superseded or forgotten).
+            StaleVersion: `expected_version` is given and is not its version.
+        """
+
+    def marks_of(self, space_id: str, memory_ids: list[str]) -> list[Revision]:
+        """The status changes of these memories, oldest first."""
+
+
+class SpaceTextStore(Protocol):
+    """A space's description and its instructions for agents (get_context's header)."""
+
+    def set_space_text(self, space_id: str, description: str | None,
+                       instructions: str | None) -> Space:
+        """Set what is given (None keeps it). Raises NotFound."""
 
 
 class DirectoryStore(SpaceStore, KeyStore, Protocol):

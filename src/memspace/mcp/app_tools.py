@@ -8,6 +8,7 @@ clicks from an agent's calls in its audit log.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 from mcp.server.apps import Apps, Visibility
@@ -101,7 +102,7 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
                description="Save a memory typed by the user in the guided save form.")
     def save_memory_ui(ctx: Context, content: ContentArg, category: CategoryArg = None,
                        space: SpaceArg = None) -> CallToolResult:
-        who = principal_of(ctx)
+        who = replace(principal_of(ctx), via="view")  # typed by a person: provenance human
         request = AddRequest(content, space, category)
         added = call(lambda: app.memories.submit(who, request))
         return result(add_text(added), add_json(added))
@@ -122,7 +123,7 @@ def _register_save_tools(apps: Apps, app: Container, uri: str) -> None:
     def correct_memory_ui(ctx: Context, memoryId: MemoryIdArg, content: ContentArg,  # noqa: N803
                           category: CategoryArg = None, reason: ReasonArg = None,
                           space: SpaceArg = None) -> CallToolResult:
-        who = principal_of(ctx)
+        who = replace(principal_of(ctx), via="view")  # typed by a person: provenance human
         added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason))
         return result(add_text(added), add_json(added))
 

@@ -12,13 +12,13 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import ValidationError
 
-from memspace.domain.errors import MemspaceError, StaleVersion
+from memspace.domain.errors import ContainsSecret, MemspaceError, RateLimited, StaleVersion
 
 log = logging.getLogger(__name__)
 
 CODES = ("invalid_input", "not_found", "forbidden", "unauthenticated", "conflict",
          "stale_version", "too_large", "duplicate", "unavailable", "missing_evidence",
-         "unresolvable_anchor")
+         "unresolvable_anchor", "contains_secret", "rate_limited")
 # Domain codes finer than the closed set, folded into the code a caller acts on the same way.
 FOLDED = {"unreadable_document": "invalid_input", "extraction_failed": "unavailable"}
 # Placeholder values for a corrected example call, by JSON-schema type.
@@ -31,6 +31,13 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                        "content": "Deploys to production need one approval",
                        "reason": "policy changed"},
     "get_context": {"query": "the task you are starting", "detail": "balanced"},
+    "mark_memory": {"memoryId": "<id from search_memory>", "status": "disputed",
+                    "reason": "the load test of 2 June contradicts it", "expectedVersion": 1},
+    "patch_memory": {"memoryId": "<id from search_memory>", "expectedVersion": 1,
+                     "replace": {"old": "two approvals", "new": "one approval"}},
+    "get_changes_since": {"since": "2026-05-01T09:00:00Z", "limit": 20},
+    "rename_category": {"old": "infra", "new": "infrastructure"},
+    "getMemories": {"ids": ["<id from search_memory>", "<another id>"]},
     "save_handoff": {"summary": "Where the work stands", "nextSteps": ["what comes next"],
                      "openQuestions": ["what is undecided"]},
 }
@@ -73,6 +80,11 @@ def coded(exc: MemspaceError) -> CodedToolError:
     if isinstance(exc, StaleVersion):  # what to reload, as data
         extra = {"memoryId": exc.memory_id, "yourVersion": exc.have,
                  "currentVersion": exc.current, "currentId": exc.head_id}
+    elif isinstance(exc, ContainsSecret):  # which kind and where, never the value
+        extra = {"findings": [{"field": f, "kind": k, "where": w} for f, k, w in exc.findings],
+                 "without": exc.without}
+    elif isinstance(exc, RateLimited):
+        extra = {"retryAfter": exc.retry_after_s}
     return CodedToolError(code_of(exc), exc.message, extra)
 
 
@@ -111,6 +123,8 @@ def classify(exc: ToolError, tool: str, schema: dict[str, Any] | None) -> dict[s
                 refused["example"] = CODE_EXAMPLES[link.code]
             elif link.code == "invalid_input" and tool in EXAMPLES:
                 refused["example"] = example_call(schema, tool)
+            if link.code == "contains_secret":  # the call again, each credential replaced
+                refused["example"] = {"name": tool, "arguments": refused.pop("without")}
             return refused
         if isinstance(link, ValidationError):
             problems = "; ".join(

@@ -1,21 +1,30 @@
 """How a tool learns who is calling: the HTTP auth middleware leaves the Principal in the
-request's ASGI state; tools read it from there."""
+request's ASGI state; tools read it from there. A process that serves one caller over stdio
+(`memspace stdio`, mcp/stdio.py) has no request: it names its caller in `process_caller`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memspace.api.auth import PRINCIPAL_STATE_KEY, current_principal
-from memspace.domain.errors import MemspaceError
-from memspace.mcp.errors import coded
+from memspace.api.rate_limit import RATE_LIMITED_STATE_KEY
+from memspace.domain.errors import MemspaceError, RateLimited
+from memspace.mcp.errors import code_of, coded
 from memspace.services.access import Principal
 
 T = TypeVar("T")
+
+# The caller of a stdio process: asked on every request (a key is checked again each time, so
+# revoking it takes effect on the next call). None on the HTTP server.
+process_caller: ContextVar[Callable[[], Principal] | None] = ContextVar(
+    "memspace_process_caller", default=None
+)
 
 
 def principal_of(ctx: Context | None) -> Principal:
@@ -24,6 +33,15 @@ def principal_of(ctx: Context | None) -> Principal:
         request: Any = ctx.request_context.request
         scope = getattr(request, "scope", None) or {}
         principal = scope.get("state", {}).get(PRINCIPAL_STATE_KEY, principal)
+        wait = scope.get("state", {}).get(RATE_LIMITED_STATE_KEY)
+        if wait:  # over MEMSPACE_RATE_LIMIT (api/rate_limit.py): the closed-set code, no work
+            raise coded(RateLimited(int(wait)))
+    caller = process_caller.get()
+    if not isinstance(principal, Principal) and caller is not None:
+        try:
+            principal = caller()
+        except MemspaceError as exc:
+            raise ToolError(f"{code_of(exc)}: {exc.message}") from exc
     if not isinstance(principal, Principal):
         raise ToolError(
             "unauthenticated: connect with an `Authorization: Bearer msk_...` header "

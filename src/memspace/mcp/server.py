@@ -9,6 +9,7 @@ from memspace.bootstrap import Container
 from memspace.mcp.apps import build_apps
 from memspace.mcp.code_tools import register_code_tools
 from memspace.mcp.errors import CodedErrorsServer
+from memspace.mcp.lifecycle_tools import register_lifecycle_tools
 from memspace.mcp.metered import time_tool_calls
 from memspace.mcp.resources import register_resources
 from memspace.mcp.tools import register_tools
@@ -21,7 +22,10 @@ memories in one call); search it (search_memory) before you answer a question ab
 project, and save durable facts you learn (add_memory): decisions, conventions, preferences,
 findings. One self-contained fact per memory. When a fact is wrong or outdated, correct it
 (correct_memory, with the expectedVersion you read) rather than adding a contradicting one.
-Before you stop, leave a handoff (save_handoff) for the next agent or session. listSpaces
+Coming back after others worked? get_changes_since lists what changed, page by page. Give
+decisions, constraints and architecture a `type` when you save them: a save that contradicts one
+answers `conflict` with the calls that resolve it. Before you stop, leave a handoff
+(save_handoff) for the next agent or session. listSpaces
 shows which spaces your key can use; tools act on your active space unless you pass `space`."""
 
 
@@ -37,6 +41,7 @@ def build_mcp_server(app: Container) -> MCPServer:
     register_tools(server, app)
     register_workflow_tools(server, app)
     register_code_tools(server, app)
+    register_lifecycle_tools(server, app)
     register_resources(server, app)
     if app.metrics is not None:
         time_tool_calls(server, app.metrics)

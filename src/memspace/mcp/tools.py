@@ -15,18 +15,14 @@ from memspace.mcp.evidence_args import DryRunArg, EvidenceArg, list_in_state, se
 from memspace.mcp.identity import call, principal_of
 from memspace.present.json import (
     add_json,
-    document_page_json,
     identity_json,
     memory_detail_json,
     search_json,
     spaces_json,
 )
-from memspace.present.records import change_kind, document_json, memory_json
+from memspace.present.records import change_kind, memory_json
 from memspace.present.text import (
     add_text,
-    document_line,
-    document_text,
-    documents_text,
     identity_text,
     list_text,
     memory_text,
@@ -48,10 +44,21 @@ LimitArg = Annotated[int, Field(ge=1, le=100, description="Page size (1-100).")]
 CursorArg = Annotated[
     str | None, Field(description="`nextCursor` from the previous page of the same call.")
 ]
+TYPES = ("decision, constraint, architecture, fact, incident, failed_approach, procedure, status, "
+         "task, preference, reference, note")
+TypeArg = Annotated[str | None, Field(description=f"What kind of note it is: one of {TYPES} (default note).")]
+TypesArg = Annotated[list[str] | None, Field(description=f"Only memories of these types ({TYPES}).")]
+StatusesArg = Annotated[list[str] | None, Field(description="Only memories in these statuses (current, superseded, historical, disputed, pending); superseded and historical ones are read too when named.")]
+IncludeBodyArg = Annotated[bool, Field(description="Whole contents; by default a long memory shows as an excerpt with `bodyChars` (getMemory or getMemories read it whole).")]
+ImportanceArg = Annotated[int | None, Field(ge=1, le=5, description="1 (minor) to 5 (must not be missed); default 3. Weighs it in get_context.")]
 
 
 def register_tools(server: MCPServer, app: Container) -> None:
-    """Add every model-facing tool to `server`, bound to the services of `app`."""
+    """Add every model-facing tool to `server`, bound to the services of `app` (the document
+    tools are mcp/document_tools.py's)."""
+    from memspace.mcp.document_tools import register_document_tools
+
+    register_document_tools(server, app)
 
     @server.tool(
         name="search_memory",
@@ -79,9 +86,18 @@ def register_tools(server: MCPServer, app: Container) -> None:
         includeProfile: Annotated[bool, Field(description="Add the space profile (recent memories, counts).")] = True,  # noqa: N803
         includeInactive: Annotated[bool, Field(description="Also return superseded or forgotten memories.")] = False,  # noqa: N803
         kind: Annotated[Literal["notes", "code", "all"], Field(description="notes (default): memories; code: chunks of the space's indexed repositories (repo, path, lines, symbol, excerpt; get_chunk reads one whole); all: notes first, then code.")] = "notes",
+        provenance: Annotated[list[str] | None, Field(description=(
+            "Only memories from these sources: human (people, via the CLI or a view), agent, "
+            "document, model (extracted by the model), import. E.g. [\"human\"] for facts "
+            "people wrote."))] = None,
+        types: TypesArg = None,
+        statuses: StatusesArg = None,
+        includeBody: IncludeBodyArg = False,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
-        request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive)
+        request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive,
+                                provenance=tuple(provenance or ()), types=tuple(types or ()),
+                                statuses=tuple(statuses or ()), include_body=includeBody)
         if kind != "notes":
             return search_with_code(app, who, request, kind)
         found = call(lambda: app.search.search(who, request))
@@ -120,6 +136,11 @@ def register_tools(server: MCPServer, app: Container) -> None:
         wait: Annotated[bool, Field(description="With a model: true waits for the facts (one model call); false (default) saves now and extracts in the background.")] = False,
         evidence: EvidenceArg = None,
         dryRun: DryRunArg = False,  # noqa: N803
+        type: TypeArg = None,
+        importance: ImportanceArg = None,
+        canonical: Annotated[bool, Field(description="The team's agreed answer on its subject: ranked first in get_context.")] = False,
+        supersedes: Annotated[list[str] | None, Field(description="Ids this memory replaces (each gets an UPDATES from it and becomes superseded). Resolves a `conflict` answer when the new claim replaces the old.")] = None,
+        force: Annotated[bool, Field(description="Store it even though it contradicts a decision/constraint/architecture memory (both hold). Resolves a `conflict` answer.")] = False,
     ) -> CallToolResult:
         who = principal_of(ctx)
         if action == "forget":
@@ -128,7 +149,9 @@ def register_tools(server: MCPServer, app: Container) -> None:
             data = {"status": "forgotten", "memory": memory_json(gone)}
             return result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
         request = AddRequest(content, space, category, speaker, observedAt, idempotencyKey,
-                             evidence=tuple(evidence) if evidence is not None else None)
+                             evidence=tuple(evidence) if evidence is not None else None,
+                             memory_type=type, importance=importance, canonical=canonical,
+                             supersedes=tuple(supersedes or ()), force=force)
         added = call(lambda: app.memories.submit(who, request, wait=wait, dry_run=dryRun))
         return result(add_text(added), add_json(added))
 
@@ -200,78 +223,27 @@ def register_tools(server: MCPServer, app: Container) -> None:
         cursor: CursorArg = None,
         since: Annotated[str | None, Field(description="ISO time or a change cursor: list changes since then, oldest first.")] = None,
         verification: Annotated[Literal["verified", "moved", "broken", "not_anchored", "unverified"] | None, Field(description="Only active memories whose evidence is in this state (e.g. broken: notes whose cited code is gone).")] = None,
+        types: TypesArg = None,
+        statuses: StatusesArg = None,
+        includeBody: IncludeBodyArg = False,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         if verification:
             return list_in_state(app, who, verification, space, limit, cursor)
+        lean = not includeBody
         if since:
             slug, feed = call(lambda: app.memories.changes(who, since, space, category, limit))
-            items = [{**memory_json(c.memory), "change": change_kind(c.memory)} for c in feed.items]
+            items = [{**memory_json(c.memory, lean=lean), "change": change_kind(c.memory)}
+                     for c in feed.items]
             data = {"space": slug, "changes": items, "nextCursor": feed.next_cursor}
-            text = list_text(f"Changes in '{slug}', oldest first", [c.memory for c in feed.items], None)
+            text = list_text(f"Changes in '{slug}', oldest first", [c.memory for c in feed.items], None,
+                             lean=lean)
             return result(f"{text}\nNext time pass since={feed.next_cursor}", data)
-        slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor))
-        items = [memory_json(m) for m in page.items]
+        slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor,
+                                                     types, statuses))
+        items = [memory_json(m, lean=lean) for m in page.items]
         data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}
-        return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor), data)
-
-    @server.tool(
-        name="listDocuments",
-        title="List documents",
-        annotations=READ_ONLY,
-        description="List the documents (uploaded files) of a space, newest first, paged.",
-    )
-    def list_documents(
-        ctx: Context, space: SpaceArg = None, limit: LimitArg = 20, cursor: CursorArg = None
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        slug, page = call(lambda: app.documents.list(who, space, limit, cursor))
-        items = [document_json(d) for d in page.items]
-        data = {"space": slug, "documents": items, "nextCursor": page.next_cursor}
-        return result(documents_text(slug, page.items, page.next_cursor), data)
-
-    @server.tool(
-        name="getDocument",
-        title="Get a document and its text",
-        annotations=READ_ONLY,
-        description=(
-            "One uploaded document of a space (by the id listDocuments gives): its status "
-            "(queued, processing, done, or failed with the reason), progress and fact count, and "
-            "its extracted text a page of chunks at a time, each with where it came from (page, "
-            "rows, heading). Pass back `nextOffset` as `offset` to read on. Use it to read a "
-            "source in full, or to see why a document failed."
-        ),
-    )
-    def get_document(
-        ctx: Context,
-        documentId: Annotated[str, Field(description="Document id.")],  # noqa: N803
-        space: SpaceArg = None,
-        offset: Annotated[int, Field(ge=0, description="First chunk to return (0 = the start).")] = 0,
-        limit: Annotated[int, Field(ge=1, le=50, description="How many chunks (1-50).")] = 10,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        page = call(lambda: app.documents.content(who, documentId, space, offset, limit))
-        return result(document_text(page), document_page_json(page))
-
-    @server.tool(
-        name="retryDocument",
-        title="Retry a failed document",
-        annotations=WRITES,
-        description=(
-            "Process a failed document again. It goes on from the first chunk not yet saved (a "
-            "file that could not be read is read again, under the server's current limits). "
-            "Call it when getDocument shows `failed` with a reason that may have passed (the "
-            "model or store was down, a limit was raised)."
-        ),
-    )
-    def retry_document(
-        ctx: Context,
-        documentId: Annotated[str, Field(description="Id of the failed document.")],  # noqa: N803
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        retried = call(lambda: app.ingestion.retry(who, documentId, space))
-        return result(document_line(retried), {"document": document_json(retried)})
+        return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor, lean=lean), data)
 
     @server.tool(
         name="listSpaces",

@@ -29,11 +29,13 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
         title="Get context (start here)",
         annotations=READ_ONLY,
         description=(
-            "START HERE before working on a task in this space: one call returns what the "
-            "space knows, packed to fit your context — the latest handoff from the previous "
-            "agent or session, open conflicts (two active versions of one fact), then the most "
-            "useful memories (ranked for `query` when you pass your task), then other spaces you "
-            "can read. `detail`: lean (~800 tokens, short excerpts), balanced (~2,000, default), "
+            "START HERE before working on a task in this space: one call returns the space's "
+            "current truth by section, packed to fit your context — its instructions for agents, "
+            "unresolved conflicts (disputed memories, two active versions of one fact), notes "
+            "whose code moved, the latest handoff, active constraints, decisions and "
+            "architecture, failed approaches, current status, relevant notes (ranked for `query` "
+            "when you pass your task), open tasks and recent changes, then other spaces you can "
+            "read. Superseded and historical memories are left out. `detail`: lean (~800 tokens, short excerpts), balanced (~2,000, default), "
             "deep (~6,000, whole memories); `maxTokens` overrides the budget. Ids in brackets "
             "work with getMemory; anything left out is listed by id at the end."
         ),

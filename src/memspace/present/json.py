@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from memspace.domain.lifecycle import Revision
 from memspace.domain.models import RelationType
 from memspace.present.records import (
+    EXCERPT_CHARS,
     counts_json,
     document_json,
+    excerpt,
     handoff_json,
     iso,
     memory_json,
@@ -21,12 +24,15 @@ from memspace.present.records import (
 # The result types only for type checking: the idempotency ledger (services/memory_writes.py)
 # imports this module at run time, to store an add's answer in its wire form.
 if TYPE_CHECKING:
+    from memspace.services.add_types import Clash
     from memspace.services.adding import AddResult
     from memspace.services.briefing import Briefing
+    from memspace.services.changes import ChangesPage
     from memspace.services.context import Profile
     from memspace.services.documents import DocumentPage
     from memspace.services.graph import GraphView
     from memspace.services.ingestion import Uploaded
+    from memspace.services.lifecycle import Marked, Version
     from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchHit, SearchResult
     from memspace.services.similar import Similar
@@ -42,22 +48,25 @@ def profile_json(profile: Profile) -> dict[str, Any]:
             for r in profile.open_conflicts
         ],
         "recentMemories": [
-            {"id": m.id, "content": m.content, "category": m.category, "createdAt": iso(m.created_at)}
+            {"id": m.id, "content": excerpt(m.content, EXCERPT_CHARS), "category": m.category,
+             "createdAt": iso(m.created_at)}
             for m in profile.recent
         ],
     }
 
 
-def hit_json(hit: SearchHit, titles: Mapping[str, str]) -> dict[str, Any]:
-    data = memory_json(hit.memory, titles)
+def hit_json(hit: SearchHit, titles: Mapping[str, str], lean: bool = False) -> dict[str, Any]:
+    data = memory_json(hit.memory, titles, lean)
     data["score"] = round(hit.score, 6)
     data["matchedBy"] = list(hit.matched_by)
-    data["relatedMemories"] = [neighbour_json(n, titles) for n in hit.related]
+    data["relatedMemories"] = [neighbour_json(n, titles, lean) for n in hit.related]
     return data
 
 
 def search_json(found: SearchResult) -> dict[str, Any]:
-    results = [hit_json(hit, found.titles) for hit in found.hits]
+    """search_memory's answer; long contents as excerpts with `bodyChars` unless the search
+    asked for whole bodies."""
+    results = [hit_json(hit, found.titles, not found.include_body) for hit in found.hits]
     data: dict[str, Any] = {
         "space": found.space,
         "searchMode": found.mode,
@@ -119,10 +128,11 @@ def document_page_json(page: DocumentPage) -> dict[str, Any]:
 
 
 def memory_detail_json(detail: MemoryDetail) -> dict[str, Any]:
-    """getMemory's answer; a note saved without waiting adds `status` and `statusReason`."""
+    """getMemory's answer; a note saved without waiting adds how its extraction stands:
+    `extraction` (pending, extracted or flat) and `extractionReason`."""
     memory = memory_json(detail.memory, detail.titles)
     if detail.note is not None:
-        memory |= {"status": detail.note.state.value, "statusReason": detail.note.reason}
+        memory |= {"extraction": detail.note.state.value, "extractionReason": detail.note.reason}
     return {
         "space": detail.space,
         "memory": memory,
@@ -163,13 +173,13 @@ def add_json(result: AddResult) -> dict[str, Any]:
         "status": result.status,
         "mode": result.mode,
         "space": result.space,
-        "memories": [memory_json(m) | ({"status": "pending"} if result.mode == "pending" else {})
-                     for m in result.memories],
+        "memories": [memory_json(m) for m in result.memories],
         "relations": [relation_json(r) for r in result.relations],
         "superseded": result.superseded,
         "warnings": result.warnings,
         "similar": [similar_json(s) for s in result.similar],
         "reviewSuggested": bool(result.similar),
+        **({"conflict": clash_json(result.clash)} if result.clash is not None else {}),
         "usage": {
             "llmCalls": result.usage.llm_calls,
             "promptTokens": result.usage.prompt_tokens,
@@ -197,5 +207,57 @@ def context_json(brief: Briefing) -> dict[str, Any]:
     meta = {"space": brief.space, "detail": brief.detail, "budget": brief.budget,
             "spent": brief.tokens, "selected": len(brief.included) + len(brief.shortened),
             "shortened": len(brief.shortened), "omitted": len(brief.omitted),
-            "omittedIds": brief.omitted, "handoffId": brief.handoff, "notes": brief.notes}
+            "omittedIds": brief.omitted,
+            "omittedEntries": [{"id": i, "section": brief.omitted_sections.get(i, "")}
+                               for i in brief.omitted],
+            "handoffId": brief.handoff, "notes": brief.notes}
     return {"context": brief.text, "meta": meta}
+
+
+def revision_json(revision: Revision) -> dict[str, Any]:
+    return {"memoryId": revision.memory_id, "version": revision.version, "kind": revision.kind,
+            "status": revision.status, "reason": revision.reason, "by": revision.by,
+            "at": iso(revision.at)}
+
+
+def marked_json(marked: Marked) -> dict[str, Any]:
+    """mark_memory's answer: the memory as it is now, the status it had, the history entry."""
+    return {"space": marked.space, "memory": memory_json(marked.memory),
+            "previousStatus": marked.previous.value, "revision": revision_json(marked.revision)}
+
+
+def clash_json(clash: Clash) -> dict[str, Any]:
+    """A conflict answer's detail: the memory contradicted and the two calls that resolve it."""
+    base: dict[str, Any] = {"content": clash.content, "type": clash.memory_type}
+    if clash.category:
+        base["category"] = clash.category
+    return {
+        "memory": memory_json(clash.memory),
+        "similarity": round(clash.similarity, 4),
+        "resolve": {
+            "replaces": {"tool": "add_memory",
+                         "arguments": {**base, "supersedes": [clash.memory.id]}},
+            "bothHold": {"tool": "add_memory", "arguments": {**base, "force": True}},
+        },
+    }
+
+
+def changes_json(page: ChangesPage) -> dict[str, Any]:
+    """get_changes_since's answer: each change with the memory as it is now (an excerpt and
+    its size), oldest first; `cursor` continues it."""
+    return {
+        "space": page.space,
+        "changes": [{"change": c.kind, **memory_json(c.memory, lean=True),
+                     "bodyChars": len(c.memory.content)} for c in page.changes],
+        "hasMore": page.has_more,
+        "cursor": page.cursor,
+        "types": [t.value for t in page.types],
+    }
+
+
+def revisions_json(space: str, line: list[Version]) -> dict[str, Any]:
+    """list_memory_revisions' answer: every version oldest first, as excerpts, with who, when
+    and why, and the status changes set on each."""
+    return {"space": space, "revisions": [
+        {**memory_json(v.memory, lean=True), "why": v.why,
+         "marks": [revision_json(r) for r in v.marks]} for v in line]}

@@ -7,24 +7,71 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from memspace.domain.models import ApiKey, Document, Handoff, Memory, Neighbour, Relation, Space, SpaceStats
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE
+from memspace.domain.models import (
+    ApiKey,
+    Document,
+    Handoff,
+    Memory,
+    Neighbour,
+    Relation,
+    Space,
+    SpaceStats,
+    provenance_of,
+)
 
 
 def iso(value: datetime | None) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if value else None
 
 
-def memory_json(memory: Memory, titles: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """`titles` maps document ids to titles, so a fact from a document says which one."""
+def provenance_json(memory: Memory) -> dict[str, str]:
+    """Where a memory came from (recorded, or inferred for one stored before issue 38)."""
+    found = provenance_of(memory)
+    return {"kind": found.kind.value, "source": found.source}
+
+
+# A lean read (search_memory, listMemories without includeBody) shows a longer memory as its
+# first EXCERPT_CHARS or so, cut at a word, with `bodyChars`: the length of the whole.
+EXCERPT_CHARS = 240
+
+
+def excerpt(text: str, limit: int | None) -> str:
+    """`text`, or its first `limit` characters cut back to a word and marked with an ellipsis."""
+    if limit is None or len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip(" ,;:") + " …"
+
+
+def memory_json(memory: Memory, titles: Mapping[str, str] | None = None,
+                lean: bool = False) -> dict[str, Any]:
+    """`titles` maps document ids to titles, so a fact from a document says which one. `lean`:
+    a long content shows as an excerpt, with `bodyChars` (getMemory / getMemories read it
+    whole)."""
+    shown = excerpt(memory.content, EXCERPT_CHARS if lean else None)
     data: dict[str, Any] = {
         "id": memory.id,
-        "content": memory.content,
+        "content": shown,
+        "type": memory.type.value,
         "category": memory.category,
+        "status": memory.status.value,
         "active": memory.active,
         "createdAt": iso(memory.created_at),
         "createdBy": memory.created_by,
         "version": memory.version,
+        "provenance": provenance_json(memory),
     }
+    if memory.suspicious:
+        data["suspicious"] = memory.suspicious
+    if memory.importance != DEFAULT_IMPORTANCE:
+        data["importance"] = memory.importance
+    if shown is not memory.content:
+        data["bodyChars"] = len(memory.content)
+    if memory.canonical:
+        data["canonical"] = True
+    if memory.superseded_by:
+        data["supersededBy"] = memory.superseded_by
     if memory.speaker:
         data["speaker"] = memory.speaker
     if memory.observed_at is not None:
@@ -56,8 +103,27 @@ def change_kind(memory: Memory) -> str:
     return "forgotten" if memory.forget_reason else "superseded"
 
 
-def neighbour_json(neighbour: Neighbour, titles: Mapping[str, str] | None = None) -> dict[str, Any]:
-    data = memory_json(neighbour.memory, titles)
+# A lean read shows a related memory as this much of its content, with what links it.
+RELATED_EXCERPT_CHARS = 120
+
+
+def neighbour_json(neighbour: Neighbour, titles: Mapping[str, str] | None = None,
+                   lean: bool = False) -> dict[str, Any]:
+    """A memory up to two links away. `lean`: only what tells it apart (id, a short excerpt,
+    type, status) and how it is linked; getMemory reads the rest."""
+    if lean:
+        memory = neighbour.memory
+        shown = excerpt(memory.content, RELATED_EXCERPT_CHARS)
+        data: dict[str, Any] = {"id": memory.id, "content": shown, "type": memory.type.value,
+                                "status": memory.status.value, "active": memory.active}
+        if shown is not memory.content:
+            data["bodyChars"] = len(memory.content)
+        if memory.superseded_by:
+            data["supersededBy"] = memory.superseded_by
+        if not memory.active and memory.invalidated_by:
+            data["invalidatedBy"] = memory.invalidated_by
+    else:
+        data = memory_json(neighbour.memory, titles)
     data["hops"] = neighbour.hops
     data["relation"] = neighbour.via.value
     # "out": the nearer memory points at this one (it updates/extends/derives from it).

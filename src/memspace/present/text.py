@@ -2,58 +2,87 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memspace.domain.models import Document, Handoff, Memory
+from memspace.domain.models import Document, Handoff, Memory, provenance_of
 from memspace.present.json import add_json
-from memspace.present.records import iso
+from memspace.present.quoting import NOTICE, quoted, visible, warning
+from memspace.present.records import EXCERPT_CHARS, RELATED_EXCERPT_CHARS, excerpt, iso
 
 if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.json at run time
     from memspace.services.adding import AddResult
+    from memspace.services.changes import ChangesPage
     from memspace.services.documents import DocumentPage
     from memspace.services.graph import GraphView
+    from memspace.services.lifecycle import Marked, Version
     from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchResult
     from memspace.services.spaces import Glance, Identity, SpaceListing
 
 
+def _state(active: bool, status: str, superseded_by: str | None) -> str:
+    """` [disputed]`, ` [superseded by id]`…: nothing for a current memory."""
+    if status == "current" and active:
+        return ""
+    if superseded_by:
+        return f" [superseded by {superseded_by}]"
+    return f" [{status}{'' if active else ', inactive'}]"
+
+
 def _line(memory: dict[str, Any]) -> str:
-    state = "" if memory.get("active", True) else " [inactive]"
+    state = _state(memory.get("active", True), memory.get("status", "current"),
+                   memory.get("supersededBy"))
     version = f" v{memory['version']}" if "version" in memory else ""
-    line = f"[{memory['id']}]{version} ({memory['category']}){state} {memory['content']}"
+    kind = f"{memory['type']}, " if memory.get("type", "note") != "note" else ""
+    line = f"[{memory['id']}]{version} ({kind}{memory['category']}){state}"
+    if memory.get("bodyChars"):
+        line += f" ({memory['bodyChars']:,} chars; getMemory reads it whole)"
     if memory.get("documentId"):
         where = ", ".join(x for x in (memory.get("documentTitle"), memory.get("origin")) if x)
         line += f" (from {where or 'document ' + memory['documentId']})"
     if memory.get("evidence"):
         line += f" [{memory.get('verification')}: {', '.join(memory['evidence'])}]"
-    return line
+    if memory.get("provenance"):
+        line += f" · {memory['provenance']['kind']}: {memory['provenance']['source']}"
+    return f"{line}\n{warning(memory.get('suspicious'))}{quoted(memory['content'])}"
 
 
-def memory_line(memory: Memory, titles: Mapping[str, str] | None = None) -> str:
-    """`[id] vN (category) content`, marked when inactive, with the document it came from."""
-    state = "" if memory.active else " [inactive]"
-    line = f"[{memory.id}] v{memory.version} ({memory.category}){state} {memory.content}"
+def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
+                lean: bool = False, chars: int = EXCERPT_CHARS) -> str:
+    """`[id] vN (type, category)`, its status when not current, the document it came from, its
+    citations and provenance; then its text as a quote (present/quoting.py): recalled text is
+    data. `lean`: the text cut to about `chars` characters."""
+    state = _state(memory.active, memory.status.value, memory.superseded_by)
+    kind = f"{memory.type.value}, " if memory.type.value != "note" else ""
+    shown = excerpt(memory.content, chars if lean else None)
+    line = f"[{memory.id}] v{memory.version} ({kind}{memory.category}){state}"
+    if shown is not memory.content:
+        line += f" ({len(memory.content):,} chars; getMemory reads it whole)"
     if memory.document_id:
         title = titles.get(memory.document_id) if titles else None
         where = ", ".join(x for x in (title, memory.origin) if x)
         line += f" (from {where or 'document ' + memory.document_id})"
     if memory.evidence:
         line += f" [{memory.verification}: {', '.join(c.text for c in memory.evidence)}]"
-    return line
+    found = provenance_of(memory)
+    line += f" · {found.kind}: {visible(found.source)}"
+    return f"{line}\n{warning(memory.suspicious)}{quoted(shown)}"
 
 
 def search_text(found: SearchResult) -> str:
     head = f"{len(found.hits)} result(s) in space '{found.space}' ({found.mode} search)"
     empty = (f". {found.message}." if found.message
              else ". Nothing matched; try other words or a keyword.")
-    lines = [head + (":" if found.hits else empty)]
+    lines = [head + (":" if found.hits else empty)] + ([NOTICE] if found.hits else [])
     for n, hit in enumerate(found.hits, start=1):
-        lines.append(f"{n}. {memory_line(hit.memory, found.titles)}")
+        lean = not found.include_body
+        lines.append(f"{n}. {memory_line(hit.memory, found.titles, lean)}")
         for rel in hit.related:
             arrow = "->" if rel.direction == "out" else "<-"
             lines.append(f"     {arrow} {rel.via.value} ({rel.hops} hop): "
-                         f"{memory_line(rel.memory, found.titles)}")
+                         f"{memory_line(rel.memory, found.titles, lean, RELATED_EXCERPT_CHARS)}")
     if found.profile is not None:
         stats = found.profile.stats
         lines.append(f"Space '{found.profile.space.slug}': {stats.active_memories} active memories, "
@@ -85,10 +114,21 @@ def _add_text(data: dict[str, Any]) -> str:
     if data["status"] == "duplicate":
         return (f"Already known in '{data['space']}' (exact repeat, nothing written): "
                 f"{_line(data['memories'][0])}")
+    if data["status"] == "conflict":
+        clash = data["conflict"]
+        fixes = clash["resolve"]
+        return "\n".join([
+            f"CONFLICT, nothing saved in '{data['space']}': it contradicts "
+            f"{_line(clash['memory'])} (similarity {clash['similarity']:.2f}).",
+            "If the new claim replaces it, call add_memory with "
+            f"{json.dumps(fixes['replaces']['arguments'])}",
+            f"If both hold, call add_memory with {json.dumps(fixes['bothHold']['arguments'])}"])
     if data["status"] == "dry_run":
         lines = [f"Dry run in '{data['space']}', nothing written. Would save:"]
     else:
-        lines = [f"Saved {len(data['memories'])} memory(ies) in '{data['space']}' ({data['mode']} mode):"]
+        verb = "Updated (restated as the next version)" if data["status"] == "updated" else "Saved"
+        lines = [f"{verb} {len(data['memories'])} memory(ies) in '{data['space']}' "
+                 f"({data['mode']} mode):"]
     lines += [f"- {_line(m)}" for m in data["memories"]]
     for rel in data["relations"]:
         lines.append(f"- {rel['from']} {rel['type']} {rel['to']}")
@@ -96,7 +136,7 @@ def _add_text(data: dict[str, Any]) -> str:
         lines.append("Superseded (now inactive): " + ", ".join(data["superseded"]))
     if data["mode"] == "pending":
         lines.append("Its facts are extracted in the background; getMemory shows when they replace "
-                     "it (status pending -> extracted, or flat with the reason).")
+                     "it (extraction pending -> extracted, or flat with the reason).")
     lines += [f"Warning: {w}" for w in data["warnings"]]
     if data.get("similar"):
         lines.append("Similar memories already in the space — if the new memory replaces one of "
@@ -115,9 +155,9 @@ def _page(head: str, rows: Sequence[str], next_cursor: str | None) -> str:
 
 
 def list_text(title: str, memories: Sequence[Memory], next_cursor: str | None,
-              titles: Mapping[str, str] | None = None) -> str:
-    return _page(f"{title}: {len(memories)} shown.", [memory_line(m, titles) for m in memories],
-                 next_cursor)
+              titles: Mapping[str, str] | None = None, lean: bool = False) -> str:
+    return _page(f"{title}: {len(memories)} shown.",
+                 [memory_line(m, titles, lean) for m in memories], next_cursor)
 
 
 def document_line(document: Document) -> str:
@@ -211,3 +251,31 @@ def handoff_text(handoff: Handoff) -> str:
 def graph_text(graph: GraphView) -> str:
     return (f"{len(graph.nodes)} memories and {len(graph.edges)} relations in '{graph.space}'"
             + (" (newest only)." if graph.truncated else "."))
+
+
+def marked_text(marked: Marked) -> str:
+    r = marked.revision
+    return (f"Marked {marked.previous.value} -> {r.status} by {r.by} at {iso(r.at)} "
+            f"({r.reason}) in '{marked.space}':\n{memory_line(marked.memory)}")
+
+
+def changes_text(page: ChangesPage) -> str:
+    lines = [f"{len(page.changes)} change(s) in '{page.space}', oldest first:"]
+    lines += [f"- {c.kind}: {memory_line(c.memory, lean=True)}" for c in page.changes]
+    if page.has_more:
+        lines.append(f"More: call again with cursor={page.cursor}")
+    else:
+        lines.append(f"That is all for now; later, call with cursor={page.cursor} for what "
+                     "changes next.")
+    return "\n".join(lines)
+
+
+def revisions_text(space: str, line: list[Version]) -> str:
+    lines = [f"{len(line)} version(s) in '{space}', oldest first:"]
+    for v in line:
+        m = v.memory
+        why = f" — {v.why}" if v.why else ""
+        lines.append(f"- v{m.version} [{m.id}] by {m.created_by} at {iso(m.created_at)}{why}: "
+                     f"{excerpt(m.content, EXCERPT_CHARS)}")
+        lines += [f"    marked {r.status} by {r.by} at {iso(r.at)}: {r.reason}" for r in v.marks]
+    return "\n".join(lines)

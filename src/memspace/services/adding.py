@@ -7,91 +7,62 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime
-from typing import Any, Literal
+from dataclasses import replace
 
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
-from memspace.domain.evidence import Citation
-from memspace.domain.extraction import Candidate
-from memspace.domain.models import ChunkSource, Memory, MemoryFilter, Relation, Space, Usage
+from memspace.domain.extraction import Candidate, model_name
+from memspace.domain.lifecycle import MemoryStatus, MemoryType
+from memspace.domain.models import Memory, MemoryFilter, Provenance, ProvenanceKind, Space, Usage
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services.access import Principal
-from memspace.services.conversation import context_of, preceding_turn
-from memspace.services.memory_rules import CANDIDATES, MemoryCore
+from memspace.services.add_types import AddMode, AddRequest, AddResult, AddStatus, Clash
+from memspace.services.conversation import context_of, preceding_turn, reads_with
+from memspace.services.memory_rules import CANDIDATES
 from memspace.services.reconcile import MAX_RETARGETS, drop_repeats, plan_extraction, retarget
-from memspace.services.similar import Similar, similar_beside, similar_on_save
+from memspace.services.similar import similar_beside, similar_on_save
+from memspace.services.versioning import VersionedAdds
+
+__all__ = ["AddMode", "AddPipeline", "AddRequest", "AddResult", "AddStatus", "Clash"]
 
 log = logging.getLogger(__name__)
 
 
 NO_USAGE = Usage()
-# dry_run: validated (evidence included) and answered, nothing written
-AddStatus = Literal["created", "duplicate", "replayed", "dry_run"]
-# pending: stored now as it was given, its facts extracted in the background
-AddMode = Literal["extracted", "flat", "pending"]
 
 
-@dataclass(frozen=True)
-class AddRequest:
-    """One add, as MCP, REST, the CLI and document ingestion ask for it (DESIGN §3).
-
-    `source` names the document chunk the content is: the memories written link to it, and the
-    write advances the document's progress in the same transaction. The service validates the
-    request and passes the checked copy down the pipeline."""
-
-    content: str | None
-    space: str | None = None
-    category: str | None = None
-    speaker: str | None = None
-    observed_at: datetime | None = None
-    idempotency_key: str | None = None
-    source: ChunkSource | None = None
-    # The citations as the caller wrote them (domain/evidence.py); `citations` are the same
-    # once checked and anchored by the service.
-    evidence: tuple[str, ...] | None = None
-    citations: tuple[Citation, ...] = ()
-
-
-@dataclass
-class AddResult:
-    """The result shape of DESIGN §3."""
-
-    status: AddStatus
-    mode: AddMode | None  # None only for a replay, whose stored answer says it
-    space: str
-    memories: list[Memory]
-    relations: list[Relation] = field(default_factory=list)
-    superseded: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    # The stored answer of an earlier call with the same idempotency key, as it went out (the
-    # ledger keeps the wire form, so a replay is the same bytes; present/json.py renders it).
-    replay: dict[str, Any] | None = None
-    similar: list[Similar] = field(default_factory=list)  # see services/similar.py
-
-
-class AddPipeline(MemoryCore):
+class AddPipeline(VersionedAdds):
     """The steps of one validated add, below the idempotency check (memory_writes.py)."""
 
     def _in_conversation(self, memory: Memory) -> Memory:
         """The memory to write: with the turn it continues, if any (services/conversation.py),
         and its content's vector."""
-        if memory.document_id is None and memory.speaker:
+        if memory.document_id is None:
             before = preceding_turn(self._store, memory.space_id, memory.created_by,
                                     memory.created_at, memory.observed_at)
             if before is not None:
-                memory = replace(memory, context=context_of(before), follows=before.id)
+                context = (context_of(before) if self._limits.turns.context
+                           and reads_with(memory, before) else None)
+                memory = replace(memory, context=context, follows=before.id)
         [vector] = self._embedder.embed([memory.content])
         return replace(memory, embedding=vector)
 
     def _memory_for(self, principal: Principal, space: Space, request: AddRequest, text: str,
-                    category: str | None) -> Memory:
-        """A new memory of this add: `text` is the content or one fact extracted from it."""
-        return self._new_memory(space.id, text, self._category(category), principal.actor,
-                                request.source, request.speaker, request.observed_at,
-                                request.citations)
+                    category: str | None, extracted: bool = False,
+                    kind: MemoryType | None = None) -> Memory:
+        """A new memory of this add: `text` is the content or one fact extracted from it
+        (`extracted`: its provenance is then the model, which read the add's text), `kind` the
+        type the model gave that fact (the caller's type wins)."""
+        provenance = self._provenance(principal, request.source)
+        if extracted:
+            provenance = Provenance(ProvenanceKind.MODEL, f"extracted by {model_name(self._extractor)}"
+                                    f" from a note by {provenance.kind} {provenance.source}")
+        memory = self._new_memory(space.id, text, self._category(category), principal.actor,
+                                  request.source, request.speaker, request.observed_at,
+                                  evidence=request.citations, provenance=provenance)
+        return replace(memory, type=self._type(request.memory_type) or kind or MemoryType.NOTE,
+                       importance=self._importance(request.importance),
+                       canonical=request.canonical)
 
     def _add(self, principal: Principal, space: Space, request: AddRequest,
              wait: bool = True) -> AddResult:
@@ -116,16 +87,27 @@ class AddPipeline(MemoryCore):
         if existing is not None:
             return AddResult("duplicate", "flat" if self._extractor is None else "extracted",
                              space.slug, [existing])
-        if self._extractor is None:
-            return self._add_flat(principal, space, request)
+        if self._extractor is None or request.supersedes:
+            return self._add_flat(principal, space, request, judged=request.source is None)
         if not wait and request.source is None and self._notes is not None:
             return self._add_pending(principal, space, request)
         return self._add_extracted(principal, space, request)
 
     def _add_flat(self, principal: Principal, space: Space, request: AddRequest,
-                  warnings: Sequence[str] = (), spent: Usage = NO_USAGE) -> AddResult:
-        memory = self._in_conversation(
-            self._memory_for(principal, space, request, request.content or "", request.category))
+                  warnings: Sequence[str] = (), spent: Usage = NO_USAGE,
+                  status: MemoryStatus = MemoryStatus.CURRENT, judged: bool = False) -> AddResult:
+        """One memory as given. `judged` (an agent's add without a model, or one that names
+        what it supersedes): a restatement or a contradiction of a close memory is versioned
+        or refused instead (versioning.py)."""
+        memory = self._in_conversation(replace(
+            self._memory_for(principal, space, request, request.content or "", request.category),
+            status=status))
+        if request.supersedes:
+            return self._add_superseding(space, request, memory)
+        if judged:
+            versioned = self._judged(space, request, memory)
+            if versioned is not None:
+                return versioned
         # Nothing relates a flat memory to the space, so the close ones are listed for the
         # caller to review (services/similar.py), looked up while the write commits: each takes
         # ~10 ms at 100,000 memories, one on this process's CPU, the other waiting on the store.
@@ -147,7 +129,7 @@ class AddPipeline(MemoryCore):
     def _add_pending(self, principal: Principal, space: Space, request: AddRequest) -> AddResult:
         """The note stored as it is (searchable now) and queued for background extraction."""
         assert self._notes is not None
-        result = self._add_flat(principal, space, request)
+        result = self._add_flat(principal, space, request, status=MemoryStatus.PENDING)
         if result.status == "created":
             self._notes.queue(result.memories[0], request.speaker, request.observed_at,
                               self._category(request.category) if request.category else None)
@@ -187,7 +169,7 @@ class AddPipeline(MemoryCore):
         plan = plan_extraction(
             extraction, candidates,
             lambda fact, cat: self._memory_for(principal, space, request, fact,
-                                               request.category or cat),
+                                               request.category or cat, extracted=True),
             self._embedder.embed,
             lambda digest: self._store.find_active_by_hash(space.id, digest),
             principal.actor,

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.models import Access, ApiKey, Space
-from memspace.domain.ports import Clock, DirectoryStore
+from memspace.domain.ports import Clock, DirectoryStore, SpaceTextStore
 from memspace.services.access import generate_key, hash_key
+from memspace.services.audit import AuditLog
 from memspace.services.clock import new_id
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
@@ -18,6 +19,9 @@ SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 class CreatedKey:
     key: ApiKey
     raw: str  # shown once, never stored
+
+
+MAX_INSTRUCTIONS_CHARS = 4_000
 
 
 def parse_grant(text: str) -> tuple[str, Access]:
@@ -30,10 +34,22 @@ def parse_grant(text: str) -> tuple[str, Access]:
     return slug, levels[level.lower()]
 
 
+# Who the audit log names for what the CLI (the local operator) does.
+OPERATOR = "operator (CLI)"
+
+
 class AdminService:
-    def __init__(self, store: DirectoryStore, clock: Clock) -> None:
+    def __init__(self, store: DirectoryStore, clock: Clock, audit: AuditLog | None = None,
+                 texts: SpaceTextStore | None = None) -> None:
+        self._texts = texts
         self._store = store
         self._clock = clock
+        self._audit = audit  # the operator's log of administrative actions (services/audit.py)
+
+    def _record(self, action: str, target: str, detail: str = "",
+                space_id: str | None = None) -> None:
+        if self._audit is not None:
+            self._audit.record(OPERATOR, action, space_id=space_id, target=target, detail=detail)
 
     def create_space(self, slug: str, name: str | None = None, description: str = "") -> Space:
         """Raises InvalidInput for a bad slug, Conflict when it is taken."""
@@ -46,7 +62,22 @@ class AdminService:
         now = self._clock.now()
         space = Space(new_id(), slug, name or slug, description, now, now)
         self._store.create_space(space)
+        self._record("space.create", slug, space_id=space.id)
         return space
+
+    def set_space(self, slug: str, description: str | None = None,
+                  instructions: str | None = None) -> Space:
+        """Change a space's description and/or its instructions for agents (get_context shows
+        both first)."""
+        if self._texts is None:
+            raise InvalidInput("this store cannot change a space's description or instructions")
+        if description is None and instructions is None:
+            raise InvalidInput("pass --description TEXT and/or --instructions FILE")
+        if instructions is not None and len(instructions) > MAX_INSTRUCTIONS_CHARS:
+            raise InvalidInput(f"instructions are {len(instructions):,} characters; keep them "
+                               f"under {MAX_INSTRUCTIONS_CHARS:,} (get_context shows them whole)")
+        return self._texts.set_space_text(self.space(slug).id, description,
+                                          instructions.strip() if instructions else instructions)
 
     def list_spaces(self) -> list[Space]:
         return self._store.list_spaces()
@@ -78,6 +109,8 @@ class AdminService:
             default_space_id=default_id, active_space_id=None, created_at=self._clock.now(),
         )
         self._store.create_key(key)
+        self._record("key.create", key.prefix, f"name {key.name}; grants " + ", ".join(
+            f"{slug}:{access.value}" for slug, access in grants.items()))
         return CreatedKey(key, raw)
 
     def list_keys(self) -> list[ApiKey]:
@@ -91,4 +124,5 @@ class AdminService:
         self._store.revoke_key(matches[0].id, self._clock.now())
         revoked = self._store.get_key(matches[0].id)
         assert revoked is not None
+        self._record("key.revoke", revoked.prefix, f"name {revoked.name}")
         return revoked

@@ -1,26 +1,28 @@
-"""What a key's spaces know, ranked and packed into a token budget: one implementation behind
-the `get_context` tool, the `context` prompt and `memspace context`."""
+"""What a key's spaces know, by section and packed into a token budget: one implementation
+behind the `get_context` tool, the `context` prompt and `memspace context`. The sections, their
+order and the score within one are services/briefing_sections.py's."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.errors import InvalidInput, Unavailable
-from memspace.domain.models import Handoff, Memory, MemoryFilter, Space
+from memspace.domain.lifecycle import MemoryStatus
+from memspace.domain.models import Memory, MemoryFilter, Space
 from memspace.domain.ports import (
     Clock,
     Embedder,
-    EvidenceStore,
     HandoffStore,
+    LifecycleStore,
     MemoryReadStore,
     RelationStore,
     SearchStore,
     SpaceStore,
 )
+from memspace.present.quoting import NOTICE
+from memspace.services import briefing_sections as sec
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.ranking import blend
 
@@ -29,14 +31,10 @@ MAX_TOKENS = 50_000
 OTHER_SPACES = 3
 PER_OTHER_SPACE = 5
 CANDIDATES = 100
-# Recency decays slowly: a memory loses half its recency weight per year, so a two-year-old
-# decision still weighs a quarter of today's note — decisions outlive chatter.
-HALF_LIFE_DAYS = 365.0
-# Links saturate: ten linked memories count as fully "central".
-LINKS_SATURATE = 10
-POINTER_WORDS = 8
+PER_SECTION = 40  # memories read per typed section
 SEAM_MARGIN = 8
 OPEN_CONFLICTS = 5
+RECENT_CHANGES = 5
 
 
 @dataclass(frozen=True)
@@ -61,55 +59,13 @@ class Briefing:
     included: list[str] = field(default_factory=list)
     shortened: list[str] = field(default_factory=list)
     omitted: list[str] = field(default_factory=list)
+    omitted_sections: dict[str, str] = field(default_factory=dict)  # id -> section key
     tokens: int = 0
     budget: int = 0
     detail: str = "balanced"
     space: str = ""
     handoff: str | None = None  # id of the handoff shown, if any
     notes: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class _Entry:
-    id: str
-    full: str
-    pointer: str
-    header: str | None  # the section header this entry opens, when it is the first placed
-
-
-def _words(text: str, limit: int | None) -> str:
-    words = text.split()
-    if limit is None or len(words) <= limit:
-        return " ".join(words)
-    return " ".join(words[:limit]) + " …"
-
-
-def _memory_entry(memory: Memory, header: str | None, excerpt: int | None) -> _Entry:
-    day = memory.created_at.date().isoformat()
-    full = f"- [{memory.id}] ({memory.category}, {day}) {_words(memory.content, excerpt)}\n"
-    pointer = f"- [{memory.id}] ({memory.category}) {_words(memory.content, POINTER_WORDS)}\n"
-    return _Entry(memory.id, full, pointer, header)
-
-
-def _handoff_entry(h: Handoff) -> _Entry:
-    when = h.created_at.strftime("%Y-%m-%d %H:%M UTC")
-    lines = [f"- [{h.id}] {h.agent} on '{h.topic}', {when}: {h.summary}"]
-    for title, items in (("Done", h.done), ("Next", h.next_steps),
-                         ("Open questions", h.open_questions), ("Links", h.links)):
-        if items:
-            lines.append(f"  {title}: " + "; ".join(items))
-    pointer = f"- [{h.id}] {h.agent} on '{h.topic}', {when}: {_words(h.summary, POINTER_WORDS)}\n"
-    return _Entry(h.id, "\n".join(lines) + "\n", pointer,
-                  "## Latest handoff (latest_handoff shows it whole)\n")
-
-
-def _conflict_entry(new: Memory, old: Memory, first: bool) -> _Entry:
-    full = (f"- [{new.id}] {_words(new.content, 30)}\n"
-            f"  still active beside [{old.id}] {_words(old.content, 30)}\n")
-    pointer = f"- [{new.id}] updates [{old.id}], both active\n"
-    header = ("## Open conflicts: both sides are active — correct one (correct_memory) or "
-              "forget the other\n") if first else None
-    return _Entry(f"{new.id}>{old.id}", full, pointer, header)
 
 
 class BriefingPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, HandoffStore, Protocol):
@@ -119,21 +75,27 @@ class BriefingPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, Han
 class BriefingService:
     def __init__(self, store: BriefingPorts, embedder: Embedder, access: AccessService,
                  clock: Clock, count_tokens: Callable[[str], int],
-                 evidence: EvidenceStore | None = None) -> None:
-        self._evidence = evidence  # moved and broken notes are listed after open conflicts
+                 quarantines: Callable[[str], bool] | None = None,
+                 marks: LifecycleStore | None = None,
+                 broken: sec.BrokenNotes | None = None) -> None:
+        """`broken`: the notes whose cited code moved or broke, per space (a code check);
+        without it that section is empty. `quarantines`: whether a space keeps suspicious
+        memories out of context (services/guard.py)."""
+        self._quarantines = quarantines or (lambda _space_id: False)
         self._store = store
         self._embedder = embedder
         self._access = access
         self._clock = clock
         self._count = count_tokens
+        self._marks = marks
+        self._broken = broken
 
     def brief(self, principal: Principal, query: str | None = None,
               max_tokens: int | None = None, detail: str = "balanced",
               space: str | None = None) -> Briefing:
-        """The space's latest handoff, open conflicts and best memories, then up to three other
-        recently active readable spaces; entries that do not fit are shortened to a pointer,
-        then omitted. `detail` sets the budget and excerpt length; `max_tokens` overrides the
-        budget."""
+        """The space's sections in their fixed order, then up to three other recently active
+        readable spaces; entries that do not fit are shortened to a pointer, then omitted.
+        `detail` sets the budget and excerpt length; `max_tokens` overrides the budget."""
         if detail not in DETAILS:
             raise InvalidInput(f"detail must be one of {', '.join(DETAILS)}")
         level = DETAILS[detail]
@@ -146,20 +108,18 @@ class BriefingService:
             key=lambda v: v.space.last_active_at, reverse=True)[:OTHER_SPACES]
         q = (query or "").strip() or None
         notes: list[str] = []
-        entries: list[_Entry] = []
+        entries = self._conflicts(target.space) + self._broken_notes(target.space)
         handoff = self._store.latest_handoff(target.space.id)
         if handoff is not None:
-            entries.append(_handoff_entry(handoff))
-        entries += self._conflicts(target.space)
-        entries += self._flagged(target.space)
-        entries += [_memory_entry(m, "## What this space knows, most useful first\n" if i == 0
-                                  else None, level.excerpt_words)
-                    for i, m in enumerate(self._ranked(target.space, q, notes))]
+            entries.append(sec.handoff_entry(handoff))
+        entries += self._memories(target.space, q, notes, level.excerpt_words)
         for other in others:
-            ranked = self._ranked(other.space, q, notes)[:PER_OTHER_SPACE]
+            found = self._relevance(other.space, q, notes)
+            ranked = self._relevant(other.space, q, found, set())[:PER_OTHER_SPACE]
             title = (f"## Also readable: {other.space.slug} ({other.access.value})"
-                     + (f" — {other.space.description}" if other.space.description else "") + "\n")
-            entries += [_memory_entry(m, title if i == 0 else None, level.excerpt_words)
+                     + (f" — {other.space.description}" if other.space.description else ""))
+            entries += [sec.memory_entry(m, sec.Section(f"space:{other.space.slug}", title),
+                                         i == 0, level.excerpt_words)
                         for i, m in enumerate(ranked)]
         out = self._pack(self._header(target, q, notes[:1]), entries, budget)
         out.budget, out.detail, out.space = budget, detail, target.space.slug
@@ -167,34 +127,125 @@ class BriefingService:
         out.notes = notes[:1]
         return out
 
-    def _conflicts(self, space: Space) -> list[_Entry]:
-        entries: list[_Entry] = []
+    # -- sections ---------------------------------------------------------------------------
+
+    def _conflicts(self, space: Space) -> list[sec.Entry]:
+        """Disputed memories (with the reason they were marked), then supersessions that never
+        finished (an UPDATES whose two ends are both active)."""
+        disputed = self._store.list_memories(
+            MemoryFilter(space.id, statuses=(MemoryStatus.DISPUTED,)), OPEN_CONFLICTS)
+        reasons: dict[str, str] = {}
+        if self._marks is not None and disputed:
+            for mark in self._marks.marks_of(space.id, [m.id for m in disputed]):
+                reasons[mark.memory_id] = mark.reason  # the latest mark wins
+        entries = [sec.disputed_entry(m, reasons.get(m.id), i == 0)
+                   for i, m in enumerate(disputed)]
         for relation in self._store.open_conflicts(space.id, OPEN_CONFLICTS):
             new = self._store.get_memory(space.id, relation.source_id)
             old = self._store.get_memory(space.id, relation.target_id)
             if new is not None and old is not None:
-                entries.append(_conflict_entry(new, old, not entries))
+                entries.append(sec.unfinished_entry(new, old, not entries))
         return entries
 
-    def _flagged(self, space: Space) -> list[_Entry]:
-        """Notes whose cited code moved or is gone (services/verification.py), newest first."""
-        if self._evidence is None:
-            return []
-        found = [m for state in ("broken", "moved")
-                 for m in self._evidence.memories_in_state(space.id, state, OPEN_CONFLICTS)]
-        header = ("## Moved or broken notes: their cited code changed — check it, then "
-                  "correct_memory with fresh evidence or forget\n")
-        return [_Entry(f"{m.id}!", f"- [{m.id}] ({m.verification}: "
-                       f"{', '.join(c.text for c in m.evidence)}) {_words(m.content, 30)}\n",
-                       f"- [{m.id}] {m.verification}\n", header if i == 0 else None)
-                for i, m in enumerate(found)]
+    def _broken_notes(self, space: Space) -> list[sec.Entry]:
+        found = list(self._broken(space.id)) if self._broken is not None else []
+        return [sec.broken_entry(n, i == 0) for i, n in enumerate(found)]
+
+    def _memories(self, space: Space, query: str | None, notes: list[str],
+                  excerpt: int | None) -> list[sec.Entry]:
+        """The typed sections, the relevant notes, open tasks and recent changes."""
+        now = self._clock.now()
+        found = self._relevance(space, query, notes)
+        relevance = {i: s for i, (s, _) in found.items()}
+        seen: set[str] = set()
+        entries: list[sec.Entry] = []
+        hidden = self._hidden(space)
+
+        def typed(section: sec.Section) -> None:
+            pool = [m for m in self._store.list_memories(
+                MemoryFilter(space.id, types=section.types, statuses=sec.SHOWN), PER_SECTION)
+                if not hidden(m)]
+            inbound = self._inbound(space, [m.id for m in pool])
+            ranked = sorted(pool, key=lambda m: (
+                -sec.score(m, now, inbound.get(m.id, 0), relevance.get(m.id) if query else None),
+                m.id))
+            seen.update(m.id for m in ranked)
+            entries.extend(sec.memory_entry(m, section, i == 0, excerpt)
+                           for i, m in enumerate(ranked))
+
+        for section in sec.TYPED:
+            typed(section)
+        relevant = self._relevant(space, query, found, seen)
+        seen.update(m.id for m in relevant)
+        entries += [sec.memory_entry(m, sec.RELEVANT, i == 0, excerpt)
+                    for i, m in enumerate(relevant)]
+        typed(sec.TASKS)
+        # What changed last, in one line each (most also appear above, in full).
+        recent = [m for m in self._store.list_memories(
+            MemoryFilter(space.id, statuses=sec.SHOWN), RECENT_CHANGES) if not hidden(m)]
+        entries += [sec.recent_entry(m, i == 0) for i, m in enumerate(recent)]
+        return entries
+
+    def _relevance(self, space: Space, query: str | None,
+                   notes: list[str]) -> dict[str, tuple[float, Memory]]:
+        """Each memory the query finds, scored 0-1 (the best 1); none without a query."""
+        if not query:
+            return {}
+        where = MemoryFilter(space.id)
+        try:
+            [vector] = self._embedder.embed_queries([query])
+            by_vector = self._store.vector_search(where, vector, CANDIDATES // 2)
+        except Unavailable as exc:  # words still rank while the model is down
+            by_vector = []
+            notes.append(f"Ranked by words only (embedder unavailable: {exc.message})")
+        ranked = blend(by_vector, self._store.text_search(where, query, CANDIDATES // 2), query)
+        top = ranked[0].score if ranked and ranked[0].score > 0 else 1.0
+        return {hit.memory.id: (hit.score / top, hit.memory) for hit in ranked}
+
+    def _hidden(self, space: Space) -> Callable[[Memory], bool]:
+        """Whether a memory stays out of context: a suspicious one, where the space quarantines
+        them (listed, never put in a model's context)."""
+        if self._quarantines(space.id):
+            return lambda memory: memory.suspicious is not None
+        return lambda _memory: False
+
+    def _relevant(self, space: Space, query: str | None,
+                  found: dict[str, tuple[float, Memory]], seen: set[str]) -> list[Memory]:
+        """The notes no typed section holds: the newest and what the query finds, ranked."""
+        relevance = {i: s for i, (s, _) in found.items()}
+        pool = {m.id: m for m in self._store.list_memories(
+            MemoryFilter(space.id, statuses=sec.SHOWN), CANDIDATES)}
+        pool.update((i, m) for i, (_, m) in found.items())
+        hidden = self._hidden(space)
+        kept = [m for m in pool.values() if m.id not in seen and m.type not in sec.IN_SECTIONS
+                and m.status in sec.SHOWN and m.space_id == space.id and not hidden(m)]
+        inbound = self._inbound(space, [m.id for m in kept])
+        now = self._clock.now()
+        return sorted(kept, key=lambda m: (
+            -sec.score(m, now, inbound.get(m.id, 0), relevance.get(m.id, 0.0) if query else None),
+            m.id))
+
+    def _inbound(self, space: Space, ids: list[str]) -> dict[str, int]:
+        """How many memories point at each of these (one hop, relations into it)."""
+        counts: dict[str, int] = {}
+        if not ids:
+            return counts
+        for near in self._store.neighbours(space.id, ids, hops=1,
+                                           per_origin=sec.LINKS_SATURATE):
+            if near.direction == "in":
+                counts[near.origin_id] = counts.get(near.origin_id, 0) + 1
+        return counts
 
     def _header(self, target: SpaceAccess, query: str | None, notes: list[str]) -> str:
-        space = target.space
+        # Read again: a key carries the spaces it was read with, instructions set since included.
+        space = self._store.get_space(target.space.id) or target.space
         stats = self._store.space_stats(space.id)
-        lines = [f"# Shared memory: space '{space.slug}' ({space.name}, {target.access.value})"]
+        lines = [f"# Shared memory: space '{space.slug}' ({space.name}, {target.access.value})",
+                 NOTICE]
         if space.description:
             lines.append(space.description)
+        if space.instructions:
+            lines += ["", "## Instructions for agents in this space", space.instructions, ""]
         lines.append(f"{stats.active_memories} active memories, {stats.relations} links. "
                      "Ids in brackets work with getMemory; search_memory finds more.")
         if query:
@@ -202,41 +253,14 @@ class BriefingService:
         lines += notes
         return "\n".join(lines) + "\n\n"
 
-    def _ranked(self, space: Space, query: str | None, notes: list[str]) -> list[Memory]:
-        where = MemoryFilter(space.id)
-        pool = {m.id: m for m in self._store.list_memories(where, CANDIDATES)}
-        relevance: dict[str, float] = {}
-        if query:
-            try:
-                [vector] = self._embedder.embed_queries([query])
-                by_vector = self._store.vector_search(where, vector, CANDIDATES // 2)
-            except Unavailable as exc:  # words still rank while the model is down
-                by_vector = []
-                notes.append(f"Ranked by words only (embedder unavailable: {exc.message})")
-            ranked = blend(by_vector, self._store.text_search(where, query, CANDIDATES // 2),
-                           query)
-            top = ranked[0].score if ranked and ranked[0].score > 0 else 1.0
-            for hit in ranked:
-                pool.setdefault(hit.memory.id, hit.memory)
-                relevance[hit.memory.id] = hit.score / top
-        degree: dict[str, int] = {}
-        for near in self._store.neighbours(space.id, list(pool), hops=1, per_origin=LINKS_SATURATE):
-            degree[near.origin_id] = degree.get(near.origin_id, 0) + 1
-        now = self._clock.now()
+    # -- packing ----------------------------------------------------------------------------
 
-        def rank(memory: Memory) -> float:
-            rec = _recency(memory.created_at, now)
-            links = math.log1p(degree.get(memory.id, 0)) / math.log1p(LINKS_SATURATE)
-            if query:
-                return 0.6 * relevance.get(memory.id, 0.0) + 0.25 * rec + 0.15 * links
-            return 0.65 * rec + 0.35 * links
-
-        return sorted(pool.values(), key=lambda m: (-rank(m), m.id))
-
-    def _pack(self, head: str, entries: list[_Entry], budget: int) -> Briefing:
-        """Fixed section order; an entry that does not fit becomes a one-line pointer, then is
-        omitted. The closing list names omitted ids in rank order, as many as the budget holds,
-        and counts the rest — a reserve kept free while packing guarantees it fits."""
+    def _pack(self, head: str, entries: list[sec.Entry], budget: int) -> Briefing:
+        """The header is charged first, then the entries in section order (so the conflicts
+        come before anything that could crowd them out); an entry that does not fit becomes a
+        one-line pointer, then is omitted. The closing list names omitted ids in order, as many
+        as the budget holds, and counts the rest — a reserve kept free while packing
+        guarantees it fits."""
         out = Briefing(text=head)
         used = self._count(head)
         # Room kept for the closing list (at least one id and the count of the rest), with a
@@ -259,7 +283,10 @@ class BriefingService:
                     open_header = None
                     break
             else:
+                if entry.section == sec.RECENT.key:
+                    continue  # a one-line repeat of a memory listed (or omitted) above
                 out.omitted.append(entry.id)
+                out.omitted_sections[entry.id] = entry.section
         if out.omitted:
             # Counted on the whole text, so the result is exact whatever the seams did above.
             listed = len(out.omitted)
@@ -275,8 +302,3 @@ def _footer(ids: list[str], unlisted: int) -> str:
     more = f"{', ' if ids else ''}and {unlisted} more (search_memory finds them)" if unlisted else ""
     return (f"\n## Omitted to fit the budget ({len(ids) + unlisted}; fetch with getMemory)\n"
             + ", ".join(ids) + more + "\n")
-
-
-def _recency(created: datetime, now: datetime) -> float:
-    age_days = max(0.0, (now - created).total_seconds() / 86_400)
-    return float(0.5 ** (age_days / HALF_LIFE_DAYS))

@@ -22,8 +22,16 @@ from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
-from memspace.domain.extraction import Candidate, Extraction, FactExtractor
-from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Usage
+from memspace.domain.extraction import Candidate, Extraction, FactExtractor, model_name
+from memspace.domain.models import (
+    Memory,
+    MemoryFilter,
+    Provenance,
+    ProvenanceKind,
+    Relation,
+    RelationType,
+    Usage,
+)
 from memspace.domain.notes import NoteJob, NoteJobStore, NoteState
 from memspace.domain.ports import (
     Clock,
@@ -37,6 +45,7 @@ from memspace.domain.ports import (
 )
 from memspace.domain.text import content_hash
 from memspace.services.clock import new_id
+from memspace.services.instructions import suspicious_reason
 from memspace.services.reconcile import MAX_RETARGETS, Plan, drop_repeats, plan_extraction, retarget
 
 log = logging.getLogger(__name__)
@@ -203,7 +212,10 @@ class NoteExtraction:
         label = " ".join(category.split()).lower()[:MAX_CATEGORY_CHARS] or note.category
         return Memory(id=new_id(), space_id=note.space_id, content=text, category=label,
                       embedding=None, active=True, created_at=self._clock.now(),
-                      created_by=note.created_by, content_hash=content_hash(text))
+                      created_by=note.created_by, content_hash=content_hash(text),
+                      provenance=Provenance(ProvenanceKind.MODEL, f"extracted from note {note.id} "
+                                            f"by {model_name(self._extractor)}"),
+                      suspicious=suspicious_reason(text))
 
     def _record_usage(self, space_id: str, usage: Usage) -> None:
         if usage:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from memspace.domain.errors import InvalidInput
 from memspace.domain.evidence import parse_citation
@@ -11,6 +12,7 @@ from memspace.domain.ports import Clock, HandoffStore, PageAfter
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.evidence import EvidenceService
+from memspace.services.guard import ContentGuard
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
 
 MAX_SUMMARY_CHARS = 4_000
@@ -41,11 +43,13 @@ def _items(values: Sequence[str] | None, what: str) -> tuple[str, ...]:
 
 class HandoffService:
     def __init__(self, store: HandoffStore, access: AccessService, clock: Clock,
-                 evidence: EvidenceService | None = None) -> None:
+                 evidence: EvidenceService | None = None,
+                 guard: ContentGuard | None = None) -> None:
         self._evidence = evidence  # citations checked under the space's policy
         self._store = store
         self._access = access
         self._clock = clock
+        self._guard = guard  # the security step before the write (services/guard.py)
 
     def save(self, principal: Principal, summary: str | None, agent: str | None = None,
              topic: str | None = None, done: Sequence[str] | None = None,
@@ -72,9 +76,28 @@ class HandoffService:
             links=_items(links, "links"), created_at=self._clock.now(),
             created_by=principal.actor, evidence=tuple(c.text for c in cited),
         )
+        handoff = self._screened(handoff, principal)
         if not dry_run:
             self._store.add_handoff(handoff)
         return target.space.slug, handoff
+
+    def _screened(self, handoff: Handoff, principal: Principal) -> Handoff:
+        """Every text field through the guard step (credentials refused or redacted)."""
+        if self._guard is None:
+            return handoff
+        lists = {"done": handoff.done, "nextSteps": handoff.next_steps,
+                 "openQuestions": handoff.open_questions, "links": handoff.links}
+        fields = {"summary": handoff.summary, "agent": handoff.agent, "topic": handoff.topic,
+                  **{f"{name}[{i}]": item for name, items in lists.items()
+                     for i, item in enumerate(items)}}
+        out = self._guard.screen(handoff.space_id, fields, principal.actor).fields
+
+        def items(name: str) -> tuple[str, ...]:
+            return tuple(out[f"{name}[{i}]"] for i in range(len(lists[name])))
+
+        return replace(handoff, summary=out["summary"], agent=out["agent"], topic=out["topic"],
+                       done=items("done"), next_steps=items("nextSteps"),
+                       open_questions=items("openQuestions"), links=items("links"))
 
     def latest(self, principal: Principal, agent: str | None = None, topic: str | None = None,
                space: str | None = None) -> tuple[str, Handoff | None]:

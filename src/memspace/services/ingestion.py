@@ -34,6 +34,7 @@ from typing import Protocol
 
 from memspace.domain.errors import (
     Conflict,
+    ContainsSecret,
     InvalidInput,
     MemspaceError,
     NotFound,
@@ -43,6 +44,7 @@ from memspace.domain.errors import (
 from memspace.domain.files import DocumentReader
 from memspace.domain.models import Access, Chunk, ChunkSource, Document, DocumentStatus
 from memspace.domain.ports import Clock, DocumentStore, KeyStore, SpaceStore
+from memspace.services import document_secrets
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.document_files import DocumentFiles
@@ -213,6 +215,7 @@ class IngestionService:
         writer = Principal(name=current.created_by, key_id=None,
                            grants={space.id: Access.READWRITE})
         first = current.chunks_done
+        report = document_secrets.carried(current)  # what the guard step did to earlier chunks
         for index in range(first, len(chunks)):
             if should_stop():
                 self._store.release_document(space.id, current.id, self.worker_id)
@@ -231,18 +234,26 @@ class IngestionService:
             try:
                 added = self._memories.submit(writer, AddRequest(
                     chunk.text, space.slug, source=ChunkSource(current.id, index, chunk.origin)))
+            except ContainsSecret as exc:  # this chunk is not stored; the document goes on
+                report.append(document_secrets.refused(index, chunk.origin, exc))
+                added = None
             except MemspaceError as exc:
                 return self.fail(current, (
                     f"stopped at chunk {index + 1} of {len(chunks)} ({chunk.origin}): "
                     f"{exc.message}. The chunks before it are saved; retry the document to go "
                     "on from there"))
-            if added.status != "created":  # nothing written, so the write did not advance it
+            entry = document_secrets.redacted(index, chunk.origin, added.warnings) if added else None
+            report += [entry] if entry else []
+            if added is None or added.status != "created" or entry:
+                # nothing written (so the write did not advance it), or a report to keep
                 self._store.update_document(space.id, current.id, DocumentStatus.PROCESSING,
+                                            error=document_secrets.note(report),
                                             chunks_done=index + 1)
             current = replace(current, chunks_done=index + 1)
             if progress is not None:
                 progress(current)
-        return self._store.update_document(space.id, current.id, DocumentStatus.DONE)
+        return self._store.update_document(space.id, current.id, DocumentStatus.DONE,
+                                           error=document_secrets.note(report))
 
     def _claim(self, document: Document) -> Document | None:
         now = self._clock.now()

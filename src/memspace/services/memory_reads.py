@@ -3,7 +3,7 @@ listing, the change feed, and the preview of a correction (checked, never writte
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -13,6 +13,7 @@ from memspace.domain.notes import NoteJob
 from memspace.domain.ports import Change, ChangeAfter, PageAfter
 from memspace.services.access import Principal
 from memspace.services.documents import document_titles
+from memspace.services.lifecycle import statuses_of, types_of
 from memspace.services.memory_rules import MemoryCore
 from memspace.services.paging import (
     Page,
@@ -24,6 +25,8 @@ from memspace.services.paging import (
     fingerprint,
     utc_time,
 )
+
+MAX_BATCH = 50  # memories getMemories reads in one call
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,28 @@ class MemoryReads(MemoryCore):
         return MemoryDetail(target.space.slug, memory, tuple(relations), tuple(near), source,
                             titles, note)
 
+    def get_many(self, principal: Principal, memory_ids: Sequence[str],
+                 space: str | None = None) -> tuple[str, list[Memory], list[str]]:
+        """Up to MAX_BATCH memories whole, in the order asked, and the ids not found (a foreign
+        id is reported exactly like a missing one)."""
+        target = self._access.resolve(principal, space)
+        wanted = list(dict.fromkeys(i.strip() for i in memory_ids if i and i.strip()))
+        if not wanted:
+            raise InvalidInput("pass the ids to read in `ids` (search_memory or listMemories "
+                               "give them)")
+        if len(wanted) > MAX_BATCH:
+            raise InvalidInput(f"{len(wanted)} ids; getMemories reads at most {MAX_BATCH} per "
+                               "call: split them")
+        found: list[Memory] = []
+        missing: list[str] = []
+        for memory_id in wanted:
+            memory = self._store.get_memory(target.space.id, memory_id)
+            if memory is None:
+                missing.append(memory_id)
+            else:
+                found.append(memory)
+        return target.space.slug, found, missing
+
     def list(
         self,
         principal: Principal,
@@ -78,14 +103,19 @@ class MemoryReads(MemoryCore):
         include_inactive: bool = False,
         limit: int = 20,
         cursor: str | None = None,
+        types: Sequence[str] | None = None,
+        statuses: Sequence[str] | None = None,
     ) -> tuple[str, Page[Memory]]:
         """Newest first, paged by an opaque cursor tied to this space and these filters."""
         target = self._access.resolve(principal, space)
         cat = self._category(category) if category else None
+        kinds, states = types_of(types), statuses_of(statuses)
         size = clamp_limit(limit, self._limits.max_page_size)
-        query = fingerprint("memories", target.space.id, category=cat, inactive=include_inactive)
+        query = fingerprint("memories", target.space.id, category=cat, inactive=include_inactive,
+                            **({"types": ",".join(kinds)} if kinds else {}),
+                            **({"statuses": ",".join(states)} if states else {}))
         after: PageAfter | None = decode_cursor(cursor, query) if cursor else None
-        where = MemoryFilter(target.space.id, cat, include_inactive)
+        where = MemoryFilter(target.space.id, cat, include_inactive, kinds, states)
         rows = self._store.list_memories(where, size + 1, after)
         next_cursor = None
         if len(rows) > size:

@@ -6,14 +6,15 @@ composes them into the one MemoryService the surfaces call."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.errors import Conflict, InvalidInput, NotFound
 from memspace.domain.evidence import Citation, overall, parse_citation
 from memspace.domain.extraction import FactExtractor
-from memspace.domain.models import ChunkSource, Memory, Space
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MAX_IMPORTANCE, MIN_IMPORTANCE, MemoryType
+from memspace.domain.models import ChunkSource, Memory, Provenance, ProvenanceKind, Space
 from memspace.domain.ports import (
     Clock,
     DocumentStore,
@@ -28,8 +29,11 @@ from memspace.domain.text import content_hash, visible
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
+from memspace.services.conversation import TurnFeatures
 from memspace.services.evidence import CheckedEvidence, EvidenceService
 from memspace.services.extraction_jobs import NoteExtraction
+from memspace.services.guard import ContentGuard, Screened
+from memspace.services.instructions import suspicious_reason
 
 DEFAULT_CATEGORY = "general"
 # Existing memories shown to the model per add (DESIGN §3): the 5 most similar active ones.
@@ -43,6 +47,8 @@ MAX_SPEAKER_CHARS = 200
 class Limits:
     max_memory_chars: int = 8_000
     max_page_size: int = 100
+    # Which conversation features are on (services/conversation.py); adds use `context`.
+    turns: TurnFeatures = field(default_factory=TurnFeatures)
 
 
 class MemoryPorts(MemoryReadStore, MemoryWriteStore, RelationStore, SearchStore, LedgerStore,
@@ -63,11 +69,14 @@ class MemoryCore:
         extractor: FactExtractor | None = None,
         notes: NoteExtraction | None = None,
         evidence: EvidenceService | None = None,
+        guard: ContentGuard | None = None,
     ) -> None:
         # Citations on writes, checked under the space's policy (services/evidence.py); None
         # where nothing registers repositories (citations are then checked for syntax only).
         self._evidence = evidence
         self._extractor = extractor
+        # The security step before every write (services/guard.py); None only in unit tests.
+        self._guard = guard
         # With a model, adds that do not wait store the note and leave its facts to the worker.
         self._notes = notes
         self._store = store
@@ -77,6 +86,13 @@ class MemoryCore:
         self._limits = limits or Limits()
 
     # -- validation -------------------------------------------------------------------------
+
+    def _screen(self, space_id: str, fields: dict[str, str], principal: Principal) -> Screened:
+        """The fields as the space's security policy lets them be stored (services/guard.py).
+        Raises ContainsSecret under `refuse`."""
+        if self._guard is None:
+            return Screened(fields)
+        return self._guard.screen(space_id, fields, principal.actor)
 
     def _content(self, content: str | None, what: str = "content") -> str:
         text = (content or "").strip()
@@ -101,7 +117,8 @@ class MemoryCore:
     def _new_memory(self, space_id: str, text: str, category: str, actor: str,
                     source: ChunkSource | None = None, speaker: str | None = None,
                     observed_at: datetime | None = None,
-                    evidence: tuple[Citation, ...] = ()) -> Memory:
+                    evidence: tuple[Citation, ...] = (),
+                    provenance: Provenance | None = None) -> Memory:
         now = self._clock.now()
         return Memory(
             id=new_id(), space_id=space_id, content=text, category=category, embedding=None,
@@ -111,7 +128,8 @@ class MemoryCore:
             origin=source.origin if source else None,
             speaker=speaker, observed_at=observed_at,
             evidence=evidence, verification=overall(evidence),
-            verified_at=now if evidence else None,
+            verified_at=now if evidence else None, provenance=provenance,
+            suspicious=suspicious_reason(text),
         )
 
     def _checked_evidence(self, space: Space, raw: Sequence[str] | None) -> CheckedEvidence:
@@ -120,9 +138,46 @@ class MemoryCore:
             return self._evidence.check(space, raw)
         return CheckedEvidence(tuple(parse_citation(r) for r in raw or ()))
 
+    @staticmethod
+    def _provenance(principal: Principal, source: ChunkSource | None = None) -> Provenance:
+        """Who or what a new memory comes from (issue 38): a document's chunk, a person (the
+        CLI, a view), else the agent's key or OAuth client."""
+        if source is not None:
+            return Provenance(ProvenanceKind.DOCUMENT, f"document {source.document_id} chunk "
+                              f"{source.chunk + 1} ({source.origin or 'whole'})")
+        if principal.operator:
+            return Provenance(ProvenanceKind.HUMAN, f"cli {principal.name}")
+        if principal.via == "view":
+            return Provenance(ProvenanceKind.HUMAN, f"view, key {principal.name}")
+        if principal.via:
+            return Provenance(ProvenanceKind.AGENT, f"{principal.via}, key {principal.name}")
+        return Provenance(ProvenanceKind.AGENT, f"key {principal.name}")
+
     def _embedded(self, memory: Memory) -> Memory:
         [vector] = self._embedder.embed([memory.content])
         return replace(memory, embedding=vector)
+
+    @staticmethod
+    def _type(value: str | None) -> MemoryType | None:
+        """A caller's type, or InvalidInput naming the twelve."""
+        text = (value or "").strip().lower().replace("-", "_").replace(" ", "_")
+        if not text:
+            return None
+        try:
+            return MemoryType(text)
+        except ValueError:
+            names = ", ".join(t.value for t in MemoryType)
+            raise InvalidInput(f"type '{value}' is not one of {names}; leave it out for a "
+                               "note") from None
+
+    @staticmethod
+    def _importance(value: int | None) -> int:
+        if value is None:
+            return DEFAULT_IMPORTANCE
+        if not MIN_IMPORTANCE <= value <= MAX_IMPORTANCE:
+            raise InvalidInput(f"importance is {MIN_IMPORTANCE} (minor) to {MAX_IMPORTANCE} "
+                               f"(must not be missed); {value} is outside it")
+        return value
 
     @staticmethod
     def _speaker(speaker: str | None) -> str | None:

@@ -22,6 +22,7 @@ from memspace.services.adding import AddPipeline, AddRequest, AddResult
 from memspace.services.memory_rules import MAX_IDEMPOTENCY_KEY
 from memspace.services.paging import utc_time
 from memspace.services.similar import similar_on_save
+from memspace.services.versioning import CategoryRenames
 
 
 @dataclass
@@ -31,8 +32,8 @@ class AddManyResult:
     duplicates: int = 0
 
 
-class MemoryWrites(AddPipeline):
-    """add, add_many, correct and forget."""
+class MemoryWrites(AddPipeline, CategoryRenames):
+    """add, add_many, correct, patch, forget and rename_category."""
 
     def add(
         self,
@@ -62,14 +63,17 @@ class MemoryWrites(AddPipeline):
         if request.observed_at is not None:  # kept in its own offset; only checked to be valid
             utc_time(request.observed_at, "observedAt")
         content = self._content(request.content)
+        # The guard step: refuse, redact or allow credentials before anything is claimed/written.
+        screened = self._screen(target.space.id, {"content": content}, principal)
         cited = self._checked_evidence(target.space, request.evidence)
-        checked = replace(request, content=content, speaker=self._speaker(request.speaker),
-                          citations=cited.citations)
+        checked = replace(request, content=screened.text("content"),
+                          speaker=self._speaker(request.speaker), citations=cited.citations)
+        warnings = [*screened.warnings, *cited.warnings]
         if dry_run:
-            return self._dry_run(principal, target.space, checked, cited.warnings)
+            return self._dry_run(principal, target.space, checked, warnings)
         key = (request.idempotency_key or "").strip()
         if not key:
-            return self._warned(self._add(principal, target.space, checked, wait), cited.warnings)
+            return self._warned(self._add(principal, target.space, checked, wait), warnings)
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
         scope = principal.key_id or principal.actor
@@ -77,8 +81,7 @@ class MemoryWrites(AddPipeline):
         if stored is not None:
             return AddResult("replayed", None, target.space.slug, [], replay=json.loads(stored))
         try:
-            result = self._warned(self._add(principal, target.space, checked, wait),
-                                  cited.warnings)
+            result = self._warned(self._add(principal, target.space, checked, wait), warnings)
         except BaseException:
             self._store.release_idempotency(target.space.id, scope, key)
             raise
@@ -122,6 +125,9 @@ class MemoryWrites(AddPipeline):
         target = self._access.resolve(principal, space, write=True)
         cat = self._category(category)
         texts = [self._content(c) for c in contents]
+        screened = self._screen(target.space.id, {f"contents[{i}]": t for i, t in enumerate(texts)},
+                                principal)
+        texts = [screened.text(f"contents[{i}]") for i in range(len(texts))]
         seen: set[str] = set()
         result = AddManyResult(target.space.slug)
         space_id = target.space.id
@@ -154,7 +160,8 @@ class MemoryWrites(AddPipeline):
                         result.duplicates += 1
                         continue
                     seen.add(digest)
-                    fresh.append(self._new_memory(space_id, text, cat, principal.actor))
+                    fresh.append(self._new_memory(space_id, text, cat, principal.actor,
+                                                  provenance=self._provenance(principal)))
                 if not fresh:
                     continue
                 vectors = self._embedder.embed([m.content for m in fresh])
@@ -183,16 +190,21 @@ class MemoryWrites(AddPipeline):
         version. Without `evidence` the correction keeps the old memory's citations."""
         target, old, text = self._checked_correction(principal, memory_id, content, space,
                                                      expected_version)
+        screened = self._screen(target.space.id, {"content": text}, principal)
+        text = screened.text("content")
         cited = (self._checked_evidence(target.space, evidence) if evidence is not None
                  else self._checked_evidence(target.space, [c.text for c in old.evidence]))
+        warnings = [*screened.warnings, *cited.warnings]
         if dry_run:
             request = AddRequest(text, category=category or old.category,
                                  citations=cited.citations)
-            return self._dry_run(principal, target.space, request, cited.warnings,
-                                 old.version + 1)
+            return self._dry_run(principal, target.space, request, warnings, old.version + 1)
         memory = self._embedded(replace(
             self._new_memory(target.space.id, text, self._category(category or old.category),
-                             principal.actor, evidence=cited.citations), version=old.version + 1))
+                             principal.actor, evidence=cited.citations,
+                             provenance=self._provenance(principal)),
+            version=old.version + 1, type=old.type, importance=old.importance,
+            canonical=old.canonical))
         relation = Relation(
             memory.id, old.id, RelationType.UPDATES, memory.created_at, principal.actor,
             (reason or "").strip() or "corrected by hand",
@@ -208,7 +220,24 @@ class MemoryWrites(AddPipeline):
             raise versions.after_lost_race(self._store, target.space.id, old.id,
                                            expected_version, exc) from exc
         return AddResult("created", "flat", target.space.slug, [memory], [relation],
-                         superseded=[old.id], warnings=cited.warnings)
+                         superseded=[old.id], warnings=warnings)
+
+    def patch(self, principal: Principal, memory_id: str, append: str | None = None,
+              prepend: str | None = None, replace_old: str | None = None,
+              replace_new: str | None = None, space: str | None = None,
+              expected_version: int | None = None, reason: str | None = None) -> AddResult:
+        """The memory's next version with its text edited, as a correction (UPDATES, the old
+        version superseded and kept): `append` or `prepend` text, or `replace` the one
+        occurrence of `replace_old` with `replace_new`. Refused (StaleVersion) when
+        `expected_version` is given and the memory moved on."""
+        target = self._access.resolve(principal, space, write=True)
+        old = self._memory_in(target.space.id, memory_id)
+        versions.check(self._store, target.space.id, old, expected_version)
+        text, what = patched(old, append, prepend, replace_old, replace_new)
+        result = self.correct(principal, old.id, text, space, None,
+                              (reason or "").strip() or f"patched ({what})", expected_version)
+        result.status = "updated"
+        return result
 
     def forget(
         self,
@@ -244,3 +273,34 @@ class MemoryWrites(AddPipeline):
                 raise
             raise versions.after_lost_race(self._store, target.space.id, old.id,
                                            expected_version, exc) from exc
+
+
+def patched(memory: Memory, append: str | None, prepend: str | None, replace_old: str | None,
+            replace_new: str | None) -> tuple[str, str]:
+    """The edited text and what was done, or InvalidInput saying why it cannot be done."""
+    given = [name for name, value in (("append", append), ("prepend", prepend),
+                                      ("replace", replace_old)) if value is not None]
+    if len(given) != 1:
+        raise InvalidInput("pass exactly one of append, prepend or replace {old, new}")
+    text = memory.content
+    joint = "\n" if "\n" in text else " "
+    if append is not None:
+        if not append.strip():
+            raise InvalidInput("append is empty; pass the text to add at the end")
+        return text.rstrip() + joint + append.strip(), "append"
+    if prepend is not None:
+        if not prepend.strip():
+            raise InvalidInput("prepend is empty; pass the text to add at the start")
+        return prepend.strip() + joint + text.lstrip(), "prepend"
+    old = replace_old or ""
+    if not old:
+        raise InvalidInput("replace.old is empty; pass the exact text to replace")
+    found = text.count(old)
+    if found == 0:
+        raise InvalidInput(f"replace.old does not occur in memory '{memory.id}' (v{memory.version}): "
+                           "nothing was changed. Read it whole with getMemory and pass text that "
+                           "appears in it exactly (case and spaces included)")
+    if found > 1:
+        raise InvalidInput(f"replace.old occurs {found} times in memory '{memory.id}'; pass a "
+                           "longer piece of text that occurs once")
+    return text.replace(old, replace_new or "", 1), "replace"

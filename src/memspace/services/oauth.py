@@ -11,9 +11,8 @@ import hashlib
 import json
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
 from memspace.domain.errors import InvalidInput, NotFound, Unauthenticated
 from memspace.domain.models import Access, ApiKey
@@ -27,8 +26,17 @@ from memspace.domain.oauth import (
 )
 from memspace.domain.ports import Clock
 from memspace.services.access import AccessService, Principal
-from memspace.services.admin import AdminService
+from memspace.services.admin import OPERATOR, AdminService
+from memspace.services.audit import AuditLog
 from memspace.services.clock import new_id
+from memspace.services.oauth_rules import (
+    check_redirect_uri,
+    check_registration,
+    redirect_matches,
+    same_resource,
+)
+
+__all__ = ["OAuthService", "check_redirect_uri", "redirect_matches", "same_resource"]
 
 # Access tokens are bearer credentials checked on every call; a short life bounds what a leaked
 # one can do, and a client refreshes silently. Refresh tokens rotate on each use.
@@ -43,11 +51,6 @@ PURGE_AFTER = timedelta(days=1)
 
 ACCESS_PREFIX, REFRESH_PREFIX, CODE_PREFIX, LINK_PREFIX = "msa_", "msr_", "msc_", "msl_"
 LINK_IN_TEXT = re.compile(r"msl_[A-Za-z0-9_-]{32,64}")
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
-# Schemes a browser must never be sent to with a code in the URL.
-UNSAFE_SCHEMES = ("javascript", "data", "file", "vbscript", "about", "blob")
-
-
 def digest(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
@@ -70,55 +73,12 @@ class CreatedLoginLink:
     expires_at: datetime
 
 
-def check_redirect_uri(uri: str) -> None:
-    """A redirect URI a client may register: https anywhere, http on loopback only (RFC 8252
-    §7.3), or an app's private-use scheme (§7.1); never a fragment.
-
-    Raises:
-        InvalidInput: saying which rule the URI breaks.
-    """
-    parts = urlsplit(uri)
-    scheme = parts.scheme.lower()
-    if not scheme or scheme in UNSAFE_SCHEMES:
-        raise InvalidInput(f"redirect URI {uri!r} needs an https:// or app scheme")
-    if parts.fragment or "#" in uri:
-        raise InvalidInput(f"redirect URI {uri!r} must not carry a fragment")
-    if scheme == "http" and (parts.hostname or "") not in LOOPBACK_HOSTS:
-        raise InvalidInput(
-            f"redirect URI {uri!r}: plain http is only allowed on 127.0.0.1, localhost or [::1]; "
-            "use https")
-    if scheme in ("http", "https") and not parts.hostname:
-        raise InvalidInput(f"redirect URI {uri!r} has no host")
-
-
-def redirect_matches(registered: str, presented: str) -> bool:
-    """Byte for byte, except that a loopback http redirect may use any port (RFC 8252 §7.3:
-    native apps listen on an ephemeral port chosen at request time)."""
-    if registered == presented:
-        return True
-    want, got = urlsplit(registered), urlsplit(presented)
-    if want.scheme != "http" or got.scheme != "http" or want.hostname not in LOOPBACK_HOSTS:
-        return False
-    try:
-        got.port  # noqa: B018 — a malformed port raises here
-    except ValueError:
-        return False
-    return (want.hostname, want.path, want.query, want.username, want.password) == (
-        got.hostname, got.path, got.query, got.username, got.password)
-
-
-def same_resource(a: str, b: str) -> bool:
-    """RFC 8707 resource identifiers compared with case-insensitive scheme/host, no trailing /."""
-    x, y = urlsplit(a), urlsplit(b)
-    return ((x.scheme.lower(), x.netloc.lower(), x.path.rstrip("/"), x.query)
-            == (y.scheme.lower(), y.netloc.lower(), y.path.rstrip("/"), y.query))
-
-
 class OAuthService:
     """The authorization server's decisions; the HTTP layer (api/oauth) only translates."""
 
     def __init__(self, store: OAuthStore, access: AccessService, admin: AdminService,
-                 clock: Clock) -> None:
+                 clock: Clock, audit: AuditLog | None = None) -> None:
+        self._audit = audit  # approvals, revocations and login links (services/audit.py)
         self._store = store
         self._access = access
         self._admin = admin
@@ -128,13 +88,10 @@ class OAuthService:
 
     def register(self, name: str, redirect_uris: list[str], metadata: dict[str, object]) -> OAuthClient:
         """A public client (no secret). Raises InvalidInput for a redirect URI we will not use."""
-        if not redirect_uris:
-            raise InvalidInput("register at least one redirect_uri")
-        for uri in redirect_uris:
-            check_redirect_uri(uri)
+        check_registration(name, redirect_uris, metadata)
         client_id, now = new_id(), self._clock.now()
         record = {**metadata, "client_id": client_id, "client_id_issued_at": int(now.timestamp())}
-        client = OAuthClient(client_id, name.strip()[:200] or "unnamed client", tuple(redirect_uris),
+        client = OAuthClient(client_id, name.strip() or "unnamed client", tuple(redirect_uris),
                              now, json.dumps(record))
         self._store.save_client(client)
         return client
@@ -150,12 +107,21 @@ class OAuthService:
     def create_login_link(self, name: str, grants: dict[str, Access],
                           ttl: timedelta = LOGIN_LINK_TTL) -> CreatedLoginLink:
         """A key for `name` whose secret nobody ever sees, and a one-time code that signs in as
-        it. Raises InvalidInput / NotFound as `memspace key create` does."""
+        it. Raises InvalidInput / NotFound as `memspace key create` does, and InvalidInput for
+        a lifetime that is not positive (before anything is made)."""
+        if ttl <= timedelta(0):
+            raise InvalidInput("a login link must stay valid for at least one minute "
+                               "(e.g. --minutes 15)")
         key = self._admin.create_key(name, grants).key
         code, now = _mint(LINK_PREFIX), self._clock.now()
         link = LoginLink(digest(code), key.id, now, now + ttl)
         self._store.save_login_link(link)
+        self._record(OPERATOR, "oauth.login_link", key.prefix, f"valid until {link.expires_at}")
         return CreatedLoginLink(code, key, link.expires_at)
+
+    def _record(self, actor: str, action: str, target: str, detail: str = "") -> None:
+        if self._audit is not None:
+            self._audit.record(actor, action, target=target, detail=detail)
 
     def sign_in(self, credential: str) -> Principal:
         """Who signs in on the consent page: an API key, or a login link (pasted whole or just
@@ -195,6 +161,9 @@ class OAuthService:
         code = _mint(CODE_PREFIX)
         self._store.start_family(family, FamilyToken(digest(code), family.id, TokenKind.CODE, now,
                                                      now + CODE_TTL))
+        self._record(f"key {key_id}", "oauth.approve", f"client {client_id}",
+                     f"family {family.id}; grants " + ", ".join(
+                         f"{space}:{access.value}" for space, access in granted.items()))
         return code
 
     def find(self, raw: str, kind: TokenKind) -> tuple[FamilyToken, TokenFamily] | None:
@@ -243,7 +212,8 @@ class OAuthService:
         if not same_resource(family.resource, resource):
             raise Unauthenticated(
                 f"this access token was issued for {family.resource}, not {resource}")
-        return self._access.delegated(family.key_id, family.grants)
+        principal = self._access.delegated(family.key_id, family.grants)
+        return replace(principal, via=f"oauth client {family.client_id}")
 
     def revoke_token(self, raw: str, client_id: str) -> None:
         """RFC 7009: revoking any token of a family revokes the family; unknown ones are ignored."""
@@ -262,8 +232,12 @@ class OAuthService:
         for family in self._store.list_families():
             if family.id == family_or_client_id:
                 self._store.revoke_family(family.id, now)
+                self._record(OPERATOR, "oauth.revoke", f"family {family.id}")
                 return 1
         if self._store.get_client(family_or_client_id) is not None:
-            return self._store.revoke_client(family_or_client_id, now)
+            count = self._store.revoke_client(family_or_client_id, now)
+            self._record(OPERATOR, "oauth.revoke", f"client {family_or_client_id}",
+                         f"{count} connection(s)")
+            return count
         raise NotFound(f"no OAuth client or token family '{family_or_client_id}'; "
                        "`memspace oauth clients` and `memspace oauth tokens` list them")

@@ -27,6 +27,7 @@ from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, Not
 from memspace.domain.evidence import Verification
 from memspace.domain.evidence_codec import citation_rows, citations_of
 from memspace.domain.files import ExtractedText
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType, status_today
 from memspace.domain.models import (
     Chunk,
     Document,
@@ -48,13 +49,18 @@ from memspace.domain.ports import (
     SpaceStore,
     WriteBatch,
 )
+from memspace.domain.security import SpacePolicy
 from memspace.domain.text import content_hash
 
 # The export writes handoffs and times as the wire shows them.
 from memspace.present.records import handoff_json, iso
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService
+from memspace.services.audit import AuditLog
 from memspace.services.document_files import DocumentFiles
+from memspace.services.guard import ContentGuard
+from memspace.services.import_guard import imported, provenance_fields, screen_records
+from memspace.services.instructions import suspicious_reason
 
 FORMAT = "memspace-export"
 VERSION = 1
@@ -82,7 +88,9 @@ class PortabilityPorts(SpaceStore, MemoryReadStore, MemoryWriteStore, RelationSt
 
 class PortabilityService:
     def __init__(self, store: PortabilityPorts, embedder: Embedder, access: AccessService,
-                 files: DocumentFiles, admin: AdminService | None = None) -> None:
+                 files: DocumentFiles, admin: AdminService | None = None,
+                 guard: ContentGuard | None = None, audit: AuditLog | None = None) -> None:
+        self._guard, self._audit = guard, audit  # the security step; the operator's log
         self._store = store
         self._embedder = embedder
         self._access = access
@@ -95,6 +103,8 @@ class PortabilityService:
         """Every document, memory (active or not) and relation of a readable space."""
         target = self._access.resolve(principal, space)
         sid = target.space.id
+        if self._audit is not None:
+            self._audit.record(principal.actor, "space.export", space_id=sid, target=space)
         yield {"type": "header", "format": FORMAT, "version": VERSION,
                "name": target.space.name, "description": target.space.description}
         documents = self._all_documents(sid)
@@ -115,6 +125,9 @@ class PortabilityService:
                 "context": memory.context, "follows": memory.follows,
                 **({"evidence": citation_rows(memory.evidence),
                     "verification": memory.verification} if memory.evidence else {}),
+                **provenance_fields(memory),
+                "memoryType": memory.type.value, "status": memory.status.value,
+                "importance": memory.importance, "canonical": memory.canonical,
             }
         relations = self._store.relations_among(sid, [m.id for m in memories])
         for rel in sorted(relations,
@@ -181,11 +194,17 @@ class PortabilityService:
             InvalidInput: not a memspace export, or a line that cannot be read.
             Conflict: ids already exist in this store (import with new ids instead).
         """
+        records = self._parse(lines)
         if (create and principal.operator and self._admin is not None
                 and self._store.get_space_by_slug(space) is None):
+            # Screened under a new space's policy first: a refused import creates nothing.
+            screen_records(self._guard, None, records, principal.actor, SpacePolicy())
             self._admin.create_space(space)
         target = self._access.resolve(principal, space, write=True)
-        records = self._parse(lines)
+        screen_records(self._guard, target.space.id, records, principal.actor)
+        if self._audit is not None:
+            self._audit.record(principal.actor, "space.import", space_id=target.space.id,
+                               target=space, detail=f"{len(records)} records")
         remap: dict[str, str] = {}
         if new_ids:
             for record in records:
@@ -306,4 +325,12 @@ class PortabilityService:
                            for c in citations_of(r.get("evidence") or [])),
             verification=("unverified" if any(c.get("k") == "file" for c in r.get("evidence") or [])
                           else r.get("verification")),
+            provenance=imported(r.get("provenance")), suspicious=suspicious_reason(r["content"]),
+            # An export made before types and statuses has neither: a note, in the status its
+            # state means today (as migration 14 gave the stored ones).
+            type=MemoryType(r.get("memoryType") or "note"),
+            status=MemoryStatus(r.get("status") or status_today(
+                bool(r["active"]), r.get("invalidatedBy"), r.get("forgetReason"))),
+            importance=int(r.get("importance") or DEFAULT_IMPORTANCE),
+            canonical=bool(r.get("canonical")),
         )

@@ -3,15 +3,16 @@
 Two lists answer a natural-language query: the nearest memories by vector (cosine) and the best
 by full text (BM25 over index terms). Each list's scores are min-max normalised over the
 candidates, so the top of each list counts 1 and the last candidate 0, and a memory's score is
-the mean of its two normalised scores (0 from a list it is missing from). This is the convex
+the weighted mean of its two normalised scores (0 from a list it is missing from). This is the convex
 combination of Bruch et al. ("An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
 2023), who found it beats reciprocal rank fusion because it keeps *how much* better one hit is
-than the next, which rank positions throw away, and who normalise min-max as here. Equal
-weights: nothing here is fitted to one dataset.
+than the next, which rank positions throw away, and who normalise min-max as here.
 
-Measured with bench/recall_locomo.py (flat mode, MiniLM; tune part = conversations 26-44,
-held-out part = 47-50): R@10 of RRF (k=60) 0.715 / 0.700, of this mean 0.771 / 0.743
-(weights 0.4 and 0.6 for the vector list: 0.783 / 0.760 and 0.734 / 0.689, so 0.5 stays).
+The vector list weighs VECTOR_WEIGHT, the full-text list the rest. Measured with
+bench/recall_conversations.py (e5-small-v2), tuned on LoCoMo 26-44: 0.6 against 0.5 gave
+plain-text R@10 any 0.753 -> 0.762 and R@5 all 0.557 -> 0.569, and held on both reported parts
+(LoCoMo 47-50 0.769 -> 0.779; chats 4-6 0.904 -> 0.922). (With all-MiniLM-L6-v2, whose vector
+list was weaker, 0.5 had been best.)
 
 A query that names a speaker of the memories it found ("What did Caroline research?") adds
 SPEAKER_BOOST to the memories that speaker said: on LoCoMo 96% of the evidence of such
@@ -32,6 +33,10 @@ A query naming a date ("in August 2023", "on May 8, 2022", domain/dates.py) adds
 the same tenth as a named speaker, to the memories observed on a day of that period
 (`observedAt`, in the caller's own offset). Measured: R@10 +0.009 (tune) / +0.002 (held out);
 12% of LoCoMo's questions name a date.
+
+Each lift can be switched off (TurnFeatures, MEMSPACE_CONVERSATION_FEATURES). The figures above
+are of their first measurement; the current ones, each feature off in turn on LoCoMo and on a
+user/assistant chat benchmark, are in docs/conversations.md (bench/recall_conversations.py).
 """
 
 from __future__ import annotations
@@ -43,8 +48,11 @@ from datetime import date, datetime
 from memspace.domain.dates import named_period
 from memspace.domain.models import Memory, ScoredMemory
 from memspace.domain.text import words
+from memspace.services.conversation import TurnFeatures
 
-VECTOR_WEIGHT = 0.5
+ALL_FEATURES = TurnFeatures()
+
+VECTOR_WEIGHT = 0.6
 SPEAKER_BOOST = 0.1
 TIME_BOOST = SPEAKER_BOOST
 NEIGHBOUR_WEIGHT = 0.3
@@ -79,7 +87,8 @@ def normalised(scores: Mapping[str, float], unscored: bool = False) -> dict[str,
 
 def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], query: str,
           cosines: Mapping[str, float] | None = None,
-          text_scores: Mapping[str, float] | None = None) -> list[Ranked]:
+          text_scores: Mapping[str, float] | None = None,
+          features: TurnFeatures = ALL_FEATURES) -> list[Ranked]:
     """One ranking of the memories of the vector and full-text lists of `query` (see the
     module docstring).
 
@@ -103,15 +112,16 @@ def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], qu
     by_words = normalised(word_scores, unscored=len(word_scores) < len(memories))
     scores = {m: VECTOR_WEIGHT * by_meaning.get(m, 0.0) + (1.0 - VECTOR_WEIGHT) * by_words.get(m, 0.0)
               for m in memories}
-    asked = set(words(query))
+    asked = set(words(query)) if features.speaker else set()
     for memory_id, memory in memories.items():
         if named(memory.speaker, asked):
             scores[memory_id] += SPEAKER_BOOST
             found[memory_id].append("speaker")
-    for memory_id, lift in _neighbour_lifts(memories, scores).items():
+    lifts = _neighbour_lifts(memories, scores) if features.neighbours else {}
+    for memory_id, lift in lifts.items():
         scores[memory_id] += lift
         found[memory_id].append("neighbour")
-    period = named_period(query)
+    period = named_period(query) if features.time else None
     if period is not None:
         for memory_id, memory in memories.items():
             if observed_in(memory.observed_at, period):

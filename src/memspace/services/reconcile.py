@@ -9,6 +9,7 @@ from datetime import datetime
 import numpy as np
 
 from memspace.domain.extraction import Extraction
+from memspace.domain.lifecycle import MemoryType, model_type
 from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
 from memspace.domain.ports import MemoryReadStore, WriteBatch
 from memspace.services.versions import head_of
@@ -51,6 +52,9 @@ def plan_extraction(
     seen: set[str] = set()
     for fact in extraction.facts:
         memory = fact_memory(fact.text, fact.category)
+        given = model_type(fact.type)
+        if given is not None and memory.type is MemoryType.NOTE:  # the caller's type wins
+            memory = replace(memory, type=given)
         if memory.content_hash in seen:
             continue
         seen.add(memory.content_hash)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Protocol
 
 from memspace.domain.errors import InvalidInput, Unavailable
-from memspace.domain.models import Memory, MemoryFilter, Neighbour
+from memspace.domain.models import Memory, MemoryFilter, Neighbour, ProvenanceKind, provenance_of
 from memspace.domain.ports import (
     DocumentStore,
     Embedder,
@@ -19,7 +19,9 @@ from memspace.domain.ports import (
 from memspace.services.access import AccessService, Principal
 from memspace.services.beside import beside
 from memspace.services.context import Profile, ProfileService
+from memspace.services.conversation import TurnFeatures
 from memspace.services.documents import document_titles
+from memspace.services.lifecycle import keeps, statuses_of, types_of
 from memspace.services.ranking import Ranked, blend, single
 
 # How deep each ranked list is read before blending (services/ranking.py): deeper lists let a
@@ -41,6 +43,27 @@ class SearchRequest:
     limit: int = 10
     include_profile: bool = True
     include_inactive: bool = False
+    _: KW_ONLY  # filters added later are named at every call, never shifted by position
+    # The keyword's words only as typed, no typo variants (the prompt-recall hook's search).
+    exact_keyword: bool = False
+    # Only memories of these provenance kinds (issue 38), e.g. ("human",) for facts people wrote.
+    provenance: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()  # only these types (domain/lifecycle.py); empty: any
+    statuses: tuple[str, ...] = ()  # only these statuses; a status filter reads inactive ones too
+    include_body: bool = False  # whole contents, not excerpts of long ones (present/)
+
+
+PROVENANCE_DEPTH = 5
+MAX_RANKED = 500
+
+
+def provenance_kinds(names: Sequence[str]) -> set[ProvenanceKind]:
+    """The kinds a search keeps. Raises InvalidInput naming the kinds there are."""
+    try:
+        return {ProvenanceKind(n.strip().lower()) for n in names if n.strip()}
+    except ValueError as exc:
+        raise InvalidInput(f"provenance takes any of {', '.join(k.value for k in ProvenanceKind)}"
+                           f" (e.g. [\"human\"] for facts people wrote), not {list(names)}") from exc
 
 
 @dataclass(frozen=True)
@@ -59,6 +82,7 @@ class SearchResult:
     titles: Mapping[str, str]  # document id -> title, for hits and neighbours from documents
     message: str | None = None  # why nothing could match (an empty space)
     profile: Profile | None = None
+    include_body: bool = False  # whole contents asked for (present/ shows excerpts otherwise)
 
 
 class SearchPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, DocumentStore, Protocol):
@@ -73,7 +97,13 @@ class SearchService:
         access: AccessService,
         profiles: ProfileService,
         max_query_chars: int = 2_000,
+        quarantines: Callable[[str], bool] | None = None,
+        features: TurnFeatures | None = None,
     ) -> None:
+        # Whether a space keeps suspicious memories out of search (services/guard.py).
+        self._quarantines = quarantines or (lambda _space_id: False)
+        # Public so a benchmark can switch conversation features between searches.
+        self.features = features or TurnFeatures()
         self._store = store
         self._embedder = embedder
         self._access = access
@@ -117,14 +147,16 @@ class SearchService:
         query = self._text(request.query, "query")
         keyword = self._text(request.keyword, "keyword")
         category = " ".join((request.category or "").split()).lower() or None
-        if not (query or keyword or category):
+        types, statuses = types_of(request.types), statuses_of(request.statuses)
+        if not (query or keyword or category or types or statuses):
             raise InvalidInput(
                 "search_memory needs at least one of: query (natural language), keyword "
-                "(exact words, typos tolerated) or category"
+                "(exact words, typos tolerated), category, types or statuses"
             )
         if not 1 <= request.limit <= MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
-        where = MemoryFilter(target.space.id, category, request.include_inactive)
+        where = MemoryFilter(target.space.id, category, request.include_inactive, types,
+                             statuses)
 
         def read_profile() -> Callable[[], Profile]:
             return beside(self._store, lambda: self._profiles.profile(target.space))
@@ -136,9 +168,17 @@ class SearchService:
         # profile beside the embedding, 43.4 -> 40.3 ms with it after (A/Bs of servers taking
         # turns).
         profile = read_profile() if request.include_profile and not query else None
-        mode, ranked = self._rank(where, query, keyword, request.limit)
+        kinds = provenance_kinds(request.provenance)
+        # With a provenance filter, rank deeper so that filtering still fills the page.
+        depth = request.limit if not kinds else min(request.limit * PROVENANCE_DEPTH, MAX_RANKED)
+        mode, ranked = self._rank(where, query, keyword, depth, request.exact_keyword)
+        ranked = [r for r in ranked if keeps(where, r.memory)]
         if request.include_profile and profile is None:
             profile = read_profile()
+        if kinds:
+            ranked = [h for h in ranked if provenance_of(h.memory).kind in kinds]
+        if self._quarantines(target.space.id):
+            ranked = [h for h in ranked if not h.memory.suspicious]
         hits = ranked[: request.limit]
         related = self._store.neighbours(
             target.space.id, [h.memory.id for h in hits], hops=2, per_origin=RELATED_PER_HIT
@@ -163,36 +203,46 @@ class SearchService:
             titles=titles,
             message=message,
             profile=shown,
+            include_body=request.include_body,
         )
 
     def _rank(
-        self, where: MemoryFilter, query: str | None, keyword: str | None, limit: int
+        self, where: MemoryFilter, query: str | None, keyword: str | None, limit: int,
+        exact: bool = False,
     ) -> tuple[str, list[Ranked]]:
         depth = max(FUSION_DEPTH, limit * 3)
+        if where.types or where.statuses:
+            # The rankings filter by category and activity only; types and statuses narrow
+            # their lists afterwards (search), so they read deeper.
+            depth *= 4
+            where = replace(where, include_inactive=where.include_inactive or bool(where.statuses))
         if query:
             degraded = None
             try:
                 [vector] = self._embedder.embed_queries([query])
             except Unavailable as exc:  # words still find memories while the model is down
                 degraded = f"keyword (embedder unavailable: {exc.message})"
-                blended = blend([], self._store.text_search(where, query, depth), query)
+                blended = blend([], self._store.text_search(where, query, depth), query,
+                                features=self.features)
             else:
                 hits = self._store.hybrid_search(where, vector, query, depth)
                 blended = blend(hits.by_vector, hits.by_text, query, hits.cosines,
-                                hits.text_scores)
+                                hits.text_scores, self.features)
             if not keyword:
                 return degraded or "hybrid", blended
             # The keyword narrows the answer to memories holding its words (typos tolerated).
             # Those the query did not rank follow, in keyword order.
-            exact = self._store.keyword_search(where, keyword, depth * 4)
-            allowed = {h.memory.id for h in exact}
+            held = self._store.keyword_search(where, keyword, depth * 4, exact)
+            allowed = {h.memory.id for h in held}
             kept = [Ranked(r.memory, r.score, (*r.matched_by, "keyword"))
                     for r in blended if r.memory.id in allowed]
             seen = {r.memory.id for r in kept}
-            kept += [Ranked(h.memory, 0.0, ("keyword",)) for h in exact if h.memory.id not in seen]
+            kept += [Ranked(h.memory, 0.0, ("keyword",)) for h in held if h.memory.id not in seen]
             return degraded or "hybrid+keyword", kept
         if keyword:
-            # only the first `limit` are shown: nothing deeper is fetched
-            return "keyword", single(self._store.keyword_search(where, keyword, limit), "keyword")
+            # only the first `limit` are shown: nothing deeper is fetched (unless filtered)
+            deep = depth if where.types or where.statuses else limit
+            return "keyword", single(self._store.keyword_search(where, keyword, deep, exact),
+                                    "keyword")
         newest = self._store.list_memories(where, limit)
         return "category", [Ranked(m, 1.0, ("category",)) for m in newest]

@@ -31,6 +31,7 @@ from memspace.domain.ports import (
     PageAfter,
 )
 from memspace.services.access import AccessService, Principal
+from memspace.services.briefing_sections import BrokenNote, BrokenNotes, words
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
 
 
@@ -192,3 +193,20 @@ class VerificationService:
             space_id, [Checked(v.memory.id, v.memory.evidence, str(v.memory.verification))
                        for v in done], now)
         return done
+
+
+# At most this many notes of each state go to get_context's "moved or broken" section.
+BROKEN_IN_CONTEXT = 5
+
+
+def broken_notes(store: EvidenceStore) -> BrokenNotes:
+    """get_context's "moved or broken notes" (services/briefing_sections.py): broken first, then
+    moved, newest first in each, with the citations that no longer hold."""
+    def found(space_id: str) -> list[BrokenNote]:
+        return [BrokenNote(m.id, f"{m.verification}: {', '.join(c.text for c in m.evidence)} — "
+                                 f"{words(m.content, 30)} (check the code, then correct_memory "
+                                 "with fresh evidence, or forget it)")
+                for state in ("broken", "moved")
+                for m in store.memories_in_state(space_id, state, BROKEN_IN_CONTEXT)]
+
+    return found

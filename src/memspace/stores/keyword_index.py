@@ -64,15 +64,16 @@ class KeywordIndex:
         """Index the next rows, one memory's content each."""
         self._words.append([" ".join(word_tokens(content)) for content in contents])
 
-    def scores(self, typed: Sequence[str]) -> np.ndarray:
+    def scores(self, typed: Sequence[str], exact: bool = False) -> np.ndarray:
         """Every row's score for these typed words (domain.text.words of a keyword): 0 for a
-        row missing any of them, else the sum of each word's best match, float32."""
+        row missing any of them, else the sum of each word's best match, float32. `exact`:
+        each word only as typed, no typo variants (the prompt-recall hook's strict search)."""
         n = self._words.rows
         total = np.zeros(n, dtype=np.float32)
         held = np.ones(n, dtype=bool)  # rows holding every word looked at so far
         for word in dict.fromkeys(typed):
             best = np.zeros(n, dtype=np.float32)
-            for variant, weight in self._variants_of(word).items():
+            for variant, weight in ({word: 1.0} if exact else self._variants_of(word)).items():
                 rows, partial = self._words.term_scores(variant)
                 np.maximum.at(best, rows, partial * np.float32(weight))
             held &= best > 0

@@ -146,6 +146,14 @@ class VectorCache:
         self._snapshot_dir = snapshot_dir
         self._scans: Coalescer[Scan, np.ndarray] = Coalescer(_scans)
 
+    def forget_space(self, space_id: str) -> None:
+        """Drop a space's rows here and its saved snapshot: the next search reads them again
+        (after stored text was rewritten in place by `memspace scan --redact`)."""
+        with self._lock:
+            self._spaces.pop(space_id, None)
+        if self._snapshot_dir is not None:
+            vector_snapshot.discard(self._snapshot_dir, space_id)
+
     def top_k(
         self,
         source: VectorSource,
@@ -204,12 +212,14 @@ class VectorCache:
         category: str | None,
         include_inactive: bool,
         version: int | None = None,
+        exact: bool = False,
     ) -> list[tuple[int, float]]:
         """(seq, score) of the `limit` best memories whose content holds every typed word, as
-        typed or within its typo budget (stores/keyword_index.py), best first; `version` as
-        for top_k."""
-        return self._best_scored(source, space_id, limit, category, include_inactive, version,
-                                 lambda entry: entry.keywords.scores(typed) if typed else None)
+        typed or (unless `exact`) within its typo budget (stores/keyword_index.py), best
+        first; `version` as for top_k."""
+        return self._best_scored(
+            source, space_id, limit, category, include_inactive, version,
+            lambda entry: entry.keywords.scores(typed, exact) if typed else None)
 
     def _best_scored(self, source: VectorSource, space_id: str, limit: int,
                      category: str | None, include_inactive: bool, version: int | None,

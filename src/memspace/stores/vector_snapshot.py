@@ -43,6 +43,13 @@ def _path(directory: Path, space_id: str) -> Path | None:
     return directory / f"{space_id}.npz" if _SAFE_ID.match(space_id) else None
 
 
+def discard(directory: Path, space_id: str) -> None:
+    """Remove a space's snapshot, if any (its texts were rewritten in place)."""
+    path = _path(directory, space_id)
+    if path is not None:
+        path.unlink(missing_ok=True)
+
+
 @dataclass(frozen=True)
 class Saved:
     """A space's cached rows: sequence numbers, vectors (zero rows where a memory has none),

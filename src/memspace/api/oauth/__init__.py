@@ -31,6 +31,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Route, request_response
 from starlette.types import ASGIApp
 
+from memspace.api.oauth.authorize import SafeAuthorization, TokenTarget
 from memspace.api.oauth.consent import ConsentPage
 from memspace.api.oauth.handlers import Registration, Revocation
 from memspace.api.oauth.login_link import LOGIN_PATH, LoginLinkPage
@@ -41,6 +42,8 @@ from memspace.services.oauth import OAuthService
 
 log = logging.getLogger(__name__)
 PRM_PATH = "/.well-known/oauth-protected-resource"
+# Client metadata is a few hundred bytes; every field is bounded again in services/oauth_rules.
+REGISTRATION_BODY_LIMIT = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -52,9 +55,10 @@ class ProtectedResource:
     metadata_url: str
 
 
-def _browser_callable(app: ASGIApp, methods: list[str]) -> ASGIApp:
+def _browser_callable(app: ASGIApp, methods: list[str],
+                      limit: int = DEFAULT_MAX_REQUEST_BODY_SIZE) -> ASGIApp:
     """Token, registration and revocation are fetched by browser-based clients too."""
-    limited = RequestBodyLimitMiddleware(app, DEFAULT_MAX_REQUEST_BODY_SIZE)
+    limited = RequestBodyLimitMiddleware(app, limit)
     return CORSMiddleware(limited, allow_origins="*", allow_methods=methods,
                           allow_headers=["mcp-protocol-version"])
 
@@ -104,16 +108,18 @@ def oauth_setup(container: Container) -> tuple[ProtectedResource, list[BaseRoute
               _browser_callable(request_response(MetadataHandler(metadata).handle), ["GET", "OPTIONS"]),
               methods=["GET", "OPTIONS"]),
         Route("/authorize", RequestBodyLimitMiddleware(
-            request_response(AuthorizationHandler(provider).handle),
+            request_response(SafeAuthorization(AuthorizationHandler(provider), issuer).handle),
             DEFAULT_MAX_REQUEST_BODY_SIZE), methods=["GET", "POST"]),
         Route(CONSENT_PATH, consent.show, methods=["GET"]),
         Route(CONSENT_PATH, consent.submit, methods=["POST"]),
         Route(LOGIN_PATH, login.show, methods=["GET"]),
         Route(LOGIN_PATH, login.submit, methods=["POST"]),
-        Route("/token", _browser_callable(request_response(token.handle), ["POST", "OPTIONS"]),
+        Route("/token", _browser_callable(request_response(TokenTarget(token, resource).handle),
+                                          ["POST", "OPTIONS"]),
               methods=["POST", "OPTIONS"]),
         Route("/register", _browser_callable(
-            request_response(Registration(container.oauth).handle), ["POST", "OPTIONS"]),
+            request_response(Registration(container.oauth).handle), ["POST", "OPTIONS"],
+            REGISTRATION_BODY_LIMIT),
             methods=["POST", "OPTIONS"]),
         Route("/revoke", _browser_callable(
             request_response(Revocation(container.oauth).handle), ["POST", "OPTIONS"]),

@@ -9,7 +9,6 @@ form copied to another browser or altered in transit is refused too.
 
 from __future__ import annotations
 
-import hmac
 import secrets
 from html import escape
 from urllib.parse import urlsplit
@@ -19,7 +18,7 @@ from mcp.server.auth.provider import construct_redirect_uri
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from memspace.api.oauth.signing import SIGNED_TTL_S, Signer
+from memspace.api.oauth.signing import SIGNED_TTL_S, Signer, same_text
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Access
 from memspace.services.access import AccessService
@@ -64,7 +63,7 @@ class ConsentPage:
     def _signed_in(self, request: Request, csrf: str) -> str | None:
         """The key a login link signed this browser in as, if it did (bound to its cookie)."""
         identity = self._signer.verify("signin", request.cookies.get(SIGNIN_COOKIE, ""))
-        if identity is None or not hmac.compare_digest(str(identity.get("x", "")), csrf):
+        if identity is None or not same_text(str(identity.get("x", "")), csrf):
             return None
         return str(identity["k"])
 
@@ -74,7 +73,7 @@ class ConsentPage:
         csrf = request.cookies.get(CSRF_COOKIE, "")
         raw_request = field.get("request", "")
         pending = self._signer.verify("consent", raw_request)
-        if not csrf or not hmac.compare_digest(csrf, field.get("csrf", "")) or pending is None:
+        if not csrf or not same_text(csrf, field.get("csrf", "")) or pending is None:
             return render_page("Refused", "<p class=error>This form expired or did not come from "
                                "this browser's consent page. Start connecting again from your MCP "
                                "client.</p>", 403)
@@ -96,7 +95,7 @@ class ConsentPage:
             return await self._choose_form(raw_request, pending, csrf, who.key_id, None)
         identity = self._signer.verify("identity", field.get("identity", ""))
         if (field.get("step") != "approve" or identity is None
-                or not hmac.compare_digest(str(identity.get("x", "")), csrf)):
+                or not same_text(str(identity.get("x", "")), csrf)):
             return render_page("Refused", "<p class=error>Sign in again.</p>", 403)
         wanted = {name[len("grant:"):]: Access(value) for name, value in field.items()
                   if name.startswith("grant:") and value in (Access.READ, Access.READWRITE)}

@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse, Response
 from memspace.api.oauth.provider import client_info
 from memspace.domain.errors import MemspaceError
 from memspace.services.oauth import OAuthService
+from memspace.services.oauth_rules import check_metadata_bounds
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
@@ -46,6 +47,10 @@ class Registration:
         record.update(token_endpoint_auth_method="none", grant_types=grant_types,
                       response_types=["code"])
         uris = [str(u) for u in metadata.redirect_uris or []]
+        try:
+            check_metadata_bounds(metadata.client_name or "", record)
+        except MemspaceError as exc:
+            return _error("invalid_client_metadata", exc.message)
         try:
             client = await anyio.to_thread.run_sync(
                 self._oauth.register, metadata.client_name or "", uris, record)

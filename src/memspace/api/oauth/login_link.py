@@ -4,7 +4,6 @@ browser, whom it signed in as, so the consent page offers "Continue as …"."""
 
 from __future__ import annotations
 
-import hmac
 from html import escape
 
 import anyio.to_thread
@@ -18,7 +17,7 @@ from memspace.api.oauth.consent import (
     render_page,
     set_browser_cookie,
 )
-from memspace.api.oauth.signing import Signer
+from memspace.api.oauth.signing import Signer, same_text
 from memspace.domain.errors import MemspaceError
 from memspace.services.oauth import LINK_IN_TEXT, OAuthService
 
@@ -53,7 +52,7 @@ class LoginLinkPage:
         code, sent = form.get("code"), form.get("csrf")
         csrf = request.cookies.get(CSRF_COOKIE, "")
         if not (isinstance(code, str) and isinstance(sent, str) and csrf
-                and hmac.compare_digest(csrf, sent)):
+                and same_text(csrf, sent)):
             return render_page("Refused", "<p class=error>Open the sign-in link again.</p>", 403)
         try:
             who = await anyio.to_thread.run_sync(self._oauth.sign_in, code)

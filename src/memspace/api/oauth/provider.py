@@ -5,6 +5,7 @@ memspace's clients, codes and tokens."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import anyio.to_thread
@@ -25,6 +26,8 @@ from memspace.domain.oauth import OAuthClient, TokenKind
 from memspace.services.oauth import OAuthService, redirect_matches, same_resource
 
 CONSENT_PATH = "/authorize/consent"
+# RFC 7636 §4.2: BASE64URL of a SHA-256 is 43 characters; 43-128 unreserved characters allowed.
+CODE_CHALLENGE = re.compile(r"[A-Za-z0-9._~-]{43,128}")
 
 
 class MemspaceClient(OAuthClientInformationFull):
@@ -67,6 +70,9 @@ class MemspaceProvider:
         raise NotImplementedError("registration is served by api/oauth/handlers.py")
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+        if not CODE_CHALLENGE.fullmatch(params.code_challenge or ""):
+            raise AuthorizeError("invalid_request", "code_challenge must be the BASE64URL of the "
+                                 "SHA-256 of your code_verifier (43 characters, RFC 7636 §4.2)")
         if params.resource is not None and not same_resource(params.resource, self.resource):
             raise AuthorizeError("invalid_target",
                                  f"this server only issues tokens for {self.resource}")

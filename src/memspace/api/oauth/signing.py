@@ -25,6 +25,16 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+def same_text(a: str, b: str) -> bool:
+    """Constant-time equality of two strings of any characters. `hmac.compare_digest` raises
+    TypeError on a non-ASCII `str`, so a crafted form field or query value would be a 500:
+    compare their UTF-8 bytes instead (a surrogate that cannot be encoded is simply unequal)."""
+    try:
+        return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))
+    except UnicodeEncodeError:
+        return False
+
+
 class Signer:
     def __init__(self, secret: bytes, ttl_s: int = SIGNED_TTL_S) -> None:
         # Derived, so the consent page and upload tickets never share a key even when one
@@ -40,11 +50,13 @@ class Signer:
     def verify(self, purpose: str, token: str) -> dict[str, Any] | None:
         """The value, or None when the token was altered, expired or made for another purpose."""
         payload, _, mac = token.partition(".")
-        if not hmac.compare_digest(mac, self._mac(payload)):
+        if not same_text(mac, self._mac(payload)):
             return None
         try:
             claims = json.loads(_unb64(payload))
         except (ValueError, binascii.Error):
+            return None
+        if not isinstance(claims, dict) or not isinstance(claims.get("v"), dict):
             return None
         if claims.get("p") != purpose or int(claims.get("e", 0)) < time.time():
             return None

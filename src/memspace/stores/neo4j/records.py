@@ -14,6 +14,7 @@ from typing import Any, cast
 import numpy as np
 
 from memspace.domain.evidence_codec import evidence_of, evidence_text
+from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType, status_today
 from memspace.domain.models import (
     Access,
     ApiKey,
@@ -21,6 +22,8 @@ from memspace.domain.models import (
     DocumentStatus,
     Handoff,
     Memory,
+    Provenance,
+    ProvenanceKind,
     Relation,
     RelationType,
     Space,
@@ -68,7 +71,7 @@ def space_props(space: Space) -> Props:
 
 def space_from(p: Props) -> Space:
     return Space(p["id"], p["slug"], p["name"], p["description"], _dt(p["createdAt"]),
-                 _dt(p["lastActiveAt"]))
+                 _dt(p["lastActiveAt"]), p.get("instructions") or "")
 
 
 def key_props(key: ApiKey) -> Props:
@@ -120,7 +123,12 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         "context": m.context, "follows": m.follows,
         "evidence": evidence_text(m.evidence), "verification": m.verification,
         "verifiedAt": utc(m.verified_at) if m.verified_at is not None else None,
+        "provenanceKind": m.provenance.kind.value if m.provenance else None,
+        "provenanceSource": m.provenance.source if m.provenance else None,
+        "suspicious": m.suspicious,
         "terms": index_terms(m.content, m.context),
+        "type": m.type.value, "status": m.status.value, "importance": m.importance,
+        "canonical": m.canonical,
     }
 
 
@@ -141,6 +149,14 @@ def memory_from(p: Props) -> Memory:
         evidence=evidence_of(p.get("evidence")),
         verification=p.get("verification"),
         verified_at=from_micros(p.get("verifiedAt")),
+        provenance=Provenance(ProvenanceKind(p["provenanceKind"]), p.get("provenanceSource") or "")
+        if p.get("provenanceKind") else None,
+        suspicious=p.get("suspicious"),
+        type=MemoryType(p.get("type") or "note"),
+        status=MemoryStatus(p.get("status") or status_today(
+            p["active"], p["invalidatedBy"], p["forgetReason"])),
+        importance=p.get("importance") or DEFAULT_IMPORTANCE,
+        canonical=bool(p.get("canonical")),
     )
 
 

@@ -70,12 +70,18 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX memory_space_writer IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.createdBy)",
     # Memories whose vector is not yet in VECTOR_INDEX (stores/neo4j/vector_index.py).
     "CREATE INDEX memory_vector_pending IF NOT EXISTS FOR (m:Memory) ON (m.vectorPending)",
+    # Types and statuses (domain/lifecycle.py), and the status changes set by hand.
+    "CREATE INDEX memory_space_type IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.type)",
+    "CREATE INDEX memory_space_status IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.status)",
+    "CREATE INDEX memory_status IF NOT EXISTS FOR (m:Memory) ON (m.status)",
+    "CREATE INDEX status_mark_memory IF NOT EXISTS FOR (k:StatusMark) ON (k.spaceId, k.memoryId)",
 )
 
 # Registered up front so that reads on a fresh database, before any node carries one of these,
 # do not draw "property key does not exist" notices (warnings under `python -X dev`). `follows`
 # is registered by memories.backfill_follows, which uses its absence to spot an older store.
-LABELS = ("Space", "ApiKey", "Memory", "Document", "IdempotencyKey", "Handoff", "StoreInfo")
+LABELS = ("Space", "ApiKey", "Memory", "Document", "IdempotencyKey", "Handoff", "StoreInfo",
+          "StatusMark")
 RELATIONSHIP_TYPES = ("GRANTS", "UPDATES", "EXTENDS", "DERIVES", "HAS_FACT")
 PROPERTY_KEYS = (
     "id", "slug", "name", "description", "createdAt", "lastActiveAt", "prefix", "sha256",
@@ -88,6 +94,7 @@ PROPERTY_KEYS = (
     "agent", "agentKey", "topic", "topicKey", "summary", "done", "nextSteps", "openQuestions",
     "links", "speaker", "observedAt", "context", "terms", "vector", "value",
     "evidence", "verification", "verifiedAt",
+    "type", "importance", "canonical", "memoryId", "markedBy", "markedAt", "instructions",
 )
 
 

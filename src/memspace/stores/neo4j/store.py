@@ -49,6 +49,7 @@ from memspace.stores.neo4j import (
 )
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.group_commit import GroupCommit
+from memspace.stores.neo4j.lifecycle_backfill import backfill_lifecycle
 from memspace.stores.neo4j.schema import ensure_schema
 from memspace.stores.neo4j.vector_index import IndexFeed
 from memspace.stores.space_counts import SpaceCounts
@@ -88,6 +89,7 @@ class Neo4jStore:
             self._db.retrying(lambda: ensure_schema(self._db.driver, database))
             memories.backfill_terms(self._db)
             memories.backfill_follows(self._db)
+            backfill_lifecycle(self._db)
         except BaseException:
             self._db.close()
             raise
@@ -278,11 +280,14 @@ class Neo4jStore:
         return [h for h in search.by_seq(self._db, space_id, close)
                 if h.memory.active][:limit]
 
-    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
-        """Every word of `keyword`, typos tolerated, ranked on the cache (stores/keyword_index.py)."""
+    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int,
+                       exact: bool = False) -> list[ScoredMemory]:
+        """Every word of `keyword`, typos tolerated unless `exact`, ranked on the cache
+        (stores/keyword_index.py)."""
         typed = words(keyword)
         return self._one_list(where, lambda version: self._vectors.keyword_top_k(
-            self, where.space_id, typed, limit, where.category, where.include_inactive, version))
+            self, where.space_id, typed, limit, where.category, where.include_inactive, version,
+            exact))
 
     # VectorSource
 

@@ -25,7 +25,8 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
     for old_id, new_id in batch.supersede.items():
         cur = conn.execute(
             "UPDATE memories SET active = 0, invalidated_at = ?, invalidated_by = ?, "
-            "changed_version = ? WHERE id = ? AND space_id = ? AND active = 1",
+            "status = 'superseded', changed_version = ? "
+            "WHERE id = ? AND space_id = ? AND active = 1",
             (ts(at) if at else None, new_id, stamp, old_id, batch.space_id),
         )
         if cur.rowcount != 1:
@@ -37,7 +38,7 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
     _refuse_repeats(conn, batch)
     conn.executemany(
         f"INSERT INTO memories ({MEMORY_COLUMNS}, changed_version, terms) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"VALUES ({', '.join('?' * (MEMORY_COLUMNS.count(',') + 3))})",
         [
             (m.id, batch.space_id, m.content, m.category,
              vector_blob(m.embedding) if m.embedding is not None else None,
@@ -46,7 +47,10 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
              m.forget_reason, m.forgotten_by, m.origin, m.version, m.speaker,
              m.observed_at.isoformat() if m.observed_at else None, m.context, m.follows,
              evidence_text(m.evidence), m.verification,
-             ts(m.verified_at) if m.verified_at else None, stamp,
+             ts(m.verified_at) if m.verified_at else None,
+             m.provenance.kind.value if m.provenance else None,
+             m.provenance.source if m.provenance else None, m.suspicious,
+             m.type.value, m.status.value, m.importance, int(m.canonical), stamp,
              index_terms(m.content, m.context))
             for m in batch.memories
         ],
@@ -119,7 +123,8 @@ def forget(conn: sqlite3.Connection, space_id: str, memory_id: str, reason: str,
     stamp = touch(conn, space_id, at)
     conn.execute(
         "UPDATE memories SET active = 0, invalidated_at = ?, forget_reason = ?, "
-        "forgotten_by = ?, changed_version = ?, version = version + 1 WHERE id = ?",
+        "forgotten_by = ?, status = 'historical', changed_version = ?, version = version + 1 "
+        "WHERE id = ?",
         (ts(at), reason, by, stamp, memory_id),
     )
 
@@ -168,11 +173,17 @@ def latest_by_writer(conn: sqlite3.Connection, space_id: str, created_by: str,
 def filter_sql(where: MemoryFilter, alias: str = "m") -> tuple[str, list[object]]:
     sql = f"{alias}.space_id = ?"
     args: list[object] = [where.space_id]
-    if not where.include_inactive:
+    if not where.include_inactive and not where.statuses:
         sql += f" AND {alias}.active = 1"
     if where.category is not None:
         sql += f" AND {alias}.category = ?"
         args.append(where.category)
+    if where.types:
+        sql += f" AND {alias}.type IN (SELECT value FROM json_each(?))"
+        args.append(json.dumps([t.value for t in where.types]))
+    if where.statuses:
+        sql += f" AND {alias}.status IN (SELECT value FROM json_each(?))"
+        args.append(json.dumps([s.value for s in where.statuses]))
     return sql, args
 
 

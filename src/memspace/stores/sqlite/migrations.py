@@ -310,6 +310,62 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (repo_id, sha)
     );
     """,
+    # 15: each space's security policy (secrets refuse|redact|allow, instruction-like
+    # writes flag|quarantine; a space without a row has the defaults) and the operator's audit
+    # log of administrative actions, appended to only (services/audit.py); and on each memory
+    # where it came from (provenance; NULL for earlier memories: domain.models.provenance_of
+    # infers it) and why it reads like instructions to an agent (suspicious; NULL: it does not)
+    """
+    CREATE TABLE space_policies (
+        space_id TEXT PRIMARY KEY REFERENCES spaces(id),
+        secrets TEXT NOT NULL,
+        injections TEXT NOT NULL
+    );
+    CREATE TABLE audit_log (
+        id TEXT PRIMARY KEY,
+        at TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        space_id TEXT,
+        target TEXT,
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX audit_log_at ON audit_log (at);
+    ALTER TABLE memories ADD COLUMN provenance_kind TEXT;
+    ALTER TABLE memories ADD COLUMN provenance_source TEXT;
+    ALTER TABLE memories ADD COLUMN suspicious TEXT;
+    """,
+    # 16: a space's instructions for its agents (get_context's header); every memory has a
+    # type (what kind of note) and a status (where it stands), an importance 1-5 and a
+    # canonical flag (domain/lifecycle.py); status changes set by hand
+    # keep who, when and why. Existing memories are notes; their status is what their state
+    # means today: active -> current, replaced by a correction -> superseded, forgotten ->
+    # historical (domain.lifecycle.status_today says the same for imports).
+    """
+    ALTER TABLE spaces ADD COLUMN instructions TEXT NOT NULL DEFAULT '';
+    ALTER TABLE memories ADD COLUMN type TEXT NOT NULL DEFAULT 'note';
+    ALTER TABLE memories ADD COLUMN status TEXT NOT NULL DEFAULT 'current';
+    ALTER TABLE memories ADD COLUMN importance INTEGER NOT NULL DEFAULT 3;
+    ALTER TABLE memories ADD COLUMN canonical INTEGER NOT NULL DEFAULT 0;
+    UPDATE memories SET status = CASE
+        WHEN active = 1 THEN 'current'
+        WHEN invalidated_by IS NOT NULL AND forget_reason IS NULL THEN 'superseded'
+        ELSE 'historical' END;
+    CREATE INDEX memories_by_type ON memories (space_id, type, created_at);
+    CREATE INDEX memories_by_status ON memories (space_id, status, created_at);
+    CREATE TABLE memory_marks (
+        id INTEGER PRIMARY KEY,
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        memory_id TEXT NOT NULL REFERENCES memories(id),
+        version INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        marked_by TEXT NOT NULL,
+        marked_at TEXT NOT NULL
+    );
+    CREATE INDEX memory_marks_by_memory ON memory_marks (space_id, memory_id, id);
+    """,
 ]
 
 

@@ -43,6 +43,10 @@ class SqliteNoteJobs:
                 "WHERE space_id = ? AND memory_id = ? AND state = ?",
                 (state.value, reason, ts(at), space_id, memory_id, NoteState.PENDING.value),
             )
+            # The note itself, if it is still there as saved, is current from now on.
+            conn.execute(
+                "UPDATE memories SET status = 'current' "
+                "WHERE space_id = ? AND id = ? AND status = 'pending'", (space_id, memory_id))
 
     def note_jobs(self, space_id: str, memory_ids: list[str]) -> dict[str, NoteJob]:
         if not memory_ids:

@@ -8,12 +8,15 @@ from datetime import UTC, datetime
 import numpy as np
 
 from memspace.domain.evidence_codec import evidence_of
+from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.domain.models import (
     Access,
     ApiKey,
     Document,
     DocumentStatus,
     Memory,
+    Provenance,
+    ProvenanceKind,
     Relation,
     RelationType,
     Space,
@@ -22,7 +25,8 @@ from memspace.domain.models import (
 MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
     "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version, "
-    "speaker, observed_at, context, follows, evidence, verification, verified_at"
+    "speaker, observed_at, context, follows, evidence, verification, verified_at, "
+    "provenance_kind, provenance_source, suspicious, type, status, importance, canonical"
 )
 
 
@@ -57,6 +61,7 @@ def space_from_row(row: sqlite3.Row) -> Space:
         description=row["description"],
         created_at=req_ts(row["created_at"]),
         last_active_at=req_ts(row["last_active_at"]),
+        instructions=row["instructions"],
     )
 
 
@@ -101,6 +106,13 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         evidence=evidence_of(row["evidence"]),
         verification=row["verification"],
         verified_at=parse_ts(row["verified_at"]),
+        provenance=Provenance(ProvenanceKind(row["provenance_kind"]), row["provenance_source"] or "")
+        if row["provenance_kind"] else None,
+        suspicious=row["suspicious"],
+        type=MemoryType(row["type"]),
+        status=MemoryStatus(row["status"]),
+        importance=row["importance"],
+        canonical=bool(row["canonical"]),
     )
 
 

@@ -214,10 +214,13 @@ class SqliteStore:
         return self._vectors.top_k(self, where.space_id, np.asarray(embedding, dtype=np.float32),
                                    limit, where.category, where.include_inactive)
 
-    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int) -> list[ScoredMemory]:
-        """Every word of `keyword`, typos tolerated, ranked on the cache (stores/keyword_index.py)."""
+    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int,
+                       exact: bool = False) -> list[ScoredMemory]:
+        """Every word of `keyword`, typos tolerated unless `exact`, ranked on the cache
+        (stores/keyword_index.py)."""
         return search.by_rowid(self._db.conn(), self._vectors.keyword_top_k(
-            self, where.space_id, words(keyword), limit, where.category, where.include_inactive))
+            self, where.space_id, words(keyword), limit, where.category, where.include_inactive,
+            exact=exact))
 
     # VectorSource: the rowid is the sequence number (rows are never deleted).
 

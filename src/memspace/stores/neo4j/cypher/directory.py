@@ -12,7 +12,7 @@ HOLDS_MEMORIES = "MATCH (m:Memory) RETURN 1 AS found LIMIT 1"
 
 # -- spaces -----------------------------------------------------------------------------------
 
-SPACE_FIELDS = "s {.id, .slug, .name, .description, .createdAt, .lastActiveAt}"
+SPACE_FIELDS = "s {.id, .slug, .name, .description, .createdAt, .lastActiveAt, .instructions}"
 CREATE_SPACE = "CREATE (s:Space) SET s = $props"
 GET_SPACE = f"MATCH (s:Space {{id: $id}}) RETURN {SPACE_FIELDS} AS space"
 GET_SPACE_BY_SLUG = f"MATCH (s:Space {{slug: $slug}}) RETURN {SPACE_FIELDS} AS space"
@@ -55,3 +55,11 @@ REVOKE_KEY = """
 MATCH (k:ApiKey {id: $id}) SET k.revokedAt = coalesce(k.revokedAt, $at) RETURN count(k) AS found
 """
 SET_ACTIVE_SPACE = "MATCH (k:ApiKey {id: $id}) SET k.activeSpaceId = $space"
+
+# A space's description and its instructions for agents; a null parameter keeps the value.
+SET_SPACE_TEXT = f"""
+MATCH (s:Space {{id: $id}})
+SET s.description = coalesce($description, s.description),
+    s.instructions = coalesce($instructions, s.instructions, '')
+RETURN {SPACE_FIELDS} AS space
+"""

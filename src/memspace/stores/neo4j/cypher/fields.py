@@ -29,7 +29,8 @@ def memory_fields(var: str) -> str:
         ".contentHash, .documentId, .origin, "
         f"invalidatedAt: {micros(var + '.invalidatedAt')}, .invalidatedBy, .forgetReason, "
         ".forgottenBy, .version, .speaker, .observedAt, .context, .follows, .evidence, "
-        f".verification, verifiedAt: {micros(var + '.verifiedAt')}}}"
+        ".provenanceKind, .provenanceSource, .suspicious, .type, .status, .importance, "
+        f".canonical, .verification, verifiedAt: {micros(var + '.verifiedAt')}}}"
     )
 
 
@@ -37,9 +38,17 @@ def memory_filter(where: MemoryFilter, var: str = "m") -> tuple[str, dict[str, o
     """The WHERE condition (and its parameters) that scopes memories to a filter."""
     condition = f"{var}.spaceId = $space"
     params: dict[str, object] = {"space": where.space_id}
-    if not where.include_inactive:
+    if not where.include_inactive and not where.statuses:
         condition += f" AND {var}.active = true"
     if where.category is not None:
         condition += f" AND {var}.category = $category"
         params["category"] = where.category
+    # Memories stored before types and statuses existed carry neither until the startup
+    # backfill (memories.backfill_lifecycle) has run; they read as notes, status as today.
+    if where.types:
+        condition += f" AND coalesce({var}.type, 'note') IN $types"
+        params["types"] = [t.value for t in where.types]
+    if where.statuses:
+        condition += f" AND {var}.status IN $statuses"
+        params["statuses"] = [s.value for s in where.statuses]
     return condition, params

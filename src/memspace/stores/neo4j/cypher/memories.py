@@ -150,14 +150,15 @@ CREATE (s)-[:{edge_type} {{createdAt: row.createdAt, createdBy: row.createdBy, r
 SUPERSEDE = """
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.old}) WHERE m.spaceId = $space
-SET m.active = false, m.invalidatedAt = $at, m.invalidatedBy = row.new, m.changed = $version
+SET m.active = false, m.invalidatedAt = $at, m.invalidatedBy = row.new, m.changed = $version,
+    m.status = 'superseded'
 REMOVE m._lock
 """
 FORGET_STATE = "MATCH (m:Memory {id: $id}) WHERE m.spaceId = $space RETURN m.active AS active"
 FORGET = f"""
 MATCH (m:Memory {{id: $id}}) WHERE m.spaceId = $space
 SET m.active = false, m.invalidatedAt = $at, m.forgetReason = $reason, m.forgottenBy = $by,
-    m.changed = $version, m.version = coalesce(m.version, 1) + 1
+    m.changed = $version, m.version = coalesce(m.version, 1) + 1, m.status = 'historical'
 REMOVE m._lock
 RETURN {memory_fields("m")} AS memory
 """
@@ -265,3 +266,16 @@ UNWIND $rows AS row
 MATCH (m:Memory {id: row.id}) SET m.follows = row.follows
 """
 REGISTER_FOLLOWS_KEY = "CALL db.createProperty('follows')"
+
+# Stores written before types and statuses: every memory a note, its status what its state
+# means today (domain.lifecycle.status_today), in batches at each start until none is left.
+MEMORIES_WITHOUT_STATUS = """
+MATCH (m:Memory) WHERE m.status IS NULL AND ($space IS NULL OR m.spaceId = $space)
+WITH m LIMIT $limit
+SET m.type = coalesce(m.type, 'note'), m.importance = coalesce(m.importance, 3),
+    m.canonical = coalesce(m.canonical, false),
+    m.status = CASE WHEN m.active THEN 'current'
+                    WHEN m.invalidatedBy IS NOT NULL AND m.forgetReason IS NULL THEN 'superseded'
+                    ELSE 'historical' END
+RETURN count(m) AS done
+"""

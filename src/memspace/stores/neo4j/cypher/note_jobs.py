@@ -7,6 +7,9 @@ NOTE_JOB_ADD = "CREATE (j:NoteJob) SET j = $props"
 NOTE_JOB_SETTLE = """
 MATCH (j:NoteJob {memoryId: $id, spaceId: $space, state: 'pending'})
 SET j.state = $state, j.reason = $reason, j.updatedAt = $at
+WITH j
+OPTIONAL MATCH (m:Memory {id: $id}) WHERE m.spaceId = $space AND m.status = 'pending'
+SET m.status = 'current'
 """
 NOTE_JOBS_OF = """
 MATCH (j:NoteJob {spaceId: $space}) WHERE j.memoryId IN $ids RETURN j {.*} AS job

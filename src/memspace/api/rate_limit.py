@@ -1,0 +1,47 @@
+"""Per-key request limits (MEMSPACE_RATE_LIMIT, requests a minute; 0: off), issue 38.
+
+One token bucket per caller: an API key (its id; an upload ticket counts against its key) or an
+OAuth client (its client id, whichever key approved it). A bucket holds a minute's worth of
+requests and refills continuously, so a caller may burst up to the limit and then goes at the
+limit's pace; one noisy caller empties only its own bucket. Over the limit, REST answers 429
+with `Retry-After`; MCP tool calls answer the closed-set code `rate_limited` (with
+`retryAfter`), so an agent's session survives. Buckets live in the process: behind several
+replicas each enforces the limit on the requests it serves.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+
+# The scope-state key a rate-limited MCP request carries to the tools (mcp/identity.py).
+RATE_LIMITED_STATE_KEY = "memspace.rate_limited"
+MAX_BUCKETS = 100_000
+
+
+class RateLimiter:
+    def __init__(self, per_minute: int, now: Callable[[], float] = time.monotonic) -> None:
+        self._capacity = float(per_minute)
+        self._rate = per_minute / 60.0  # tokens a second
+        self._now = now
+        self._buckets: dict[str, tuple[float, float]] = {}  # caller -> (tokens, at)
+        self._lock = threading.Lock()
+
+    def take(self, caller: str) -> int:
+        """0 when the request may go ahead (a token is spent), else the whole seconds to wait."""
+        now = self._now()
+        with self._lock:
+            tokens, at = self._buckets.get(caller, (self._capacity, now))
+            tokens = min(self._capacity, tokens + (now - at) * self._rate)
+            if tokens >= 1.0:
+                self._buckets[caller] = (tokens - 1.0, now)
+                allowed = True
+            else:
+                self._buckets[caller] = (tokens, now)
+                allowed = False
+            if len(self._buckets) > MAX_BUCKETS:  # forget the callers whose bucket is full again
+                full = now - self._capacity / self._rate
+                self._buckets = {k: v for k, v in self._buckets.items() if v[1] > full}
+        return 0 if allowed else max(1, math.ceil((1.0 - tokens) / self._rate))

@@ -1,0 +1,126 @@
+"""`memspace add | search | list | mark`: memories from a terminal, as the local operator, through
+the same services the add_memory, search_memory, listMemories and mark_memory tools call."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from memspace.cli_code import CiteOpt
+from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.present.json import add_json, marked_json, search_json
+from memspace.present.records import memory_json
+from memspace.present.text import add_text, list_text, marked_text, search_text
+from memspace.services.access import AccessService
+from memspace.services.memories import AddRequest
+from memspace.services.search import SearchRequest
+
+SpaceOpt = Annotated[str, typer.Option("--space", "-s", help="Space slug.")]
+TypesOpt = Annotated[list[str] | None, typer.Option(
+    "--type", help="Only this type (repeatable): decision, constraint, architecture, fact, "
+    "incident, failed_approach, procedure, status, task, preference, reference, note.")]
+StatusesOpt = Annotated[list[str] | None, typer.Option(
+    "--status", help="Only this status (repeatable): current, superseded, historical, disputed, "
+    "pending.")]
+
+
+@command
+def add(
+    content: Annotated[str, typer.Argument(help="The fact to remember; '-' reads stdin.")],
+    space: SpaceOpt,
+    category: Annotated[str | None, typer.Option(help="Category label.")] = None,
+    memory_type: Annotated[str | None, typer.Option("--type", help="What kind of note (default note).")] = None,
+    importance: Annotated[int | None, typer.Option(help="1 (minor) to 5; default 3.")] = None,
+    canonical: Annotated[bool, typer.Option(help="The agreed answer on its subject.")] = False,
+    supersedes: Annotated[list[str] | None, typer.Option(
+        "--supersedes", help="Id this memory replaces (repeatable).")] = None,
+    force: Annotated[bool, typer.Option(help="Store it beside a decision it contradicts.")] = False,
+    evidence: CiteOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate and show, write nothing.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Save one memory (the same call as the add_memory tool)."""
+    container = open_container()
+    text = sys.stdin.read() if content == "-" else content
+    request = AddRequest(text, space, category, memory_type=memory_type, importance=importance,
+                         canonical=canonical, supersedes=tuple(supersedes or ()), force=force,
+                         evidence=tuple(evidence) if evidence else None)
+    added = container.memories.submit(AccessService.operator(), request, dry_run=dry_run)
+    emit(add_json(added), as_json, add_text(added))
+
+
+@command
+def search(
+    query: Annotated[str | None, typer.Argument(help="Natural-language query.")] = None,
+    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")] = "",
+    keyword: Annotated[str | None, typer.Option(help="Typo-tolerant keyword match.")] = None,
+    category: Annotated[str | None, typer.Option(help="Category filter.")] = None,
+    limit: Annotated[int, typer.Option(help="Number of results (1-50).")] = 10,
+    include_inactive: Annotated[bool, typer.Option(help="Include superseded memories.")] = False,
+    types: TypesOpt = None,
+    statuses: StatusesOpt = None,
+    provenance: Annotated[list[str] | None, typer.Option(
+        help="Only these sources: human, agent, document, model, import; repeatable.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search a space (the same call as the search_memory tool)."""
+    container = open_container()
+    request = SearchRequest(query, keyword, category, space or None, limit, False, include_inactive,
+                            types=tuple(types or ()), statuses=tuple(statuses or ()),
+                            provenance=tuple(provenance or ()))
+    found = container.search.search(AccessService.operator(), request)
+    emit(search_json(found), as_json, search_text(found))
+
+
+@command
+def list_memories(
+    space: SpaceOpt,
+    category: Annotated[str | None, typer.Option(help="Category filter.")] = None,
+    types: TypesOpt = None,
+    statuses: StatusesOpt = None,
+    include_inactive: Annotated[bool, typer.Option(help="Include superseded memories.")] = False,
+    limit: Annotated[int, typer.Option(help="Page size (1-100).")] = 20,
+    cursor: Annotated[str | None, typer.Option(help="nextCursor of the previous page.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List a space's memories, newest first (the same call as the listMemories tool)."""
+    container = open_container()
+    slug, page = container.memories.list(AccessService.operator(), space, category,
+                                         include_inactive, limit, cursor, types, statuses)
+    data = {"space": slug, "memories": [memory_json(m) for m in page.items],
+            "nextCursor": page.next_cursor}
+    emit(data, as_json, list_text(f"Memories in '{slug}'", page.items, page.next_cursor))
+
+
+@command
+def mark(
+    memory_id: Annotated[str, typer.Argument(help="Id of the memory.")],
+    status: Annotated[str, typer.Argument(help="historical | disputed | current.")],
+    reason: Annotated[str, typer.Option(help="Why (kept in its history).")],
+    space: SpaceOpt,
+    expected_version: Annotated[int | None, typer.Option(help="Refuse if it is no longer this version.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Set where a memory stands (the same call as the mark_memory tool)."""
+    container = open_container()
+    marked = container.lifecycle.mark(AccessService.operator(), memory_id, status, reason, space,
+                                      expected_version)
+    emit(marked_json(marked), as_json, marked_text(marked))
+
+
+@command
+def rename_category(
+    old: Annotated[str, typer.Argument(help="The category to rename.")],
+    new: Annotated[str, typer.Argument(help="Its new name.")],
+    space: SpaceOpt,
+    as_json: JsonOpt = False,
+) -> None:
+    """Rename a category across a space in one write (the same call as rename_category)."""
+    container = open_container()
+    slug, renamed = container.memories.rename_category(AccessService.operator(), space, old, new)
+    data = {"space": slug, "renamed": len(renamed),
+            "memories": [memory_json(m, lean=True) for m in renamed]}
+    emit(data, as_json, f"Renamed category '{old}' to '{new}' in '{slug}': {len(renamed)} "
+                        "memory(ies).")

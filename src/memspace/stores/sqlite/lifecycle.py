@@ -1,0 +1,62 @@
+"""LifecycleStore on the embedded SQLite file (migration 14): a memory's status set by hand,
+with the record of who set it, when and why, through the graph store's connection."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from memspace.domain.errors import Conflict, NotFound, StaleVersion
+from memspace.domain.lifecycle import MemoryStatus, Revision
+from memspace.domain.models import Memory
+from memspace.stores.sqlite import memories
+from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, req_ts, ts
+from memspace.stores.sqlite.store import SqliteStore
+
+
+def _revision(row: sqlite3.Row) -> Revision:
+    return Revision(row["space_id"], row["memory_id"], row["version"], row["kind"],
+                    row["status"], row["reason"], row["marked_by"], req_ts(row["marked_at"]))
+
+
+class SqliteLifecycle:
+    """Status changes in the same SQLite file as the graph."""
+
+    def __init__(self, store: SqliteStore) -> None:
+        self._db = store._db
+
+    def mark(self, space_id: str, memory_id: str, status: MemoryStatus, reason: str, by: str,
+             at: datetime, expected_version: int | None = None) -> Memory:
+        with self._db.tx() as conn:
+            row = conn.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ? AND space_id = ?",
+                (memory_id, space_id)).fetchone()
+            if row is None:
+                raise NotFound(f"no memory '{memory_id}' in this space")
+            memory = memory_from_row(row)
+            if not memory.active:
+                raise Conflict(f"memory '{memory_id}' is {memory.status.value}; mark its current "
+                               "version instead (getMemory shows it)")
+            if expected_version is not None and memory.version != expected_version:
+                raise StaleVersion(memory_id, expected_version, memory.version, memory_id)
+            stamp = memories.touch(conn, space_id, at)
+            conn.execute(
+                "UPDATE memories SET status = ?, version = version + 1, changed_version = ? "
+                "WHERE id = ?", (status.value, stamp, memory_id))
+            conn.execute(
+                "INSERT INTO memory_marks (space_id, memory_id, version, kind, status, reason, "
+                "marked_by, marked_at) VALUES (?, ?, ?, 'marked', ?, ?, ?, ?)",
+                (space_id, memory_id, memory.version + 1, status.value, reason, by, ts(at)))
+            found = memories.one(conn, space_id, memory_id)
+            assert found is not None
+            return found
+
+    def marks_of(self, space_id: str, memory_ids: list[str]) -> list[Revision]:
+        """The status changes of these memories, oldest first."""
+        if not memory_ids:
+            return []
+        rows = self._db.conn().execute(
+            "SELECT * FROM memory_marks WHERE space_id = ? AND memory_id IN "
+            f"({', '.join('?' * len(memory_ids))}) ORDER BY marked_at, id",
+            (space_id, *memory_ids)).fetchall()
+        return [_revision(r) for r in rows]
