@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from memspace.domain.errors import ExtractionFailed
-from memspace.domain.extraction import Candidate
+from memspace.domain.extraction import FACT_TYPES, Candidate
 from memspace.domain.models import RelationType
-from memspace.llm.extractor import LitellmExtractor, parse_answer
+from memspace.llm.extractor import ANSWER_BASE_TOKENS, LitellmExtractor, parse_answer
 from memspace.llm.prompts import load_prompt, prompts_dir
 from memspace.llm.schema import FactsAnswer
 from tests.support.scripted_llm import Delay, Reply, ScriptedLLM, Status, refused_url
@@ -46,7 +46,10 @@ def scripted(llm: ScriptedLLM) -> Iterator[ScriptedLLM]:
 
 
 def extractor(url: str, timeout_s: float = 5.0) -> LitellmExtractor:
-    return LitellmExtractor("openai/scripted", api_base=url, api_key="test", timeout_s=timeout_s)
+    # These tests are about the protocol (requests, retries, parsing); their scripted facts are
+    # not taken from the content, so the grounding guard is off (tests/unit/test_grounding.py).
+    return LitellmExtractor("openai/scripted", api_base=url, api_key="test", timeout_s=timeout_s,
+                            grounding=False)
 
 
 def test_content_is_split_into_several_facts_with_one_call(scripted: ScriptedLLM) -> None:
@@ -261,7 +264,8 @@ def test_the_prompt_carries_numbered_candidates_speaker_and_observation_time(scr
     assert "Observed at: Tuesday 2026-03-10 09:30 UTC\n" in user["content"]
     assert "[0] (ownership, 2026-01-12) Marco owns the billing service.\n" in user["content"]
     assert "[2] (fact, 2026-02-20) The staging database runs Postgres 15.\n" in user["content"]
-    assert "<content>\nI took over billing yesterday.\n</content>" in user["content"]
+    assert "<note>\nI took over billing yesterday.\n</note>" in user["content"]
+    assert "EXISTING MEMORIES (already saved" in user["content"]
 
 
 def test_without_speaker_or_time_the_prompt_says_they_are_not_given(scripted: ScriptedLLM) -> None:
@@ -281,11 +285,36 @@ def test_the_request_asks_for_the_json_schema_at_temperature_zero(scripted: Scri
     request = scripted.requests[0]
     assert request["model"] == "scripted"
     assert request["temperature"] == 0
+    # A model looping inside the grammar is cut off, not waited on until the timeout.
+    assert request["max_tokens"] == ANSWER_BASE_TOKENS + len("news") // 2
     response_format = request["response_format"]
     assert response_format["type"] == "json_schema"
     assert response_format["json_schema"]["name"] == "facts"
     assert response_format["json_schema"]["strict"] is False
-    assert response_format["json_schema"]["schema"] == FactsAnswer.model_json_schema(mode="serialization")
+    schema = response_format["json_schema"]["schema"]
+    assert schema["properties"] == FactsAnswer.model_json_schema(mode="serialization")["properties"]
+    # The server's grammar can only name the candidates offered, and only types of FACT_TYPES.
+    assert schema["$defs"]["RelationItem"]["properties"]["candidate"]["enum"] == [0, 1, 2]
+    assert schema["$defs"]["FactItem"]["properties"]["type"]["enum"] == list(FACT_TYPES)
+
+
+def test_without_candidates_the_schema_allows_no_relation(scripted: ScriptedLLM) -> None:
+    scripted.push(Reply({"facts": [fact("We deploy on Fridays.")]}))
+
+    extractor(scripted.url).extract("We deploy on Fridays.", [])
+
+    schema = scripted.requests[0]["response_format"]["json_schema"]["schema"]
+    assert schema["$defs"]["FactItem"]["properties"]["relations"]["maxItems"] == 0
+
+
+def test_a_fact_type_outside_the_set_or_missing_is_a_note(scripted: ScriptedLLM) -> None:
+    scripted.push(Reply({"facts": [{**fact("We deploy on Fridays."), "type": "Failed approach"},
+                                   {**fact("Staging is reset nightly."), "type": "gossip"},
+                                   fact("Bo owns search.")]}))
+
+    result = extractor(scripted.url).extract("news", [])
+
+    assert [f.type for f in result.facts] == ["failed_approach", "note", "note"]
 
 
 def test_parse_answer_reports_where_the_json_breaks() -> None:

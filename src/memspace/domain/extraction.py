@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from memspace.domain.lifecycle import MemoryType
 from memspace.domain.models import RelationType, Usage
 
 
@@ -27,6 +28,12 @@ class ExtractedRelation:
     reason: str
 
 
+# The kinds of memory a fact can be, as the extraction schema offers them to the model
+# (anything else is a note).
+FACT_TYPES = tuple(t.value for t in MemoryType)
+DEFAULT_FACT_TYPE = MemoryType.NOTE.value
+
+
 @dataclass(frozen=True)
 class ExtractedFact:
     text: str
@@ -38,6 +45,18 @@ class ExtractedFact:
 
 
 @dataclass(frozen=True)
+class DroppedFact:
+    """A fact the model gave that the new content does not support (llm/grounding.py)."""
+
+    text: str
+    reason: str
+
+    @property
+    def warning(self) -> str:
+        return f"dropped the extracted fact '{self.text}': {self.reason}"
+
+
+@dataclass(frozen=True)
 class Extraction:
     """What one model call made of one chunk, with what it cost."""
 
@@ -45,6 +64,8 @@ class Extraction:
     llm_calls: int = 1
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # Facts removed because the content does not say them; the add reports each in `warnings`.
+    dropped: tuple[DroppedFact, ...] = ()
 
     @property
     def usage(self) -> Usage:
@@ -61,7 +82,8 @@ class FactExtractor(Protocol):
         speaker: str | None = None,
         observed_at: datetime | None = None,
     ) -> Extraction:
-        """Relations to numbers not offered are already dropped.
+        """Relations to numbers not offered are already dropped, and so are facts the content
+        does not support (they are listed in `Extraction.dropped`, never stored).
 
         Raises:
             ExtractionFailed: the model errored, timed out or answered nonsense after the

@@ -29,14 +29,17 @@ from pydantic import ValidationError
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.extraction import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.models import RelationType
+from memspace.llm.grounding import ground
 from memspace.llm.prompts import PromptTemplate, load_prompt
 from memspace.llm.schema import FactsAnswer, response_format
 
-PROMPT = "extract_facts.v1"
+PROMPT = "extract_facts.v2"
 # A 429 asking us to wait longer than this fails the extraction (the add falls back to flat)
 # rather than holding the tool call; without a Retry-After header we wait the default.
 MAX_RETRY_AFTER_S = 2.0
 DEFAULT_RETRY_AFTER_S = 1.0
+# The answer's token budget: this plus half a token per character of content (answer_budget).
+ANSWER_BASE_TOKENS = 256
 # The invalid answer is echoed back in the retry; long garbage is cut to keep that call small.
 ECHO_CHARS = 2_000
 
@@ -68,7 +71,7 @@ class LitellmExtractor:
 
     def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None,
                  timeout_s: float = 30.0, max_retries: int = 1,
-                 prompt: PromptTemplate | None = None) -> None:
+                 prompt: PromptTemplate | None = None, grounding: bool = True) -> None:
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
         self.model = model
@@ -78,7 +81,8 @@ class LitellmExtractor:
         self._max_calls = 1 + max_retries
         # Loaded now, so a missing or broken prompt file fails at wiring time, not on an add.
         self._prompt = prompt or load_prompt(PROMPT)
-        self._response_format = response_format()
+        # Off only to measure what the model says unguarded (bench/extraction_eval.py --unguarded).
+        self._grounding = grounding
 
     def extract(self, content: str, candidates: Sequence[Candidate], speaker: str | None = None,
                 observed_at: datetime | None = None) -> Extraction:
@@ -99,7 +103,7 @@ class LitellmExtractor:
         while True:
             calls += 1
             try:
-                response = self._complete(messages)
+                response = self._complete(messages, len(candidates), answer_budget(content))
             except Exception as exc:  # litellm maps every provider failure to its own types
                 wait = self._rate_limit_wait(exc)
                 if wait is not None and calls < self._max_calls:
@@ -124,16 +128,19 @@ class LitellmExtractor:
                             {"role": "user", "content": _retry_request(err)}]
                 continue
             facts = self._to_facts(answer, {c.number for c in candidates})
-            return Extraction(facts, calls, prompt_tokens, completion_tokens)
+            extraction = Extraction(facts, calls, prompt_tokens, completion_tokens)
+            if not self._grounding:
+                return extraction
+            return ground(extraction, content, candidates, speaker, observed_at)
 
-    def _complete(self, messages: list[dict[str, str]]) -> Any:
+    def _complete(self, messages: list[dict[str, str]], candidates: int, max_tokens: int) -> Any:
         # drop_params: a provider that rejects `response_format` or `temperature` (reasoning
         # models take only their default) gets the call without it instead of failing; the
         # prompt asks for the same JSON and parse_answer checks it either way.
         return _litellm().completion(
-            model=self.model, messages=messages, response_format=self._response_format,
+            model=self.model, messages=messages, response_format=response_format(candidates),
             temperature=0, timeout=self._timeout_s, num_retries=0, drop_params=True,
-            api_base=self._api_base, api_key=self._api_key,
+            max_tokens=max_tokens, api_base=self._api_base, api_key=self._api_key,
         )
 
     def _to_facts(self, answer: FactsAnswer, offered: set[int]) -> tuple[ExtractedFact, ...]:
@@ -147,7 +154,8 @@ class LitellmExtractor:
                 elif rel.candidate not in relations:  # a second relation to one candidate: first wins
                     relations[rel.candidate] = ExtractedRelation(
                         rel.candidate, RelationType(rel.type.upper()), rel.reason.strip())
-            facts.append(ExtractedFact(item.text, item.category, tuple(relations.values())))
+            facts.append(ExtractedFact(item.text, item.category, tuple(relations.values()),
+                                       item.type))
         if invented:
             log.info("model %s related facts to candidate numbers never offered %s; dropped %d",
                      self.model, sorted(set(invented)), len(invented))
@@ -186,6 +194,14 @@ class LitellmExtractor:
         if isinstance(status, int):
             return f"{model} answered HTTP {status}: {detail}"
         return f"{model} failed ({type(exc).__name__}): {detail}"
+
+
+def answer_budget(content: str) -> int:
+    """Completion tokens an answer may take: its facts restate the content (~4 characters a
+    token) plus the JSON around them. A small model that loops inside the schema's grammar
+    (seen with the 0.5B: 1,500 tokens and counting) is cut off here and retried, not waited on
+    until the timeout."""
+    return ANSWER_BASE_TOKENS + len(content) // 2
 
 
 def parse_answer(text: str) -> FactsAnswer:
@@ -230,7 +246,8 @@ def _answer_text(response: Any) -> str:
 
 def _retry_request(err: InvalidAnswer) -> str:
     return (f"That answer could not be used: {err}. Reply again with only the JSON object "
-            '{"facts": [{"text": ..., "category": ..., "relations": [...]}]} and nothing else.')
+            '{"facts": [{"text": ..., "type": ..., "category": ..., "relations": [...]}]} '
+            "and nothing else.")
 
 
 def _format_time(at: datetime) -> str:

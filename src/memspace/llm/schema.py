@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from memspace.domain.extraction import DEFAULT_FACT_TYPE, FACT_TYPES
+
 FactText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 # The schema sent to the model lists every field as required (an empty `relations` and `reason`
 # included): constrained decoders then always emit them, while parsing still accepts omissions.
@@ -39,8 +41,19 @@ class FactItem(BaseModel):
     model_config = _SCHEMA_CONFIG
 
     text: FactText
+    type: str = Field(default=DEFAULT_FACT_TYPE, json_schema_extra={"enum": list(FACT_TYPES)},
+                      description="the kind of memory")
     category: str = Field(description="one short lowercase word, e.g. decision, preference, fact")
     relations: list[RelationItem] = Field(default_factory=list)
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _known_type(cls, value: object) -> object:
+        # Missing, null or not one of FACT_TYPES: a note (never a reason to retry the answer).
+        if isinstance(value, str):
+            word = value.strip().lower().replace(" ", "_").replace("-", "_")
+            return word if word in FACT_TYPES else DEFAULT_FACT_TYPE
+        return DEFAULT_FACT_TYPE
 
     @field_validator("category", mode="before")
     @classmethod
@@ -75,7 +88,17 @@ class FactsAnswer(BaseModel):
         return data
 
 
-def response_format() -> dict[str, Any]:
-    """The litellm/OpenAI `response_format` asking for a FactsAnswer (non-strict JSON schema)."""
+def response_format(candidates: int | None = None) -> dict[str, Any]:
+    """The litellm/OpenAI `response_format` asking for a FactsAnswer (non-strict JSON schema).
+
+    With `candidates` given, a relation may only name 0..candidates-1 (none with no candidates):
+    a server that turns the schema into a grammar (llama.cpp, vLLM, Ollama) cannot emit others.
+    """
     schema = FactsAnswer.model_json_schema(mode="serialization")
+    if candidates is not None:
+        relations = schema["$defs"]["FactItem"]["properties"]["relations"]
+        if candidates:
+            schema["$defs"]["RelationItem"]["properties"]["candidate"]["enum"] = list(range(candidates))
+        else:
+            relations["maxItems"] = 0
     return {"type": "json_schema", "json_schema": {"name": "facts", "schema": schema, "strict": False}}

@@ -160,9 +160,12 @@ class AddPipeline(VersionedAdds):
                 [f"stored as one flat memory because fact extraction failed unexpectedly "
                  f"({type(exc).__name__}: {str(exc)[:200]}); the server log has the details"])
         spent = extraction.usage
+        # Facts the content does not say (llm/grounding.py) were dropped: each is reported.
+        dropped = [d.warning for d in extraction.dropped]
         if not extraction.facts:
-            return self._add_flat(principal, space, request,
-                                  ["the model found no facts; stored the content as given"], spent)
+            why = ("no fact the model gave is said by the content; stored the content as given"
+                   if dropped else "the model found no facts; stored the content as given")
+            return self._add_flat(principal, space, request, [*dropped, why], spent)
         plan = plan_extraction(
             extraction, candidates,
             lambda fact, cat: self._memory_for(principal, space, request, fact,
@@ -172,6 +175,7 @@ class AddPipeline(VersionedAdds):
             principal.actor,
             floor=self._embedder.calibration.update_floor,
         )
+        plan.warnings[:0] = dropped
         at = plan.memories[-1].created_at if plan.memories else self._clock.now()
         for attempt in range(2 * MAX_RETARGETS + 1):
             if not plan.memories:

@@ -129,7 +129,9 @@ class NoteExtraction:
     def _apply(self, job: NoteJob, note: Memory, candidates: list[Memory],
                extraction: Extraction) -> NoteJob:
         if not extraction.facts:
-            return self._settle(job, NoteState.FLAT, "the model found no facts; kept as saved")
+            why = (f"none of the {len(extraction.dropped)} facts the model gave is said by the note"
+                   if extraction.dropped else "the model found no facts")
+            return self._settle(job, NoteState.FLAT, f"{why}; kept as saved")
         [first, *more] = extraction.facts
         if not more and not first.relations and content_hash(first.text) == note.content_hash:
             return self._settle(job, NoteState.EXTRACTED, "one fact, exactly as saved")
@@ -156,6 +158,8 @@ class NoteExtraction:
         superseded = len(plan.supersede)
         extra = f", superseding {superseded} earlier memor{'y' if superseded == 1 else 'ies'}" \
             if superseded else ""
+        if extraction.dropped:
+            extra += f"; dropped {len(extraction.dropped)} the note does not say"
         return self._settle(job, NoteState.EXTRACTED, f"replaced by {len(plan.memories)} "
                             f"fact{'' if len(plan.memories) == 1 else 's'}{extra}")
 
