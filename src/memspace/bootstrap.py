@@ -10,7 +10,7 @@ from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import Clock, Embedder, GraphStore
+from memspace.domain.ports import Clock, ColdSearch, Embedder, GraphStore, SpaceCache
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
@@ -90,6 +90,30 @@ def build_neo4j_store(settings: Settings) -> GraphStore:
         snapshot_dir=settings.data_dir / "vector-cache" / hashlib.sha256(
             f"{settings.neo4j_uri}|{settings.neo4j_database}".encode()).hexdigest()[:16],
     )
+
+
+def build_search_paths(settings: Settings,
+                       store: GraphStore) -> tuple[SpaceCache | None, ColdSearch | None]:
+    """The store's cache under MEMSPACE_CACHE_MB and the store's cold path
+    (docs/scaling.md); (None, None) for a store without an in-process cache."""
+    from memspace.stores.space_cache import CacheRole
+    from memspace.stores.sqlite import SqliteStore
+
+    cold: ColdSearch
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.cold import SqliteColdSearch
+
+        cold = SqliteColdSearch(store._db)
+    else:
+        from memspace.stores.neo4j import Neo4jStore
+
+        if not isinstance(store, Neo4jStore):
+            return None, None
+        from memspace.stores.neo4j.cold import Neo4jColdSearch
+
+        cold = Neo4jColdSearch(store._db)
+    store.vector_cache.budget.budget_bytes = settings.cache_mb * 2**20
+    return CacheRole(store.vector_cache, store), cold
 
 
 def build_oauth_store(store: GraphStore) -> OAuthStore:
@@ -242,6 +266,7 @@ def build(
     extractor = extractor or build_extractor(settings)
     # Only with a model: without one an add stores its note as it is and nothing is deferred.
     note_jobs = build_note_jobs(store) if extractor is not None else None
+    cache, cold = build_search_paths(settings, store)
     metrics = Metrics() if settings.metrics else None
     if metrics is not None:
         store, extractor = watched_ports(metrics, store, extractor)
@@ -274,7 +299,8 @@ def build(
         access=access,
         admin=admin,
         memories=memories,
-        search=SearchService(store, embedder, access, profiles, settings.max_query_chars),
+        search=SearchService(store, embedder, access, profiles, settings.max_query_chars,
+                             cache, cold),
         documents=DocumentService(store, access, files, settings.max_page_size),
         ingestion=ingestion,
         worker=IngestionWorker(ingestion, notes),

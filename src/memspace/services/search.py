@@ -9,11 +9,13 @@ from typing import Protocol
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.models import Memory, MemoryFilter, Neighbour
 from memspace.domain.ports import (
+    ColdSearch,
     DocumentStore,
     Embedder,
     MemoryReadStore,
     RelationStore,
     SearchStore,
+    SpaceCache,
     SpaceStore,
 )
 from memspace.services.access import AccessService, Principal
@@ -59,6 +61,12 @@ class SearchResult:
     titles: Mapping[str, str]  # document id -> title, for hits and neighbours from documents
     message: str | None = None  # why nothing could match (an empty space)
     profile: Profile | None = None
+    # warm: ranked on the space held in memory; cold: on the store's own indexes
+    # (docs/scaling.md), while the space loads in the background
+    path: str = "warm"
+
+
+Ranker = ColdSearch  # the three searches a ranking reads, warm (the store) or cold
 
 
 class SearchPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, DocumentStore, Protocol):
@@ -73,8 +81,15 @@ class SearchService:
         access: AccessService,
         profiles: ProfileService,
         max_query_chars: int = 2_000,
+        cache: SpaceCache | None = None,
+        cold: ColdSearch | None = None,
     ) -> None:
+        """`cache` and `cold`: with both, a space this process does not hold is searched on
+        the store's indexes (`cold`) and loaded in the background; without, every space is
+        loaded on its first search."""
         self._store = store
+        self._cache = cache
+        self._cold = cold
         self._embedder = embedder
         self._access = access
         self._profiles = profiles
@@ -90,6 +105,8 @@ class SearchService:
         rehearsed = False
         for space in self._store.list_spaces():
             where = MemoryFilter(space.id)
+            if self._cache is not None and self._cache.full():
+                break  # the rest load when first searched (in the background)
             self._store.vector_search(where, probe, 1)
             if self._store.space_stats(space.id).active_memories and not rehearsed:
                 # Every read a search makes, once: a server plans each statement on its first
@@ -136,7 +153,8 @@ class SearchService:
         # profile beside the embedding, 43.4 -> 40.3 ms with it after (A/Bs of servers taking
         # turns).
         profile = read_profile() if request.include_profile and not query else None
-        mode, ranked = self._rank(where, query, keyword, request.limit)
+        path, ranker = self._ranker(target.space.id, query or keyword)
+        mode, ranked = self._rank(ranker, where, query, keyword, request.limit)
         if request.include_profile and profile is None:
             profile = read_profile()
         hits = ranked[: request.limit]
@@ -163,10 +181,22 @@ class SearchService:
             titles=titles,
             message=message,
             profile=shown,
+            path=path,
         )
 
+    def _ranker(self, space_id: str, words: str | None) -> tuple[str, Ranker]:
+        """The memory the space is held in (warm), else the store's indexes (cold), the space
+        then loading in the background. A category listing reads the store either way."""
+        if self._cache is None or self._cold is None or not words:
+            return "warm", self._store
+        if self._cache.is_warm(space_id):
+            return "warm", self._store
+        self._cache.warm_later(space_id)
+        return "cold", self._cold
+
     def _rank(
-        self, where: MemoryFilter, query: str | None, keyword: str | None, limit: int
+        self, ranker: Ranker, where: MemoryFilter, query: str | None, keyword: str | None,
+        limit: int,
     ) -> tuple[str, list[Ranked]]:
         depth = max(FUSION_DEPTH, limit * 3)
         if query:
@@ -175,16 +205,16 @@ class SearchService:
                 [vector] = self._embedder.embed_queries([query])
             except Unavailable as exc:  # words still find memories while the model is down
                 degraded = f"keyword (embedder unavailable: {exc.message})"
-                blended = blend([], self._store.text_search(where, query, depth), query)
+                blended = blend([], ranker.text_search(where, query, depth), query)
             else:
-                hits = self._store.hybrid_search(where, vector, query, depth)
+                hits = ranker.hybrid_search(where, vector, query, depth)
                 blended = blend(hits.by_vector, hits.by_text, query, hits.cosines,
                                 hits.text_scores)
             if not keyword:
                 return degraded or "hybrid", blended
             # The keyword narrows the answer to memories holding its words (typos tolerated).
             # Those the query did not rank follow, in keyword order.
-            exact = self._store.keyword_search(where, keyword, depth * 4)
+            exact = ranker.keyword_search(where, keyword, depth * 4)
             allowed = {h.memory.id for h in exact}
             kept = [Ranked(r.memory, r.score, (*r.matched_by, "keyword"))
                     for r in blended if r.memory.id in allowed]
@@ -193,6 +223,6 @@ class SearchService:
             return degraded or "hybrid+keyword", kept
         if keyword:
             # only the first `limit` are shown: nothing deeper is fetched
-            return "keyword", single(self._store.keyword_search(where, keyword, limit), "keyword")
+            return "keyword", single(ranker.keyword_search(where, keyword, limit), "keyword")
         newest = self._store.list_memories(where, limit)
         return "category", [Ranked(m, 1.0, ("category",)) for m in newest]

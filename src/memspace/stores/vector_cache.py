@@ -27,6 +27,7 @@ import numpy as np
 from memspace.coalesce import Coalescer
 from memspace.heap import release_freed_memory
 from memspace.stores import int8_scan, vector_snapshot
+from memspace.stores.cache_budget import CacheBudget
 from memspace.stores.keyword_index import KeywordIndex
 from memspace.stores.term_index import TermIndex
 
@@ -103,6 +104,12 @@ class _SpaceVectors:
         self.size = needed
         self.last_seq = int(rows[-1][0])
 
+    def nbytes(self) -> int:
+        """About what the entry keeps (stores/cache_budget.py): arrays with their spare
+        capacity, postings, and ~60 bytes a row of flags and category references."""
+        arrays = self.matrix.nbytes + self.codes.nbytes + self.steps.nbytes + self.seqs.nbytes
+        return arrays + 60 * self.size + self.terms.nbytes + self.keywords.nbytes
+
     def rows(self) -> _Rows:
         """Views of the rows held now: an append writes past them, or into new arrays, so
         they stay consistent once the cache's lock is released."""
@@ -138,10 +145,12 @@ class Hybrid:
 class VectorCache:
     """Per-space embedding matrices, refreshed incrementally from the `memories` table."""
 
-    def __init__(self, snapshot_dir: Path | None = None) -> None:
+    def __init__(self, snapshot_dir: Path | None = None, budget_mb: int | None = None) -> None:
         """`snapshot_dir`: where spaces' vectors are saved for the next start
-        (stores/vector_snapshot.py); None keeps them in memory only."""
+        (stores/vector_snapshot.py); None keeps them in memory only. `budget_mb`: how much
+        the held spaces may take (stores/cache_budget.py); None holds every space."""
         self._spaces: dict[str, _SpaceVectors] = {}
+        self.budget = CacheBudget(None if budget_mb is None else budget_mb * 2**20)
         self._lock = threading.Lock()
         self._snapshot_dir = snapshot_dir
         self._scans: Coalescer[Scan, np.ndarray] = Coalescer(_scans)
@@ -289,6 +298,18 @@ class VectorCache:
                 sum(e.matrix.nbytes + e.codes.nbytes + e.steps.nbytes + e.seqs.nbytes
                     for e in entries))
 
+    def holds(self, space_id: str) -> bool:
+        """Whether the space is loaded (a search of it needs no read of the whole space)."""
+        with self._lock:
+            entry = self._spaces.get(space_id)
+            return entry is not None and entry.version >= 0
+
+    def load(self, source: VectorSource, space_id: str) -> None:
+        """Read the space in now, unless it is known to need more than the whole budget."""
+        with self._lock:
+            if not self.budget.too_large(space_id):
+                self._refresh(source, space_id)
+
     def version_of(self, space_id: str) -> int | None:
         """The store version the cached vectors of a space reflect (None: not loaded yet)."""
         with self._lock:
@@ -297,6 +318,16 @@ class VectorCache:
 
     def _refresh(self, source: VectorSource, space_id: str,
                  version: int | None = None) -> _SpaceVectors:
+        entry = self._update(source, space_id, version)
+        dropped = self.budget.used(space_id, entry.nbytes())
+        for victim in dropped:
+            del self._spaces[victim]
+        if dropped:
+            release_freed_memory()
+        return entry
+
+    def _update(self, source: VectorSource, space_id: str,
+                version: int | None = None) -> _SpaceVectors:
         version = source.vector_version(space_id) if version is None else version
         entry = self._spaces.get(space_id)
         new: Sequence[Row] | None = None
