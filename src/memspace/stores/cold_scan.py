@@ -64,7 +64,7 @@ def hybrid(chunks: Iterable[Sequence[ColdRow]], where: MemoryFilter, query: np.n
            terms: Sequence[str], limit: int) -> Hybrid:
     """What VectorCache.hybrid_top_k returns for a held space (query None: text only)."""
     wanted = set(terms)
-    best: list[tuple[float, int, int]] = []  # min-heap of (cosine, -order, seq)
+    best: list[tuple[float, int, int]] = []  # min-heap of (cosine, -seq, seq)
     matched: list[_Matched] = []
     rows_seen = total_terms = 0
     df = dict.fromkeys(wanted, 0)
@@ -77,7 +77,7 @@ def hybrid(chunks: Iterable[Sequence[ColdRow]], where: MemoryFilter, query: np.n
             if block.shape[1] == width:
                 cosines = block @ query
                 for i in np.flatnonzero(keep & present).tolist():
-                    item = (float(cosines[i]), -(rows_seen + i), chunk[i].seq)
+                    item = (float(cosines[i]), -chunk[i].seq, chunk[i].seq)  # ties: older first
                     if len(best) < limit:
                         heapq.heappush(best, item)
                     elif item > best[0]:
@@ -95,9 +95,9 @@ def hybrid(chunks: Iterable[Sequence[ColdRow]], where: MemoryFilter, query: np.n
             matched.append(_Matched(row.seq, tf, len(tokens), bool(keep[i]), present_cosine))
         rows_seen += len(chunk)
     by_vector = [(seq, c) for c, _, seq in sorted(best, reverse=True)]
-    bm25 = _bm25(matched, df, rows_seen, total_terms)
+    bm25 = _bm25(matched, terms, df, rows_seen, total_terms).tolist()
     text = sorted(((m.seq, s) for m, s in zip(matched, bm25, strict=True)
-                   if m.admitted and s > 0), key=lambda hit: -hit[1])[:limit]
+                   if m.admitted and s > 0), key=lambda hit: (-hit[1], hit[0]))[:limit]
     scored_text = dict(zip((m.seq for m in matched), bm25, strict=True))
     found = list(dict.fromkeys([seq for seq, _ in by_vector] + [seq for seq, _ in text]))
     cosines_found = {m.seq: m.cosine for m in matched if m.cosine is not None} | dict(by_vector)
@@ -108,17 +108,26 @@ def hybrid(chunks: Iterable[Sequence[ColdRow]], where: MemoryFilter, query: np.n
     )
 
 
-def _bm25(matched: list[_Matched], df: dict[str, int], n: int, total: int) -> list[float]:
-    """Okapi BM25 of each matched row, as stores/term_index.py scores it."""
+def _bm25(matched: list[_Matched], terms: Sequence[str], df: dict[str, int], n: int,
+          total: int) -> np.ndarray:
+    """Okapi BM25 of each matched row, in the arithmetic (float32, term by term in the query's
+    order) of stores/term_index.py, so that ties and near-ties fall the same way warm and
+    cold."""
+    scores = np.zeros(len(matched), dtype=np.float32)
     if not n:
-        return []
-    average = total / n if total else 1.0
-    idf = {t: float(np.log1p((n - d + 0.5) / (d + 0.5))) for t, d in df.items()}
-    out = []
-    for m in matched:
-        norm = K1 * (1 - B + B * m.length / average)
-        out.append(sum(idf[t] * f * (K1 + 1) / (f + norm) for t, f in m.tf.items()))
-    return out
+        return scores
+    lengths = np.fromiter((m.length for m in matched), np.float32, len(matched))
+    for term in dict.fromkeys(terms):
+        rows = np.fromiter((i for i, m in enumerate(matched) if term in m.tf), np.int64)
+        if not rows.size:
+            continue
+        counts = [matched[i].tf[term] for i in rows.tolist()]
+        tf: np.ndarray | float = 1.0 if all(c == 1 for c in counts) else \
+            np.asarray(counts, dtype=np.float32)
+        idf = np.log1p((n - df[term] + 0.5) / (df[term] + 0.5))
+        norm = K1 * (1 - B + B * lengths[rows] / (total / n if total else 1.0))
+        scores[rows] += (idf * tf * (K1 + 1) / (tf + norm)).astype(np.float32)
+    return scores
 
 
 def keyword(chunks: Iterable[Sequence[ColdRow]], where: MemoryFilter, typed: Sequence[str],
@@ -132,4 +141,4 @@ def keyword(chunks: Iterable[Sequence[ColdRow]], where: MemoryFilter, typed: Seq
         scores = index.scores(typed)
         for i in np.flatnonzero(admitted(where, chunk) & (scores > 0)):
             found.append((chunk[int(i)].seq, float(scores[i])))
-    return sorted(found, key=lambda hit: -hit[1])[:limit]
+    return sorted(found, key=lambda hit: (-hit[1], hit[0]))[:limit]

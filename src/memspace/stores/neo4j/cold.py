@@ -53,15 +53,20 @@ class Neo4jColdSearch(ScanSearch):
         if size <= SCAN_MAX:
             return super().hybrid_search(where, embedding, text, limit)
         query = np.asarray(embedding, dtype=np.float32).tolist()
+        # twice `limit` from the index, re-ranked exactly below, `limit` kept
         by_vector = self._kept(where, self._db.read(
             cypher.BY_VECTOR_INDEX, index=VECTOR_INDEX, k=self._k(size, limit), vector=query,
-            space=where.space_id), limit)
+            space=where.space_id), 2 * limit)
         by_text = self._text(where, text, limit)
         found = list(dict.fromkeys([s for s, _ in by_vector] + [s for s, _ in by_text]))
         [row] = self._db.read(cypher.MEMORIES_WITH_COSINE, space=where.space_id, seqs=found,
                               vector=query)
         memories = {seq: rec.memory_from(m) for seq, m, _ in row["rows"]}
-        cosines = {seq: float(c) for seq, _, c in row["rows"] if c is not None}
+        # Cypher's cosine is (1 + cos) / 2; back to the cosine the cache gives. The index's own
+        # score is of its quantised copy: the candidates are re-ranked by the exact one.
+        cosines = {seq: 2 * float(c) - 1 for seq, _, c in row["rows"] if c is not None}
+        by_vector = sorted(((s, cosines[s]) for s, _ in by_vector if s in cosines),
+                           key=lambda hit: (-hit[1], hit[0]))[:limit]
         texts = dict(by_text)
 
         def listed(hits: list[tuple[int, float]]) -> list[ScoredMemory]:
