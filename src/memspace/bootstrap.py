@@ -95,11 +95,15 @@ def build_neo4j_store(settings: Settings) -> GraphStore:
 def build_search_paths(settings: Settings,
                        store: GraphStore) -> tuple[SpaceCache | None, ColdSearch | None]:
     """The store's cache under MEMSPACE_CACHE_MB and the store's cold path
-    (docs/scaling.md); (None, None) for a store without an in-process cache."""
+    (docs/scaling.md); (None, None) for a store without an in-process cache, or one whose
+    reads cannot run beside its writes (an in-memory SQLite database: the background load
+    would meet "table is locked"), which loads a space on its first search as before."""
     from memspace.stores.space_cache import CacheRole
     from memspace.stores.sqlite import SqliteStore
 
     cold: ColdSearch
+    if not store.concurrent_reads:
+        return None, None
     if isinstance(store, SqliteStore):
         from memspace.stores.sqlite.cold import SqliteColdSearch
 

@@ -304,6 +304,11 @@ class VectorCache:
             entry = self._spaces.get(space_id)
             return entry is not None and entry.version >= 0
 
+    def bounded_and_cold(self, space_id: str) -> bool:
+        """Whether a budget is set and the space is not held: a hint-only read (similar on
+        save) then answers nothing rather than load the space inside a write."""
+        return self.budget.budget_bytes is not None and not self.holds(space_id)
+
     def load(self, source: VectorSource, space_id: str) -> None:
         """Read the space in now, unless it is known to need more than the whole budget."""
         with self._lock:
