@@ -87,7 +87,8 @@ def test_cold_keyword_and_text_search_find_the_warm_memories(store: GraphStore) 
 @pytest.mark.neo4j
 def test_a_large_cold_space_on_neo4j_is_ranked_by_its_vector_and_full_text_indexes(
         store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memspace.stores.neo4j import Neo4jStore, cold as neo4j_cold
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j import cold as neo4j_cold
 
     if not isinstance(store, Neo4jStore):
         pytest.skip("Neo4j's own indexes")

@@ -105,10 +105,12 @@ class _SpaceVectors:
         self.last_seq = int(rows[-1][0])
 
     def nbytes(self) -> int:
-        """About what the entry keeps (stores/cache_budget.py): arrays with their spare
-        capacity, postings, and ~60 bytes a row of flags and category references."""
-        arrays = self.matrix.nbytes + self.codes.nbytes + self.steps.nbytes + self.seqs.nbytes
-        return arrays + 60 * self.size + self.terms.nbytes + self.keywords.nbytes
+        """About what the entry keeps resident (stores/cache_budget.py): its rows of the
+        arrays (spare capacity is zeros never touched, so the system has not given it pages),
+        postings, and ~60 bytes a row of flags and category references."""
+        width = self.matrix.shape[1]
+        per_row = 4 * width + width + 4 + 8 + 60  # float32, int8, step, seq, the rest
+        return per_row * self.size + self.terms.nbytes + self.keywords.nbytes
 
     def rows(self) -> _Rows:
         """Views of the rows held now: an append writes past them, or into new arrays, so
