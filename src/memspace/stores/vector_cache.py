@@ -108,7 +108,7 @@ class _SpaceVectors:
         """About what the entry keeps resident (stores/cache_budget.py): its rows of the
         arrays (spare capacity is zeros never touched, so the system has not given it pages),
         postings, and ~60 bytes a row of flags and category references."""
-        width = self.matrix.shape[1]
+        width = int(self.matrix.shape[1])
         per_row = 4 * width + width + 4 + 8 + 60  # float32, int8, step, seq, the rest
         return per_row * self.size + self.terms.nbytes + self.keywords.nbytes
 
