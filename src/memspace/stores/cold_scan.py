@@ -76,7 +76,10 @@ def hybrid(chunks: Iterable[Sequence[ColdRow]], where: MemoryFilter, query: np.n
             block, present = _as_block([r.vector for r in chunk], width)
             if block.shape[1] == width:
                 cosines = block @ query
-                for i in np.flatnonzero(keep & present).tolist():
+                rows = np.flatnonzero(keep & present)
+                if rows.size > limit:  # only the chunk's best can enter the list
+                    rows = rows[np.argpartition(-cosines[rows], limit - 1)[:limit]]
+                for i in rows.tolist():
                     item = (float(cosines[i]), -chunk[i].seq, chunk[i].seq)  # ties: older first
                     if len(best) < limit:
                         heapq.heappush(best, item)
