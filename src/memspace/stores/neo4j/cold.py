@@ -3,7 +3,8 @@
 A space of up to SCAN_MAX memories is scored by one pass over its rows (stores/cold_scan.py,
 read through the (spaceId, seq) index): exact, the warm ranking, ~SCAN_MAX rows over bolt.
 A larger space is ranked by the store's own indexes: the vector index (`memory_embedding`) and
-the full-text index (`memory_content`, the space required inside the Lucene query). Neo4j 5.26
+a full-text index over the memories' index terms (`memory_index_terms`, schema.py: the terms
+the warm ranking reads, the space required inside the Lucene query). Neo4j 5.26
 cannot filter inside its vector index, so it is asked for `k` nodes over the whole store, k
 sized for the space's share of the store (VECTOR_OVERSAMPLE times that many per wanted hit),
 and the space is kept after. Lucene's statistics (document frequencies) span every space of the
@@ -23,7 +24,7 @@ import numpy as np
 
 from memspace.domain.models import HybridHits, MemoryFilter, ScoredMemory
 from memspace.domain.ports import Vector
-from memspace.domain.text import STOP_WORDS, query_terms, word_tokens
+from memspace.domain.text import query_terms
 from memspace.stores.cold_scan import CHUNK_ROWS, ColdRow, admitted
 from memspace.stores.cold_search import ScanSearch
 from memspace.stores.neo4j import records as rec
@@ -31,7 +32,7 @@ from memspace.stores.neo4j import search
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import cold as cypher
 from memspace.stores.neo4j.cypher import search as fetch
-from memspace.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX
+from memspace.stores.neo4j.schema import COLD_TERMS_INDEX, VECTOR_INDEX
 
 SCAN_MAX = 3_000
 VECTOR_OVERSAMPLE = 4
@@ -88,13 +89,15 @@ class Neo4jColdSearch(ScanSearch):
         return min(MAX_K, max(limit, math.ceil(VECTOR_OVERSAMPLE * limit / share)))
 
     def _text(self, where: MemoryFilter, text: str, limit: int) -> list[tuple[int, float]]:
-        wanted = [w for w in word_tokens(text) if w not in STOP_WORDS] or query_terms(text)
+        """Lucene's BM25 over the index terms the warm ranking reads (domain.text.query_terms
+        of the query against `m.terms`), the space required inside the query."""
+        wanted = query_terms(text)
         if not wanted:
             return []
         lucene = (f'+spaceId:"{where.space_id}" +(' +
-                  " ".join(f"content:{_escaped(w)}" for w in wanted) + ")")
+                  " ".join(f"terms:{_escaped(w)}" for w in wanted) + ")")
         return self._kept(where, self._db.read(
-            cypher.BY_TEXT_INDEX, index=TEXT_INDEX, lucene=lucene, k=4 * limit,
+            cypher.BY_TEXT_INDEX, index=COLD_TERMS_INDEX, lucene=lucene, k=4 * limit,
             space=where.space_id), limit)
 
     def _kept(self, where: MemoryFilter, rows: list[Any], limit: int) -> list[tuple[int, float]]:
