@@ -58,7 +58,10 @@ class Neo4jColdSearch(ScanSearch):
         by_vector = self._kept(where, self._db.read(
             cypher.BY_VECTOR_INDEX, index=VECTOR_INDEX, k=self._k(size, limit), vector=query,
             space=where.space_id), 2 * limit)
-        by_text = self._text(where, text, limit)
+        # Lucene's top 4 x limit: the first `limit` are the list, all of them score the
+        # vector hits too (the cache scores every memory of either list by both)
+        text_scored = self._text(where, text, 4 * limit)
+        by_text = text_scored[:limit]
         found = list(dict.fromkeys([s for s, _ in by_vector] + [s for s, _ in by_text]))
         [row] = self._db.read(cypher.MEMORIES_WITH_COSINE, space=where.space_id, seqs=found,
                               vector=query)
@@ -68,7 +71,7 @@ class Neo4jColdSearch(ScanSearch):
         cosines = {seq: 2 * float(c) - 1 for seq, _, c in row["rows"] if c is not None}
         by_vector = sorted(((s, cosines[s]) for s, _ in by_vector if s in cosines),
                            key=lambda hit: (-hit[1], hit[0]))[:limit]
-        texts = dict(by_text)
+        texts = dict(text_scored)
 
         def listed(hits: list[tuple[int, float]]) -> list[ScoredMemory]:
             return [ScoredMemory(memories[s], score) for s, score in hits if s in memories]
@@ -80,7 +83,7 @@ class Neo4jColdSearch(ScanSearch):
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         if self._size(where.space_id) <= SCAN_MAX:
             return super().text_search(where, text, limit)
-        [found] = self._memories(where.space_id, [self._text(where, text, limit)])
+        [found] = self._memories(where.space_id, [self._text(where, text, limit)[:limit]])
         return found
 
     def _k(self, size: int, limit: int) -> int:
@@ -89,7 +92,7 @@ class Neo4jColdSearch(ScanSearch):
         return min(MAX_K, max(limit, math.ceil(VECTOR_OVERSAMPLE * limit / share)))
 
     def _text(self, where: MemoryFilter, text: str, limit: int) -> list[tuple[int, float]]:
-        """Lucene's BM25 over the index terms the warm ranking reads (domain.text.query_terms
+        """The `limit` best by Lucene's BM25 over the index terms the warm ranking reads (domain.text.query_terms
         of the query against `m.terms`), the space required inside the query."""
         wanted = query_terms(text)
         if not wanted:
@@ -97,7 +100,7 @@ class Neo4jColdSearch(ScanSearch):
         lucene = (f'+spaceId:"{where.space_id}" +(' +
                   " ".join(f"terms:{_escaped(w)}" for w in wanted) + ")")
         return self._kept(where, self._db.read(
-            cypher.BY_TEXT_INDEX, index=COLD_TERMS_INDEX, lucene=lucene, k=4 * limit,
+            cypher.BY_TEXT_INDEX, index=COLD_TERMS_INDEX, lucene=lucene, k=2 * limit,
             space=where.space_id), limit)
 
     def _kept(self, where: MemoryFilter, rows: list[Any], limit: int) -> list[tuple[int, float]]:
