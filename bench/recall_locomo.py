@@ -15,6 +15,10 @@ Usage:
                    [--data ../shared/bench/locomo10]
   --mcp  loads and asks through a `memspace serve` subprocess over MCP (streamable HTTP), the
          way agents reach it, instead of calling the services in process.
+  --cold also asks every question served cold (the store's own indexes, as a replica answers a
+         space it does not hold: docs/scaling.md) and prints the gap to warm at each k.
+  --cold-scan-max N  (Neo4j) spaces of more than N memories take the vector and full-text
+         index path when cold (stores/neo4j/cold.py SCAN_MAX); 0 sends every space there.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -192,7 +196,21 @@ def score(conversations: Sequence[Conversation], answers: dict[str, dict[str, li
         print(f"  {cat} {label:12s} {tally.row()}")
 
 
-def in_process(conversations: Sequence[Conversation], settings: Settings) -> dict[str, Any]:
+class _AlwaysCold:
+    """A SpaceCache for which no space is ever held: every search takes the cold path."""
+
+    def is_warm(self, space_id: str) -> bool:
+        return False
+
+    def warm_later(self, space_id: str) -> None:
+        pass
+
+    def full(self) -> bool:
+        return True
+
+
+def in_process(conversations: Sequence[Conversation], settings: Settings,
+               cold: bool = False) -> dict[str, Any]:
     from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
 
     model = LOCAL_MODELS[settings.embedding_model]
@@ -203,6 +221,14 @@ def in_process(conversations: Sequence[Conversation], settings: Settings) -> dic
     embedder.save()
     print(f"embedded ahead in {time.perf_counter() - start:.0f} s")
     app = build(settings, embedder=embedder)
+    cold_search = None
+    if cold:
+        from memspace.bootstrap import build_search_paths
+        from memspace.services.search import SearchService
+
+        _, cold_path = build_search_paths(settings, app.store)
+        cold_search = SearchService(app.store, embedder, app.access, app.profiles,
+                                    settings.max_query_chars, _AlwaysCold(), cold_path)
     run = int(time.time())
     slugs = {c.name: f"locomo-{c.name}-{run}" for c in conversations}
     for slug in slugs.values():
@@ -220,9 +246,19 @@ def in_process(conversations: Sequence[Conversation], settings: Settings) -> dic
             dia[result.memories[0].id].add(t.dia_id)
         space_id = app.store.get_space_by_slug(slugs[c.name]).id  # type: ignore[union-attr]
         where = MemoryFilter(space_id)
-        for name in ("search_memory", "vector list alone", "full-text list alone"):
+        app.store.vector_cache.load(app.store, space_id)  # type: ignore[attr-defined]
+        for name in ("search_memory", "vector list alone", "full-text list alone",
+                     "search_memory cold"):
             answers[name][c.name] = []
         for q in c.questions:
+            if cold_search is not None:
+                ask = SearchRequest(query=q["question"], space=slugs[c.name],
+                                    include_profile=False)
+                cold10 = cold_search.search(who, ask)
+                cold20 = cold_search.search(who, replace(ask, limit=20))
+                assert cold10.path == cold20.path == "cold"
+                answers["search_memory cold"][c.name].append(
+                    [dia[h.memory.id] for h in [*cold10.hits, *cold20.hits[10:]]])
             began = time.perf_counter()
             top10 = app.search.search(who, SearchRequest(query=q["question"], space=slugs[c.name],
                                                          include_profile=False)).hits
@@ -315,6 +351,10 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated conversation names (file stems)")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--port", type=int, default=8791)
+    parser.add_argument("--cold", action="store_true",
+                        help="also ask every question served cold, and print the gap")
+    parser.add_argument("--cold-scan-max", type=int, default=None,
+                        help="(neo4j) cold spaces above this size use the indexes")
     parser.add_argument("--embedder", choices=("e5-small-v2", "all-minilm-l6-v2"),
                         default="e5-small-v2", help="the local model (default: the server's own)")
     args = parser.parse_args()
@@ -339,9 +379,25 @@ def main() -> None:
         result = served(conversations, settings, env)
         lists = ["search_memory"]
     else:
-        result = in_process(conversations, settings)
+        if args.cold_scan_max is not None:
+            from memspace.stores.neo4j import cold as neo4j_cold
+
+            neo4j_cold.SCAN_MAX = args.cold_scan_max
+        result = in_process(conversations, settings, args.cold)
         lists = ["search_memory", "vector list alone", "full-text list alone"]
+        if args.cold:
+            lists.append("search_memory cold")
     score(conversations, result["answers"], lists)
+    if args.cold and not args.mcp:
+        for k in (10, 20):
+            hit = {name: [bool(set(q["evidence"]) & set().union(set(), *found[:k]))
+                          for c in conversations
+                          for q, found in zip(c.questions, result["answers"][name][c.name],
+                                              strict=True)]
+                   for name in ("search_memory", "search_memory cold")}
+            warm, cold = (sum(v) / len(v) for v in hit.values())
+            print(f"cold vs warm R@{k} (any): warm {warm:.3f}, cold {cold:.3f}, "
+                  f"gap {warm - cold:+.3f}")
     lat = sorted(result["latencies"])
     print(f"\nsearch_memory latency (default arguments, query embedded each time): "
           f"p50 {statistics.median(lat):.1f} ms  p95 {lat[int(0.95 * (len(lat) - 1))]:.1f} ms"

@@ -13,10 +13,12 @@ from memspace.domain.oauth import OAuthStore
 from memspace.domain.ports import (
     Clock,
     CodeIndexStore,
+    ColdSearch,
     Embedder,
     EvidenceStore,
     GraphStore,
     LifecycleStore,
+    SpaceCache,
     SpaceTextStore,
 )
 from memspace.domain.security import SecurityStore
@@ -118,6 +120,34 @@ def build_neo4j_store(settings: Settings) -> GraphStore:
         snapshot_dir=settings.data_dir / "vector-cache" / hashlib.sha256(
             f"{settings.neo4j_uri}|{settings.neo4j_database}".encode()).hexdigest()[:16],
     )
+
+
+def build_search_paths(settings: Settings,
+                       store: GraphStore) -> tuple[SpaceCache | None, ColdSearch | None]:
+    """The store's cache under MEMSPACE_CACHE_MB and the store's cold path
+    (docs/scaling.md); (None, None) for a store without an in-process cache, or one whose
+    reads cannot run beside its writes (an in-memory SQLite database: the background load
+    would meet "table is locked"), which loads a space on its first search as before."""
+    from memspace.stores.space_cache import CacheRole
+    from memspace.stores.sqlite import SqliteStore
+
+    cold: ColdSearch
+    if not store.concurrent_reads:
+        return None, None
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.cold import SqliteColdSearch
+
+        cold = SqliteColdSearch(store._db)
+    else:
+        from memspace.stores.neo4j import Neo4jStore
+
+        if not isinstance(store, Neo4jStore):
+            return None, None
+        from memspace.stores.neo4j.cold import Neo4jColdSearch
+
+        cold = Neo4jColdSearch(store._db)
+    store.vector_cache.budget.budget_bytes = settings.cache_mb * 2**20
+    return CacheRole(store.vector_cache, store), cold
 
 
 def build_oauth_store(store: GraphStore) -> OAuthStore:
@@ -339,6 +369,7 @@ def build(
     security_store = build_security(store)
     marks = build_lifecycle(store)
     texts = build_space_settings(store)
+    cache, cold = build_search_paths(settings, store)
     metrics = Metrics() if settings.metrics else None
     if metrics is not None:
         store, extractor = watched_ports(metrics, store, extractor)
@@ -356,8 +387,9 @@ def build(
              if note_jobs is not None and extractor is not None else None)
     evidence = EvidenceService(code_index, evidence_store, access, clock)
     verification = VerificationService(store, code_index, evidence_store, access, clock)
+    cold_reads = (cache, cold) if cache is not None and cold is not None else None
     memories = memory_service(store, batched, access, clock, limits, extractor, notes=notes,
-                              evidence=evidence, guard=guard)
+                              evidence=evidence, guard=guard, cold=cold_reads)
     files = DocumentFiles(blobs or build_blobs(settings))
     reader = BudgetedReader(build_reader(settings), ParseBudget(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
@@ -365,7 +397,8 @@ def build(
                                  settings.max_upload_bytes, batched.prefetch)
     admin = AdminService(store, clock, audit, texts)
     # The demo loads without a model, so it looks the same on every machine.
-    flat = MemoryService(store, batched, access, clock, limits, evidence=evidence, guard=guard)
+    flat = MemoryService(store, batched, access, clock, limits, evidence=evidence, guard=guard,
+                         cold=cold_reads)
     seeder = Seeder(admin, access, flat, IngestionService(
         store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
         store, clock)
@@ -379,7 +412,7 @@ def build(
         admin=admin,
         memories=memories,
         search=SearchService(store, embedder, access, profiles, settings.max_query_chars,
-                             guard.quarantines, features),
+                             guard.quarantines, features, cache, cold),
         documents=DocumentService(store, access, files, settings.max_page_size),
         ingestion=ingestion,
         worker=IngestionWorker(ingestion, notes),

@@ -59,6 +59,12 @@ class Settings(BaseSettings):
     # the endpoint is unauthenticated, like /readyz, and shows only counts and timings.
     metrics: bool = False
 
+    # Memory for spaces held in process (vectors, full-text postings), per replica; the least
+    # recently searched space leaves first, and a space searched while not held is answered
+    # from the store's own indexes while it loads in the background (docs/scaling.md).
+    # 0 holds none. ~2.1 KB a memory of 384 dimensions: 512 MB holds ~250,000.
+    cache_mb: int = Field(default=512, ge=0)
+
     # Limits. One memory is one fact; long material belongs in a document upload.
     max_memory_chars: int = Field(default=8_000, ge=100)
     max_query_chars: int = Field(default=2_000, ge=10)

@@ -70,6 +70,8 @@ def search_json(found: SearchResult) -> dict[str, Any]:
     data: dict[str, Any] = {
         "space": found.space,
         "searchMode": found.mode,
+        # warm: ranked in this replica's memory; cold: on the store's indexes (docs/scaling.md)
+        "searchPath": found.path,
         "results": results,
         "total": len(results),
     }

@@ -72,7 +72,8 @@ def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
 
 
 def search_text(found: SearchResult) -> str:
-    head = f"{len(found.hits)} result(s) in space '{found.space}' ({found.mode} search)"
+    head = f"{len(found.hits)} result(s) in space '{found.space}' ({found.mode} search" + (
+        ", cold: the store's indexes" if found.path == "cold" else "") + ")"
     empty = (f". {found.message}." if found.message
              else ". Nothing matched; try other words or a keyword.")
     lines = [head + (":" if found.hits else empty)] + ([NOTICE] if found.hits else [])

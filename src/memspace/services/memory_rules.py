@@ -14,9 +14,18 @@ from memspace.domain.errors import Conflict, InvalidInput, NotFound
 from memspace.domain.evidence import Citation, overall, parse_citation
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MAX_IMPORTANCE, MIN_IMPORTANCE, MemoryType
-from memspace.domain.models import ChunkSource, Memory, Provenance, ProvenanceKind, Space
+from memspace.domain.models import (
+    ChunkSource,
+    Memory,
+    MemoryFilter,
+    Provenance,
+    ProvenanceKind,
+    ScoredMemory,
+    Space,
+)
 from memspace.domain.ports import (
     Clock,
+    ColdSearch,
     DocumentStore,
     Embedder,
     LedgerStore,
@@ -24,6 +33,8 @@ from memspace.domain.ports import (
     MemoryWriteStore,
     RelationStore,
     SearchStore,
+    SpaceCache,
+    Vector,
 )
 from memspace.domain.text import content_hash, visible
 from memspace.services import versions
@@ -34,6 +45,9 @@ from memspace.services.evidence import CheckedEvidence, EvidenceService
 from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.guard import ContentGuard, Screened
 from memspace.services.instructions import suspicious_reason
+
+# A store's cache and its cold path (bootstrap.build_search_paths), for writes that read.
+ColdNeighbours = tuple[SpaceCache, ColdSearch]
 
 DEFAULT_CATEGORY = "general"
 # Existing memories shown to the model per add (DESIGN §3): the 5 most similar active ones.
@@ -70,7 +84,11 @@ class MemoryCore:
         notes: NoteExtraction | None = None,
         evidence: EvidenceService | None = None,
         guard: ContentGuard | None = None,
+        cold: ColdNeighbours | None = None,
     ) -> None:
+        # Where a write reads the close memories of a space this process does not hold
+        # (docs/scaling.md): the store's own indexes, so a write never loads a space inline.
+        self._cold = cold
         # Citations on writes, checked under the space's policy (services/evidence.py); None
         # where nothing registers repositories (citations are then checked for syntax only).
         self._evidence = evidence
@@ -84,6 +102,14 @@ class MemoryCore:
         self._access = access
         self._clock = clock
         self._limits = limits or Limits()
+
+    def _close_memories(self, space_id: str, embedding: Vector, limit: int) -> list[ScoredMemory]:
+        """The space's memories nearest `embedding`, by cosine: from the space held in memory,
+        or, where it is cold here, from the store's own indexes (it is not loaded inline)."""
+        if self._cold is not None and not self._cold[0].holds(space_id):
+            return self._cold[1].hybrid_search(MemoryFilter(space_id), embedding, "",
+                                               limit).by_vector
+        return self._store.vector_search(MemoryFilter(space_id), embedding, limit)
 
     # -- validation -------------------------------------------------------------------------
 

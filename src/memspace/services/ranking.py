@@ -128,7 +128,10 @@ def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], qu
                 scores[memory_id] += TIME_BOOST
                 found[memory_id].append("time")
     order = sorted(scores, key=lambda m: (-scores[m], m))
-    return [Ranked(memories[m], scores[m], tuple(found[m])) for m in order]
+    # The lifts can carry the best past 1: scaled back so that a score stays in [0, 1] (the
+    # result contract), the order unchanged.
+    top = max(1.0, scores[order[0]]) if order else 1.0
+    return [Ranked(memories[m], scores[m] / top, tuple(found[m])) for m in order]
 
 
 def _neighbour_lifts(memories: dict[str, Memory], scores: dict[str, float]) -> dict[str, float]:

@@ -9,11 +9,13 @@ from typing import Protocol
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.models import Memory, MemoryFilter, Neighbour, ProvenanceKind, provenance_of
 from memspace.domain.ports import (
+    ColdSearch,
     DocumentStore,
     Embedder,
     MemoryReadStore,
     RelationStore,
     SearchStore,
+    SpaceCache,
     SpaceStore,
 )
 from memspace.services.access import AccessService, Principal
@@ -83,6 +85,12 @@ class SearchResult:
     message: str | None = None  # why nothing could match (an empty space)
     profile: Profile | None = None
     include_body: bool = False  # whole contents asked for (present/ shows excerpts otherwise)
+    # warm: ranked on the space held in memory; cold: on the store's own indexes
+    # (docs/scaling.md), while the space loads in the background
+    path: str = "warm"
+
+
+Ranker = ColdSearch  # the three searches a ranking reads, warm (the store) or cold
 
 
 class SearchPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, DocumentStore, Protocol):
@@ -99,12 +107,19 @@ class SearchService:
         max_query_chars: int = 2_000,
         quarantines: Callable[[str], bool] | None = None,
         features: TurnFeatures | None = None,
+        cache: SpaceCache | None = None,
+        cold: ColdSearch | None = None,
     ) -> None:
+        """`cache` and `cold`: with both, a space this process does not hold is searched on
+        the store's indexes (`cold`) and loaded in the background; without, every space is
+        loaded on its first search."""
         # Whether a space keeps suspicious memories out of search (services/guard.py).
         self._quarantines = quarantines or (lambda _space_id: False)
         # Public so a benchmark can switch conversation features between searches.
         self.features = features or TurnFeatures()
         self._store = store
+        self._cache = cache
+        self._cold = cold
         self._embedder = embedder
         self._access = access
         self._profiles = profiles
@@ -120,6 +135,8 @@ class SearchService:
         rehearsed = False
         for space in self._store.list_spaces():
             where = MemoryFilter(space.id)
+            if self._cache is not None and self._cache.full():
+                break  # the rest load when first searched (in the background)
             self._store.vector_search(where, probe, 1)
             if self._store.space_stats(space.id).active_memories and not rehearsed:
                 # Every read a search makes, once: a server plans each statement on its first
@@ -171,7 +188,8 @@ class SearchService:
         kinds = provenance_kinds(request.provenance)
         # With a provenance filter, rank deeper so that filtering still fills the page.
         depth = request.limit if not kinds else min(request.limit * PROVENANCE_DEPTH, MAX_RANKED)
-        mode, ranked = self._rank(where, query, keyword, depth, request.exact_keyword)
+        path, ranker = self._ranker(target.space.id, query or keyword)
+        mode, ranked = self._rank(ranker, where, query, keyword, depth, request.exact_keyword)
         ranked = [r for r in ranked if keeps(where, r.memory)]
         if request.include_profile and profile is None:
             profile = read_profile()
@@ -204,11 +222,22 @@ class SearchService:
             message=message,
             profile=shown,
             include_body=request.include_body,
+            path=path,
         )
 
+    def _ranker(self, space_id: str, words: str | None) -> tuple[str, Ranker]:
+        """The memory the space is held in (warm), else the store's indexes (cold), the space
+        then loading in the background. A category listing reads the store either way."""
+        if self._cache is None or self._cold is None or not words:
+            return "warm", self._store
+        if self._cache.is_warm(space_id):
+            return "warm", self._store
+        self._cache.warm_later(space_id)
+        return "cold", self._cold
+
     def _rank(
-        self, where: MemoryFilter, query: str | None, keyword: str | None, limit: int,
-        exact: bool = False,
+        self, ranker: Ranker, where: MemoryFilter, query: str | None, keyword: str | None,
+        limit: int, exact: bool = False,
     ) -> tuple[str, list[Ranked]]:
         depth = max(FUSION_DEPTH, limit * 3)
         if where.types or where.statuses:
@@ -222,17 +251,17 @@ class SearchService:
                 [vector] = self._embedder.embed_queries([query])
             except Unavailable as exc:  # words still find memories while the model is down
                 degraded = f"keyword (embedder unavailable: {exc.message})"
-                blended = blend([], self._store.text_search(where, query, depth), query,
+                blended = blend([], ranker.text_search(where, query, depth), query,
                                 features=self.features)
             else:
-                hits = self._store.hybrid_search(where, vector, query, depth)
+                hits = ranker.hybrid_search(where, vector, query, depth)
                 blended = blend(hits.by_vector, hits.by_text, query, hits.cosines,
                                 hits.text_scores, self.features)
             if not keyword:
                 return degraded or "hybrid", blended
             # The keyword narrows the answer to memories holding its words (typos tolerated).
             # Those the query did not rank follow, in keyword order.
-            held = self._store.keyword_search(where, keyword, depth * 4, exact)
+            held = ranker.keyword_search(where, keyword, depth * 4, exact)
             allowed = {h.memory.id for h in held}
             kept = [Ranked(r.memory, r.score, (*r.matched_by, "keyword"))
                     for r in blended if r.memory.id in allowed]
@@ -242,7 +271,7 @@ class SearchService:
         if keyword:
             # only the first `limit` are shown: nothing deeper is fetched (unless filtered)
             deep = depth if where.types or where.statuses else limit
-            return "keyword", single(self._store.keyword_search(where, keyword, deep, exact),
+            return "keyword", single(ranker.keyword_search(where, keyword, deep, exact),
                                     "keyword")
         newest = self._store.list_memories(where, limit)
         return "category", [Ranked(m, 1.0, ("category",)) for m in newest]

@@ -27,7 +27,7 @@ class VersionedAdds(MemoryCore):
         """`updated` or `conflict` when a close memory calls for it; None: add it as new."""
         if memory.embedding is None:
             return None
-        near = self._store.vector_search(MemoryFilter(space.id), memory.embedding, NEIGHBOURS)
+        near = self._close_memories(space.id, memory.embedding, NEIGHBOURS)
         verdict = judge(memory.content, memory.type, near,
                         self._embedder.calibration.update_floor, request.force)
         if verdict.memory is None:

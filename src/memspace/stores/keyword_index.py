@@ -57,6 +57,11 @@ class KeywordIndex:
         self._variants: OrderedDict[str, tuple[int, dict[str, float]]] = OrderedDict()
 
     @property
+    def nbytes(self) -> int:
+        """About what the index keeps (its words' postings and vocabulary)."""
+        return self._words.nbytes
+
+    @property
     def rows(self) -> int:
         return self._words.rows
 

@@ -27,6 +27,7 @@ import numpy as np
 from memspace.coalesce import Coalescer
 from memspace.heap import release_freed_memory
 from memspace.stores import int8_scan, vector_snapshot
+from memspace.stores.cache_budget import CacheBudget
 from memspace.stores.keyword_index import KeywordIndex
 from memspace.stores.term_index import TermIndex
 
@@ -103,6 +104,14 @@ class _SpaceVectors:
         self.size = needed
         self.last_seq = int(rows[-1][0])
 
+    def nbytes(self) -> int:
+        """About what the entry keeps resident (stores/cache_budget.py): its rows of the
+        arrays (spare capacity is zeros never touched, so the system has not given it pages),
+        postings, and ~60 bytes a row of flags and category references."""
+        width = int(self.matrix.shape[1])
+        per_row = 4 * width + width + 4 + 8 + 60  # float32, int8, step, seq, the rest
+        return per_row * self.size + self.terms.nbytes + self.keywords.nbytes
+
     def rows(self) -> _Rows:
         """Views of the rows held now: an append writes past them, or into new arrays, so
         they stay consistent once the cache's lock is released."""
@@ -138,10 +147,12 @@ class Hybrid:
 class VectorCache:
     """Per-space embedding matrices, refreshed incrementally from the `memories` table."""
 
-    def __init__(self, snapshot_dir: Path | None = None) -> None:
+    def __init__(self, snapshot_dir: Path | None = None, budget_mb: int | None = None) -> None:
         """`snapshot_dir`: where spaces' vectors are saved for the next start
-        (stores/vector_snapshot.py); None keeps them in memory only."""
+        (stores/vector_snapshot.py); None keeps them in memory only. `budget_mb`: how much
+        the held spaces may take (stores/cache_budget.py); None holds every space."""
         self._spaces: dict[str, _SpaceVectors] = {}
+        self.budget = CacheBudget(None if budget_mb is None else budget_mb * 2**20)
         self._lock = threading.Lock()
         self._snapshot_dir = snapshot_dir
         self._scans: Coalescer[Scan, np.ndarray] = Coalescer(_scans)
@@ -151,6 +162,7 @@ class VectorCache:
         (after stored text was rewritten in place by `memspace scan --redact`)."""
         with self._lock:
             self._spaces.pop(space_id, None)
+            self.budget.forget(space_id)
         if self._snapshot_dir is not None:
             vector_snapshot.discard(self._snapshot_dir, space_id)
 
@@ -299,6 +311,23 @@ class VectorCache:
                 sum(e.matrix.nbytes + e.codes.nbytes + e.steps.nbytes + e.seqs.nbytes
                     for e in entries))
 
+    def holds(self, space_id: str) -> bool:
+        """Whether the space is loaded (a search of it needs no read of the whole space)."""
+        with self._lock:
+            entry = self._spaces.get(space_id)
+            return entry is not None and entry.version >= 0
+
+    def bounded_and_cold(self, space_id: str) -> bool:
+        """Whether a budget is set and the space is not held: a hint-only read (similar on
+        save) then answers nothing rather than load the space inside a write."""
+        return self.budget.budget_bytes is not None and not self.holds(space_id)
+
+    def load(self, source: VectorSource, space_id: str) -> None:
+        """Read the space in now, unless it is known to need more than the whole budget."""
+        with self._lock:
+            if not self.budget.too_large(space_id):
+                self._refresh(source, space_id)
+
     def version_of(self, space_id: str) -> int | None:
         """The store version the cached vectors of a space reflect (None: not loaded yet)."""
         with self._lock:
@@ -307,6 +336,16 @@ class VectorCache:
 
     def _refresh(self, source: VectorSource, space_id: str,
                  version: int | None = None) -> _SpaceVectors:
+        entry = self._update(source, space_id, version)
+        dropped = self.budget.used(space_id, entry.nbytes())
+        for victim in dropped:
+            del self._spaces[victim]
+        if dropped:
+            release_freed_memory()
+        return entry
+
+    def _update(self, source: VectorSource, space_id: str,
+                version: int | None = None) -> _SpaceVectors:
         version = source.vector_version(space_id) if version is None else version
         entry = self._spaces.get(space_id)
         new: Sequence[Row] | None = None

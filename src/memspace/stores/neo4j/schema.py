@@ -34,6 +34,12 @@ RETIRED_TEXT_INDEX = "memory_text"
 # (stores/term_index.py); the Lucene index an earlier version kept over them goes.
 RETIRED_TERMS_INDEX = "memory_terms"
 
+# The cold path's full text (stores/neo4j/cold.py): Lucene over the same index terms the warm
+# ranking reads (`m.terms`: stemmed, the turn before included), split on whitespace, with the
+# space required inside the query. Eventually consistent, as TEXT_INDEX is. Lucene's BM25 uses
+# the whole database's statistics (docs/scaling.md).
+COLD_TERMS_INDEX = "memory_index_terms"
+
 STATEMENTS: tuple[str, ...] = (
     # facts about the store as a whole, one node each (services/embedding_model.py)
     "CREATE CONSTRAINT store_info_key IF NOT EXISTS FOR (i:StoreInfo) REQUIRE i.key IS UNIQUE",
@@ -67,6 +73,9 @@ STATEMENTS: tuple[str, ...] = (
     f"OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{TEXT_ANALYZER}', "
     "`fulltext.eventually_consistent`: true}}",
     f"DROP INDEX {RETIRED_TERMS_INDEX} IF EXISTS",
+    f"CREATE FULLTEXT INDEX {COLD_TERMS_INDEX} IF NOT EXISTS FOR (m:Memory) "
+    "ON EACH [m.terms, m.spaceId] OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
+    "`fulltext.eventually_consistent`: true}}",
     "CREATE INDEX memory_space_writer IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.createdBy)",
     # Memories whose vector is not yet in VECTOR_INDEX (stores/neo4j/vector_index.py).
     "CREATE INDEX memory_vector_pending IF NOT EXISTS FOR (m:Memory) ON (m.vectorPending)",

@@ -274,6 +274,8 @@ class Neo4jStore:
         time, checking it made most similar-on-save lookups read twice), fetched only when a
         memory is close enough. A memory deactivated since the cache last looked is dropped
         by its record; twice `limit` are ranked so that one such does not shorten the list."""
+        if self._vectors.bounded_and_cold(space_id):
+            return []  # a hint: not worth loading the space inside the add (docs/scaling.md)
         ranked = self._vectors.top_k(self, space_id, np.asarray(embedding, dtype=np.float32),
                                      2 * limit, None, False, self._vectors.version_of(space_id))
         close = [hit for hit in ranked if hit[1] >= min_score]

@@ -188,6 +188,8 @@ class SqliteStore:
 
     def nearest_active(self, space_id: str, embedding: Vector, limit: int,
                        min_score: float) -> list[ScoredMemory]:
+        if self._vectors.bounded_and_cold(space_id):
+            return []  # a hint: not worth loading the space inside the add (docs/scaling.md)
         close = [hit for hit in self._vector_hits(MemoryFilter(space_id), embedding, limit)
                  if hit[1] >= min_score]
         return [h for h in search.by_rowid(self._db.conn(), close) if h.memory.active]

@@ -1,0 +1,241 @@
+"""Many spaces, several replicas, a memory budget: warm and cold searches, adds, the cache's hit
+ratio and each replica's RSS. Prints; asserts nothing (docs/scaling.md reads its figures).
+
+Usage:
+  bench_scale.py --memories N --spaces S --replicas R --cache-mb M --store sqlite|neo4j
+                 [--ops 400] [--add-share 0.15] [--neo4j-uri bolt://...] [--keep]
+
+Loading: S spaces of skewed sizes (the i-th ~ 1/i of the largest: a few large, many small),
+N memories in all, written straight to the store in batches with a stand-in embedder (random
+unit vectors, so a million memories do not wait for the model); their texts are drawn from a
+fixed vocabulary so that full text matches. On Neo4j the spaces' slugs start with
+`scale-<run>-` and --keep leaves them; otherwise they are deleted at the end.
+
+Workload: R replica processes on the same store (SQLite file in WAL, or the one Neo4j), each
+with MEMSPACE_CACHE_MB=M, run --ops operations each: a space drawn by Zipf (s = 1.1) over the
+spaces by size rank, then a search (the real model embeds the query; the real search path) or,
+with probability --add-share, an add (embedded by the model, the real add path). A search is
+counted warm or cold by the path it took (SearchResult.path).
+
+The last line is, for scripts comparing runs:
+  scale: warm p95 X ms, cold p95 Y ms, add p95 Z ms, rss per replica W MB (budget M MB, model K MB)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from memspace.bootstrap import build  # noqa: E402
+from memspace.config import Settings  # noqa: E402
+from memspace.domain.models import Access, Memory  # noqa: E402
+from memspace.domain.ports import WriteBatch  # noqa: E402
+from memspace.domain.text import content_hash  # noqa: E402
+
+SYLLABLES = ["ka", "lo", "mi", "ren", "sa", "tor", "vel", "qui", "dan", "por", "zu", "bel",
+             "nix", "ora", "tem", "gal", "fid", "mur", "sel", "ux"]
+BATCH = 2_000
+DIMENSIONS = 384
+
+
+def vocabulary(size: int = 4_000) -> list[str]:
+    rng = random.Random(7)
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def sizes(memories: int, spaces: int) -> list[int]:
+    """Space sizes ~ 1/rank, summing to `memories`, each at least 1."""
+    weights = [1 / (i + 1) for i in range(spaces)]
+    total = sum(weights)
+    out = [max(1, int(memories * w / total)) for w in weights]
+    out[0] += memories - sum(out)
+    return out
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def settings_for(args: argparse.Namespace, data_dir: str) -> Settings:
+    return Settings(_env_file=None, data_dir=Path(data_dir), store=args.store,  # type: ignore[call-arg]
+                    neo4j_uri=args.neo4j_uri if args.store == "neo4j" else None,
+                    cache_mb=args.cache_mb, llm_model="")
+
+
+def load(args: argparse.Namespace, data_dir: str, run: str) -> dict[str, Any]:
+    """The spaces and their memories, written straight to the store; a key for the replicas."""
+    app = build(settings_for(args, data_dir))
+    words = vocabulary()
+    rng = np.random.default_rng(39)
+    pyrng = random.Random(39)
+    slugs = [f"scale-{run}-{i}" for i in range(args.spaces)]
+    started = time.perf_counter()
+    now = datetime.now(UTC)
+    for slug, size in zip(slugs, sizes(args.memories, args.spaces), strict=True):
+        space = app.admin.create_space(slug)
+        for first in range(0, size, BATCH):
+            count = min(BATCH, size - first)
+            vectors = rng.standard_normal((count, DIMENSIONS)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            batch = []
+            for n in range(count):
+                text = " ".join(pyrng.choices(words, k=pyrng.randint(6, 14))) + f" {slug} {first + n}"
+                batch.append(Memory(id=uuid.uuid4().hex, space_id=space.id, content=text,
+                                    category="general", embedding=vectors[n].tolist(),
+                                    active=True, created_at=now, created_by="bench",
+                                    content_hash=content_hash(text)))
+            app.store.write(WriteBatch(space.id, batch))
+    seconds = time.perf_counter() - started
+    key = app.admin.create_key("scale", {s: Access.READWRITE for s in slugs}).raw
+    flush = getattr(app.store, "flush_vector_index", None)
+    if flush is not None:
+        flush(600.0)
+    app.close()
+    return {"slugs": slugs, "key": key, "load_rate": args.memories / seconds,
+            "load_s": seconds}
+
+
+def worker(args: argparse.Namespace) -> None:
+    """One replica: its own process and cache, the workload, its figures as one JSON line."""
+    from memspace.services.search import SearchRequest
+
+    job = json.loads(Path(args.job).read_text())
+    base = rss_mb()
+    app = build(settings_for(args, job["data_dir"]))
+    who = app.access.authenticate(job["key"])
+    app.embedder.embed_queries(["warm the model"])
+    model = rss_mb() - base
+    words = vocabulary()
+    rng = random.Random(job["seed"])
+    slugs: list[str] = job["slugs"]
+    weights = [1 / (i + 1) ** 1.1 for i in range(len(slugs))]
+    timings: dict[str, list[float]] = {"warm": [], "cold": [], "add": []}
+    for _ in range(args.ops):
+        slug = rng.choices(slugs, weights)[0]
+        text = " ".join(rng.choices(words, k=rng.randint(2, 5)))
+        began = time.perf_counter()
+        if rng.random() < args.add_share:
+            app.memories.add(who, text + " added by the bench", space=slug)
+            timings["add"].append((time.perf_counter() - began) * 1000)
+        else:
+            found = app.search.search(who, SearchRequest(query=text, space=slug,
+                                                         include_profile=False))
+            timings[found.path].append((time.perf_counter() - began) * 1000)
+    budget = app.store.vector_cache.budget  # type: ignore[attr-defined]
+    print(json.dumps({"timings": timings, "rss": rss_mb(), "model": model,
+                      "hits": budget.hits, "misses": budget.misses,
+                      "held_mb": budget.held_bytes / 2**20}))
+    app.close()
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
+
+
+def cleanup(args: argparse.Namespace, data_dir: str, slugs: list[str]) -> None:
+    if args.store != "neo4j" or args.keep:
+        return
+    from neo4j import GraphDatabase
+
+    with GraphDatabase.driver(args.neo4j_uri, auth=None) as driver:
+        for slug in slugs:
+            [row] = driver.execute_query("MATCH (s:Space {slug: $slug}) RETURN s.id AS id",
+                                         slug=slug).records
+            while driver.execute_query(
+                    "MATCH (m:Memory {spaceId: $id}) WITH m LIMIT 5000 DETACH DELETE m "
+                    "RETURN count(*) AS n", id=row["id"]).records[0]["n"]:
+                pass
+            driver.execute_query("MATCH (s:Space {id: $id}) DETACH DELETE s", id=row["id"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--spaces", type=int, default=100)
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--cache-mb", type=int, default=64)
+    parser.add_argument("--store", choices=("sqlite", "neo4j"), default="sqlite")
+    parser.add_argument("--neo4j-uri",
+                        default=os.environ.get("MEMSPACE_NEO4J_URI", "bolt://127.0.0.1:7687"))
+    parser.add_argument("--ops", type=int, default=400, help="operations per replica")
+    parser.add_argument("--add-share", type=float, default=0.15)
+    parser.add_argument("--keep", action="store_true", help="(neo4j) leave the data")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--job", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args)
+        return
+    data_dir = tempfile.mkdtemp(prefix="memspace-scale-")
+    run = uuid.uuid4().hex[:6]
+    print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
+    print(f"store {args.store}, {args.memories:,} memories in {args.spaces} spaces "
+          f"(largest {sizes(args.memories, args.spaces)[0]:,}), {args.replicas} replicas, "
+          f"budget {args.cache_mb} MB, cores {os.cpu_count()} (shared: figures are ratios)")
+    loaded = load(args, data_dir, run)
+    print(f"load: {loaded['load_rate']:,.0f} memories/s ({loaded['load_s']:.0f} s, stand-in "
+          "embedder)")
+    try:
+        replicas = []
+        for n in range(args.replicas):
+            job = Path(data_dir) / f"job-{n}.json"
+            job.write_text(json.dumps({"data_dir": data_dir, "key": loaded["key"],
+                                       "slugs": loaded["slugs"], "seed": n}))
+            replicas.append(subprocess.Popen(
+                [sys.executable, __file__, "--worker", "--job", str(job), *sys.argv[1:]],
+                stdout=subprocess.PIPE, text=True))
+        reports = []
+        for proc in replicas:
+            out, _ = proc.communicate(timeout=7200)
+            reports.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        cleanup(args, data_dir, loaded["slugs"])
+    merged: dict[str, list[float]] = {k: [] for k in ("warm", "cold", "add")}
+    for report in reports:
+        for k, values in report["timings"].items():
+            merged[k] += values
+    for k, values in merged.items():
+        print(f"{k:5s} n={len(values):5d}  p50 {pct(values, 0.5):7.1f} ms  "
+              f"p95 {pct(values, 0.95):7.1f} ms")
+    hits = sum(r["hits"] for r in reports)
+    asked = hits + sum(r["misses"] for r in reports)
+    print(f"cache hit ratio {hits / max(asked, 1):.2f} ({hits} of {asked} searches warm)")
+    for n, r in enumerate(reports):
+        print(f"replica {n}: rss {r['rss']:.0f} MB, cache held {r['held_mb']:.0f} MB, "
+              f"model {r['model']:.0f} MB")
+    rss = max(r["rss"] for r in reports)
+    model = statistics.mean(r["model"] for r in reports)
+    print(f"scale: warm p95 {pct(merged['warm'], 0.95):.1f} ms, cold p95 "
+          f"{pct(merged['cold'], 0.95):.1f} ms, add p95 {pct(merged['add'], 0.95):.1f} ms, "
+          f"rss per replica {rss:.0f} MB (budget {args.cache_mb} MB, model {model:.0f} MB)")
+
+
+if __name__ == "__main__":
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
+    main()

@@ -1,0 +1,53 @@
+"""The cold path's searches (domain.ports.ColdSearch) over any store's chunked reader of a
+space's rows (stores/cold_scan.py scores them; the store fetches the memories it ranked)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+
+from memspace.domain.models import HybridHits, MemoryFilter, ScoredMemory
+from memspace.domain.ports import Vector
+from memspace.domain.text import query_terms, words
+from memspace.stores import cold_scan
+from memspace.stores.cold_scan import ColdRow
+
+# The rows of a space, chunk by chunk.
+RowReader = Callable[[str], Iterable[Sequence[ColdRow]]]
+# The memories of several lists of (seq, score), read together, in each list's order.
+Fetch = Callable[[str, list[list[tuple[int, float]]]], list[list[ScoredMemory]]]
+
+
+class ScanSearch:
+    """Hybrid, full-text, vector and keyword search by one pass over the space's rows."""
+
+    def __init__(self, read: RowReader, fetch: Fetch) -> None:
+        self._read = read
+        self._fetch = fetch
+
+    def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
+                      limit: int) -> HybridHits:
+        hits = cold_scan.hybrid(self._read(where.space_id), where,
+                                np.asarray(embedding, dtype=np.float32), query_terms(text), limit)
+        return HybridHits.of(*self._fetch(where.space_id, [
+            hits.by_vector, hits.by_text, hits.cosines, hits.text_scores]))
+
+    def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
+        hits = cold_scan.hybrid(self._read(where.space_id), where, None, query_terms(text), limit)
+        [found] = self._fetch(where.space_id, [hits.by_text])
+        return found
+
+    def vector_search(self, where: MemoryFilter, embedding: Vector,
+                      limit: int) -> list[ScoredMemory]:
+        hits = cold_scan.hybrid(self._read(where.space_id), where,
+                                np.asarray(embedding, dtype=np.float32), [], limit)
+        [found] = self._fetch(where.space_id, [hits.by_vector])
+        return found
+
+    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int,
+                       exact: bool = False) -> list[ScoredMemory]:
+        ranked = cold_scan.keyword(self._read(where.space_id), where, words(keyword), limit,
+                                   exact)
+        [found] = self._fetch(where.space_id, [ranked])
+        return found

@@ -1,0 +1,137 @@
+"""Neo4j's cold path (domain.ports.ColdSearch): a space this replica does not hold.
+
+A space of up to SCAN_MAX memories is scored by one pass over its rows (stores/cold_scan.py,
+read through the (spaceId, seq) index): exact, the warm ranking, ~SCAN_MAX rows over bolt.
+A larger space is ranked by the store's own indexes: the vector index (`memory_embedding`) and
+a full-text index over the memories' index terms (`memory_index_terms`, schema.py: the terms
+the warm ranking reads, the space required inside the Lucene query). Neo4j 5.26
+cannot filter inside its vector index, so it is asked for `k` nodes over the whole store, k
+sized for the space's share of the store (VECTOR_OVERSAMPLE times that many per wanted hit),
+and the space is kept after. Lucene's statistics (document frequencies) span every space of the
+database; its scores are only compared within one list, which the blend normalises
+(services/ranking.py). Both indexes are eventually consistent: a memory written a moment ago
+(schema.py: the full-text index after the commit, vector_index.py: the vector within
+GATHER_S) may be missing from a large cold space's answer until they catch up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from memspace.domain.models import HybridHits, MemoryFilter, ScoredMemory
+from memspace.domain.ports import Vector
+from memspace.domain.text import query_terms
+from memspace.stores.cold_scan import CHUNK_ROWS, ColdRow, admitted
+from memspace.stores.cold_search import ScanSearch
+from memspace.stores.neo4j import records as rec
+from memspace.stores.neo4j import search
+from memspace.stores.neo4j.connection import Neo4jConnection
+from memspace.stores.neo4j.cypher import cold as cypher
+from memspace.stores.neo4j.cypher import search as fetch
+from memspace.stores.neo4j.schema import COLD_TERMS_INDEX, VECTOR_INDEX
+
+SCAN_MAX = 3_000
+VECTOR_OVERSAMPLE = 4
+MAX_K = 10_000
+
+
+class Neo4jColdSearch(ScanSearch):
+    def __init__(self, db: Neo4jConnection) -> None:
+        self._db = db
+        super().__init__(self._rows, self._memories)
+
+    def _size(self, space_id: str) -> int:
+        rows = self._db.read(cypher.SPACE_SIZE, space=space_id)
+        return int(rows[0]["seq"]) if rows else 0
+
+    def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
+                      limit: int) -> HybridHits:
+        size = self._size(where.space_id)
+        if size <= SCAN_MAX:
+            return super().hybrid_search(where, embedding, text, limit)
+        query = np.asarray(embedding, dtype=np.float32).tolist()
+        # twice `limit` from the index, re-ranked exactly below, `limit` kept
+        by_vector = self._kept(where, self._db.read(
+            cypher.BY_VECTOR_INDEX, index=VECTOR_INDEX, k=self._k(size, limit), vector=query,
+            space=where.space_id), 2 * limit)
+        # Lucene's top 4 x limit: the first `limit` are the list, all of them score the
+        # vector hits too (the cache scores every memory of either list by both)
+        text_scored = self._text(where, text, 4 * limit)
+        by_text = text_scored[:limit]
+        found = list(dict.fromkeys([s for s, _ in by_vector] + [s for s, _ in by_text]))
+        [row] = self._db.read(cypher.MEMORIES_WITH_COSINE, space=where.space_id, seqs=found,
+                              vector=query)
+        memories = {seq: rec.memory_from(m) for seq, m, _ in row["rows"]}
+        # Cypher's cosine is (1 + cos) / 2; back to the cosine the cache gives. The index's own
+        # score is of its quantised copy: the candidates are re-ranked by the exact one.
+        cosines = {seq: 2 * float(c) - 1 for seq, _, c in row["rows"] if c is not None}
+        by_vector = sorted(((s, cosines[s]) for s, _ in by_vector if s in cosines),
+                           key=lambda hit: (-hit[1], hit[0]))[:limit]
+        texts = dict(text_scored)
+
+        def listed(hits: list[tuple[int, float]]) -> list[ScoredMemory]:
+            return [ScoredMemory(memories[s], score) for s, score in hits if s in memories]
+
+        return HybridHits.of(listed(by_vector), listed(by_text),
+                             listed([(s, cosines[s]) for s in found if s in cosines]),
+                             listed([(s, texts.get(s, 0.0)) for s in found]))
+
+    def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
+        if self._size(where.space_id) <= SCAN_MAX:
+            return super().text_search(where, text, limit)
+        [found] = self._memories(where.space_id, [self._text(where, text, limit)[:limit]])
+        return found
+
+    def _k(self, size: int, limit: int) -> int:
+        total = int(self._db.read(cypher.STORE_SIZE)[0]["n"])
+        share = max(size / max(total, 1), 1e-6)
+        return min(MAX_K, max(limit, math.ceil(VECTOR_OVERSAMPLE * limit / share)))
+
+    def _text(self, where: MemoryFilter, text: str, limit: int) -> list[tuple[int, float]]:
+        """The `limit` best by Lucene's BM25 over the index terms the warm ranking reads
+        (domain.text.query_terms of the query against `m.terms`), the space required inside
+        the query."""
+        wanted = query_terms(text)
+        if not wanted:
+            return []
+        lucene = (f'+spaceId:"{where.space_id}" +(' +
+                  " ".join(f"terms:{_escaped(w)}" for w in wanted) + ")")
+        return self._kept(where, self._db.read(
+            cypher.BY_TEXT_INDEX, index=COLD_TERMS_INDEX, lucene=lucene, k=2 * limit,
+            space=where.space_id), limit)
+
+    def _kept(self, where: MemoryFilter, rows: list[Any], limit: int) -> list[tuple[int, float]]:
+        """The index's (seq, score) the filter admits (cold_scan.admitted), best first."""
+        candidates = [ColdRow(int(r["seq"]), None, str(r["category"]), "", "",
+                              bool(r["active"])) for r in rows]
+        keep = admitted(where, candidates)
+        return [(c.seq, float(r["score"])) for c, r, k in zip(candidates, rows, keep, strict=True)
+                if k][:limit]
+
+    def _rows(self, space_id: str) -> Iterator[Sequence[ColdRow]]:
+        last = self._size(space_id)
+        for start in range(0, last, CHUNK_ROWS):
+            [chunk] = self._db.read(cypher.ROWS_IN_RANGE, space=space_id, after=start,
+                                    upto=min(start + CHUNK_ROWS, last))
+            yield [ColdRow(int(s), v, str(c), t, str(x), bool(a))
+                   for s, v, c, t, x, a in chunk["rows"]]
+
+    def _memories(self, space_id: str,
+                  lists: list[list[tuple[int, float]]]) -> list[list[ScoredMemory]]:
+        return search.scored(lists, _pairs(self._db, space_id, lists))
+
+
+def _pairs(db: Neo4jConnection, space_id: str, lists: list[list[tuple[int, float]]]) -> list[Any]:
+    seqs = list({seq: None for hits in lists for seq, _ in hits})
+    if not seqs:
+        return []
+    [row] = db.read(fetch.MEMORIES_BY_SEQ, space=space_id, seqs=seqs)
+    return list(row["rows"])
+
+
+def _escaped(word: str) -> str:
+    return "".join(f"\\{ch}" if ch in '+-&|!(){}[]^"~*?:\\/' else ch for ch in word)

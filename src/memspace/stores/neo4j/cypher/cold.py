@@ -1,0 +1,40 @@
+"""The cold path's reads (stores/neo4j/cold.py): a small space's rows in ranges of sequence
+numbers, and a large space's candidates from the vector and full-text indexes."""
+
+from __future__ import annotations
+
+from memspace.stores.neo4j.cypher.fields import memory_fields
+
+SPACE_SIZE = "MATCH (s:Space {id: $space}) RETURN coalesce(s.seq, 0) AS seq"
+STORE_SIZE = "MATCH (m:Memory) RETURN count(m) AS n"
+
+# What the cache reads (cypher/search.py VECTORS_IN_RANGE), with `active`.
+ROWS_IN_RANGE = """
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq > $after AND m.seq <= $upto
+WITH m ORDER BY m.seq
+RETURN collect([m.seq, coalesce(m.vector, m.embedding), m.category, coalesce(m.terms, ''),
+                m.content, m.active]) AS rows
+"""
+
+# The vector index ranks the whole store (5.26 cannot filter inside it): `k` is sized by the
+# caller for the space's share of the store, and the space is kept after.
+BY_VECTOR_INDEX = """
+CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node AS m, score
+WITH m, score WHERE m.spaceId = $space
+RETURN m.seq AS seq, m.category AS category, m.active AS active, score
+ORDER BY score DESC
+"""
+# Lucene with the space required inside the query (`+spaceId:"…"`).
+BY_TEXT_INDEX = """
+CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $k}) YIELD node AS m, score
+WHERE m.spaceId = $space
+RETURN m.seq AS seq, m.category AS category, m.active AS active, score
+ORDER BY score DESC
+"""
+# The candidates' memories, with their cosine to the query where the index property is set.
+MEMORIES_WITH_COSINE = f"""
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
+RETURN collect([m.seq, {memory_fields("m")},
+                CASE WHEN m.embedding IS NULL THEN null
+                     ELSE vector.similarity.cosine(m.embedding, $vector) END]) AS rows
+"""

@@ -1,0 +1,93 @@
+"""The search's view of the vector cache (domain.ports.SpaceCache): is a space held, and load
+it on a background thread after a search found it cold, never inside that search.
+
+One thread per process loads spaces one at a time, in the order they were asked for; a space
+already waiting, already held, or known to need more than the whole budget is not queued
+again. The same class serves both stores: the cache and its reads (VectorSource) are the
+store's own.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+
+from memspace.stores.vector_cache import VectorCache, VectorSource
+
+log = logging.getLogger(__name__)
+
+
+class CacheRole:
+    """Whether a space is warm, and its loading in the background."""
+
+    def __init__(self, cache: VectorCache, source: VectorSource) -> None:
+        self._cache = cache
+        self._source = source
+        self._waiting: deque[str] = deque()
+        self._queued: set[str] = set()
+        self._changed = threading.Condition()
+        self._loading: str | None = None
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def holds(self, space_id: str) -> bool:
+        """Whether the space is held, not counted as a hit or a miss (a write's check)."""
+        return self._cache.holds(space_id)
+
+    def is_warm(self, space_id: str) -> bool:
+        warm = self._cache.holds(space_id)
+        budget = self._cache.budget
+        if warm:
+            budget.hits += 1
+        else:
+            budget.misses += 1
+        return warm
+
+    def warm_later(self, space_id: str) -> None:
+        if self._cache.budget.too_large(space_id):
+            return
+        with self._changed:
+            if self._closed or space_id in self._queued:
+                return
+            self._queued.add(space_id)
+            self._waiting.append(space_id)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="memspace-cache-warmer")
+                self._thread.start()
+            self._changed.notify_all()
+
+    def full(self) -> bool:
+        return self._cache.budget.full()
+
+    def idle(self, timeout_s: float) -> bool:
+        """Wait until nothing is waiting or loading (tests, benches); False on timeout."""
+        with self._changed:
+            return self._changed.wait_for(
+                lambda: not self._waiting and self._loading is None, timeout_s)
+
+    def close(self) -> None:
+        with self._changed:
+            self._closed = True
+            self._waiting.clear()
+            self._changed.notify_all()
+        if self._thread is not None:
+            self._thread.join(10.0)
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: self._closed or bool(self._waiting))
+                if self._closed:
+                    return
+                space_id = self._loading = self._waiting.popleft()
+            try:
+                self._cache.load(self._source, space_id)
+            except Exception:  # the store away or the space gone: the next cold hit asks again
+                log.warning("loading space %s into the cache failed", space_id, exc_info=True)
+            finally:
+                with self._changed:
+                    self._queued.discard(space_id)
+                    self._loading = None
+                    self._changed.notify_all()

@@ -1,0 +1,119 @@
+"""The cold path (a space this process does not hold) answers as the warm one does: the same
+memories, the same scores, the same filters, on both stores (docs/scaling.md)."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+import pytest
+
+from memspace.bootstrap import build_search_paths
+from memspace.config import Settings
+from memspace.domain.models import MemoryFilter, ScoredMemory
+from memspace.domain.ports import ColdSearch, GraphStore, WriteBatch
+from tests.support import builders as b
+from tests.support.fakes import HashEmbedder
+
+EMBED = HashEmbedder()
+WORDS = ("deploy", "rollback", "invoice", "pricing", "cdn", "latency", "budget", "migration",
+         "schema", "alert", "oncall", "release", "customer", "refund", "cache", "replica")
+
+
+def _load(store: GraphStore, n: int = 120) -> tuple[str, list[str]]:
+    rng = random.Random(39)
+    space = b.space(f"cold-{rng.randrange(10**9)}")
+    store.create_space(space)
+    memories = []
+    for i in range(n):
+        content = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(3, 9))) + f" note {i}"
+        memory = b.memory(space.id, content, EMBED.embed([content])[0])
+        memories.append(memory.__class__(**{**memory.__dict__,
+                                            "category": "ops" if i % 3 == 0 else "sales"}))
+    store.write(WriteBatch(space.id, memories))
+    for memory in memories[::10]:
+        store.forget(space.id, memory.id, "test", "tester", datetime.now(UTC))
+    return space.id, [m.id for m in memories]
+
+
+def _cold(store: GraphStore) -> ColdSearch:
+    _, cold = build_search_paths(Settings(cache_mb=0), store)
+    assert cold is not None
+    return cold
+
+
+def _pairs(hits: list[ScoredMemory]) -> list[tuple[str, float]]:
+    return [(h.memory.id, round(h.score, 4)) for h in hits]
+
+
+def _same_ranking(cold: list[ScoredMemory], warm: list[ScoredMemory]) -> None:
+    """The same scores in the same order, and the same memories above the last score (the
+    cache picks among memories tied at the cut in no particular order)."""
+    assert [round(h.score, 4) for h in cold] == [round(h.score, 4) for h in warm]
+    if warm:
+        cut = round(warm[-1].score, 4)
+        assert {m for m, s in _pairs(cold) if s > cut} == {m for m, s in _pairs(warm) if s > cut}
+
+
+@pytest.mark.parametrize("where", [{}, {"category": "ops"}, {"include_inactive": True}])
+def test_cold_hybrid_search_ranks_what_the_warm_one_ranks(store: GraphStore,
+                                                          where: dict[str, object]) -> None:
+    space_id, _ = _load(store)
+    cold = _cold(store)
+    flt = MemoryFilter(space_id, **where)  # type: ignore[arg-type]
+    for text in ("deploy rollback latency", "refund the customer invoice", "cache replica"):
+        [vector] = EMBED.embed_queries([text])
+        warm_hits = store.hybrid_search(flt, vector, text, 20)
+        cold_hits = cold.hybrid_search(flt, vector, text, 20)
+        _same_ranking(cold_hits.by_text, warm_hits.by_text)
+        _same_ranking(cold_hits.by_vector, warm_hits.by_vector)
+        for hit in cold_hits.by_text + cold_hits.by_vector:
+            assert hit.memory.active or flt.include_inactive
+            assert flt.category in (None, hit.memory.category)
+
+
+def test_cold_keyword_and_text_search_find_the_warm_memories(store: GraphStore) -> None:
+    space_id, ids = _load(store)
+    cold = _cold(store)
+    flt = MemoryFilter(space_id)
+    _same_ranking(cold.keyword_search(flt, "invoise refund", 50),
+                  store.keyword_search(flt, "invoise refund", 50))
+    _same_ranking(cold.text_search(flt, "pricing schema", 30),
+                  store.text_search(flt, "pricing schema", 30))
+    forgotten = set(ids[::10])
+    assert not forgotten & {h.memory.id for h in cold.keyword_search(flt, "note", 200)}
+
+
+@pytest.mark.neo4j
+def test_a_large_cold_space_on_neo4j_is_ranked_by_its_vector_and_full_text_indexes(
+        store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j import cold as neo4j_cold
+
+    if not isinstance(store, Neo4jStore):
+        pytest.skip("Neo4j's own indexes")
+    space_id, ids = _load(store)
+    assert store.flush_vector_index(60.0)
+    store._db.driver.execute_query("CALL db.awaitIndexes(300)")
+    store._db.driver.execute_query(
+        "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
+    monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)  # every space counts as large
+    cold = _cold(store)
+    flt = MemoryFilter(space_id, category="ops")
+    text = "refund customer invoice"
+    [vector] = EMBED.embed_queries([text])
+    warm_hits = store.hybrid_search(flt, vector, text, 10)
+    cold_hits = cold.hybrid_search(flt, vector, text, 10)
+    # the vector index is approximate; over 120 memories it finds the exact top 10, re-ranked
+    # by the exact cosine
+    _same_ranking(cold_hits.by_vector, warm_hits.by_vector)
+    # Lucene ranks the same index terms by the whole database's statistics: the same
+    # memories match (all of them: 50 is more than the category holds), in an order of its own
+    every_cold = cold.hybrid_search(flt, vector, text, 50).by_text
+    every_warm = store.hybrid_search(flt, vector, text, 50).by_text
+    assert len(every_warm) < 50
+    assert {h.memory.id for h in every_cold} == {h.memory.id for h in every_warm}
+    for hit in cold_hits.by_text + cold_hits.by_vector:
+        assert hit.memory.active and hit.memory.category == "ops"
+        assert 0.0 <= cold_hits.cosines.get(hit.memory.id, 0.0) <= 1.0
+    assert set(ids[::10]).isdisjoint(h.memory.id for h in cold_hits.by_text)

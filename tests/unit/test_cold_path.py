@@ -1,0 +1,146 @@
+"""A replica's memory budget (MEMSPACE_CACHE_MB): spaces held least recently used out first, a
+space too large never held, and a cold space answered from the store while it loads in the
+background (docs/scaling.md)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
+from memspace.domain.models import Access
+from memspace.services.access import Principal
+from memspace.services.search import SearchRequest
+from memspace.stores.cache_budget import CacheBudget
+from memspace.stores.space_cache import CacheRole
+from memspace.stores.sqlite import SqliteStore
+from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
+
+
+def test_the_budget_drops_the_least_recently_used_space_first() -> None:
+    budget = CacheBudget(100)
+    assert budget.used("a", 40) == [] and budget.used("b", 40) == []
+    assert budget.used("a", 40) == []  # a is now the most recent
+    assert budget.used("c", 40) == ["b"]
+    assert budget.held_bytes == 80 and not budget.too_large("b")
+    assert budget.used("huge", 150) == ["huge"]  # never held, and remembered
+    assert budget.too_large("huge") and budget.held_bytes == 80
+
+
+def test_no_budget_holds_everything() -> None:
+    budget = CacheBudget(None)
+    assert [budget.used(str(n), 10**9) for n in range(5)] == [[]] * 5
+    assert not budget.full()
+
+
+def _app(tmp_path: Path, cache_mb: int) -> Container:
+    settings = Settings(_env_file=None, cache_mb=cache_mb)  # type: ignore[call-arg]
+    return build(settings, store=SqliteStore(tmp_path / "m.db"), embedder=HashEmbedder(),
+                 clock=StepClock(), blobs=MemoryBlobStore())
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Container]:
+    made = _app(tmp_path, 64)
+    yield made
+    made.store.close()
+
+
+def _who(app: Container, spaces: list[str]) -> Principal:
+    key = app.admin.create_key("agent", {slug: Access.READWRITE for slug in spaces})
+    return app.access.authenticate(key.raw)
+
+
+def _warmed(cache: CacheRole, poll_s: float = 10.0) -> None:
+    assert cache.idle(poll_s)
+
+
+def test_a_cold_space_is_answered_by_the_store_then_warms_in_the_background(
+        app: Container) -> None:
+    app.admin.create_space("acme")
+    who = _who(app, ["acme"])
+    for text in ("Deploys need two approvals", "The cafeteria opens at eight",
+                 "Rollbacks need one approval"):
+        app.memories.add(who, text)
+    cache = app.search._cache
+    assert isinstance(cache, CacheRole)
+    space_id = app.store.list_spaces()[0].id
+    # the adds read close memories (the restatement check) on the store: nothing held yet
+    assert not app.store.vector_cache.holds(space_id)
+    ask = SearchRequest(query="how many approvals do deploys need")
+    cold = app.search.search(who, ask)
+    assert cold.path == "cold"
+    _warmed(cache)
+    assert app.store.vector_cache.holds(space_id)
+    warm = app.search.search(who, ask)
+    assert warm.path == "warm"
+    assert [(h.memory.id, round(h.score, 6), h.matched_by) for h in cold.hits] == \
+        [(h.memory.id, round(h.score, 6), h.matched_by) for h in warm.hits]
+    assert all(0.0 <= h.score <= 1.0 for h in cold.hits)
+    # a write after warming is found on the next search, warm
+    app.memories.add(who, "Hotfixes need three approvals")
+    again = app.search.search(who, ask)
+    assert again.path == "warm" and "Hotfixes need three approvals" in [
+        h.memory.content for h in again.hits]
+
+
+def test_spaces_past_the_budget_leave_least_recently_used_first(tmp_path: Path) -> None:
+    app = _app(tmp_path, 64)
+    try:
+        slugs = ["one", "two", "three"]
+        for slug in slugs:
+            app.admin.create_space(slug)
+        who = _who(app, slugs)
+        for slug in slugs:
+            for n in range(20):
+                app.memories.add(who, f"{slug} fact number {n} about deploys", space=slug)
+        cache = app.search._cache
+        assert isinstance(cache, CacheRole)
+        held = app.store.vector_cache
+        ids = {s.slug: s.id for s in app.store.list_spaces()}
+        assert not any(held.holds(space_id) for space_id in ids.values())  # adds load nothing
+        for slug in slugs:
+            assert app.search.search(who, SearchRequest(query="deploys", space=slug)).path == "cold"
+            _warmed(cache)
+            if slug == "one":  # room for two spaces of this size, not three
+                held.budget.budget_bytes = int(held.budget.held_bytes * 2.5)
+        assert held.budget.held_bytes <= held.budget.budget_bytes
+        assert held.holds(ids["two"])
+        assert held.holds(ids["three"]) and not held.holds(ids["one"])
+        assert app.search.search(who, SearchRequest(query="deploys", space="one")).path == "cold"
+    finally:
+        app.store.close()
+
+
+def test_a_space_larger_than_the_budget_is_never_held(tmp_path: Path) -> None:
+    app = _app(tmp_path, 0)
+    try:
+        app.admin.create_space("acme")
+        who = _who(app, ["acme"])
+        app.memories.add(who, "Deploys need two approvals")
+        cache = app.search._cache
+        assert isinstance(cache, CacheRole)
+        for _ in range(3):
+            found = app.search.search(who, SearchRequest(query="deploys"))
+            assert found.path == "cold" and found.hits
+            _warmed(cache)
+        assert app.store.vector_cache.stats()[0] == 0
+        assert app.store.vector_cache.budget.too_large(app.store.list_spaces()[0].id)
+    finally:
+        app.store.close()
+
+
+def test_idle_reports_a_load_that_does_not_finish(tmp_path: Path) -> None:
+    app = _app(tmp_path, 64)
+    try:
+        cache = app.search._cache
+        assert isinstance(cache, CacheRole)
+        started = time.monotonic()
+        assert cache.idle(0.1)  # nothing queued
+        assert time.monotonic() - started < 5
+    finally:
+        app.store.close()
