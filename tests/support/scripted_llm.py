@@ -182,7 +182,8 @@ def completion(reply: Reply) -> dict[str, Any]:
 def sentences_as_facts(body: dict[str, Any]) -> Reply:
     """A `fallback` that answers like a diligent model: each sentence of the content is a fact."""
     prompt = str(body["messages"][-1]["content"])
-    content = prompt.split("<content>", 1)[-1].split("</content>", 1)[0]
+    tag = "note" if "<note>" in prompt else "content"  # extract_facts.v2 / v1
+    content = prompt.split(f"<{tag}>", 1)[-1].split(f"</{tag}>", 1)[0]
     found = re.split(r"(?<=[.!?])\s+|\n+", content)
     facts = [{"text": s.strip(), "category": "fact", "relations": []} for s in found if s.strip()]
     return Reply({"facts": facts})

@@ -75,7 +75,7 @@ class AddPipeline(VersionedAdds):
             related = {r.source_id for r in result.relations}
             result.similar = similar_on_save(
                 self._store, space.id, [m for m in result.memories if m.id not in related],
-                threshold=self._embedder.calibration.similar_on_save)
+                threshold=self._embedder.calibration.similar_on_save, nearest=self._nearest_active)
         if result.usage:
             self._store.record_usage(space.id, result.usage)
         return result
@@ -112,7 +112,7 @@ class AddPipeline(VersionedAdds):
         # caller to review (services/similar.py), looked up while the write commits: each takes
         # ~10 ms at 100,000 memories, one on this process's CPU, the other waiting on the store.
         nearby = (similar_beside(self._store, space.id, memory,
-                                 self._embedder.calibration.similar_on_save)
+                                 self._embedder.calibration.similar_on_save, self._nearest_active)
                   if request.source is None else None)
         try:
             self._store.write(WriteBatch(space.id, [memory], at=memory.created_at,

@@ -103,6 +103,15 @@ class MemoryCore:
         self._clock = clock
         self._limits = limits or Limits()
 
+    def _nearest_active(self, space_id: str, embedding: Vector, limit: int,
+                        min_score: float) -> list[ScoredMemory]:
+        """Active memories at or above `min_score` nearest `embedding` (similar on save), from
+        memory or, where the space is cold here, from the store's own indexes."""
+        if self._cold is not None and not self._cold[0].holds(space_id):
+            return [h for h in self._close_memories(space_id, embedding, limit)
+                    if h.score >= min_score and h.memory.active]
+        return self._store.nearest_active(space_id, embedding, limit, min_score)
+
     def _close_memories(self, space_id: str, embedding: Vector, limit: int) -> list[ScoredMemory]:
         """The space's memories nearest `embedding`, by cosine: from the space held in memory,
         or, where it is cold here, from the store's own indexes (it is not loaded inline)."""

@@ -103,7 +103,8 @@ class MemoryWrites(AddPipeline, CategoryRenames):
             return AddResult("duplicate", "flat", space.slug, [existing], warnings=warnings)
         memory = self._embedded(memory)
         near = similar_on_save(self._store, space.id, [memory],
-                               threshold=self._embedder.calibration.similar_on_save)
+                               threshold=self._embedder.calibration.similar_on_save,
+                               nearest=self._nearest_active)
         return AddResult("dry_run", "flat" if self._extractor is None else "extracted",
                          space.slug, [memory], warnings=warnings, similar=near)
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memspace.domain.errors import MemspaceError
-from memspace.domain.models import Memory
-from memspace.domain.ports import SearchStore
+from memspace.domain.models import Memory, ScoredMemory
+from memspace.domain.ports import SearchStore, Vector
 from memspace.services.beside import beside
 
 log = logging.getLogger(__name__)
@@ -32,18 +32,23 @@ class Similar:
     similar_to: str  # id of the memory just saved
 
 
+# (space id, embedding, limit, minimum cosine) -> the nearest active memories, best first
+Nearest = Callable[[str, Vector, int, float], list[ScoredMemory]]
+
+
 def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
-                    threshold: float, exclude: Sequence[str] = ()) -> list[Similar]:
+                    threshold: float, exclude: Sequence[str] = (),
+                    nearest: Nearest | None = None) -> list[Similar]:
     """Up to MAX_SIMILAR active memories of the space at or above `threshold` (the embedder's
     Calibration.similar_on_save) to any of `saved` (those themselves and `exclude` left out),
-    most similar first."""
+    most similar first. `nearest` reads them (default: the store's `nearest_active`)."""
+    find = nearest or store.nearest_active
     skip = {m.id for m in saved} | set(exclude)
     best: dict[str, tuple[float, Memory, str]] = {}
     for memory in saved:
         if memory.embedding is None:
             continue
-        hits = store.nearest_active(space_id, memory.embedding, MAX_SIMILAR + len(skip),
-                                    threshold)
+        hits = find(space_id, memory.embedding, MAX_SIMILAR + len(skip), threshold)
         for hit in hits:
             if hit.memory.id in skip:
                 continue
@@ -54,7 +59,7 @@ def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
 
 
 def similar_beside(store: SearchStore, space_id: str, memory: Memory,
-                   threshold: float) -> Callable[[], list[Similar]]:
+                   threshold: float, nearest: Nearest | None = None) -> Callable[[], list[Similar]]:
     """similar_on_save for one memory about to be written; call the answer once it is. Where
     the store reads beside its writes, the lookup starts now on another thread and runs while
     the write commits. A lookup that fails answers no similar memories (logged): it is a hint,
@@ -62,7 +67,8 @@ def similar_beside(store: SearchStore, space_id: str, memory: Memory,
 
     def lookup() -> list[Similar]:
         try:
-            return similar_on_save(store, space_id, [memory], threshold=threshold)
+            return similar_on_save(store, space_id, [memory], threshold=threshold,
+                                   nearest=nearest)
         except MemspaceError as exc:
             log.warning("similar memories of %s not listed: %s", memory.id, exc.message)
             return []
