@@ -12,6 +12,7 @@ from memspace.bootstrap import build_search_paths
 from memspace.config import Settings
 from memspace.domain.models import MemoryFilter, ScoredMemory
 from memspace.domain.ports import ColdSearch, GraphStore, WriteBatch
+from memspace.stores.neo4j import Neo4jStore
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
 
@@ -86,12 +87,10 @@ def test_cold_keyword_and_text_search_find_the_warm_memories(store: GraphStore) 
 
 @pytest.mark.neo4j
 def test_a_large_cold_space_on_neo4j_is_ranked_by_its_vector_and_full_text_indexes(
-        store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memspace.stores.neo4j import Neo4jStore
+        neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
     from memspace.stores.neo4j import cold as neo4j_cold
 
-    if not isinstance(store, Neo4jStore):
-        pytest.skip("Neo4j's own indexes")
+    store = neo4j_store  # Neo4j's own indexes: this store only
     space_id, ids = _load(store)
     assert store.flush_vector_index(60.0)
     store._db.driver.execute_query("CALL db.awaitIndexes(300)")
