@@ -92,6 +92,7 @@ class Container:
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
     def close(self) -> None:
+        self.search.close()  # its background loads read the store: they stop first
         self.store.close()
 
 

@@ -230,6 +230,10 @@ class SpaceCache(Protocol):
     def full(self) -> bool:
         """Whether nothing more fits without dropping a space."""
 
+    def close(self) -> None:
+        """Stop loading: nothing more is queued, and a load under way is waited for (the store
+        it reads is closed next)."""
+
 
 class LedgerStore(Protocol):
     """What the adds of a space cost the model, and the answers kept for idempotency keys."""

@@ -225,6 +225,11 @@ class SearchService:
             path=path,
         )
 
+    def close(self) -> None:
+        """Stop the background loads of cold spaces (before the store closes)."""
+        if self._cache is not None:
+            self._cache.close()
+
     def _ranker(self, space_id: str, words: str | None) -> tuple[str, Ranker]:
         """The memory the space is held in (warm), else the store's indexes (cold), the space
         then loading in the background. A category listing reads the store either way."""
