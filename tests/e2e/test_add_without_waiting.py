@@ -1,4 +1,4 @@
-"""add_memory over MCP with a model (DESIGN §10): by default the note is saved at once and the
+"""add_memory over MCP with a model (docs/contract.md): by default the note is saved at once and the
 server's worker replaces it by its facts; `wait: true` answers with the facts. A scripted
 OpenAI-compatible server stands in for the model (the real one: tests/integration/test_real_model.py)."""
 

@@ -1,4 +1,4 @@
-"""Find a real language model for the tests (DESIGN §10) and hand out its OpenAI-compatible base URL.
+"""Find a real language model for the tests (tests/README.md) and hand out its OpenAI-compatible base URL.
 
 1. `MEMSPACE_TEST_LLM_API_BASE` (with `MEMSPACE_TEST_LLM_MODEL`, default `openai/local`, and
    `MEMSPACE_TEST_LLM_API_KEY`), used as-is; it must answer `GET <base>/models`.

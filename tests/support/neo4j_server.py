@@ -1,4 +1,4 @@
-"""Find a real Neo4j for the tests, in DESIGN §8 order, and hand out its Bolt URI.
+"""Find a real Neo4j for the tests, in this order (tests/README.md), and hand out its Bolt URI.
 
 1. `MEMSPACE_TEST_NEO4J_URI`, used as-is (it must answer, with auth disabled).
 2. testcontainers `neo4j:5.26-community`, when a Docker engine answers.
@@ -136,7 +136,7 @@ def _start_container(tried: list[str]) -> Any:
                 self.with_env("NEO4J_AUTH", "none")
 
         container = NoAuthNeo4j(IMAGE)
-    except Exception as exc:  # docker.errors.DockerException and friends (DESIGN §9)
+    except Exception as exc:  # docker.errors.DockerException and friends (docs/operations.md)
         tried.append(f"testcontainers: {type(exc).__name__}: {exc}")
         return None
     try:

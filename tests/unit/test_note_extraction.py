@@ -1,4 +1,4 @@
-"""add_memory with `wait: false` and a model (DESIGN §10): the note is stored at once and its facts
+"""add_memory with `wait: false` and a model (docs/contract.md): the note is stored at once and its facts
 replace it later, through the ingestion worker; history kept, status visible, restart-safe."""
 
 from __future__ import annotations

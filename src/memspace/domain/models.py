@@ -26,7 +26,7 @@ class Access(enum.StrEnum):
 
 
 class RelationType(enum.StrEnum):
-    """Edges always point from the newer fact to an existing one (DESIGN §2)."""
+    """Edges always point from the newer fact to an existing one (docs/contract.md)."""
 
     UPDATES = "UPDATES"
     EXTENDS = "EXTENDS"
@@ -108,7 +108,7 @@ class Memory:
     # Which change of the fact this is: 1 when first saved, a correction's memory carries the
     # next number after the one it replaces, forgetting bumps it (optimistic concurrency).
     version: int = 1
-    # Who said it and when it was observed, as the caller gave them (DESIGN §10); observed_at
+    # Who said it and when it was observed, as the caller gave them (docs/contract.md); observed_at
     # keeps the caller's own offset.
     speaker: str | None = None
     observed_at: datetime | None = None

@@ -1,4 +1,4 @@
-"""Notes saved before their facts are extracted (DESIGN §10: add_memory with `wait: false`).
+"""Notes saved before their facts are extracted (docs/contract.md: add_memory with `wait: false`).
 
 With a model configured, an add that does not wait stores its text at once as an ordinary
 active memory (searchable immediately) and records a NoteJob `pending` beside it. The ingestion

@@ -40,7 +40,7 @@ class LitellmEmbedder:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        # litellm fetches a remote price list at import unless told not to (DESIGN §9).
+        # litellm fetches a remote price list at import unless told not to (docs/operations.md).
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         import litellm
 

@@ -1,4 +1,4 @@
-"""PDF: the text layer of each page, through pypdf (DESIGN §9 on its errors and logging)."""
+"""PDF: the text layer of each page, through pypdf (docs/operations.md on its errors and logging)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The litellm-backed fact extractor and the prompt files it renders (DESIGN §3)."""
+"""The litellm-backed fact extractor and the prompt files it renders (docs/contract.md)."""
 
 from memspace.llm.extractor import LitellmExtractor
 

@@ -54,7 +54,7 @@ _LITELLM_PREFIX = re.compile(r"^litellm\.\w+: (?:\w+(?: Error)?: )?")
 @functools.cache
 def _litellm() -> ModuleType:
     """Import litellm once, without its remote price-list fetch and its stdout chatter."""
-    # Without this, `import litellm` fetches a model price list over the network (DESIGN §9).
+    # Without this, `import litellm` fetches a model price list over the network (docs/operations.md).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
@@ -184,7 +184,7 @@ class LitellmExtractor:
             after = _retry_after(exc)
             hint = f", retry after {after:g} s" if after is not None else ""
             return f"{model} is rate limited (429){hint}"
-        # litellm reports a refused connection as InternalServerError (DESIGN §9): look at the cause.
+        # litellm reports a refused connection as InternalServerError (docs/operations.md): look at the cause.
         if _caused_by(exc, ConnectionRefusedError):
             return f"{model}: connection refused at {where}"
         if isinstance(exc, litellm.APIConnectionError) or _caused_by(exc, OSError):

@@ -1,6 +1,6 @@
 """Prompt files: `prompts/<task>.v<N>.md`, a `# system` and a `# user` section with `{{name}}` slots.
 
-One file per LLM task (DESIGN §1). They live inside the package, `src/memspace/prompts/`, so a
+One file per LLM task (docs/architecture.md). They live inside the package, `src/memspace/prompts/`, so a
 wheel or the Docker image carries them as ordinary package data; the repository's top-level
 `prompts/` is a symlink to that folder.
 """

@@ -1,4 +1,4 @@
-"""The MCP Apps surface (DESIGN §6): four `ui://` views and the tools that open them.
+"""The MCP Apps surface (docs/contract.md): four `ui://` views and the tools that open them.
 
 Each launcher tool is linked to its view by `_meta.ui.resourceUri`: a host with MCP Apps
 renders the view, any other client shows the tool's text, so that text must be useful on its

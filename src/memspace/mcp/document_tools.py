@@ -1,4 +1,4 @@
-"""The document tools of DESIGN §6: list, read and retry uploaded documents. Each: who is
+"""The document tools of docs/contract.md: list, read and retry uploaded documents. Each: who is
 calling, one service call, shape the output."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Tool errors an agent can act on: every failed call answers `isError` with structured content
 `{"code", "message"}` (plus `example`, a corrected call, where one can be given), `code` from
-a closed set (DESIGN §10), and the same text for clients that read only text."""
+a closed set (docs/contract.md), and the same text for clients that read only text."""
 
 from __future__ import annotations
 

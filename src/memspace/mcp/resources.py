@@ -1,4 +1,4 @@
-"""Resources and the `context` prompt (DESIGN §6): what a key's spaces know, on request."""
+"""Resources and the `context` prompt (docs/contract.md): what a key's spaces know, on request."""
 
 from __future__ import annotations
 

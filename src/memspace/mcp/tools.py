@@ -1,4 +1,4 @@
-"""The model-facing tools of DESIGN §6. Each: who is calling, one service call, shape the output."""
+"""The model-facing tools of docs/contract.md. Each: who is calling, one service call, shape the output."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tools for an agent's working session (DESIGN §10): start with get_context, hand off before
+"""Tools for an agent's working session (docs/contract.md): start with get_context, hand off before
 stopping. Each: who is calling, one service call, shape the output."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Wire shapes of the services' answers (DESIGN §2, camelCase), built from present.records;
+"""Wire shapes of the services' answers (docs/contract.md, camelCase), built from present.records;
 shared by MCP, REST and the CLI."""
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def similar_json(similar: Similar) -> dict[str, Any]:
 
 
 def add_json(result: AddResult) -> dict[str, Any]:
-    """The answer of add_memory and correct_memory (DESIGN §3); a replay is the stored answer
+    """The answer of add_memory and correct_memory (docs/contract.md); a replay is the stored answer
     of the first call, marked `replayed`."""
     if result.replay is not None:
         return {**result.replay, "replayed": True}

@@ -1,4 +1,4 @@
-"""Wire shapes of the domain's records, with the field names of DESIGN §2 (camelCase): the
+"""Wire shapes of the domain's records, with the field names of docs/contract.md (camelCase): the
 pieces present.json builds answers from, and what the export writes."""
 
 from __future__ import annotations

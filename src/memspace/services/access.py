@@ -1,4 +1,4 @@
-"""Who is calling and which space they may touch: the one place access is decided (DESIGN §5)."""
+"""Who is calling and which space they may touch: the one place access is decided (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ AddMode = Literal["extracted", "flat", "pending"]
 
 @dataclass(frozen=True)
 class AddRequest:
-    """One add, as MCP, REST, the CLI and document ingestion ask for it (DESIGN §3).
+    """One add, as MCP, REST, the CLI and document ingestion ask for it (docs/contract.md).
 
     `source` names the document chunk the content is: the memories written link to it, and the
     write advances the document's progress in the same transaction. The service validates the
@@ -64,7 +64,7 @@ class AddRequest:
 
 @dataclass
 class AddResult:
-    """The result shape of DESIGN §3."""
+    """The result shape of docs/contract.md."""
 
     status: AddStatus
     mode: AddMode | None  # None only for a replay, whose stored answer says it

@@ -1,4 +1,4 @@
-"""The add pipeline behind MemoryService.submit (DESIGN §3): an exact repeat is a duplicate;
+"""The add pipeline behind MemoryService.submit (docs/contract.md): an exact repeat is a duplicate;
 without a model (or when it fails) the content is one flat memory; with one, it is split into
 facts reconciled with the most similar memories of the space, or stored at once as a pending
 note whose facts the worker extracts later."""

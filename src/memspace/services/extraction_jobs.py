@@ -1,4 +1,4 @@
-"""Extracting the facts of notes saved with `wait: false`, in the background (DESIGN §10).
+"""Extracting the facts of notes saved with `wait: false`, in the background (docs/contract.md).
 
 `queue` records a NoteJob beside a note MemoryService has just stored (an ordinary active memory,
 so search finds it at once) and hands it to the ingestion worker. `process` then makes the one
@@ -50,7 +50,7 @@ from memspace.services.reconcile import MAX_RETARGETS, Plan, drop_repeats, plan_
 
 log = logging.getLogger(__name__)
 
-CANDIDATES = 5  # as MemoryService: the 5 most similar active memories (DESIGN §3)
+CANDIDATES = 5  # as MemoryService: the 5 most similar active memories (docs/contract.md)
 # Other pending notes are no candidates (they are about to be replaced); fetch enough to fill 5.
 OVERFETCH = 10
 FROM_NOTE = "split from the note saved without waiting"

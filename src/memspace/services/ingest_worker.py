@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 
 class IngestionWorker:
-    """Documents and notes saved without waiting (DESIGN §10), one at a time in arrival order,
+    """Documents and notes saved without waiting (docs/contract.md), one at a time in arrival order,
     so a burst of adds to one space is extracted in the order it was saved."""
 
     def __init__(self, ingestion: IngestionService, notes: NoteExtraction | None = None) -> None:

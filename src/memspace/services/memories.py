@@ -1,4 +1,4 @@
-"""Saving, correcting, forgetting and reading memories (DESIGN §3): the service the surfaces
+"""Saving, correcting, forgetting and reading memories (docs/contract.md): the service the surfaces
 call, composed of the write side (memory_writes.py, its add pipeline in adding.py) and the read
 side (memory_reads.py) over what they share (memory_rules.py)."""
 

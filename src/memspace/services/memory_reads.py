@@ -1,4 +1,4 @@
-"""The read side of memories (DESIGN §3): one memory with its neighbourhood, the newest-first
+"""The read side of memories (docs/contract.md): one memory with its neighbourhood, the newest-first
 listing, the change feed, and the preview of a correction (checked, never written)."""
 
 from __future__ import annotations

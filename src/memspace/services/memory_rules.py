@@ -1,4 +1,4 @@
-"""What every memory use case shares (DESIGN §3): the limits, the validation of what a caller
+"""What every memory use case shares (docs/contract.md): the limits, the validation of what a caller
 passes, and the memory a save or a correction creates. The write side (memory_writes.py, with
 the add pipeline in adding.py) and the read side (memory_reads.py) build on it; memories.py
 composes them into the one MemoryService the surfaces call."""
@@ -50,7 +50,7 @@ from memspace.services.instructions import suspicious_reason
 ColdNeighbours = tuple[SpaceCache, ColdSearch]
 
 DEFAULT_CATEGORY = "general"
-# Existing memories shown to the model per add (DESIGN §3): the 5 most similar active ones.
+# Existing memories shown to the model per add (docs/contract.md): the 5 most similar active ones.
 CANDIDATES = 5
 MAX_IDEMPOTENCY_KEY = 200
 MAX_CATEGORY_CHARS = 64

@@ -1,4 +1,4 @@
-"""The write side of memories (DESIGN §3): add (with its idempotency key), bulk import,
+"""The write side of memories (docs/contract.md): add (with its idempotency key), bulk import,
 correct and forget. Nothing is erased: a correction supersedes, forgetting deactivates."""
 
 from __future__ import annotations

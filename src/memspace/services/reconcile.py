@@ -1,4 +1,4 @@
-"""Turning a model's extraction into memories, edges and deactivations (DESIGN §2-3)."""
+"""Turning a model's extraction into memories, edges and deactivations (docs/contract.md)."""
 
 from __future__ import annotations
 

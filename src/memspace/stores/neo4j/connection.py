@@ -22,7 +22,7 @@ T = TypeVar("T")
 Row = dict[str, Any]
 
 # Back-off between attempts after a retryable failure (connection lost, deadlock, leader
-# switch): short, because the whole window is only seconds (DESIGN §9).
+# switch): short, because the whole window is only seconds (docs/operations.md).
 RETRY_FIRST_DELAY_S = 0.2
 RETRY_MAX_DELAY_S = 1.0
 CONFLICT = "the change conflicts with stored data"

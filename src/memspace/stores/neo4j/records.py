@@ -1,4 +1,4 @@
-"""Domain records <-> Neo4j properties (camelCase, as DESIGN §2 names them).
+"""Domain records <-> Neo4j properties (camelCase, as docs/contract.md names them).
 
 Datetimes go in as aware UTC (the driver stores a zoned DateTime with nanosecond precision)
 and come back through `to_native()`, which keeps the microseconds, so a record read back

@@ -206,7 +206,7 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX note_jobs_pending ON note_jobs (state, created_at, memory_id);
     """,
-    # 9: who said a memory and when (DESIGN §10), the turn it continues (its search context),
+    # 9: who said a memory and when (docs/contract.md), the turn it continues (its search context),
     # and the ranked full-text index over terms made in Python (domain.text.index_terms), the
     # same terms the Neo4j store indexes. Rows written before get their terms in
     # backfill_terms() below, which also rebuilds the index.
