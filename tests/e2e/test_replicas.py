@@ -40,17 +40,37 @@ def round_robin(backends: list[int]) -> Iterator[str]:
     turn = iter(range(10**9))
     sock = bound_socket()
 
+    writers: list[asyncio.StreamWriter] = []
+
     async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        with contextlib.suppress(ConnectionError):
-            while data := await reader.read(65536):
-                writer.write(data)
-                await writer.drain()
-        writer.close()
+        try:
+            with contextlib.suppress(ConnectionError):
+                while data := await reader.read(65536):
+                    writer.write(data)
+                    await writer.drain()
+        finally:
+            writer.close()
 
     async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
         port = backends[next(turn) % len(backends)]
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+        writers.append(up_writer)
         await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    async def shutdown() -> None:
+        # Every socket the proxy opened is closed and awaited before its loop closes: a transport
+        # left to the garbage collector warns (ResourceWarning) in whichever test runs next.
+        server.close()
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
+        for writer in writers:
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+        await server.wait_closed()
 
     server = loop.run_until_complete(asyncio.start_server(client, sock=sock))
     thread = threading.Thread(target=loop.run_forever, daemon=True)
@@ -58,12 +78,9 @@ def round_robin(backends: list[int]) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
-        loop.call_soon_threadsafe(server.close)
+        asyncio.run_coroutine_threadsafe(shutdown(), loop).result(30)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
-        for task in asyncio.all_tasks(loop):
-            task.cancel()
-        loop.run_until_complete(asyncio.sleep(0))
         loop.close()
 
 
