@@ -121,7 +121,8 @@ bench: install-dev  ## print latency and throughput figures (see bench/README.md
 # One module at a time, one worker: each mutant runs the unit tests that reach its function
 # (~2-4 s a mutant on 2 shared cores, ~1,000 mutants in all). MUTATE=services/access for one.
 MUTATE ?= services/access services/reconcile services/ingestion services/uploads domain/text \
-  services/ranking services/conversation services/oauth mcp/errors stores/neo4j/vector_index
+  services/ranking services/conversation services/oauth services/oauth_rules mcp/errors \
+  stores/neo4j/vector_index
 mutate: install-dev  ## mutation testing: which deliberate bugs the unit tests miss (tests/README.md)
 	@for module in $(MUTATE); do \
 	  $(VENV)/bin/mutmut run --max-children 1 "memspace.$${module//\//.}.*" >/dev/null || exit 1; \

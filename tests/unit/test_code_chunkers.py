@@ -18,18 +18,25 @@ ROOT = Path(__file__).parents[2]
 CHUNKERS = ("python", "markdown", "yaml", "typescript", "rust", "text")
 
 
+# The repository's top, not this file's folder: `make mutate` runs the tests from a copy in
+# ./mutants, which git does not track.
+def git(*args: str) -> str:
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
 def own_files() -> list[str]:
-    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True,
-                            text=True, check=True).stdout.split("\n")
+    listed = git("-C", str(TOP), "ls-files").split("\n")
     texts = []
     for path in filter(None, listed):
         try:
-            texts.append((path, (ROOT / path).read_text(encoding="utf-8")))
+            texts.append((path, (TOP / path).read_text(encoding="utf-8")))
         except (UnicodeDecodeError, OSError):
             continue
     return [p for p, _ in texts]
 
 
+TOP = Path(git("rev-parse", "--show-toplevel").strip())
 FILES = own_files()
 
 
@@ -55,7 +62,7 @@ def test_this_repository_has_files_of_several_languages() -> None:
 @settings(max_examples=150, deadline=None)
 @given(path=st.sampled_from(FILES), language=st.sampled_from((*CHUNKERS, "own")))
 def test_every_chunker_over_this_repositorys_files(path: str, language: str) -> None:
-    text = (ROOT / path).read_text(encoding="utf-8")
+    text = (TOP / path).read_text(encoding="utf-8")
     holds(text, chunk_text(text, language_of(path) if language == "own" else language))
 
 
