@@ -27,6 +27,7 @@ from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
 from memspace.llm.tokens import TokenCounter
 from memspace.metrics import Metrics, metered_services, watched_ports
+from memspace.present.json import add_json
 from memspace.services.access import AccessService
 from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
@@ -70,7 +71,7 @@ class Container:
     search: SearchService
     documents: DocumentService
     ingestion: IngestionService
-    worker: IngestionWorker  # started by the server (api.app lifespan), not by the CLI
+    worker: IngestionWorker  # started by the server (server.py lifespan), not by the CLI
     seeder: Seeder
     profiles: ProfileService
     spaces: SpaceService
@@ -390,7 +391,8 @@ def build(
     verification = VerificationService(store, code_index, evidence_store, access, clock)
     cold_reads = (cache, cold) if cache is not None and cold is not None else None
     memories = memory_service(store, batched, access, clock, limits, extractor, notes=notes,
-                              evidence=evidence, guard=guard, cold=cold_reads)
+                              evidence=evidence, guard=guard, cold=cold_reads,
+                              answer_form=add_json)
     files = DocumentFiles(blobs or build_blobs(settings))
     reader = BudgetedReader(build_reader(settings), ParseBudget(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
@@ -399,7 +401,7 @@ def build(
     admin = AdminService(store, clock, audit, texts)
     # The demo loads without a model, so it looks the same on every machine.
     flat = MemoryService(store, batched, access, clock, limits, evidence=evidence, guard=guard,
-                         cold=cold_reads)
+                         cold=cold_reads, answer_form=add_json)
     seeder = Seeder(admin, access, flat, IngestionService(
         store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
         store, clock)

@@ -84,7 +84,7 @@ def serve(
     """Run the HTTP server: MCP at /mcp, REST under /v1, docs at /docs."""
     import uvicorn
 
-    from memspace.api.app import create_app
+    from memspace.server import create_app
 
     listening = None
     if port == 0:  # bound here, so the port named below is the one served

@@ -117,7 +117,7 @@ def check_public_url(settings: Settings) -> Check:
 
 def check_oauth(settings: Settings) -> Check:
     """OAuth needs an https issuer (or loopback http); keys work either way."""
-    from memspace.api.oauth import oauth_off_reason
+    from memspace.surfaces.oauth import oauth_off_reason
 
     off = oauth_off_reason(settings.public_origin)
     if off is not None:

@@ -17,8 +17,8 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from memspace.bootstrap import Container
+from memspace.mcp.args import READ_ONLY, WRITES
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, WRITES
 from memspace.present.json import (
     add_json,
     correction_preview_json,

@@ -19,8 +19,8 @@ from pydantic import Field
 
 from memspace.bootstrap import Container
 from memspace.mcp.app_tools import register_app_tools
+from memspace.mcp.args import READ_ONLY
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY
 from memspace.present.json import spaces_json
 from memspace.present.records import counts_json, document_json, memory_json
 from memspace.present.text import graph_launch_text, spaces_text

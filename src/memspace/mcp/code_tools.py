@@ -10,8 +10,8 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from memspace.bootstrap import Container
+from memspace.mcp.args import READ_ONLY, SpaceArg
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, SpaceArg
 from memspace.present.code import chunk_json, chunk_text, verify_json, verify_text
 from memspace.present.tool import result
 

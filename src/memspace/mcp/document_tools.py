@@ -10,8 +10,8 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from memspace.bootstrap import Container
+from memspace.mcp.args import READ_ONLY, WRITES, CursorArg, LimitArg, SpaceArg
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, WRITES, CursorArg, LimitArg, SpaceArg
 from memspace.present.json import document_page_json
 from memspace.present.records import document_json
 from memspace.present.text import document_line, document_text, documents_text

@@ -11,8 +11,8 @@ from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
 from memspace.bootstrap import Container
+from memspace.mcp.args import READ_ONLY, WRITES, SpaceArg
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, WRITES, SpaceArg
 from memspace.present.json import add_json, changes_json, marked_json, revisions_json
 from memspace.present.records import memory_json
 from memspace.present.text import (

@@ -11,6 +11,18 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from memspace.bootstrap import Container
+from memspace.mcp.args import (
+    READ_ONLY,
+    WRITES,
+    CursorArg,
+    ImportanceArg,
+    IncludeBodyArg,
+    LimitArg,
+    SpaceArg,
+    StatusesArg,
+    TypeArg,
+    TypesArg,
+)
 from memspace.mcp.evidence_args import DryRunArg, EvidenceArg, list_in_state, search_with_code
 from memspace.mcp.identity import call, principal_of
 from memspace.present.json import (
@@ -32,25 +44,6 @@ from memspace.present.text import (
 from memspace.present.tool import result
 from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
-
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-
-SpaceArg = Annotated[
-    str | None,
-    Field(description="Space slug (e.g. acme-project). Omit to use the key's active or default space."),
-]
-LimitArg = Annotated[int, Field(ge=1, le=100, description="Page size (1-100).")]
-CursorArg = Annotated[
-    str | None, Field(description="`nextCursor` from the previous page of the same call.")
-]
-TYPES = ("decision, constraint, architecture, fact, incident, failed_approach, procedure, status, "
-         "task, preference, reference, note")
-TypeArg = Annotated[str | None, Field(description=f"What kind of note it is: one of {TYPES} (default note).")]
-TypesArg = Annotated[list[str] | None, Field(description=f"Only memories of these types ({TYPES}).")]
-StatusesArg = Annotated[list[str] | None, Field(description="Only memories in these statuses (current, superseded, historical, disputed, pending); superseded and historical ones are read too when named.")]
-IncludeBodyArg = Annotated[bool, Field(description="Whole contents; by default a long memory shows as an excerpt with `bodyChars` (getMemory or getMemories read it whole).")]
-ImportanceArg = Annotated[int | None, Field(ge=1, le=5, description="1 (minor) to 5 (must not be missed); default 3. Weighs it in get_context.")]
 
 
 def register_tools(server: MCPServer, app: Container) -> None:

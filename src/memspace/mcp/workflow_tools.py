@@ -10,9 +10,9 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from memspace.bootstrap import Container
+from memspace.mcp.args import READ_ONLY, WRITES, CursorArg, SpaceArg
 from memspace.mcp.evidence_args import DryRunArg, EvidenceArg
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, WRITES, CursorArg, SpaceArg
 from memspace.present.json import context_json
 from memspace.present.records import handoff_json
 from memspace.present.text import handoff_text

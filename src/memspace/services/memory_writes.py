@@ -13,9 +13,6 @@ from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, Not
 from memspace.domain.models import ChunkSource, Memory, Relation, RelationType, Space
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
-
-# The idempotency ledger keeps an add's answer in its wire form, so a replay is the same bytes.
-from memspace.present.json import add_json
 from memspace.services import versions
 from memspace.services.access import Principal
 from memspace.services.adding import AddPipeline, AddRequest, AddResult
@@ -85,7 +82,7 @@ class MemoryWrites(AddPipeline, CategoryRenames):
         except BaseException:
             self._store.release_idempotency(target.space.id, scope, key)
             raise
-        self._store.complete_idempotency(target.space.id, scope, key, json.dumps(add_json(result)))
+        self._store.complete_idempotency(target.space.id, scope, key, json.dumps(self._answer_form(result)))
         return result
 
     @staticmethod

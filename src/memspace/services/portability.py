@@ -51,9 +51,6 @@ from memspace.domain.ports import (
 )
 from memspace.domain.security import SpacePolicy
 from memspace.domain.text import content_hash
-
-# The export writes handoffs and times as the wire shows them.
-from memspace.present.records import handoff_json, iso
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
@@ -75,6 +72,24 @@ class ImportReport:
     relations: int = 0
     handoffs: int = 0
     remapped: bool = False
+
+
+def iso(value: datetime | None) -> str | None:
+    """A time as the export writes it (UTC as `Z`, like the wire)."""
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def handoff_line(handoff: Handoff) -> dict[str, Any]:
+    """A handoff as the export writes it: the export is a file format of its own (VERSION), so
+    it is spelled here and does not follow later changes to the wire shapes of present/."""
+    return {
+        "type": "handoff", "id": handoff.id, "agent": handoff.agent, "topic": handoff.topic,
+        "summary": handoff.summary, "done": list(handoff.done),
+        "nextSteps": list(handoff.next_steps), "openQuestions": list(handoff.open_questions),
+        "links": list(handoff.links),
+        **({"evidence": list(handoff.evidence)} if handoff.evidence else {}),
+        "createdAt": iso(handoff.created_at), "createdBy": handoff.created_by,
+    }
 
 
 def _time(value: Any) -> datetime | None:
@@ -136,7 +151,7 @@ class PortabilityService:
                    "relation": rel.type.value, "createdAt": iso(rel.created_at),
                    "createdBy": rel.created_by, "reason": rel.reason}
         for handoff in reversed(self._all_handoffs(sid)):  # oldest first, like the rest
-            yield {"type": "handoff", **handoff_json(handoff)}
+            yield handoff_line(handoff)
 
     def _all_handoffs(self, space_id: str) -> list[Handoff]:
         out: list[Handoff] = []
