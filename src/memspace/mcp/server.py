@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from mcp.server.mcpserver import MCPServer
-
 from memspace import __version__
 from memspace.bootstrap import Container
 from memspace.mcp.apps import build_apps
 from memspace.mcp.code_tools import register_code_tools
-from memspace.mcp.errors import CodedErrorsServer
 from memspace.mcp.lifecycle_tools import register_lifecycle_tools
 from memspace.mcp.metered import time_tool_calls
+from memspace.mcp.registry import MemspaceServer
 from memspace.mcp.resources import register_resources
 from memspace.mcp.tools import register_tools
 from memspace.mcp.workflow_tools import register_workflow_tools
@@ -29,8 +27,9 @@ answers `conflict` with the calls that resolve it. Before you stop, leave a hand
 shows which spaces your key can use; tools act on your active space unless you pass `space`."""
 
 
-def build_mcp_server(app: Container) -> MCPServer:
-    server: MCPServer = CodedErrorsServer(
+def build_mcp_server(app: Container) -> MemspaceServer:
+    server = MemspaceServer(
+        app,
         name="memspace",
         title="memspace — shared team memory",
         instructions=INSTRUCTIONS,
@@ -38,8 +37,8 @@ def build_mcp_server(app: Container) -> MCPServer:
         log_level="WARNING",
         extensions=[build_apps(app)],
     )
-    register_tools(server, app)
-    register_workflow_tools(server, app)
+    register_tools(server)
+    register_workflow_tools(server)
     register_code_tools(server, app)
     register_lifecycle_tools(server, app)
     register_resources(server, app)
