@@ -115,19 +115,12 @@ class Metrics:
 
 
 class WatchedStore:
-    """A GraphStore that counts the errors coming out of the real one, and is otherwise it.
-
-    `__class__` answers the real store's class, so wiring that picks an adapter by type (the
-    OAuth store beside the graph) still sees a SqliteStore or a Neo4jStore.
-    """
+    """A GraphStore that counts the errors coming out of the real one, and is otherwise it
+    (attributes such as `backend` are the real store's, so its roles are found the same way)."""
 
     def __init__(self, inner: GraphStore, metrics: Metrics) -> None:
         self._inner = inner
         self._metrics = metrics
-
-    @property  # type: ignore[misc]
-    def __class__(self) -> type:
-        return type(self._inner)
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._inner, name)

@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                   "memspace.code")),
     ("services", ("memspace.services",)),
     ("present", ("memspace.present",)),
-    ("composition", ("memspace.config", "memspace.bootstrap", "memspace.metrics",
+    ("composition", ("memspace.config", "memspace.wiring", "memspace.bootstrap", "memspace.metrics",
                      "memspace.surfaces")),
     ("entry points", ("memspace.api", "memspace.mcp", "memspace.hooks", "memspace.doctor",
                       "memspace.cli_code", "memspace.cli_common", "memspace.cli_ingest",

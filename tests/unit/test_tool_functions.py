@@ -11,14 +11,17 @@ from pathlib import Path
 from memspace.bootstrap import build
 from memspace.config import Settings
 from memspace.mcp.apps import LAUNCHERS
+from memspace.mcp.code_tools import CODE_TOOLS
 from memspace.mcp.document_tools import DOCUMENT_TOOLS
+from memspace.mcp.lifecycle_tools import LIFECYCLE_TOOLS
 from memspace.mcp.registry import ToolList
 from memspace.mcp.server import build_mcp_server
 from memspace.mcp.tools import TOOLS
 from memspace.mcp.workflow_tools import WORKFLOW_TOOLS
 from tests.support.fakes import HashEmbedder
 
-LISTS: tuple[ToolList, ...] = (DOCUMENT_TOOLS, TOOLS, WORKFLOW_TOOLS, LAUNCHERS)
+LISTS: tuple[ToolList, ...] = (DOCUMENT_TOOLS, TOOLS, WORKFLOW_TOOLS, CODE_TOOLS, LIFECYCLE_TOOLS,
+                              LAUNCHERS)
 
 
 def test_every_tool_is_an_importable_module_function() -> None:

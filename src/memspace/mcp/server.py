@@ -39,8 +39,8 @@ def build_mcp_server(app: Container) -> MemspaceServer:
     )
     register_tools(server)
     register_workflow_tools(server)
-    register_code_tools(server, app)
-    register_lifecycle_tools(server, app)
+    register_code_tools(server)
+    register_lifecycle_tools(server)
     register_resources(server, app)
     if app.metrics is not None:
         time_tool_calls(server, app.metrics)

@@ -37,9 +37,10 @@ from memspace.api.oauth.handlers import Registration, Revocation
 from memspace.api.oauth.login_link import LOGIN_PATH, LoginLinkPage
 from memspace.api.oauth.provider import CONSENT_PATH, MemspaceProvider
 from memspace.api.oauth.signing import Signer
-from memspace.bootstrap import Container, upload_secret
+from memspace.bootstrap import Container
 from memspace.services.oauth import OAuthService
 from memspace.surfaces.oauth import oauth_off_reason
+from memspace.wiring import upload_secret
 
 log = logging.getLogger(__name__)
 PRM_PATH = "/.well-known/oauth-protected-resource"
