@@ -26,7 +26,7 @@ from memspace.domain.security import SecurityStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.llm.tokens import TokenCounter
-from memspace.metrics import Metrics, metered_services, watched_ports
+from memspace.metrics import Metrics, meter_services, watched_ports
 from memspace.present.json import add_json
 from memspace.services.access import AccessService
 from memspace.services.admin import AdminService
@@ -182,7 +182,6 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
               files: DocumentFiles) -> Container:
     """The services over the ports, each given the roles it asks for."""
     store = p.store
-    memory_service, ingestion_service, note_service = metered_services(p.metrics)
     audit = AuditLog(p.security, clock)
     guard = ContentGuard(p.security, audit)  # the security step of every write path
     access = AccessService(store, clock)
@@ -191,18 +190,19 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     limits = Limits(settings.max_memory_chars, settings.max_page_size, features)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
-    notes = (note_service(store, p.note_jobs, batched, p.extractor, clock)
+    notes = (NoteExtraction(store, p.note_jobs, batched, p.extractor, clock)
              if p.note_jobs is not None and p.extractor is not None else None)
     evidence = EvidenceService(p.code_index, p.evidence, access, clock)
     verification = VerificationService(store, p.code_index, p.evidence, access, clock)
     cold_reads = (p.cache, p.cold) if p.cache is not None and p.cold is not None else None
-    memories = memory_service(store, batched, access, clock, limits, p.extractor, notes=notes,
-                              evidence=evidence, guard=guard, cold=cold_reads,
-                              answer_form=add_json)
+    memories = MemoryService(store, batched, access, clock, limits, p.extractor, notes=notes,
+                             evidence=evidence, guard=guard, cold=cold_reads, answer_form=add_json)
     reader = BudgetedReader(build_reader(settings), ParseBudget(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
-    ingestion = ingestion_service(store, access, memories, reader, files, clock,
+    ingestion = IngestionService(store, access, memories, reader, files, clock,
                                  settings.max_upload_bytes, batched.prefetch)
+    if p.metrics is not None:
+        meter_services(p.metrics, memories, ingestion, notes, p.extractor is not None)
     admin = AdminService(store, clock, audit, p.texts)
     # The demo loads without a model, so it looks the same on every machine.
     flat = MemoryService(store, batched, access, clock, limits, evidence=evidence, guard=guard,
