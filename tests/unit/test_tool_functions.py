@@ -10,6 +10,7 @@ from pathlib import Path
 
 from memspace.bootstrap import build
 from memspace.config import Settings
+from memspace.mcp.app_tools import GRAPH_TOOLS, SAVE_TOOLS, SPACE_TOOLS, UPLOAD_TOOLS
 from memspace.mcp.apps import LAUNCHERS
 from memspace.mcp.code_tools import CODE_TOOLS
 from memspace.mcp.document_tools import DOCUMENT_TOOLS
@@ -21,7 +22,7 @@ from memspace.mcp.workflow_tools import WORKFLOW_TOOLS
 from tests.support.fakes import HashEmbedder
 
 LISTS: tuple[ToolList, ...] = (DOCUMENT_TOOLS, TOOLS, WORKFLOW_TOOLS, CODE_TOOLS, LIFECYCLE_TOOLS,
-                              LAUNCHERS)
+                              LAUNCHERS, SPACE_TOOLS, SAVE_TOOLS, GRAPH_TOOLS, UPLOAD_TOOLS)
 
 
 def test_every_tool_is_an_importable_module_function() -> None:

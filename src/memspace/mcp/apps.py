@@ -69,7 +69,7 @@ def build_apps(app: Container) -> Apps:
             description=view.description, csp=view_csp(app, view), prefers_border=True,
         )
     LAUNCHERS.register(apps.tool)
-    register_app_tools(apps, app, upload_uri=UPLOAD.uri, save_uri=GUIDED_SAVE.uri,
+    register_app_tools(apps, upload_uri=UPLOAD.uri, save_uri=GUIDED_SAVE.uri,
                        graph_uri=MEMORY_GRAPH.uri, picker_uri=SPACE_PICKER.uri)
     return apps
 
@@ -104,6 +104,7 @@ def select_space_ui(ctx: Context) -> CallToolResult:
     listing = call(lambda: app.spaces.listing(who))
     text = spaces_text(listing) + "\nTo switch, call setActiveSpace with one of these slugs."
     return result(text, {"spaces": spaces_json(listing)})
+
 
 @LAUNCHERS.tool(
     resource_uri=GUIDED_SAVE.uri,
@@ -140,6 +141,7 @@ def guided_save_ui(
             "the user submits it. Without a UI, use add_memory or correct_memory instead.")
     return result(text, data)
 
+
 @LAUNCHERS.tool(
     resource_uri=UPLOAD.uri,
     name="upload_file_ui",
@@ -168,6 +170,7 @@ def upload_file_ui(ctx: Context, space: SpaceArg = None) -> CallToolResult:
     text = (f"Opened the upload form for space '{slug}'. Without a UI, upload from a terminal: "
             f"curl -H 'Authorization: Bearer <your key>' -F file=@notes.pdf -F space={slug} {url}")
     return result(text, data)
+
 
 @LAUNCHERS.tool(
     resource_uri=MEMORY_GRAPH.uri,

@@ -47,6 +47,7 @@ def verify_memory(
     report = call(lambda: app.verification.verify(who, space, memoryId))
     return result(verify_text(report), verify_json(report))
 
+
 @CODE_TOOLS.tool(
     name="get_chunk",
     title="Read a code chunk",

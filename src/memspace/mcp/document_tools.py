@@ -37,6 +37,7 @@ def list_documents(
     data = {"space": slug, "documents": items, "nextCursor": page.next_cursor}
     return result(documents_text(slug, page.items, page.next_cursor), data)
 
+
 @DOCUMENT_TOOLS.tool(
     name="getDocument",
     title="Get a document and its text",
@@ -60,6 +61,7 @@ def get_document(
     who = principal_of(ctx)
     page = call(lambda: app.documents.content(who, documentId, space, offset, limit))
     return result(document_text(page), document_page_json(page))
+
 
 @DOCUMENT_TOOLS.tool(
     name="retryDocument",

@@ -62,6 +62,7 @@ def mark_memory(
                                              expectedVersion))
     return result(marked_text(marked), marked_json(marked))
 
+
 @LIFECYCLE_TOOLS.tool(
     name="patch_memory",
     title="Edit a memory's text",
@@ -92,6 +93,7 @@ def patch_memory(
         replace.new if replace else None, space, expectedVersion, reason))
     return result(add_text(edited), add_json(edited))
 
+
 @LIFECYCLE_TOOLS.tool(
     name="getMemories",
     title="Read several memories whole",
@@ -115,6 +117,7 @@ def get_memories(
         lines.append("Not found in this space: " + ", ".join(missing))
     data = {"space": slug, "memories": [memory_json(m) for m in found], "missing": missing}
     return result("\n".join(lines), data)
+
 
 @LIFECYCLE_TOOLS.tool(
     name="get_changes_since",
@@ -145,6 +148,7 @@ def get_changes_since(
     page = call(lambda: app.changes.since(who, since, cursor, types, limit, maxTokens, space))
     return result(changes_text(page), changes_json(page))
 
+
 @LIFECYCLE_TOOLS.tool(
     name="list_memory_revisions",
     title="Versions of a memory",
@@ -164,6 +168,7 @@ def list_memory_revisions(
     who = principal_of(ctx)
     slug, line = call(lambda: app.lifecycle.revisions(who, memoryId, space))
     return result(revisions_text(slug, line), revisions_json(slug, line))
+
 
 @LIFECYCLE_TOOLS.tool(
     name="rename_category",

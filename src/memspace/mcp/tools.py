@@ -95,6 +95,7 @@ def search_memory(
     found = call(lambda: app.search.search(who, request))
     return result(search_text(found), search_json(found))
 
+
 @TOOLS.tool(
     name="add_memory",
     title="Save or forget a memory",
@@ -148,6 +149,7 @@ def add_memory(
     added = call(lambda: app.memories.submit(who, request, wait=wait, dry_run=dryRun))
     return result(add_text(added), add_json(added))
 
+
 @TOOLS.tool(
     name="correct_memory",
     title="Correct a memory",
@@ -177,6 +179,7 @@ def correct_memory(
                                               expectedVersion, evidence, dryRun))
     return result(add_text(added), add_json(added))
 
+
 @TOOLS.tool(
     name="getMemory",
     title="Get a memory and its history",
@@ -196,6 +199,7 @@ def get_memory(
     who = principal_of(ctx)
     detail = call(lambda: app.memories.get(who, memoryId, space))
     return result(memory_text(detail), memory_detail_json(detail))
+
 
 @TOOLS.tool(
     name="listMemories",
@@ -241,6 +245,7 @@ def list_memories(
     data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}
     return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor, lean=lean), data)
 
+
 @TOOLS.tool(
     name="listSpaces",
     title="List my spaces",
@@ -256,6 +261,7 @@ def list_spaces(ctx: Context) -> CallToolResult:
     listing = call(lambda: app.spaces.listing(who))
     return result(spaces_text(listing), {"spaces": spaces_json(listing)})
 
+
 @TOOLS.tool(
     name="whoAmI",
     title="Who am I",
@@ -267,6 +273,7 @@ def who_am_i(ctx: Context) -> CallToolResult:
     who = principal_of(ctx)
     identity = call(lambda: app.spaces.identity(who))
     return result(identity_text(identity), identity_json(identity))
+
 
 @TOOLS.tool(
     name="setActiveSpace",

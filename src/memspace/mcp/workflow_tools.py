@@ -53,6 +53,7 @@ def get_context(
     brief = call(lambda: app.briefings.brief(who, query, maxTokens, detail, space))
     return result(brief.text, context_json(brief))
 
+
 @WORKFLOW_TOOLS.tool(
     name="save_handoff",
     title="Save a handoff",
@@ -90,6 +91,7 @@ def save_handoff(
     return result(f"Handoff [{handoff.id}] saved in '{slug}': the next agent sees it "
                   "in get_context and latest_handoff.", data)
 
+
 @WORKFLOW_TOOLS.tool(
     name="latest_handoff",
     title="Latest handoff",
@@ -114,6 +116,7 @@ def latest_handoff(
         return result(f"No handoff{narrowed} in '{slug}' yet.",
                       {"space": slug, "handoff": None})
     return result(handoff_text(handoff), {"space": slug, "handoff": handoff_json(handoff)})
+
 
 @WORKFLOW_TOOLS.tool(
     name="list_handoffs",
