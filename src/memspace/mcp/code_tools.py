@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
@@ -67,8 +67,3 @@ def get_chunk(
     who = principal_of(ctx)
     view = call(lambda: app.code.get_chunk(who, chunkId, space))
     return result(chunk_text(view), chunk_json(view))
-
-
-def register_code_tools(server: MCPServer) -> None:
-    """Add the code tools to `server`."""
-    CODE_TOOLS.register(server.tool)

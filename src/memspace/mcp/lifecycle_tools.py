@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
@@ -193,8 +193,3 @@ def rename_category(
             "memories": [memory_json(m, lean=True) for m in renamed]}
     return result(f"Renamed category '{old}' to '{new}' in '{slug}': {len(renamed)} "
                   "memory(ies), each now at its next version.", data)
-
-
-def register_lifecycle_tools(server: MCPServer) -> None:
-    """Add the lifecycle tools to `server`."""
-    LIFECYCLE_TOOLS.register(server.tool)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
@@ -22,7 +22,6 @@ from memspace.mcp.args import (
     TypeArg,
     TypesArg,
 )
-from memspace.mcp.document_tools import DOCUMENT_TOOLS
 from memspace.mcp.evidence_args import DryRunArg, EvidenceArg, list_in_state, search_with_code
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.registry import ToolList, app_of
@@ -46,8 +45,7 @@ from memspace.present.tool import result
 from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
 
-# The model-facing tools of mcp/server.py, in the order clients see them (after the document
-# tools of mcp/document_tools.py).
+# The model-facing tools, in the order clients see them (after mcp/document_tools.py's).
 TOOLS = ToolList()
 
 
@@ -294,9 +292,3 @@ def set_active_space(
     chosen = call(lambda: app.access.set_active_space(who, space))
     data = {"activeSpace": chosen.space.slug, "access": chosen.access.value}
     return result(f"Active space is now '{chosen.space.slug}' ({chosen.access.value}).", data)
-
-
-def register_tools(server: MCPServer) -> None:
-    """Add every model-facing tool to `server`: the document tools, then these."""
-    DOCUMENT_TOOLS.register(server.tool)
-    TOOLS.register(server.tool)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
@@ -145,8 +145,3 @@ def list_handoffs(
     if page.next_cursor:
         lines.append(f"More available: call again with cursor={page.next_cursor}")
     return result("\n".join(lines), data)
-
-
-def register_workflow_tools(server: MCPServer) -> None:
-    """Add get_context and the handoff tools to `server`."""
-    WORKFLOW_TOOLS.register(server.tool)
