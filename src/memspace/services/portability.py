@@ -55,6 +55,7 @@ from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
 from memspace.services.document_files import DocumentFiles
+from memspace.services.export_records import handoff_line, iso
 from memspace.services.guard import ContentGuard
 from memspace.services.import_guard import imported, provenance_fields, screen_records
 from memspace.services.instructions import suspicious_reason
@@ -72,24 +73,6 @@ class ImportReport:
     relations: int = 0
     handoffs: int = 0
     remapped: bool = False
-
-
-def iso(value: datetime | None) -> str | None:
-    """A time as the export writes it (UTC as `Z`, like the wire)."""
-    return value.isoformat().replace("+00:00", "Z") if value else None
-
-
-def handoff_line(handoff: Handoff) -> dict[str, Any]:
-    """A handoff as the export writes it: the export is a file format of its own (VERSION), so
-    it is spelled here and does not follow later changes to the wire shapes of present/."""
-    return {
-        "type": "handoff", "id": handoff.id, "agent": handoff.agent, "topic": handoff.topic,
-        "summary": handoff.summary, "done": list(handoff.done),
-        "nextSteps": list(handoff.next_steps), "openQuestions": list(handoff.open_questions),
-        "links": list(handoff.links),
-        **({"evidence": list(handoff.evidence)} if handoff.evidence else {}),
-        "createdAt": iso(handoff.created_at), "createdBy": handoff.created_by,
-    }
 
 
 def _time(value: Any) -> datetime | None:
