@@ -9,10 +9,11 @@ import json
 import tempfile
 from pathlib import Path
 
+from tests.support.fakes import HashEmbedder
+
 from memspace.bootstrap import build
 from memspace.config import Settings
 from memspace.mcp.server import build_mcp_server
-from tests.support.fakes import HashEmbedder
 
 
 async def main() -> None:
