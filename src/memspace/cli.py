@@ -24,13 +24,13 @@ from memspace import (
     cli_security,
     cli_workflow,
 )
-from memspace.bootstrap import describe, missing_model
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
 from memspace.present.records import document_json, key_json, space_json
 from memspace.present.text import documents_text
 from memspace.services.access import AccessService
 from memspace.services.admin import parse_grant
+from memspace.wiring import describe, missing_model
 
 app = typer.Typer(help="memspace: shared, graph-shaped memory for teams of AI agents.",
                   no_args_is_help=True, add_completion=False)
@@ -84,7 +84,7 @@ def serve(
     """Run the HTTP server: MCP at /mcp, REST under /v1, docs at /docs."""
     import uvicorn
 
-    from memspace.api.app import create_app
+    from memspace.server import create_app
 
     listening = None
     if port == 0:  # bound here, so the port named below is the one served

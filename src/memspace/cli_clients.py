@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from memspace.bootstrap import missing_model
 from memspace.cli_common import fail
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError
+from memspace.wiring import missing_model
 
 if TYPE_CHECKING:
     from memspace.hooks import HookSource

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from memspace.bootstrap import build_embedder, build_extractor, build_store, describe
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError, Unavailable
 from memspace.services.embedding_model import model_for
+from memspace.wiring import build_embedder, build_extractor, build_store, describe
 
 LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 
@@ -117,7 +117,7 @@ def check_public_url(settings: Settings) -> Check:
 
 def check_oauth(settings: Settings) -> Check:
     """OAuth needs an https issuer (or loopback http); keys work either way."""
-    from memspace.api.oauth import oauth_off_reason
+    from memspace.surfaces.oauth import oauth_off_reason
 
     off = oauth_off_reason(settings.public_origin)
     if off is not None:

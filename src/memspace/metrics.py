@@ -1,9 +1,9 @@
 """Prometheus metrics (`MEMSPACE_METRICS=true`, served at /metrics), hooked in at the edges.
 
 Nothing in domain/ or services/ knows about them: bootstrap wraps the ports (the store, the
-fact extractor) and subclasses the two services whose results are counted, and the MCP server
-times each tool call. Labels are closed sets (tool names, modes, statuses, error kinds): no
-memory content, no space, no key or actor ever becomes a label or a value.
+fact extractor) and the methods of the services whose results are counted (`meter_services`),
+and the MCP server times each tool call. Labels are closed sets (tool names, modes, statuses,
+error kinds): no memory content, no space, no key or actor ever becomes a label or a value.
 
     memspace_tool_call_duration_seconds{tool,status}  histogram; status "ok" or the error code
     memspace_memory_adds_total{mode,status}           mode extracted | flat | fallback | pending
@@ -115,19 +115,12 @@ class Metrics:
 
 
 class WatchedStore:
-    """A GraphStore that counts the errors coming out of the real one, and is otherwise it.
-
-    `__class__` answers the real store's class, so wiring that picks an adapter by type (the
-    OAuth store beside the graph) still sees a SqliteStore or a Neo4jStore.
-    """
+    """A GraphStore that counts the errors coming out of the real one, and is otherwise it
+    (attributes such as `backend` are the real store's, so its roles are found the same way)."""
 
     def __init__(self, inner: GraphStore, metrics: Metrics) -> None:
         self._inner = inner
         self._metrics = metrics
-
-    @property  # type: ignore[misc]
-    def __class__(self) -> type:
-        return type(self._inner)
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._inner, name)
@@ -164,48 +157,38 @@ class WatchedExtractor:
         return extraction
 
 
-class MeteredMemoryService(MemoryService):
-    """MemoryService whose adds are counted by mode."""
+def meter_services(metrics: Metrics, memories: MemoryService, ingestion: IngestionService,
+                   notes: NoteExtraction | None, model_configured: bool) -> None:
+    """Count what the services finish, from outside them: each one's method is wrapped on the
+    instance (calls the service makes to itself are counted too), its code left as it is.
+    Adds by mode (a dry run is not an add), documents by outcome, notes as they settle."""
+    submit, process = memories.submit, ingestion.process
 
-    def __init__(self, metrics: Metrics, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.metrics = metrics
-        self.model_configured = self._extractor is not None
-
-    def submit(self, principal: Principal, request: AddRequest, *, wait: bool = True,
-               dry_run: bool = False) -> AddResult:
-        result = super().submit(principal, request, wait=wait, dry_run=dry_run)
+    def counted_submit(principal: Principal, request: AddRequest, *, wait: bool = True,
+                       dry_run: bool = False) -> AddResult:
+        result = submit(principal, request, wait=wait, dry_run=dry_run)
         if not dry_run:
-            self.metrics.added(result, self.model_configured)
+            metrics.added(result, model_configured)
         return result
 
-
-class MeteredIngestionService(IngestionService):
-    """IngestionService whose processed documents are counted by outcome."""
-
-    def __init__(self, metrics: Metrics, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.metrics = metrics
-
-    def process(self, *args: Any, **kwargs: Any) -> Document:
-        document = super().process(*args, **kwargs)
-        self.metrics.processed(document)
+    def counted_process(*args: Any, **kwargs: Any) -> Document:
+        document = process(*args, **kwargs)
+        metrics.processed(document)
         return document
 
+    setattr(memories, "submit", counted_submit)  # noqa: B010 -- the instance's, not the class's
+    setattr(ingestion, "process", counted_process)  # noqa: B010
+    if notes is not None:
+        settle = notes.process
 
-class MeteredNoteExtraction(NoteExtraction):
-    """NoteExtraction whose settled notes are counted by outcome."""
+        def counted_settle(job: NoteJob) -> NoteJob:
+            before = job.state
+            settled = settle(job)
+            if before is NoteState.PENDING and settled.state is not NoteState.PENDING:
+                metrics.settled(settled)
+            return settled
 
-    def __init__(self, metrics: Metrics, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.metrics = metrics
-
-    def process(self, job: NoteJob) -> NoteJob:
-        before = job.state
-        settled = super().process(job)
-        if before is NoteState.PENDING and settled.state is not NoteState.PENDING:
-            self.metrics.settled(settled)
-        return settled
+        setattr(notes, "process", counted_settle)  # noqa: B010
 
 
 def watched_ports(metrics: Metrics, store: GraphStore,
@@ -213,14 +196,3 @@ def watched_ports(metrics: Metrics, store: GraphStore,
     """The store and the extractor as the services should see them when metrics are on."""
     watched = cast(GraphStore, WatchedStore(store, metrics))
     return watched, (WatchedExtractor(extractor, metrics) if extractor is not None else None)
-
-
-def metered_services(metrics: Metrics | None) -> tuple[Callable[..., MemoryService],
-                                                        Callable[..., IngestionService],
-                                                        Callable[..., NoteExtraction]]:
-    """The constructors bootstrap uses for the counted services: the plain classes when off."""
-    if metrics is None:
-        return MemoryService, IngestionService, NoteExtraction
-    return (functools.partial(MeteredMemoryService, metrics),
-            functools.partial(MeteredIngestionService, metrics),
-            functools.partial(MeteredNoteExtraction, metrics))

@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import pytest
 
-from memspace.bootstrap import build_code_roles
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.errors import Conflict
 from memspace.domain.evidence import Citation, Verification
 from memspace.domain.ports import Checked, GraphStore, WriteBatch
+from memspace.stores.roles import roles_of
 from tests.support import builders as b
 
 
@@ -27,7 +27,7 @@ def file(r: Repo, path: str, sha: str, *spans: tuple[int, int, str | None]) -> I
 
 
 def test_repositories_files_and_chunks_round_trip(store: GraphStore) -> None:
-    index, _ = build_code_roles(store)
+    index = roles_of(store).repos(store)
     space, other = b.space(f"s-{uuid.uuid4().hex[:6]}"), b.space(f"o-{uuid.uuid4().hex[:6]}")
     store.create_space(space)
     store.create_space(other)
@@ -60,7 +60,7 @@ def test_repositories_files_and_chunks_round_trip(store: GraphStore) -> None:
 
 
 def test_policy_citations_and_verification_state(store: GraphStore) -> None:
-    _, evidence = build_code_roles(store)
+    evidence = roles_of(store).evidence(store)
     space = b.space(f"e-{uuid.uuid4().hex[:6]}")
     store.create_space(space)
     assert evidence.evidence_policy(space.id) == "optional"

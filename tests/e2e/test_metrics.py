@@ -19,6 +19,7 @@ from memspace.config import Settings
 from memspace.domain.errors import Unavailable
 from memspace.domain.models import Access
 from memspace.metrics import Metrics, WatchedStore
+from memspace.stores.roles import roles_of
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Reply, ScriptedLLM, sentences_as_facts
@@ -147,11 +148,11 @@ def test_metrics_are_off_by_default(tmp_path: Path) -> None:
         app.close()
 
 
-def test_store_errors_are_counted_by_kind_and_the_store_keeps_its_type(tmp_path: Path) -> None:
+def test_store_errors_are_counted_by_kind_and_the_store_keeps_its_roles(tmp_path: Path) -> None:
     metrics = Metrics()
     real = SqliteStore(tmp_path / "m.db")
     store = WatchedStore(real, metrics)
-    assert isinstance(store, SqliteStore)  # adapter choice by type still works
+    assert roles_of(store) is roles_of(real)  # its backend's roles are found through it
 
     def outage() -> None:
         raise Unavailable("the store does not answer")

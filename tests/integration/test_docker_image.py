@@ -15,10 +15,10 @@ from typing import Any, cast
 import pytest
 import yaml
 
-from memspace.api.app import transport_security
 from memspace.api.routes import router
 from memspace.bootstrap import Container
 from memspace.config import Settings
+from memspace.server import transport_security
 from tests.support.packaging import REPO, build_wheel, dockerfile_instructions, stage_docker_context
 
 COMPOSE = REPO / "compose.yaml"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import uvicorn
 
-from memspace.api.app import create_app
 from memspace.bootstrap import build
 from memspace.config import Settings
+from memspace.server import create_app
 from tests.support.fakes import HashEmbedder
 
 

@@ -15,8 +15,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 
-from memspace.api.app import create_app
 from memspace.bootstrap import Container
+from memspace.server import create_app
 
 
 def free_port() -> int:

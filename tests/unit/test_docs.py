@@ -14,13 +14,13 @@ import pytest
 import typer
 from typer.core import TyperGroup
 
-from memspace.api.app import create_app
 from memspace.bootstrap import Container, build
 from memspace.cli import app as cli_app
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError
 from memspace.mcp.errors import CODES
 from memspace.mcp.server import build_mcp_server
+from memspace.server import create_app
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 

@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator, Iterator
 import httpx
 import pytest
 
-from memspace.api.app import create_app
 from memspace.api.documents import FORM_OVERHEAD
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access
+from memspace.server import create_app
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 

@@ -82,7 +82,7 @@ def top_seqs(cache: VectorCache, source: Source, query: np.ndarray) -> list[int]
 
 def test_waiting_scans_of_one_matrix_are_one_scan_with_each_callers_scores() -> None:
     from memspace.stores import int8_scan
-    from memspace.stores.vector_cache import _scans
+    from memspace.stores.space_vectors import _scans
 
     rng = np.random.default_rng(3)
     space_a = int8_scan.quantise(rng.standard_normal((50, 8)).astype(np.float32))

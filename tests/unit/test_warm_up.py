@@ -7,8 +7,8 @@ import threading
 from types import SimpleNamespace
 from typing import Any
 
-from memspace.api.app import _warm
 from memspace.domain.errors import Unavailable
+from memspace.server import _warm
 
 
 class Step:

@@ -9,7 +9,6 @@ a good one leaves its Principal in the ASGI state for tools and routes to read.
 
 from __future__ import annotations
 
-import contextvars
 import json
 from typing import TYPE_CHECKING
 
@@ -19,19 +18,17 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 if TYPE_CHECKING:
     from memspace.api.oauth import ProtectedResource
 
-from memspace.api.rate_limit import RATE_LIMITED_STATE_KEY, RateLimiter
+from memspace.api.rate_limit import RateLimiter
 from memspace.domain.errors import MemspaceError, Unauthenticated
 from memspace.services.access import AccessService, Principal
 from memspace.services.oauth import ACCESS_PREFIX
 from memspace.services.uploads import TICKET_PREFIX, UploadTickets
 
-# Where the middleware leaves the caller's Principal: the request's ASGI state, read by REST
-# routes (api.deps) and MCP tools (mcp.identity) ...
-PRINCIPAL_STATE_KEY = "memspace.principal"
-# ... and, for handlers the SDK gives no request (static resources), this context variable: set
-# for the request, and copied by the SDK into the task that serves it.
-current_principal: contextvars.ContextVar[Principal | None] = contextvars.ContextVar(
-    "memspace_principal", default=None
+# Where the caller is left for routes and tools (surfaces/identity.py).
+from memspace.surfaces.identity import (
+    PRINCIPAL_STATE_KEY,
+    RATE_LIMITED_STATE_KEY,
+    current_principal,
 )
 
 PROTECTED_PREFIXES = ("/mcp", "/v1/")

@@ -6,10 +6,10 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from memspace.api.auth import PRINCIPAL_STATE_KEY
 from memspace.bootstrap import Container
 from memspace.domain.errors import Unauthenticated
 from memspace.services.access import Principal
+from memspace.surfaces.identity import PRINCIPAL_STATE_KEY
 
 
 def get_container(request: Request) -> Container:

@@ -16,8 +16,6 @@ import threading
 import time
 from collections.abc import Callable
 
-# The scope-state key a rate-limited MCP request carries to the tools (mcp/identity.py).
-RATE_LIMITED_STATE_KEY = "memspace.rate_limited"
 MAX_BUCKETS = 100_000
 
 

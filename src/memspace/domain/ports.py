@@ -421,6 +421,10 @@ class GraphStore(SpaceStore, KeyStore, MemoryReadStore, MemoryWriteStore, Relati
     """Every role: what the adapters (stores/sqlite, stores/neo4j) implement and bootstrap wires.
     Every memory query is scoped to one space. A service asks only for the roles it calls."""
 
+    # Its package under stores/ ("sqlite", "neo4j"), whose roles.py lists the role objects
+    # built beside it (stores/roles.py).
+    backend: str
+
     def store_info(self, key: str) -> str | None:
         """A fact about the store as a whole (e.g. "embedding_model"), or None if never set."""
 

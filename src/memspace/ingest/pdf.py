@@ -26,33 +26,7 @@ def read_pdf(data: bytes, max_pages: int) -> tuple[list[Block], list[str]]:
     # pointing object") as logging warnings: noise in the server's log and the CLI's output.
     # What matters reaches the user as this document's error or notes instead.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
-    if b"%PDF-" not in data[:1024]:
-        raise UnreadableDocument(
-            "damaged PDF: the file does not start like a PDF (no %PDF- header); upload the "
-            "original file, or give it the extension of what it really is"
-        )
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        count = len(reader.pages)
-    except FileNotDecryptedError as exc:
-        raise UnreadableDocument(
-            "encrypted PDF: it needs a password to open; upload an unencrypted copy (for "
-            "example print it to PDF, or remove the password in your PDF viewer)"
-        ) from exc
-    except DependencyError as exc:  # AES without the `cryptography` package
-        raise UnreadableDocument(f"encrypted PDF that this server cannot decrypt ({exc}); upload "
-                                 "an unencrypted copy") from exc
-    except Exception as exc:
-        # Malformed input makes pypdf raise more than its own PdfReadError tree (KeyError,
-        # ValueError, RecursionError …): every one of them means the file cannot be read.
-        raise UnreadableDocument(_damaged(f"{type(exc).__name__}: {exc}")) from exc
-    if count == 0:
-        raise UnreadableDocument("damaged PDF: it has no pages; upload the original file again")
-    if count > max_pages:
-        raise UnreadableDocument(
-            f"the PDF has {count:,} pages; the limit is {max_pages:,} (MEMSPACE_MAX_PDF_PAGES): "
-            "split it into smaller files, or ask the operator to raise the limit"
-        )
+    reader = _opened(data, max_pages)
     blocks: list[Block] = []
     blank: list[int] = []
     broken: list[str] = []
@@ -80,6 +54,38 @@ def read_pdf(data: bytes, max_pages: int) -> tuple[list[Block], list[str]]:
     if broken:
         notes.append(f"could not read {', '.join(broken)}; those pages were skipped")
     return blocks, notes
+
+
+def _opened(data: bytes, max_pages: int) -> PdfReader:
+    """The PDF's reader, once it is known to open and to be within `max_pages`."""
+    if b"%PDF-" not in data[:1024]:
+        raise UnreadableDocument(
+            "damaged PDF: the file does not start like a PDF (no %PDF- header); upload the "
+            "original file, or give it the extension of what it really is"
+        )
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        count = len(reader.pages)
+    except FileNotDecryptedError as exc:
+        raise UnreadableDocument(
+            "encrypted PDF: it needs a password to open; upload an unencrypted copy (for "
+            "example print it to PDF, or remove the password in your PDF viewer)"
+        ) from exc
+    except DependencyError as exc:  # AES without the `cryptography` package
+        raise UnreadableDocument(f"encrypted PDF that this server cannot decrypt ({exc}); upload "
+                                 "an unencrypted copy") from exc
+    except Exception as exc:
+        # Malformed input makes pypdf raise more than its own PdfReadError tree (KeyError,
+        # ValueError, RecursionError …): every one of them means the file cannot be read.
+        raise UnreadableDocument(_damaged(f"{type(exc).__name__}: {exc}")) from exc
+    if count == 0:
+        raise UnreadableDocument("damaged PDF: it has no pages; upload the original file again")
+    if count > max_pages:
+        raise UnreadableDocument(
+            f"the PDF has {count:,} pages; the limit is {max_pages:,} (MEMSPACE_MAX_PDF_PAGES): "
+            "split it into smaller files, or ask the operator to raise the limit"
+        )
+    return reader
 
 
 def _damaged(detail: str) -> str:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from memspace.bootstrap import Container
+from memspace.mcp.args import READ_ONLY, SpaceArg
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, SpaceArg
+from memspace.mcp.registry import ToolList, app_of
 from memspace.present.code import chunk_json, chunk_text, verify_json, verify_text
 from memspace.present.tool import result
 
@@ -20,44 +20,50 @@ VERIFIES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempot
                            open_world_hint=False)
 
 
-def register_code_tools(server: MCPServer, app: Container) -> None:
-    @server.tool(
-        name="verify_memory",
-        title="Verify cited memories against the code",
-        annotations=VERIFIES,
-        description=(
-            "Check that the code a memory cites still says what it said. Pass `memoryId` for "
-            "one memory, or nothing for every cited memory of the space. A citation whose line "
-            "moved is re-anchored silently; each memory ends verified, moved (the line changed "
-            "but its function or class is still there), broken (gone), or not_anchored "
-            "(commit, command and URL citations). Fix moved and broken notes with "
-            "correct_memory and fresh `evidence`, or forget them."
-        ),
-    )
-    def verify_memory(
-        ctx: Context,
-        memoryId: Annotated[str | None, Field(description="One memory; omit for every cited one.")] = None,  # noqa: N803
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        report = call(lambda: app.verification.verify(who, space, memoryId))
-        return result(verify_text(report), verify_json(report))
+# The code tools, in the order clients see them.
+CODE_TOOLS = ToolList()
 
-    @server.tool(
-        name="get_chunk",
-        title="Read a code chunk",
-        annotations=READ_ONLY,
-        description=(
-            "One chunk of the space's indexed code in full, with line numbers: the id comes "
-            "from search_memory with `kind: code`. Cite what you rely on as "
-            "<repo>/<path>:<line> in `evidence` when you save a memory."
-        ),
-    )
-    def get_chunk(
-        ctx: Context,
-        chunkId: Annotated[str, Field(description="Chunk id from search_memory kind=code.")],  # noqa: N803
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        view = call(lambda: app.code.get_chunk(who, chunkId, space))
-        return result(chunk_text(view), chunk_json(view))
+
+@CODE_TOOLS.tool(
+    name="verify_memory",
+    title="Verify cited memories against the code",
+    annotations=VERIFIES,
+    description=(
+        "Check that the code a memory cites still says what it said. Pass `memoryId` for "
+        "one memory, or nothing for every cited memory of the space. A citation whose line "
+        "moved is re-anchored silently; each memory ends verified, moved (the line changed "
+        "but its function or class is still there), broken (gone), or not_anchored "
+        "(commit, command and URL citations). Fix moved and broken notes with "
+        "correct_memory and fresh `evidence`, or forget them."
+    ),
+)
+def verify_memory(
+    ctx: Context,
+    memoryId: Annotated[str | None, Field(description="One memory; omit for every cited one.")] = None,  # noqa: N803
+    space: SpaceArg = None,
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    report = call(lambda: app.verification.verify(who, space, memoryId))
+    return result(verify_text(report), verify_json(report))
+
+
+@CODE_TOOLS.tool(
+    name="get_chunk",
+    title="Read a code chunk",
+    annotations=READ_ONLY,
+    description=(
+        "One chunk of the space's indexed code in full, with line numbers: the id comes "
+        "from search_memory with `kind: code`. Cite what you rely on as "
+        "<repo>/<path>:<line> in `evidence` when you save a memory."
+    ),
+)
+def get_chunk(
+    ctx: Context,
+    chunkId: Annotated[str, Field(description="Chunk id from search_memory kind=code.")],  # noqa: N803
+    space: SpaceArg = None,
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    view = call(lambda: app.code.get_chunk(who, chunkId, space))
+    return result(chunk_text(view), chunk_json(view))

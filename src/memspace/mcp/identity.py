@@ -12,11 +12,14 @@ from typing import Any, TypeVar
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
-from memspace.api.auth import PRINCIPAL_STATE_KEY, current_principal
-from memspace.api.rate_limit import RATE_LIMITED_STATE_KEY
 from memspace.domain.errors import MemspaceError, RateLimited
 from memspace.mcp.errors import code_of, coded
 from memspace.services.access import Principal
+from memspace.surfaces.identity import (
+    PRINCIPAL_STATE_KEY,
+    RATE_LIMITED_STATE_KEY,
+    current_principal,
+)
 
 T = TypeVar("T")
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from memspace.bootstrap import Container
+from memspace.mcp.args import READ_ONLY, WRITES, SpaceArg
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, WRITES, SpaceArg
+from memspace.mcp.registry import ToolList, app_of
 from memspace.present.json import add_json, changes_json, marked_json, revisions_json
 from memspace.present.records import memory_json
 from memspace.present.text import (
@@ -30,155 +30,166 @@ class Replace(BaseModel):
     new: str = Field(description="What it becomes (empty deletes it).")
 
 
-def register_lifecycle_tools(server: MCPServer, app: Container) -> None:
-    """Add mark_memory, patch_memory and getMemories to `server`, bound to the services of
-    `app`."""
+# The lifecycle tools, in the order clients see them.
+LIFECYCLE_TOOLS = ToolList()
 
-    @server.tool(
-        name="mark_memory",
-        title="Mark where a memory stands",
-        annotations=WRITES,
-        description=(
-            "Set a memory's status: `disputed` when you have reason to doubt it (get_context "
-            "then lists it among the unresolved conflicts), `historical` when it was true but "
-            "no longer is and nothing replaces it (left out of get_context), `current` to "
-            "restore it. Say why in `reason`: who, when and why are kept in its history. To "
-            "replace a memory with a new claim use correct_memory (it leaves the old one "
-            "`superseded`). Pass the `version` you read as `expectedVersion` to refuse the "
-            "change (stale_version) if someone changed the memory since."
-        ),
-    )
-    def mark_memory(
-        ctx: Context,
-        memoryId: Annotated[str, Field(description="Id of the memory to mark.")],  # noqa: N803
-        status: Annotated[Literal["historical", "disputed", "current"], Field(description="historical | disputed | current.")],
-        reason: Annotated[str, Field(description="Why (kept in the memory's history).")],
-        expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        marked = call(lambda: app.lifecycle.mark(who, memoryId, status, reason, space,
-                                                 expectedVersion))
-        return result(marked_text(marked), marked_json(marked))
 
-    @server.tool(
-        name="patch_memory",
-        title="Edit a memory's text",
-        annotations=WRITES,
-        description=(
-            "Edit a memory without retyping it: `append` or `prepend` text, or `replace` "
-            "{old, new} where `old` occurs exactly once (if it does not occur the call fails "
-            "with invalid_input and nothing changes). The result is the memory's next version "
-            "(the old one is kept as history, superseded). Pass the `version` you read as "
-            "`expectedVersion`: if someone changed the memory since, the call is refused "
-            "(stale_version)."
-        ),
-    )
-    def patch_memory(
-        ctx: Context,
-        memoryId: Annotated[str, Field(description="Id of the memory to edit.")],  # noqa: N803
-        append: Annotated[str | None, Field(description="Text to add at the end.")] = None,
-        prepend: Annotated[str | None, Field(description="Text to add at the start.")] = None,
-        replace: Annotated[Replace | None, Field(description="{old, new}: replace the one occurrence of `old`.")] = None,
-        expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
-        reason: Annotated[str | None, Field(description="Why (kept on the link to the old version).")] = None,
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        edited = call(lambda: app.memories.patch(
-            who, memoryId, append, prepend, replace.old if replace else None,
-            replace.new if replace else None, space, expectedVersion, reason))
-        return result(add_text(edited), add_json(edited))
+@LIFECYCLE_TOOLS.tool(
+    name="mark_memory",
+    title="Mark where a memory stands",
+    annotations=WRITES,
+    description=(
+        "Set a memory's status: `disputed` when you have reason to doubt it (get_context "
+        "then lists it among the unresolved conflicts), `historical` when it was true but "
+        "no longer is and nothing replaces it (left out of get_context), `current` to "
+        "restore it. Say why in `reason`: who, when and why are kept in its history. To "
+        "replace a memory with a new claim use correct_memory (it leaves the old one "
+        "`superseded`). Pass the `version` you read as `expectedVersion` to refuse the "
+        "change (stale_version) if someone changed the memory since."
+    ),
+)
+def mark_memory(
+    ctx: Context,
+    memoryId: Annotated[str, Field(description="Id of the memory to mark.")],  # noqa: N803
+    status: Annotated[Literal["historical", "disputed", "current"], Field(description="historical | disputed | current.")],
+    reason: Annotated[str, Field(description="Why (kept in the memory's history).")],
+    expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
+    space: SpaceArg = None,
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    marked = call(lambda: app.lifecycle.mark(who, memoryId, status, reason, space,
+                                             expectedVersion))
+    return result(marked_text(marked), marked_json(marked))
 
-    @server.tool(
-        name="getMemories",
-        title="Read several memories whole",
-        annotations=READ_ONLY,
-        description=(
-            "Read up to 50 memories by id in one call, each whole (search_memory and "
-            "listMemories show long ones as excerpts with `bodyChars`). Ids not found in the "
-            "space are listed in `missing`."
-        ),
-    )
-    def get_memories(
-        ctx: Context,
-        ids: Annotated[list[str], Field(min_length=1, max_length=50, description="Memory ids (1-50).")],
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        slug, found, missing = call(lambda: app.memories.get_many(who, ids, space))
-        lines = [f"{len(found)} memory(ies) from '{slug}':", *(memory_line(m) for m in found)]
-        if missing:
-            lines.append("Not found in this space: " + ", ".join(missing))
-        data = {"space": slug, "memories": [memory_json(m) for m in found], "missing": missing}
-        return result("\n".join(lines), data)
 
-    @server.tool(
-        name="get_changes_since",
-        title="What changed since",
-        annotations=READ_ONLY,
-        description=(
-            "RESUME AFTER ANOTHER AGENT OR HUMAN MAY HAVE CHANGED THE PROJECT: what changed in "
-            "this space since a time (`since`, ISO 8601) or since your last page (`cursor`), "
-            "oldest first, a bounded page at a time. Each change is created, updated, "
-            "superseded, forgotten or marked, with the memory as it is now (an excerpt and "
-            "`bodyChars`; getMemories reads them whole). `hasMore` says whether to call again "
-            "with `cursor`; keep the last cursor to come back later for what changed after. "
-            "`types` narrows to some types; a cursor keeps the types it was made with (only "
-            "`limit` and `maxTokens` may change between pages)."
-        ),
-    )
-    def get_changes_since(
-        ctx: Context,
-        since: Annotated[str | None, Field(description="ISO-8601 time to start from (first call).")] = None,
-        cursor: Annotated[str | None, Field(description="`cursor` of the previous page (instead of since).")] = None,
-        types: Annotated[list[str] | None, Field(description="Only changes of memories of these types.")] = None,
-        limit: Annotated[int | None, Field(ge=1, le=100, description="Changes per page (1-100, default 20).")] = None,
-        maxTokens: Annotated[int | None, Field(ge=200, description="Bound the page's size in tokens (at least one change).")] = None,  # noqa: N803
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        page = call(lambda: app.changes.since(who, since, cursor, types, limit, maxTokens, space))
-        return result(changes_text(page), changes_json(page))
+@LIFECYCLE_TOOLS.tool(
+    name="patch_memory",
+    title="Edit a memory's text",
+    annotations=WRITES,
+    description=(
+        "Edit a memory without retyping it: `append` or `prepend` text, or `replace` "
+        "{old, new} where `old` occurs exactly once (if it does not occur the call fails "
+        "with invalid_input and nothing changes). The result is the memory's next version "
+        "(the old one is kept as history, superseded). Pass the `version` you read as "
+        "`expectedVersion`: if someone changed the memory since, the call is refused "
+        "(stale_version)."
+    ),
+)
+def patch_memory(
+    ctx: Context,
+    memoryId: Annotated[str, Field(description="Id of the memory to edit.")],  # noqa: N803
+    append: Annotated[str | None, Field(description="Text to add at the end.")] = None,
+    prepend: Annotated[str | None, Field(description="Text to add at the start.")] = None,
+    replace: Annotated[Replace | None, Field(description="{old, new}: replace the one occurrence of `old`.")] = None,
+    expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
+    reason: Annotated[str | None, Field(description="Why (kept on the link to the old version).")] = None,
+    space: SpaceArg = None,
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    edited = call(lambda: app.memories.patch(
+        who, memoryId, append, prepend, replace.old if replace else None,
+        replace.new if replace else None, space, expectedVersion, reason))
+    return result(add_text(edited), add_json(edited))
 
-    @server.tool(
-        name="list_memory_revisions",
-        title="Versions of a memory",
-        annotations=READ_ONLY,
-        description=(
-            "Every version of the fact a memory holds, oldest first: each correction, patch "
-            "and restatement as an excerpt, with who wrote it, when and why, and the status "
-            "changes (mark_memory) set on each. Pass any version's id."
-        ),
-    )
-    def list_memory_revisions(
-        ctx: Context,
-        memoryId: Annotated[str, Field(description="Id of any version of the memory.")],  # noqa: N803
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        slug, line = call(lambda: app.lifecycle.revisions(who, memoryId, space))
-        return result(revisions_text(slug, line), revisions_json(slug, line))
 
-    @server.tool(
-        name="rename_category",
-        title="Rename a category",
-        annotations=WRITES,
-        description=(
-            "Rename a category across a space in one write: every current memory of category "
-            "`old` gets its next version under `new` (the old versions are kept as history, "
-            "superseded; their ids resolve to the new ones in getMemory's history)."
-        ),
-    )
-    def rename_category(
-        ctx: Context,
-        old: Annotated[str, Field(description="The category to rename.")],
-        new: Annotated[str, Field(description="Its new name.")],
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        slug, renamed = call(lambda: app.memories.rename_category(who, space, old, new))
-        data = {"space": slug, "renamed": len(renamed),
-                "memories": [memory_json(m, lean=True) for m in renamed]}
-        return result(f"Renamed category '{old}' to '{new}' in '{slug}': {len(renamed)} "
-                      "memory(ies), each now at its next version.", data)
+@LIFECYCLE_TOOLS.tool(
+    name="getMemories",
+    title="Read several memories whole",
+    annotations=READ_ONLY,
+    description=(
+        "Read up to 50 memories by id in one call, each whole (search_memory and "
+        "listMemories show long ones as excerpts with `bodyChars`). Ids not found in the "
+        "space are listed in `missing`."
+    ),
+)
+def get_memories(
+    ctx: Context,
+    ids: Annotated[list[str], Field(min_length=1, max_length=50, description="Memory ids (1-50).")],
+    space: SpaceArg = None,
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    slug, found, missing = call(lambda: app.memories.get_many(who, ids, space))
+    lines = [f"{len(found)} memory(ies) from '{slug}':", *(memory_line(m) for m in found)]
+    if missing:
+        lines.append("Not found in this space: " + ", ".join(missing))
+    data = {"space": slug, "memories": [memory_json(m) for m in found], "missing": missing}
+    return result("\n".join(lines), data)
+
+
+@LIFECYCLE_TOOLS.tool(
+    name="get_changes_since",
+    title="What changed since",
+    annotations=READ_ONLY,
+    description=(
+        "RESUME AFTER ANOTHER AGENT OR HUMAN MAY HAVE CHANGED THE PROJECT: what changed in "
+        "this space since a time (`since`, ISO 8601) or since your last page (`cursor`), "
+        "oldest first, a bounded page at a time. Each change is created, updated, "
+        "superseded, forgotten or marked, with the memory as it is now (an excerpt and "
+        "`bodyChars`; getMemories reads them whole). `hasMore` says whether to call again "
+        "with `cursor`; keep the last cursor to come back later for what changed after. "
+        "`types` narrows to some types; a cursor keeps the types it was made with (only "
+        "`limit` and `maxTokens` may change between pages)."
+    ),
+)
+def get_changes_since(
+    ctx: Context,
+    since: Annotated[str | None, Field(description="ISO-8601 time to start from (first call).")] = None,
+    cursor: Annotated[str | None, Field(description="`cursor` of the previous page (instead of since).")] = None,
+    types: Annotated[list[str] | None, Field(description="Only changes of memories of these types.")] = None,
+    limit: Annotated[int | None, Field(ge=1, le=100, description="Changes per page (1-100, default 20).")] = None,
+    maxTokens: Annotated[int | None, Field(ge=200, description="Bound the page's size in tokens (at least one change).")] = None,  # noqa: N803
+    space: SpaceArg = None,
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    page = call(lambda: app.changes.since(who, since, cursor, types, limit, maxTokens, space))
+    return result(changes_text(page), changes_json(page))
+
+
+@LIFECYCLE_TOOLS.tool(
+    name="list_memory_revisions",
+    title="Versions of a memory",
+    annotations=READ_ONLY,
+    description=(
+        "Every version of the fact a memory holds, oldest first: each correction, patch "
+        "and restatement as an excerpt, with who wrote it, when and why, and the status "
+        "changes (mark_memory) set on each. Pass any version's id."
+    ),
+)
+def list_memory_revisions(
+    ctx: Context,
+    memoryId: Annotated[str, Field(description="Id of any version of the memory.")],  # noqa: N803
+    space: SpaceArg = None,
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    slug, line = call(lambda: app.lifecycle.revisions(who, memoryId, space))
+    return result(revisions_text(slug, line), revisions_json(slug, line))
+
+
+@LIFECYCLE_TOOLS.tool(
+    name="rename_category",
+    title="Rename a category",
+    annotations=WRITES,
+    description=(
+        "Rename a category across a space in one write: every current memory of category "
+        "`old` gets its next version under `new` (the old versions are kept as history, "
+        "superseded; their ids resolve to the new ones in getMemory's history)."
+    ),
+)
+def rename_category(
+    ctx: Context,
+    old: Annotated[str, Field(description="The category to rename.")],
+    new: Annotated[str, Field(description="Its new name.")],
+    space: SpaceArg = None,
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    slug, renamed = call(lambda: app.memories.rename_category(who, space, old, new))
+    data = {"space": slug, "renamed": len(renamed),
+            "memories": [memory_json(m, lean=True) for m in renamed]}
+    return result(f"Renamed category '{old}' to '{new}' in '{slug}': {len(renamed)} "
+                  "memory(ies), each now at its next version.", data)

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from mcp.server.mcpserver import MCPServer
-
 from memspace import __version__
 from memspace.bootstrap import Container
 from memspace.mcp.apps import build_apps
-from memspace.mcp.code_tools import register_code_tools
-from memspace.mcp.errors import CodedErrorsServer
-from memspace.mcp.lifecycle_tools import register_lifecycle_tools
+from memspace.mcp.code_tools import CODE_TOOLS
+from memspace.mcp.document_tools import DOCUMENT_TOOLS
+from memspace.mcp.lifecycle_tools import LIFECYCLE_TOOLS
 from memspace.mcp.metered import time_tool_calls
+from memspace.mcp.registry import MemspaceServer
 from memspace.mcp.resources import register_resources
-from memspace.mcp.tools import register_tools
-from memspace.mcp.workflow_tools import register_workflow_tools
+from memspace.mcp.tools import TOOLS
+from memspace.mcp.workflow_tools import WORKFLOW_TOOLS
 
 INSTRUCTIONS = """\
 memspace is the shared memory of your team: other agents and people read and write the same
@@ -29,8 +28,9 @@ answers `conflict` with the calls that resolve it. Before you stop, leave a hand
 shows which spaces your key can use; tools act on your active space unless you pass `space`."""
 
 
-def build_mcp_server(app: Container) -> MCPServer:
-    server: MCPServer = CodedErrorsServer(
+def build_mcp_server(app: Container) -> MemspaceServer:
+    server = MemspaceServer(
+        app,
         name="memspace",
         title="memspace — shared team memory",
         instructions=INSTRUCTIONS,
@@ -38,10 +38,9 @@ def build_mcp_server(app: Container) -> MCPServer:
         log_level="WARNING",
         extensions=[build_apps(app)],
     )
-    register_tools(server, app)
-    register_workflow_tools(server, app)
-    register_code_tools(server, app)
-    register_lifecycle_tools(server, app)
+    # Each module's tools, in the order clients list them (mcp/registry.py).
+    for tools in (DOCUMENT_TOOLS, TOOLS, WORKFLOW_TOOLS, CODE_TOOLS, LIFECYCLE_TOOLS):
+        tools.register(server.tool)
     register_resources(server, app)
     if app.metrics is not None:
         time_tool_calls(server, app.metrics)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memspace.bootstrap import Container
+from memspace.mcp.args import READ_ONLY, WRITES, CursorArg, SpaceArg
 from memspace.mcp.evidence_args import DryRunArg, EvidenceArg
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, WRITES, CursorArg, SpaceArg
+from memspace.mcp.registry import ToolList, app_of
 from memspace.present.json import context_json
 from memspace.present.records import handoff_json
 from memspace.present.text import handoff_text
@@ -21,119 +21,127 @@ from memspace.present.tool import result
 ItemsArg = Annotated[list[str] | None, Field(description="One short item per entry.")]
 
 
-def register_workflow_tools(server: MCPServer, app: Container) -> None:
-    """Add get_context and the handoff tools to `server`, bound to the services of `app`."""
+# get_context and the handoff tools, in the order clients see them.
+WORKFLOW_TOOLS = ToolList()
 
-    @server.tool(
-        name="get_context",
-        title="Get context (start here)",
-        annotations=READ_ONLY,
-        description=(
-            "START HERE before working on a task in this space: one call returns the space's "
-            "current truth by section, packed to fit your context — its instructions for agents, "
-            "unresolved conflicts (disputed memories, two active versions of one fact), notes "
-            "whose code moved, the latest handoff, active constraints, decisions and "
-            "architecture, failed approaches, current status, relevant notes (ranked for `query` "
-            "when you pass your task), open tasks and recent changes, then other spaces you can "
-            "read. Superseded and historical memories are left out. `detail`: lean (~800 tokens, short excerpts), balanced (~2,000, default), "
-            "deep (~6,000, whole memories); `maxTokens` overrides the budget. Ids in brackets "
-            "work with getMemory; anything left out is listed by id at the end."
-        ),
-    )
-    def get_context(
-        ctx: Context,
-        query: Annotated[str | None, Field(description="Your task, to rank memories by relevance.")] = None,
-        maxTokens: Annotated[int | None, Field(ge=200, le=50_000, description="Token budget of the whole text (overrides detail's).")] = None,  # noqa: N803
-        detail: Annotated[Literal["lean", "balanced", "deep"], Field(description="lean | balanced | deep.")] = "balanced",
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        brief = call(lambda: app.briefings.brief(who, query, maxTokens, detail, space))
-        return result(brief.text, context_json(brief))
 
-    @server.tool(
-        name="save_handoff",
-        title="Save a handoff",
-        annotations=WRITES,
-        description=(
-            "Before you stop (end of a session, context running out, passing work to another "
-            "agent), leave a handoff: `summary` of where the work stands, what is `done`, "
-            "`nextSteps`, `openQuestions`, and `links` (files, PRs, URLs). The next agent gets "
-            "it first in get_context and from latest_handoff. Save durable facts with add_memory "
-            "too: a handoff is about the work in progress, memories are what stays true."
-        ),
-    )
-    def save_handoff(
-        ctx: Context,
-        summary: Annotated[str, Field(description="Where the work stands, in a few sentences.")],
-        agent: Annotated[str | None, Field(description="Who is handing off (default: this key's name).")] = None,
-        topic: Annotated[str | None, Field(description="What the work is about, e.g. a ticket or feature (default: general).")] = None,
-        done: ItemsArg = None,
-        nextSteps: ItemsArg = None,  # noqa: N803
-        openQuestions: ItemsArg = None,  # noqa: N803
-        links: Annotated[list[str] | None, Field(description="Files, PRs, URLs the next agent needs.")] = None,
-        space: SpaceArg = None,
-        evidence: EvidenceArg = None,
-        dryRun: DryRunArg = False,  # noqa: N803
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        slug, handoff = call(lambda: app.handoffs.save(
-            who, summary, agent, topic, done, nextSteps, openQuestions, links, space, evidence,
-            dryRun))
-        data = {"space": slug, "handoff": handoff_json(handoff)}
-        if dryRun:
-            return result(f"Dry run in '{slug}', nothing written: the handoff is valid.",
-                          {**data, "status": "dry_run"})
-        return result(f"Handoff [{handoff.id}] saved in '{slug}': the next agent sees it "
-                      "in get_context and latest_handoff.", data)
+@WORKFLOW_TOOLS.tool(
+    name="get_context",
+    title="Get context (start here)",
+    annotations=READ_ONLY,
+    description=(
+        "START HERE before working on a task in this space: one call returns the space's "
+        "current truth by section, packed to fit your context — its instructions for agents, "
+        "unresolved conflicts (disputed memories, two active versions of one fact), notes "
+        "whose code moved, the latest handoff, active constraints, decisions and "
+        "architecture, failed approaches, current status, relevant notes (ranked for `query` "
+        "when you pass your task), open tasks and recent changes, then other spaces you can "
+        "read. Superseded and historical memories are left out. `detail`: lean (~800 tokens, short excerpts), balanced (~2,000, default), "
+        "deep (~6,000, whole memories); `maxTokens` overrides the budget. Ids in brackets "
+        "work with getMemory; anything left out is listed by id at the end."
+    ),
+)
+def get_context(
+    ctx: Context,
+    query: Annotated[str | None, Field(description="Your task, to rank memories by relevance.")] = None,
+    maxTokens: Annotated[int | None, Field(ge=200, le=50_000, description="Token budget of the whole text (overrides detail's).")] = None,  # noqa: N803
+    detail: Annotated[Literal["lean", "balanced", "deep"], Field(description="lean | balanced | deep.")] = "balanced",
+    space: SpaceArg = None,
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    brief = call(lambda: app.briefings.brief(who, query, maxTokens, detail, space))
+    return result(brief.text, context_json(brief))
 
-    @server.tool(
-        name="latest_handoff",
-        title="Latest handoff",
-        annotations=READ_ONLY,
-        description=(
-            "The newest handoff left in this space (optionally by one `agent` or on one `topic`): "
-            "what the previous agent or session did, what comes next, what is still open. Call "
-            "it when you pick up work someone else started."
-        ),
-    )
-    def latest_handoff(
-        ctx: Context,
-        agent: Annotated[str | None, Field(description="Only handoffs by this agent.")] = None,
-        topic: Annotated[str | None, Field(description="Only handoffs on this topic.")] = None,
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        slug, handoff = call(lambda: app.handoffs.latest(who, agent, topic, space))
-        if handoff is None:
-            narrowed = "".join(f" {k} '{v}'" for k, v in (("by", agent), ("on", topic)) if v)
-            return result(f"No handoff{narrowed} in '{slug}' yet.",
-                          {"space": slug, "handoff": None})
-        return result(handoff_text(handoff), {"space": slug, "handoff": handoff_json(handoff)})
 
-    @server.tool(
-        name="list_handoffs",
-        title="List handoffs",
-        annotations=READ_ONLY,
-        description=(
-            "The handoffs of this space, newest first, a page at a time (pass back "
-            "`nextCursor` as `cursor`); `agent` narrows to one agent's."
-        ),
-    )
-    def list_handoffs(
-        ctx: Context,
-        agent: Annotated[str | None, Field(description="Only handoffs by this agent.")] = None,
-        limit: Annotated[int, Field(ge=1, le=50, description="Page size (1-50).")] = 10,
-        cursor: CursorArg = None,
-        space: SpaceArg = None,
-    ) -> CallToolResult:
-        who = principal_of(ctx)
-        slug, page = call(lambda: app.handoffs.list(who, agent, limit, cursor, space))
-        items = [handoff_json(h) for h in page.items]
-        data = {"space": slug, "handoffs": items, "nextCursor": page.next_cursor}
-        lines = [f"{len(items)} handoff(s) in '{slug}', newest first:"]
-        lines += [f"- [{h['id']}] {h['createdAt']} {h['agent']} on '{h['topic']}': {h['summary']}"
-                  for h in items]
-        if page.next_cursor:
-            lines.append(f"More available: call again with cursor={page.next_cursor}")
-        return result("\n".join(lines), data)
+@WORKFLOW_TOOLS.tool(
+    name="save_handoff",
+    title="Save a handoff",
+    annotations=WRITES,
+    description=(
+        "Before you stop (end of a session, context running out, passing work to another "
+        "agent), leave a handoff: `summary` of where the work stands, what is `done`, "
+        "`nextSteps`, `openQuestions`, and `links` (files, PRs, URLs). The next agent gets "
+        "it first in get_context and from latest_handoff. Save durable facts with add_memory "
+        "too: a handoff is about the work in progress, memories are what stays true."
+    ),
+)
+def save_handoff(
+    ctx: Context,
+    summary: Annotated[str, Field(description="Where the work stands, in a few sentences.")],
+    agent: Annotated[str | None, Field(description="Who is handing off (default: this key's name).")] = None,
+    topic: Annotated[str | None, Field(description="What the work is about, e.g. a ticket or feature (default: general).")] = None,
+    done: ItemsArg = None,
+    nextSteps: ItemsArg = None,  # noqa: N803
+    openQuestions: ItemsArg = None,  # noqa: N803
+    links: Annotated[list[str] | None, Field(description="Files, PRs, URLs the next agent needs.")] = None,
+    space: SpaceArg = None,
+    evidence: EvidenceArg = None,
+    dryRun: DryRunArg = False,  # noqa: N803
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    slug, handoff = call(lambda: app.handoffs.save(
+        who, summary, agent, topic, done, nextSteps, openQuestions, links, space, evidence,
+        dryRun))
+    data = {"space": slug, "handoff": handoff_json(handoff)}
+    if dryRun:
+        return result(f"Dry run in '{slug}', nothing written: the handoff is valid.",
+                      {**data, "status": "dry_run"})
+    return result(f"Handoff [{handoff.id}] saved in '{slug}': the next agent sees it "
+                  "in get_context and latest_handoff.", data)
+
+
+@WORKFLOW_TOOLS.tool(
+    name="latest_handoff",
+    title="Latest handoff",
+    annotations=READ_ONLY,
+    description=(
+        "The newest handoff left in this space (optionally by one `agent` or on one `topic`): "
+        "what the previous agent or session did, what comes next, what is still open. Call "
+        "it when you pick up work someone else started."
+    ),
+)
+def latest_handoff(
+    ctx: Context,
+    agent: Annotated[str | None, Field(description="Only handoffs by this agent.")] = None,
+    topic: Annotated[str | None, Field(description="Only handoffs on this topic.")] = None,
+    space: SpaceArg = None,
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    slug, handoff = call(lambda: app.handoffs.latest(who, agent, topic, space))
+    if handoff is None:
+        narrowed = "".join(f" {k} '{v}'" for k, v in (("by", agent), ("on", topic)) if v)
+        return result(f"No handoff{narrowed} in '{slug}' yet.",
+                      {"space": slug, "handoff": None})
+    return result(handoff_text(handoff), {"space": slug, "handoff": handoff_json(handoff)})
+
+
+@WORKFLOW_TOOLS.tool(
+    name="list_handoffs",
+    title="List handoffs",
+    annotations=READ_ONLY,
+    description=(
+        "The handoffs of this space, newest first, a page at a time (pass back "
+        "`nextCursor` as `cursor`); `agent` narrows to one agent's."
+    ),
+)
+def list_handoffs(
+    ctx: Context,
+    agent: Annotated[str | None, Field(description="Only handoffs by this agent.")] = None,
+    limit: Annotated[int, Field(ge=1, le=50, description="Page size (1-50).")] = 10,
+    cursor: CursorArg = None,
+    space: SpaceArg = None,
+) -> CallToolResult:
+    app = app_of(ctx)
+    who = principal_of(ctx)
+    slug, page = call(lambda: app.handoffs.list(who, agent, limit, cursor, space))
+    items = [handoff_json(h) for h in page.items]
+    data = {"space": slug, "handoffs": items, "nextCursor": page.next_cursor}
+    lines = [f"{len(items)} handoff(s) in '{slug}', newest first:"]
+    lines += [f"- [{h['id']}] {h['createdAt']} {h['agent']} on '{h['topic']}': {h['summary']}"
+              for h in items]
+    if page.next_cursor:
+        lines.append(f"More available: call again with cursor={page.next_cursor}")
+    return result("\n".join(lines), data)

@@ -21,7 +21,7 @@ from memspace.domain.ports import (
     SearchStore,
     SpaceStore,
 )
-from memspace.present.quoting import NOTICE
+from memspace.domain.quoting import NOTICE
 from memspace.services import briefing_sections as sec
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.ranking import blend

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.domain.models import Handoff, Memory, provenance_of
-from memspace.present.quoting import QUOTE, visible
+from memspace.domain.quoting import QUOTE, visible
 
 POINTER_WORDS = 8
 # Recency decays hyperbolically: 1 / (1 + age / RECENCY_DAYS). A three-month-old memory counts

@@ -5,10 +5,10 @@ composes them into the one MemoryService the surfaces call."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from memspace.domain.errors import Conflict, InvalidInput, NotFound
 from memspace.domain.evidence import Citation, overall, parse_citation
@@ -39,6 +39,7 @@ from memspace.domain.ports import (
 from memspace.domain.text import content_hash, visible
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess
+from memspace.services.add_types import AddResult
 from memspace.services.clock import new_id
 from memspace.services.conversation import TurnFeatures
 from memspace.services.evidence import CheckedEvidence, EvidenceService
@@ -70,6 +71,10 @@ class MemoryPorts(MemoryReadStore, MemoryWriteStore, RelationStore, SearchStore,
     """The store roles the memory use cases call (both sides of MemoryService)."""
 
 
+# An add's answer as the wire shows it (what the idempotency ledger stores for a replay).
+AnswerForm = Callable[[AddResult], dict[str, Any]]
+
+
 class MemoryCore:
     """The collaborators and the checks both sides of MemoryService use."""
 
@@ -85,7 +90,12 @@ class MemoryCore:
         evidence: EvidenceService | None = None,
         guard: ContentGuard | None = None,
         cold: ColdNeighbours | None = None,
+        *,
+        answer_form: AnswerForm,
     ) -> None:
+        # How the idempotency ledger keeps an add's answer: its wire form (present/json.py's
+        # add_json, handed in by bootstrap.py), so a replay is the same bytes as the first call.
+        self._answer_form = answer_form
         # Where a write reads the close memories of a space this process does not hold
         # (docs/scaling.md): the store's own indexes, so a write never loads a space inline.
         self._cold = cold

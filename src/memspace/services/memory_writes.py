@@ -13,9 +13,6 @@ from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, Not
 from memspace.domain.models import ChunkSource, Memory, Relation, RelationType, Space
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
-
-# The idempotency ledger keeps an add's answer in its wire form, so a replay is the same bytes.
-from memspace.present.json import add_json
 from memspace.services import versions
 from memspace.services.access import Principal
 from memspace.services.adding import AddPipeline, AddRequest, AddResult
@@ -85,7 +82,7 @@ class MemoryWrites(AddPipeline, CategoryRenames):
         except BaseException:
             self._store.release_idempotency(target.space.id, scope, key)
             raise
-        self._store.complete_idempotency(target.space.id, scope, key, json.dumps(add_json(result)))
+        self._store.complete_idempotency(target.space.id, scope, key, json.dumps(self._answer_form(result)))
         return result
 
     @staticmethod
@@ -133,17 +130,6 @@ class MemoryWrites(AddPipeline, CategoryRenames):
         result = AddManyResult(target.space.slug)
         space_id = target.space.id
 
-        def write(batch: list[Memory]) -> tuple[int, int]:
-            """(created, duplicates) of one batch."""
-            try:
-                self._store.write(WriteBatch(space_id, batch, at=batch[-1].created_at))
-                return len(batch), 0
-            except DuplicateContent as exc:  # a concurrent add saved some of these first
-                kept = [m for m in batch if m.content_hash not in exc.existing]
-                if kept:
-                    self._store.write(WriteBatch(space_id, kept, at=kept[-1].created_at))
-                return len(kept), len(batch) - len(kept)
-
         def settle(written: Future[tuple[int, int]]) -> None:
             created, duplicates = written.result()  # its error, if any, ends the import here
             result.created += created
@@ -169,10 +155,21 @@ class MemoryWrites(AddPipeline, CategoryRenames):
                 batch = [replace(m, embedding=v) for m, v in zip(fresh, vectors, strict=True)]
                 if pending is not None:
                     settle(pending)
-                pending = writer.submit(write, batch)
+                pending = writer.submit(self._write_new, space_id, batch)
             if pending is not None:
                 settle(pending)
         return result
+
+    def _write_new(self, space_id: str, batch: list[Memory]) -> tuple[int, int]:
+        """(created, duplicates) of one batch of add_many."""
+        try:
+            self._store.write(WriteBatch(space_id, batch, at=batch[-1].created_at))
+            return len(batch), 0
+        except DuplicateContent as exc:  # a concurrent add saved some of these first
+            kept = [m for m in batch if m.content_hash not in exc.existing]
+            if kept:
+                self._store.write(WriteBatch(space_id, kept, at=kept[-1].created_at))
+            return len(kept), len(batch) - len(kept)
 
     def correct(
         self,

@@ -51,13 +51,11 @@ from memspace.domain.ports import (
 )
 from memspace.domain.security import SpacePolicy
 from memspace.domain.text import content_hash
-
-# The export writes handoffs and times as the wire shows them.
-from memspace.present.records import handoff_json, iso
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
 from memspace.services.document_files import DocumentFiles
+from memspace.services.export_records import handoff_line, iso
 from memspace.services.guard import ContentGuard
 from memspace.services.import_guard import imported, provenance_fields, screen_records
 from memspace.services.instructions import suspicious_reason
@@ -136,7 +134,7 @@ class PortabilityService:
                    "relation": rel.type.value, "createdAt": iso(rel.created_at),
                    "createdBy": rel.created_by, "reason": rel.reason}
         for handoff in reversed(self._all_handoffs(sid)):  # oldest first, like the rest
-            yield {"type": "handoff", **handoff_json(handoff)}
+            yield handoff_line(handoff)
 
     def _all_handoffs(self, space_id: str) -> list[Handoff]:
         out: list[Handoff] = []

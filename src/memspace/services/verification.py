@@ -30,7 +30,7 @@ from memspace.domain.ports import (
     MemoryReadStore,
     PageAfter,
 )
-from memspace.present.quoting import QUOTE, visible
+from memspace.domain.quoting import QUOTE, visible
 from memspace.services.access import AccessService, Principal
 from memspace.services.briefing_sections import BrokenNote, BrokenNotes, words
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint

@@ -25,8 +25,8 @@ import numpy as np
 
 from memspace.domain.models import MemoryFilter
 from memspace.stores.keyword_index import KeywordIndex
+from memspace.stores.space_vectors import Hybrid, _as_block
 from memspace.stores.term_index import K1, B
-from memspace.stores.vector_cache import Hybrid, _as_block
 
 # Rows per read: ~2 MB of vectors and their terms at a time.
 CHUNK_ROWS = 5_000

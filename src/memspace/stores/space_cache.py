@@ -13,7 +13,8 @@ import logging
 import threading
 from collections import deque
 
-from memspace.stores.vector_cache import VectorCache, VectorSource
+from memspace.stores.space_vectors import VectorSource
+from memspace.stores.vector_cache import VectorCache
 
 log = logging.getLogger(__name__)
 

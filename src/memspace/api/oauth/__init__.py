@@ -22,7 +22,7 @@ from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
 from mcp.server.auth.handlers.token import TokenHandler
 from mcp.server.auth.middleware.client_auth import ClientAuthenticator
-from mcp.server.auth.routes import build_metadata, validate_issuer_url
+from mcp.server.auth.routes import build_metadata
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from mcp.shared.auth import ProtectedResourceMetadata
@@ -37,8 +37,10 @@ from memspace.api.oauth.handlers import Registration, Revocation
 from memspace.api.oauth.login_link import LOGIN_PATH, LoginLinkPage
 from memspace.api.oauth.provider import CONSENT_PATH, MemspaceProvider
 from memspace.api.oauth.signing import Signer
-from memspace.bootstrap import Container, upload_secret
+from memspace.bootstrap import Container
 from memspace.services.oauth import OAuthService
+from memspace.surfaces.oauth import oauth_off_reason
+from memspace.wiring import upload_secret
 
 log = logging.getLogger(__name__)
 PRM_PATH = "/.well-known/oauth-protected-resource"
@@ -61,18 +63,6 @@ def _browser_callable(app: ASGIApp, methods: list[str],
     limited = RequestBodyLimitMiddleware(app, limit)
     return CORSMiddleware(limited, allow_origins="*", allow_methods=methods,
                           allow_headers=["mcp-protocol-version"])
-
-
-def oauth_off_reason(origin: str) -> str | None:
-    """Why OAuth cannot run with `origin` as its issuer, saying what to set; None when it can.
-    The server logs this at start and `memspace doctor` reports it."""
-    try:
-        validate_issuer_url(AnyHttpUrl(origin))
-    except ValueError as exc:
-        return (f"OAuth is off: the public URL {origin} cannot be an OAuth issuer ({exc}; plain "
-                "http is accepted only on 127.0.0.1/localhost). Set MEMSPACE_PUBLIC_URL to the "
-                "https:// origin clients reach; API keys keep working")
-    return None
 
 
 def oauth_setup(container: Container) -> tuple[ProtectedResource, list[BaseRoute]] | None:

@@ -24,7 +24,7 @@ from memspace.stores.neo4j.connection import Neo4jConnection, Row
 from memspace.stores.neo4j.cypher import memories as cypher
 from memspace.stores.neo4j.cypher.fields import memory_filter
 from memspace.stores.neo4j.vector_index import IndexFeed
-from memspace.stores.vector_cache import Row as CacheRow
+from memspace.stores.space_vectors import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
 # A group of at least this many memories (a bulk import's batch) sets their indexed embedding in

@@ -6,13 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from neo4j import Driver, NotificationDisabledClassification
-from neo4j.exceptions import ClientError
-
 from memspace.domain.notes import NoteJob, NoteState
 from memspace.stores.neo4j.cypher import note_jobs as cypher
 from memspace.stores.neo4j.records import utc
-from memspace.stores.neo4j.schema import _ALREADY_THERE
+from memspace.stores.neo4j.schema import SchemaPart, ensure_schema
 from memspace.stores.neo4j.store import Neo4jStore
 
 
@@ -24,18 +21,7 @@ def _job(p: dict[str, Any]) -> NoteJob:
                    p.get("reason"), utc(updated.to_native()) if updated is not None else None)
 
 
-def _ensure_schema(driver: Driver, database: str | None) -> None:
-    quiet = [NotificationDisabledClassification.SCHEMA]
-    with driver.session(database=database, notifications_disabled_classifications=quiet) as session:
-        for statement in cypher.NOTE_JOB_SCHEMA:
-            try:
-                session.run(statement).consume()
-            except ClientError as exc:
-                if exc.code not in _ALREADY_THERE:
-                    raise
-        session.run("CALL db.createLabel('NoteJob')").consume()
-        session.run("UNWIND $names AS name CALL db.createProperty(name)",
-                    names=cypher.NOTE_JOB_PROPERTY_KEYS).consume()
+SCHEMA = SchemaPart(cypher.NOTE_JOB_SCHEMA, ("NoteJob",), cypher.NOTE_JOB_PROPERTY_KEYS)
 
 
 class Neo4jNoteJobs:
@@ -43,7 +29,7 @@ class Neo4jNoteJobs:
 
     def __init__(self, store: Neo4jStore) -> None:
         self._db = store._db
-        self._db.retrying(lambda: _ensure_schema(self._db.driver, self._db.database))
+        self._db.retrying(lambda: ensure_schema(self._db.driver, self._db.database, SCHEMA))
 
     def add_note_job(self, job: NoteJob) -> None:
         props = {"memoryId": job.memory_id, "spaceId": job.space_id, "state": job.state.value,

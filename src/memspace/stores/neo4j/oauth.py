@@ -7,14 +7,13 @@ import json
 from datetime import datetime
 from typing import Any
 
-from neo4j import Driver, NotificationDisabledClassification, Transaction
-from neo4j.exceptions import ClientError
+from neo4j import Transaction
 
 from memspace.domain.models import Access
 from memspace.domain.oauth import FamilyToken, LoginLink, OAuthClient, TokenFamily, TokenKind
 from memspace.stores.neo4j.cypher import oauth as cypher
 from memspace.stores.neo4j.records import utc
-from memspace.stores.neo4j.schema import _ALREADY_THERE
+from memspace.stores.neo4j.schema import SchemaPart, ensure_schema
 from memspace.stores.neo4j.store import Neo4jStore
 
 Props = dict[str, Any]
@@ -49,19 +48,7 @@ def _token_props(t: FamilyToken) -> Props:
             "createdAt": utc(t.created_at), "expiresAt": utc(t.expires_at)}
 
 
-def _ensure_schema(driver: Driver, database: str | None) -> None:
-    quiet = [NotificationDisabledClassification.SCHEMA]
-    with driver.session(database=database, notifications_disabled_classifications=quiet) as session:
-        for statement in cypher.OAUTH_SCHEMA:
-            try:
-                session.run(statement).consume()
-            except ClientError as exc:
-                if exc.code not in _ALREADY_THERE:
-                    raise
-        session.run("UNWIND $names AS name CALL db.createLabel(name)",
-                    names=cypher.OAUTH_LABELS).consume()
-        session.run("UNWIND $names AS name CALL db.createProperty(name)",
-                    names=cypher.OAUTH_PROPERTY_KEYS).consume()
+SCHEMA = SchemaPart(cypher.OAUTH_SCHEMA, cypher.OAUTH_LABELS, cypher.OAUTH_PROPERTY_KEYS)
 
 
 class Neo4jOAuthStore:
@@ -69,7 +56,7 @@ class Neo4jOAuthStore:
 
     def __init__(self, store: Neo4jStore) -> None:
         self._db = store._db
-        self._db.retrying(lambda: _ensure_schema(self._db.driver, self._db.database))
+        self._db.retrying(lambda: ensure_schema(self._db.driver, self._db.database, SCHEMA))
 
     def save_client(self, client: OAuthClient) -> None:
         props = {"clientId": client.client_id, "name": client.name,

@@ -7,13 +7,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from neo4j import Driver, NotificationDisabledClassification
-from neo4j.exceptions import ClientError
-
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.errors import Conflict
 from memspace.stores.neo4j.cypher import repos as cypher
-from memspace.stores.neo4j.schema import _ALREADY_THERE
+from memspace.stores.neo4j.schema import SchemaPart, ensure_schema
 from memspace.stores.neo4j.store import Neo4jStore
 
 
@@ -33,19 +30,8 @@ def _chunk(p: dict[str, Any]) -> CodeChunk:
                      p.get("symbol"), p["language"], p["body"])
 
 
-def ensure_repo_schema(driver: Driver, database: str | None) -> None:
-    quiet = [NotificationDisabledClassification.SCHEMA]
-    with driver.session(database=database, notifications_disabled_classifications=quiet) as session:
-        for statement in cypher.REPO_SCHEMA:
-            try:
-                session.run(statement).consume()
-            except ClientError as exc:
-                if exc.code not in _ALREADY_THERE:
-                    raise
-        session.run("UNWIND $names AS name CALL db.createLabel(name)",
-                    names=cypher.REPO_LABELS).consume()
-        session.run("UNWIND $names AS name CALL db.createProperty(name)",
-                    names=cypher.REPO_PROPERTY_KEYS).consume()
+# Repositories and the code index; the evidence role (evidence.py) reads the same nodes.
+SCHEMA = SchemaPart(cypher.REPO_SCHEMA, cypher.REPO_LABELS, cypher.REPO_PROPERTY_KEYS)
 
 
 class Neo4jRepos:
@@ -53,7 +39,7 @@ class Neo4jRepos:
 
     def __init__(self, store: Neo4jStore) -> None:
         self._db = store._db
-        self._db.retrying(lambda: ensure_repo_schema(self._db.driver, self._db.database))
+        self._db.retrying(lambda: ensure_schema(self._db.driver, self._db.database, SCHEMA))
 
     def add_repo(self, repo: Repo) -> None:
         props = {"id": repo.id, "spaceId": repo.space_id, "name": repo.name, "path": repo.path,

@@ -6,6 +6,9 @@ memory index leads with it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from neo4j import Driver, NotificationDisabledClassification
 from neo4j.exceptions import ClientError
 
@@ -118,8 +121,25 @@ _ALREADY_THERE = (
 AWAIT_INDEXES_S = 60
 
 
-def ensure_schema(driver: Driver, database: str | None) -> None:
-    """Create what is missing and wait until every index is online.
+@dataclass(frozen=True)
+class SchemaPart:
+    """What one part of the graph needs: its constraint and index statements, and the labels,
+    relationship types and property keys it names (created up front, so a query on a store
+    that has none yet raises no "unknown label" notification)."""
+
+    statements: Sequence[str]
+    labels: Sequence[str] = ()
+    properties: Sequence[str] = ()
+    relationship_types: Sequence[str] = ()
+    await_indexes: bool = False  # wait until every index is online
+
+
+# The graph store's own part; each role beside it (stores/neo4j/roles.py) names its own.
+GRAPH = SchemaPart(STATEMENTS, LABELS, PROPERTY_KEYS, RELATIONSHIP_TYPES, await_indexes=True)
+
+
+def ensure_schema(driver: Driver, database: str | None, part: SchemaPart = GRAPH) -> None:
+    """Create what is missing of `part` (idempotent; several processes may race on it).
 
     Raises:
         neo4j.exceptions.GqlError: the caller translates it at the store's edge.
@@ -127,15 +147,17 @@ def ensure_schema(driver: Driver, database: str | None) -> None:
     # "already exists, no effect" is the expected answer on every start but the first.
     quiet = [NotificationDisabledClassification.SCHEMA]
     with driver.session(database=database, notifications_disabled_classifications=quiet) as session:
-        for statement in STATEMENTS:
+        for statement in part.statements:
             try:
                 session.run(statement).consume()
             except ClientError as exc:
                 if exc.code not in _ALREADY_THERE:
                     raise
-        session.run("UNWIND $names AS name CALL db.createLabel(name)", names=LABELS).consume()
-        session.run(
-            "UNWIND $names AS name CALL db.createRelationshipType(name)", names=RELATIONSHIP_TYPES
-        ).consume()
-        session.run("UNWIND $names AS name CALL db.createProperty(name)", names=PROPERTY_KEYS).consume()
-        session.run(f"CALL db.awaitIndexes({AWAIT_INDEXES_S})").consume()
+        for procedure, names in (("db.createLabel", part.labels),
+                                 ("db.createRelationshipType", part.relationship_types),
+                                 ("db.createProperty", part.properties)):
+            if names:
+                session.run(f"UNWIND $names AS name CALL {procedure}(name)",
+                            names=list(names)).consume()
+        if part.await_indexes:
+            session.run(f"CALL db.awaitIndexes({AWAIT_INDEXES_S})").consume()

@@ -21,7 +21,7 @@ from memspace.domain.models import MemoryFilter, ScoredMemory
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import search as cypher
-from memspace.stores.vector_cache import Row as CacheRow
+from memspace.stores.space_vectors import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
 # Memories per read of a cold cache load: ~15 MB of vectors a record.

@@ -6,9 +6,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from neo4j import Driver, NotificationDisabledClassification
-from neo4j.exceptions import ClientError
-
 from memspace.domain.errors import NotFound
 from memspace.domain.security import (
     AuditEntry,
@@ -19,22 +16,10 @@ from memspace.domain.security import (
 from memspace.domain.text import content_hash, index_terms
 from memspace.stores.neo4j.cypher import security as cypher
 from memspace.stores.neo4j.records import utc
-from memspace.stores.neo4j.schema import _ALREADY_THERE
+from memspace.stores.neo4j.schema import SchemaPart, ensure_schema
 from memspace.stores.neo4j.store import Neo4jStore
 
-
-def _ensure_schema(driver: Driver, database: str | None) -> None:
-    quiet = [NotificationDisabledClassification.SCHEMA]
-    with driver.session(database=database, notifications_disabled_classifications=quiet) as session:
-        for statement in cypher.AUDIT_SCHEMA:
-            try:
-                session.run(statement).consume()
-            except ClientError as exc:
-                if exc.code not in _ALREADY_THERE:
-                    raise
-        session.run("CALL db.createLabel('AuditEntry')").consume()
-        session.run("UNWIND $names AS name CALL db.createProperty(name)",
-                    names=cypher.SECURITY_PROPERTY_KEYS).consume()
+SCHEMA = SchemaPart(cypher.AUDIT_SCHEMA, ("AuditEntry",), cypher.SECURITY_PROPERTY_KEYS)
 
 
 def _entry(p: dict[str, Any]) -> AuditEntry:
@@ -46,7 +31,7 @@ class Neo4jSecurity:
     def __init__(self, store: Neo4jStore) -> None:
         self._db = store._db
         self._vectors = store.vector_cache
-        self._db.retrying(lambda: _ensure_schema(self._db.driver, self._db.database))
+        self._db.retrying(lambda: ensure_schema(self._db.driver, self._db.database, SCHEMA))
 
     def get_space_policy(self, space_id: str) -> SpacePolicy:
         rows = self._db.read(cypher.GET_SPACE_POLICY, space=space_id)

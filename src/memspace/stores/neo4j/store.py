@@ -53,7 +53,7 @@ from memspace.stores.neo4j.lifecycle_backfill import backfill_lifecycle
 from memspace.stores.neo4j.schema import ensure_schema
 from memspace.stores.neo4j.vector_index import IndexFeed
 from memspace.stores.space_counts import SpaceCounts
-from memspace.stores.vector_cache import Row as CacheRow
+from memspace.stores.space_vectors import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
 
@@ -65,6 +65,7 @@ class Neo4jStore:
             within `connect_timeout_s` per attempt and `retry_window_s` in all.
     """
 
+    backend = "neo4j"  # its role objects: stores/neo4j/roles.py
     concurrent_reads = True
 
     def __init__(

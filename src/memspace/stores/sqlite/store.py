@@ -32,6 +32,7 @@ from memspace.domain.models import (
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
 from memspace.domain.text import query_terms, words
 from memspace.stores.space_counts import SpaceCounts
+from memspace.stores.space_vectors import Row as CacheRow
 from memspace.stores.sqlite import (
     directory,
     documents,
@@ -44,12 +45,13 @@ from memspace.stores.sqlite import (
 from memspace.stores.sqlite.connection import SqliteConnection
 from memspace.stores.sqlite.migrations import backfill_terms, migrate
 from memspace.stores.sqlite.records import ts
-from memspace.stores.vector_cache import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
 
 class SqliteStore:
     """GraphStore on one SQLite file (or `:memory:` for tests), one connection per thread."""
+
+    backend = "sqlite"  # its role objects: stores/sqlite/roles.py
 
     def __init__(self, path: Path | str) -> None:
         self._db = SqliteConnection(path)

@@ -1,0 +1,64 @@
+"""Tools as module-level functions, registered by name: a module lists its tools in a
+`ToolList` (`@TOOLS.tool(name=…, description=…)` over a plain function), and `build_mcp_server`
+adds each list to the server in order. A tool finds the services through its `Context`
+(`app_of(ctx)`): the server it was called on carries the container it was built for."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import Context
+
+from memspace.bootstrap import Container
+from memspace.mcp.errors import CodedErrorsServer
+
+F = TypeVar("F", bound=Callable[..., Any])
+# `server.tool` or `apps.tool`: options in, a decorator out.
+Decorates = Callable[..., Callable[[Callable[..., Any]], Any]]
+
+
+class MemspaceServer(CodedErrorsServer):
+    """The MCP server of one container (its tools read the services from it)."""
+
+    def __init__(self, container: Container, **options: Any) -> None:
+        super().__init__(**options)
+        self.container = container
+
+
+def app_of(ctx: Context) -> Container:
+    """The container of the server this call came to."""
+    server = ctx.mcp_server
+    if not isinstance(server, MemspaceServer):
+        raise RuntimeError("memspace tools are served by a MemspaceServer (mcp/server.py)")
+    return server.container
+
+
+class ToolList:
+    """A module's tools, in the order they are listed to clients."""
+
+    def __init__(self) -> None:
+        self._tools: list[tuple[Callable[..., Any], dict[str, Any]]] = []
+
+    def tool(self, **options: Any) -> Callable[[F], F]:
+        """Record `fn` with its options (name, title, description, annotations, …); the
+        function itself is left as it is, importable and callable on its own."""
+
+        def record(fn: F) -> F:
+            self._tools.append((fn, options))
+            return fn
+
+        return record
+
+    @property
+    def functions(self) -> list[Callable[..., Any]]:
+        return [fn for fn, _ in self._tools]
+
+    @property
+    def names(self) -> list[str]:
+        return [str(options["name"]) for _, options in self._tools]
+
+    def register(self, decorate: Decorates) -> None:
+        """Add every tool through `decorate` (`server.tool`, or `apps.tool` for launchers)."""
+        for fn, options in self._tools:
+            decorate(**options)(fn)

@@ -1,0 +1,27 @@
+"""Records of the export file (services/portability.py) that the wire has too: the export is a
+file format of its own (`portability.VERSION`), so they are spelled here and do not follow
+later changes to the wire shapes of present/."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memspace.domain.models import Handoff
+
+
+def iso(value: datetime | None) -> str | None:
+    """A time as the export writes it (UTC as `Z`, like the wire)."""
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def handoff_line(handoff: Handoff) -> dict[str, Any]:
+    """A handoff line of the export."""
+    return {
+        "type": "handoff", "id": handoff.id, "agent": handoff.agent, "topic": handoff.topic,
+        "summary": handoff.summary, "done": list(handoff.done),
+        "nextSteps": list(handoff.next_steps), "openQuestions": list(handoff.open_questions),
+        "links": list(handoff.links),
+        **({"evidence": list(handoff.evidence)} if handoff.evidence else {}),
+        "createdAt": iso(handoff.created_at), "createdBy": handoff.created_by,
+    }

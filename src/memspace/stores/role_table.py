@@ -1,0 +1,36 @@
+"""What a backend's role table names (stores/roles.py finds the table of a store): the class,
+or builder, of each role beside the graph store, called with the backend's store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from memspace.domain.notes import NoteJobStore
+from memspace.domain.oauth import OAuthStore
+from memspace.domain.ports import (
+    CodeIndexStore,
+    ColdSearch,
+    EvidenceStore,
+    LifecycleStore,
+    SpaceCache,
+    SpaceTextStore,
+)
+from memspace.domain.security import SecurityStore
+
+
+@dataclass(frozen=True)
+class StoreRoles:
+    """Each role's class (or builder), called with the backend's store."""
+
+    oauth: Callable[[Any], OAuthStore]  # OAuth records (domain/oauth.py)
+    note_jobs: Callable[[Any], NoteJobStore]  # notes saved without waiting
+    repos: Callable[[Any], CodeIndexStore]  # repositories and the code index
+    evidence: Callable[[Any], EvidenceStore]  # evidence policies and citations
+    security: Callable[[Any], SecurityStore]  # space policies and the audit log
+    lifecycle: Callable[[Any], LifecycleStore]  # status changes set by hand
+    space_settings: Callable[[Any], SpaceTextStore]  # a space's description and instructions
+    cold: Callable[[Any], ColdSearch]  # search of a space not held in memory (docs/scaling.md)
+    # The store's in-process cache of vectors and terms (docs/scaling.md) under a byte budget.
+    cache: Callable[[Any, int], SpaceCache]
