@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.stores import PATIENT
+
 if TYPE_CHECKING:
     from memspace.stores.neo4j import Neo4jStore
     from tests.support.llm_server import LLMEndpoint
@@ -68,7 +70,7 @@ def _record_default_model(uri: str) -> None:
     from memspace.services import embedding_model
     from memspace.stores.neo4j import Neo4jStore
 
-    store = Neo4jStore(uri)
+    store = Neo4jStore(uri, **PATIENT)
     try:
         store.set_store_info(embedding_model.KEY, embedding_model.E5_SMALL)
     finally:
@@ -80,7 +82,7 @@ def neo4j_store(neo4j_uri: str) -> Iterator[Neo4jStore]:
     """A Neo4jStore on the test server, closed after the test."""
     from memspace.stores.neo4j import Neo4jStore
 
-    made = Neo4jStore(neo4j_uri)
+    made = Neo4jStore(neo4j_uri, **PATIENT)
     yield made
     made.close()
 

@@ -22,6 +22,7 @@ from memspace.services.access import Principal
 from tests.browser.viewhost import ViewHost
 from tests.conftest import skip_or_fail
 from tests.support.server import bound_socket, mcp_client, running_server
+from tests.support.stores import PATIENT_SETTINGS
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Page
@@ -103,6 +104,7 @@ def deployment(request: pytest.FixtureRequest, embedder: LocalEmbedder,
         settings = Settings(_env_file=None, port=port, data_dir=data_dir)  # type: ignore[call-arg]
     else:
         settings = Settings(_env_file=None, port=port, store="neo4j",  # type: ignore[call-arg]
+                            **PATIENT_SETTINGS,
                             neo4j_uri=request.getfixturevalue("neo4j_uri"), data_dir=data_dir)
     app = build(settings, embedder=embedder)
     with running_server(app, sock=sock) as url:

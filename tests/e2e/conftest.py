@@ -15,6 +15,7 @@ from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.embeddings.local import LocalEmbedder
 from tests.support.server import bound_socket, running_server
+from tests.support.stores import PATIENT_SETTINGS
 
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 
@@ -59,6 +60,7 @@ def deployment(request: pytest.FixtureRequest, embedder: LocalEmbedder,
                             port=port)
     else:
         settings = Settings(_env_file=None, store="neo4j", metrics=True,  # type: ignore[call-arg]
+                            **PATIENT_SETTINGS,
                             neo4j_uri=request.getfixturevalue("neo4j_uri"), data_dir=data_dir,
                             port=port)
     app = build(settings, embedder=embedder)

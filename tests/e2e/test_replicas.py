@@ -26,6 +26,7 @@ from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.embeddings.local import LocalEmbedder
 from tests.support.server import bound_socket, running_server
+from tests.support.stores import PATIENT_SETTINGS
 
 pytestmark = pytest.mark.neo4j
 
@@ -85,7 +86,7 @@ def round_robin(backends: list[int]) -> Iterator[str]:
 
 
 def _replica(uri: str, data_dir: Path, embedder: LocalEmbedder) -> Container:
-    settings = Settings(_env_file=None, store="neo4j", neo4j_uri=uri,  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, store="neo4j", **PATIENT_SETTINGS, neo4j_uri=uri,  # type: ignore[call-arg]
                         data_dir=data_dir, cache_mb=1)
     return build(settings, embedder=embedder)
 

@@ -20,6 +20,7 @@ from memspace.llm.tokens import TokenCounter
 from memspace.mcp.errors import CODES
 from tests.e2e.conftest import Deployment
 from tests.support.server import data, mcp_client, running_server
+from tests.support.stores import PATIENT_SETTINGS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.model]
 
@@ -261,6 +262,7 @@ def flaky(request: pytest.FixtureRequest, embedder: LocalEmbedder,
         settings = Settings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]
     else:
         settings = Settings(_env_file=None, store="neo4j",  # type: ignore[call-arg]
+                            **PATIENT_SETTINGS,
                             neo4j_uri=request.getfixturevalue("neo4j_uri"), data_dir=tmp_path)
     app = build(settings, embedder=switch)
     with running_server(app) as url:

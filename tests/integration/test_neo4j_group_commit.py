@@ -13,6 +13,7 @@ from memspace.domain.ports import WriteBatch
 from memspace.stores.neo4j import Neo4jStore
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
+from tests.support.stores import PATIENT
 
 pytestmark = pytest.mark.neo4j
 EMBED = HashEmbedder()
@@ -86,7 +87,7 @@ def test_two_servers_adding_the_same_contents_store_each_once(neo4j_uri: str,
     space's lock, taken before the statement checks the contents, keeps repeats out."""
     space = b.space("group-two-servers")
     neo4j_store.create_space(space)
-    other = Neo4jStore(neo4j_uri)
+    other = Neo4jStore(neo4j_uri, **PATIENT)
     # each said eight times, four times through each store
     contents = [f"step {i % 6} of the migration" for i in range(48)]
     duplicates: list[str] = []

@@ -16,6 +16,7 @@ from memspace.stores.neo4j.memories import INDEX_IN_THE_WRITE
 from memspace.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
+from tests.support.stores import PATIENT
 
 pytestmark = pytest.mark.neo4j
 EMBED = HashEmbedder()
@@ -78,7 +79,7 @@ def test_a_memory_left_unindexed_by_a_stop_is_indexed_at_the_next_start(
         id=memory.id).consume())
     assert _indexed(neo4j_store, memory) is None
 
-    restarted = Neo4jStore(neo4j_uri)
+    restarted = Neo4jStore(neo4j_uri, **PATIENT)
     try:
         assert restarted.flush_vector_index(120)
         assert memory.embedding is not None

@@ -8,6 +8,12 @@ import pytest
 
 from memspace.domain.ports import GraphStore
 
+# A test's Neo4jStore waits longer for the server than a deployed one (3 s a connection, 5 s in
+# all): on a loaded 2-core machine, a starved JVM took over 4 s to hand out one connection and
+# failed a fixture (the outage tests, which test these windows, set their own).
+PATIENT = {"connect_timeout_s": 20.0, "retry_window_s": 60.0}
+PATIENT_SETTINGS = {"neo4j_connect_timeout_s": 20.0, "neo4j_retry_window_s": 60.0}
+
 # Parametrise a fixture with these to run a test once per store.
 STORE_PARAMS = ["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 
@@ -19,4 +25,4 @@ def make_store(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Gra
         return SqliteStore(tmp_path / "memspace.db")
     from memspace.stores.neo4j import Neo4jStore
 
-    return Neo4jStore(request.getfixturevalue("neo4j_uri"))
+    return Neo4jStore(request.getfixturevalue("neo4j_uri"), **PATIENT)
