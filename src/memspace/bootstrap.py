@@ -413,7 +413,7 @@ def build(
         admin=admin,
         memories=memories,
         search=SearchService(store, embedder, access, profiles, settings.max_query_chars,
-                             guard.quarantines, features, cache, cold),
+                             guard.quarantines, features, cache, cold, clock),
         documents=DocumentService(store, access, files, settings.max_page_size),
         ingestion=ingestion,
         worker=IngestionWorker(ingestion, notes),

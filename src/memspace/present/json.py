@@ -20,6 +20,7 @@ from memspace.present.records import (
     relation_json,
     space_json,
 )
+from memspace.present.timeline import timeline_json
 
 # The result types only for type checking: the idempotency ledger (services/memory_writes.py)
 # imports this module at run time, to store an add's answer in its wire form.
@@ -141,6 +142,7 @@ def memory_detail_json(detail: MemoryDetail) -> dict[str, Any]:
         "relations": [relation_json(r) for r in detail.relations],
         "relatedMemories": [neighbour_json(n, detail.titles) for n in detail.related],
         "source": document_json(detail.source) if detail.source else None,
+        "timeline": timeline_json(detail.timeline),
     }
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, replace
+from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.models import Memory, MemoryFilter, Neighbour, ProvenanceKind, provenance_of
 from memspace.domain.ports import (
+    Clock,
     ColdSearch,
     DocumentStore,
     Embedder,
@@ -20,11 +22,13 @@ from memspace.domain.ports import (
 )
 from memspace.services.access import AccessService, Principal
 from memspace.services.beside import beside
+from memspace.services.clock import SystemClock
 from memspace.services.context import Profile, ProfileService
 from memspace.services.conversation import TurnFeatures
 from memspace.services.documents import document_titles
 from memspace.services.lifecycle import keeps, statuses_of, types_of
 from memspace.services.ranking import Ranked, blend, single
+from memspace.services.time_travel import time_slice
 
 # How deep each ranked list is read before blending (services/ranking.py): deeper lists let a
 # memory that is fair in both rankings overtake one that is strong in only one. LoCoMo R@10
@@ -53,6 +57,10 @@ class SearchRequest:
     types: tuple[str, ...] = ()  # only these types (domain/lifecycle.py); empty: any
     statuses: tuple[str, ...] = ()  # only these statuses; a status filter reads inactive ones too
     include_body: bool = False  # whole contents, not excerpts of long ones (present/)
+    # Facts valid at this time / what the space held then (docs/time.md): ISO text or a
+    # datetime; neither: current facts only.
+    as_of: str | datetime | None = None
+    known_at: str | datetime | None = None
 
 
 PROVENANCE_DEPTH = 5
@@ -109,6 +117,7 @@ class SearchService:
         features: TurnFeatures | None = None,
         cache: SpaceCache | None = None,
         cold: ColdSearch | None = None,
+        clock: Clock | None = None,
     ) -> None:
         """`cache` and `cold`: with both, a space this process does not hold is searched on
         the store's indexes (`cold`) and loaded in the background; without, every space is
@@ -118,6 +127,7 @@ class SearchService:
         # Public so a benchmark can switch conversation features between searches.
         self.features = features or TurnFeatures()
         self._store = store
+        self._clock = clock or SystemClock()
         self._cache = cache
         self._cold = cold
         self._embedder = embedder
@@ -172,8 +182,9 @@ class SearchService:
             )
         if not 1 <= request.limit <= MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
+        at = time_slice(request.as_of, request.known_at, self._clock)
         where = MemoryFilter(target.space.id, category, request.include_inactive, types,
-                             statuses)
+                             statuses, at)
 
         def read_profile() -> Callable[[], Profile]:
             return beside(self._store, lambda: self._profiles.profile(target.space))
@@ -245,11 +256,13 @@ class SearchService:
         limit: int, exact: bool = False,
     ) -> tuple[str, list[Ranked]]:
         depth = max(FUSION_DEPTH, limit * 3)
-        if where.types or where.statuses:
-            # The rankings filter by category and activity only; types and statuses narrow
-            # their lists afterwards (search), so they read deeper.
+        if where.types or where.statuses or where.at:
+            # The rankings filter by category and activity only; types, statuses and a time
+            # slice narrow their lists afterwards (search: `keeps`), so they read deeper, and
+            # a slice ranks every version, active or not (docs/time.md).
             depth *= 4
-            where = replace(where, include_inactive=where.include_inactive or bool(where.statuses))
+            where = replace(where, include_inactive=(where.include_inactive
+                                                     or bool(where.statuses) or bool(where.at)))
         if query:
             degraded = None
             try:
@@ -275,7 +288,7 @@ class SearchService:
             return degraded or "hybrid+keyword", kept
         if keyword:
             # only the first `limit` are shown: nothing deeper is fetched (unless filtered)
-            deep = depth if where.types or where.statuses else limit
+            deep = depth if where.types or where.statuses or where.at else limit
             return "keyword", single(ranker.keyword_search(where, keyword, deep, exact),
                                     "keyword")
         newest = self._store.list_memories(where, limit)
