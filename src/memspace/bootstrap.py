@@ -421,7 +421,7 @@ def build(
         seeder=seeder,
         profiles=profiles,
         spaces=SpaceService(access, store),
-        graphs=GraphService(store, access),
+        graphs=GraphService(store, access, clock),
         briefings=BriefingService(store, embedder, access, clock, TokenCounter().count,
                                   quarantines=guard.quarantines, marks=marks,
                                   broken=broken_notes(evidence_store)),
