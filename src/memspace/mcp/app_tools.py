@@ -18,7 +18,7 @@ from pydantic import Field
 
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, WRITES
+from memspace.mcp.tools import READ_ONLY, WRITES, AsOfArg, KnownAtArg
 from memspace.present.json import (
     add_json,
     correction_preview_json,
@@ -134,9 +134,11 @@ def _register_graph_tools(apps: Apps, app: Container, uri: str) -> None:
     def graph_data_ui(
         ctx: Context, space: SpaceArg = None,
         limit: Annotated[int, Field(ge=1, le=2000, description="Most memories to draw.")] = 500,
+        asOf: AsOfArg = None,  # noqa: N803
+        knownAt: KnownAtArg = None,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
-        graph = call(lambda: app.graphs.graph(who, space, limit))
+        graph = call(lambda: app.graphs.graph(who, space, limit, True, asOf, knownAt))
         return result(graph_text(graph), graph_json(graph))
 
     @apps.tool(resource_uri=uri, visibility=APP_ONLY, name="memory_detail_ui", annotations=READ_ONLY,

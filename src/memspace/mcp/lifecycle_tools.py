@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from memspace.bootstrap import Container
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, WRITES, SpaceArg
+from memspace.mcp.tools import READ_ONLY, WRITES, ObservedAtArg, SpaceArg
 from memspace.present.json import add_json, changes_json, marked_json, revisions_json
 from memspace.present.records import memory_json
 from memspace.present.text import (
@@ -83,11 +83,12 @@ def register_lifecycle_tools(server: MCPServer, app: Container) -> None:
         expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
         reason: Annotated[str | None, Field(description="Why (kept on the link to the old version).")] = None,
         space: SpaceArg = None,
+        observedAt: ObservedAtArg = None,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         edited = call(lambda: app.memories.patch(
             who, memoryId, append, prepend, replace.old if replace else None,
-            replace.new if replace else None, space, expectedVersion, reason))
+            replace.new if replace else None, space, expectedVersion, reason, observedAt))
         return result(add_text(edited), add_json(edited))
 
     @server.tool(

@@ -49,6 +49,9 @@ TYPES = ("decision, constraint, architecture, fact, incident, failed_approach, p
 TypeArg = Annotated[str | None, Field(description=f"What kind of note it is: one of {TYPES} (default note).")]
 TypesArg = Annotated[list[str] | None, Field(description=f"Only memories of these types ({TYPES}).")]
 StatusesArg = Annotated[list[str] | None, Field(description="Only memories in these statuses (current, superseded, historical, disputed, pending); superseded and historical ones are read too when named.")]
+AsOfArg = Annotated[str | None, Field(description="Facts valid at this ISO 8601 time, as the space knows them now (e.g. 2026-05-01T09:00:00Z); omit for current facts.")]
+KnownAtArg = Annotated[str | None, Field(description="What the space held at this past ISO 8601 time, corrections made since ignored; with asOf, facts valid at asOf as known at knownAt.")]
+ObservedAtArg = Annotated[datetime | None, Field(description="When the corrected fact began to hold (ISO 8601); default: now. Ends the old version's valid time.")]
 IncludeBodyArg = Annotated[bool, Field(description="Whole contents; by default a long memory shows as an excerpt with `bodyChars` (getMemory or getMemories read it whole).")]
 ImportanceArg = Annotated[int | None, Field(ge=1, le=5, description="1 (minor) to 5 (must not be missed); default 3. Weighs it in get_context.")]
 
@@ -93,11 +96,14 @@ def register_tools(server: MCPServer, app: Container) -> None:
         types: TypesArg = None,
         statuses: StatusesArg = None,
         includeBody: IncludeBodyArg = False,  # noqa: N803
+        asOf: AsOfArg = None,  # noqa: N803
+        knownAt: KnownAtArg = None,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive,
                                 provenance=tuple(provenance or ()), types=tuple(types or ()),
-                                statuses=tuple(statuses or ()), include_body=includeBody)
+                                statuses=tuple(statuses or ()), include_body=includeBody,
+                                as_of=asOf, known_at=knownAt)
         if kind != "notes":
             return search_with_code(app, who, request, kind)
         found = call(lambda: app.search.search(who, request))
@@ -177,10 +183,11 @@ def register_tools(server: MCPServer, app: Container) -> None:
         expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the fact changed since.")] = None,  # noqa: N803
         evidence: EvidenceArg = None,
         dryRun: DryRunArg = False,  # noqa: N803
+        observedAt: ObservedAtArg = None,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason,
-                                                  expectedVersion, evidence, dryRun))
+                                                  expectedVersion, evidence, dryRun, observedAt))
         return result(add_text(added), add_json(added))
 
     @server.tool(
@@ -226,6 +233,8 @@ def register_tools(server: MCPServer, app: Container) -> None:
         types: TypesArg = None,
         statuses: StatusesArg = None,
         includeBody: IncludeBodyArg = False,  # noqa: N803
+        asOf: AsOfArg = None,  # noqa: N803
+        knownAt: KnownAtArg = None,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
         if verification:
@@ -240,7 +249,7 @@ def register_tools(server: MCPServer, app: Container) -> None:
                              lean=lean)
             return result(f"{text}\nNext time pass since={feed.next_cursor}", data)
         slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor,
-                                                     types, statuses))
+                                                     types, statuses, asOf, knownAt))
         items = [memory_json(m, lean=lean) for m in page.items]
         data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}
         return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor, lean=lean), data)

@@ -12,7 +12,7 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.mcp.evidence_args import DryRunArg, EvidenceArg
 from memspace.mcp.identity import call, principal_of
-from memspace.mcp.tools import READ_ONLY, WRITES, CursorArg, SpaceArg
+from memspace.mcp.tools import READ_ONLY, WRITES, AsOfArg, CursorArg, KnownAtArg, SpaceArg
 from memspace.present.json import context_json
 from memspace.present.records import handoff_json
 from memspace.present.text import handoff_text
@@ -46,9 +46,12 @@ def register_workflow_tools(server: MCPServer, app: Container) -> None:
         maxTokens: Annotated[int | None, Field(ge=200, le=50_000, description="Token budget of the whole text (overrides detail's).")] = None,  # noqa: N803
         detail: Annotated[Literal["lean", "balanced", "deep"], Field(description="lean | balanced | deep.")] = "balanced",
         space: SpaceArg = None,
+        asOf: AsOfArg = None,  # noqa: N803
+        knownAt: KnownAtArg = None,  # noqa: N803
     ) -> CallToolResult:
         who = principal_of(ctx)
-        brief = call(lambda: app.briefings.brief(who, query, maxTokens, detail, space))
+        brief = call(lambda: app.briefings.brief(who, query, maxTokens, detail, space, asOf,
+                                                 knownAt))
         return result(brief.text, context_json(brief))
 
     @server.tool(
