@@ -5,6 +5,7 @@ the domain rule (domain.bitemporal.holds) over every row the store holds."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -18,7 +19,7 @@ from memspace.domain.bitemporal import TimeSlice, holds
 from memspace.domain.errors import InvalidInput
 from memspace.domain.models import Access
 from memspace.domain.ports import GraphStore
-from memspace.services.access import Principal
+from memspace.services.access import AccessService, Principal
 from memspace.services.search import SearchRequest
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 
@@ -172,3 +173,27 @@ def test_bad_times_are_refused_with_an_example(app: Container, as_of: str | None
     with pytest.raises(InvalidInput) as refused:
         app.memories.list(who, slug, as_of=as_of, known_at=known_at)
     assert says in refused.value.message and "2026-05-01T09:00:00Z" in refused.value.message
+
+
+
+def test_export_carries_both_intervals_and_import_restores_them(app: Container) -> None:
+    slug, _, ids = written(app)
+    operator = AccessService.operator()
+    lines = [json.dumps(r) for r in app.portability.export(operator, slug)]
+    exported = {r["id"]: r for r in map(json.loads, lines) if r["type"] == "memory"}
+    assert exported[ids["P1"]]["validTo"] == "2026-01-03T00:00:00Z"
+    assert exported[ids["P1"]]["supersededAt"] == "2026-01-06T00:00:00Z"
+    # An export made before valid time carries none of them (validTo is derived on import).
+    legacy = [json.dumps({k: v for k, v in json.loads(line).items()
+                          if k not in ("validFrom", "validTo", "recordedAt", "supersededAt")})
+              for line in lines]
+    label_of = {(content, at): label for label, content, _, at, _ in HISTORY}
+    for source in (lines, legacy):
+        other = f"time-copy-{uuid.uuid4().hex[:8]}"
+        app.admin.create_space(other)
+        app.portability.import_space(operator, other, source, new_ids=True)
+        for as_of, known_at, expected in EXPECTED:
+            _, page = app.memories.list(operator, other, limit=50, as_of=as_of,
+                                        known_at=known_at)
+            assert {label_of[(m.content, m.created_at)] for m in page.items} == expected, (
+                source is legacy, as_of, known_at)

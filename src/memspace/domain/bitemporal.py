@@ -15,7 +15,7 @@ stores/neo4j/cypher/fields.py `memory_filter`); the contract tests hold all thre
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -55,6 +55,15 @@ def superseded_at(memory: Memory) -> datetime | None:
     if forgotten(memory) or memory.invalidated_at is None:
         return None
     return utc(memory.invalidated_at)
+
+
+def closed_intervals(memories: list[Memory]) -> list[Memory]:
+    """Memories read from an export made before valid time (no validTo): each superseded one
+    ends where what superseded it began, as migration 17 derives it for stored ones."""
+    starts = {m.id: valid_from_of(m) for m in memories}
+    return [replace(m, valid_to=starts.get(m.invalidated_by, m.invalidated_at))
+            if m.valid_to is None and m.invalidated_by and not forgotten(m) else m
+            for m in memories]
 
 
 def holds(memory: Memory, at: TimeSlice) -> bool:

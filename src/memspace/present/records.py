@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from memspace.domain.bitemporal import utc, valid_from_of
+from memspace.domain.bitemporal import superseded_at, utc, valid_from_of
 from memspace.domain.lifecycle import DEFAULT_IMPORTANCE
 from memspace.domain.models import (
     ApiKey,
@@ -108,6 +108,15 @@ def interval_json(memory: Memory, lean: bool = False) -> dict[str, Any]:
     if memory.valid_to is not None and memory.invalidated_by and not memory.forget_reason:
         data["validTo"] = iso(utc(memory.valid_to))
     return data
+
+
+def interval_fields(memory: Memory) -> dict[str, Any]:
+    """What the export writes of both intervals (docs/time.md): `validFrom`, `validTo`,
+    `recordedAt` (createdAt) and `supersededAt` (invalidatedAt of a superseded memory)."""
+    return {"validFrom": iso(valid_from_of(memory)),
+            "validTo": iso(utc(memory.valid_to)) if memory.valid_to else None,
+            "recordedAt": iso(memory.created_at),
+            "supersededAt": iso(superseded_at(memory))}
 
 
 def change_kind(memory: Memory) -> str:

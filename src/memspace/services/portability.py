@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
+from memspace.domain.bitemporal import closed_intervals
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
 from memspace.domain.evidence import Verification
 from memspace.domain.evidence_codec import citation_rows, citations_of
@@ -53,7 +54,7 @@ from memspace.domain.security import SpacePolicy
 from memspace.domain.text import content_hash
 
 # The export writes handoffs and times as the wire shows them.
-from memspace.present.records import handoff_json, iso
+from memspace.present.records import handoff_json, interval_fields, iso
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
@@ -128,6 +129,7 @@ class PortabilityService:
                 **provenance_fields(memory),
                 "memoryType": memory.type.value, "status": memory.status.value,
                 "importance": memory.importance, "canonical": memory.canonical,
+                **interval_fields(memory),
             }
         relations = self._store.relations_among(sid, [m.id for m in memories])
         for rel in sorted(relations,
@@ -219,7 +221,8 @@ class PortabilityService:
         for record in (r for r in records if r["type"] == "document"):
             self._import_document(sid, record, ident)
             report.documents += 1
-        memories = [self._memory(sid, r, ident) for r in records if r["type"] == "memory"]
+        memories = closed_intervals([self._memory(sid, r, ident) for r in records
+                                     if r["type"] == "memory"])
         for start in range(0, len(memories), PAGE):
             chunk = memories[start:start + PAGE]
             vectors = self._embedder.embed([m.content for m in chunk])
@@ -333,4 +336,5 @@ class PortabilityService:
                 bool(r["active"]), r.get("invalidatedBy"), r.get("forgetReason"))),
             importance=int(r.get("importance") or DEFAULT_IMPORTANCE),
             canonical=bool(r.get("canonical")),
+            valid_from=_time(r.get("validFrom")), valid_to=_time(r.get("validTo")),
         )
