@@ -136,8 +136,9 @@ class Memory:
     importance: int = DEFAULT_IMPORTANCE
     canonical: bool = False
     # Valid time (domain/bitemporal.py): when the fact began to hold (None until stored: its
-    # observedAt, else created_at) and the valid_from of what superseded it (None: open).
-    valid_from: datetime | None = None
+    # observedAt, else created_at; derived from those, so not part of equality) and the
+    # valid_from of what superseded it (None: open).
+    valid_from: datetime | None = field(default=None, compare=False)
     valid_to: datetime | None = None
 
     @property
