@@ -197,3 +197,16 @@ def test_export_carries_both_intervals_and_import_restores_them(app: Container) 
                                         known_at=known_at)
             assert {label_of[(m.content, m.created_at)] for m in page.items} == expected, (
                 source is legacy, as_of, known_at)
+
+
+@pytest.mark.parametrize("keyword", [True, False])
+def test_a_search_reads_deeper_when_the_versions_it_ranked_first_did_not_hold(
+        app: Container, keyword: bool) -> None:
+    slug, who, ids = written(app)
+    # Three versions say "staging server"; one result asked: the first pass may rank the two
+    # that did not hold first, and the search then reads deeper.
+    for at, label in ((day(1), "S1"), (day(2), "S2"), (day(3), "S2"), (day(4), "S3")):
+        found = app.search.search(who, SearchRequest(
+            **({"keyword": "staging"} if keyword else {"query": "staging server"}),
+            space=slug, limit=1, include_profile=False, as_of=at))
+        assert [h.memory.id for h in found.hits] == [ids[label]], (at, label)
