@@ -6,8 +6,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from memspace.domain.bitemporal import TimeSlice
 from memspace.present.records import iso
-from memspace.services.time_travel import Period
+from memspace.services.time_travel import Period, described
+
+
+def slice_json(at: TimeSlice | None) -> dict[str, Any]:
+    """The slice an answer was read at (`asOf`, `knownAt`), echoed; nothing for current facts."""
+    if at is None:
+        return {}
+    return {k: iso(v) for k, v in (("asOf", at.as_of), ("knownAt", at.known_at)) if v}
+
+
+def slice_text(at: TimeSlice | None) -> str:
+    return f" — {described(at)}" if at is not None else ""
 
 
 def period_json(period: Period) -> dict[str, Any]:

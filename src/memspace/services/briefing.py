@@ -27,7 +27,7 @@ from memspace.present.quoting import NOTICE
 from memspace.services import briefing_sections as sec
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.ranking import blend
-from memspace.services.time_travel import time_slice
+from memspace.services.time_travel import described, time_slice
 
 MIN_TOKENS = 200
 MAX_TOKENS = 50_000
@@ -69,6 +69,7 @@ class Briefing:
     space: str = ""
     handoff: str | None = None  # id of the handoff shown, if any
     notes: list[str] = field(default_factory=list)
+    at: TimeSlice | None = None  # the time slice briefed (docs/time.md); None: today
 
 
 class BriefingPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, HandoffStore, Protocol):
@@ -128,7 +129,11 @@ class BriefingService:
             entries += [sec.memory_entry(m, sec.Section(f"space:{other.space.slug}", title),
                                          i == 0, level.excerpt_words)
                         for i, m in enumerate(ranked)]
-        out = self._pack(self._header(target, q, notes[:1]), entries, budget)
+        head = self._header(target, q, notes[:1])
+        if at is not None:  # a past view, said first: never mistaken for today's truth
+            head = head.replace(NOTICE, f"{NOTICE}\nAS OF THE PAST: {described(at)}.", 1)
+        out = self._pack(head, entries, budget)
+        out.at = at
         out.budget, out.detail, out.space = budget, detail, target.space.slug
         out.handoff = handoff.id if handoff is not None and handoff.id not in out.omitted else None
         out.notes = notes[:1]

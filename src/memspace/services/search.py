@@ -7,6 +7,7 @@ from dataclasses import KW_ONLY, dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
+from memspace.domain.bitemporal import TimeSlice
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.models import Memory, MemoryFilter, Neighbour, ProvenanceKind, provenance_of
 from memspace.domain.ports import (
@@ -96,6 +97,7 @@ class SearchResult:
     # warm: ranked on the space held in memory; cold: on the store's own indexes
     # (docs/scaling.md), while the space loads in the background
     path: str = "warm"
+    at: TimeSlice | None = None  # the time slice read (docs/time.md); None: current facts
 
 
 Ranker = ColdSearch  # the three searches a ranking reads, warm (the store) or cold
@@ -233,6 +235,7 @@ class SearchService:
             profile=shown,
             include_body=request.include_body,
             path=path,
+            at=at,
         )
 
     def close(self) -> None:

@@ -51,6 +51,17 @@ def time_slice(as_of: str | datetime | None, known_at: str | datetime | None,
     return TimeSlice(valid, known)
 
 
+def described(at: TimeSlice) -> str:
+    """The slice in words, for the text people and models read (a past view, never today's)."""
+    valid = at.as_of.isoformat().replace("+00:00", "Z") if at.as_of else None
+    known = at.known_at.isoformat().replace("+00:00", "Z") if at.known_at else None
+    if valid and known:
+        return f"facts valid at {valid} as the space knew them at {known}"
+    if valid:
+        return f"facts valid at {valid}, as the space knows them now"
+    return f"what the space held at {known}, corrections made since ignored"
+
+
 @dataclass(frozen=True)
 class Period:
     """One version of a fact on its timeline: when it held (valid time), when the space held it
