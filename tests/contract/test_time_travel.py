@@ -80,8 +80,18 @@ EXPECTED: list[tuple[datetime | None, datetime | None, set[str]]] = [
 
 @pytest.fixture
 def app(store: GraphStore, tmp_path: Path) -> Iterator[Container]:
+    yield from _app(store, Settings(_env_file=None, data_dir=tmp_path))  # type: ignore[call-arg]
+
+
+@pytest.fixture
+def cold_app(store: GraphStore, tmp_path: Path) -> Iterator[Container]:
+    """No space fits the cache: every search runs on the cold path (docs/scaling.md)."""
+    yield from _app(store, Settings(_env_file=None, data_dir=tmp_path,  # type: ignore[call-arg]
+                                    cache_mb=0))
+
+
+def _app(store: GraphStore, settings: Settings) -> Iterator[Container]:
     clock = SetClock(day(1))
-    settings = Settings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]
     made = build(settings, store=store, embedder=HashEmbedder(), blobs=MemoryBlobStore(),
                  clock=clock)
     made.clock_for_test = clock  # type: ignore[attr-defined]
@@ -210,3 +220,14 @@ def test_a_search_reads_deeper_when_the_versions_it_ranked_first_did_not_hold(
             **({"keyword": "staging"} if keyword else {"query": "staging server"}),
             space=slug, limit=1, include_profile=False, as_of=at))
         assert [h.memory.id for h in found.hits] == [ids[label]], (at, label)
+
+
+def test_the_cold_path_reads_a_slice_as_the_warm_one_does(cold_app: Container) -> None:
+    slug, who, ids = written(cold_app)
+    label_of = {v: k for k, v in ids.items()}
+    for as_of, known_at, expected in EXPECTED:
+        found = cold_app.search.search(who, SearchRequest(
+            query="staging server widget billing door VPN", space=slug, limit=50,
+            include_profile=False, as_of=as_of, known_at=known_at))
+        assert found.path == "cold"
+        assert {label_of[h.memory.id] for h in found.hits} == expected, (as_of, known_at)
