@@ -96,6 +96,7 @@ def _app(store: GraphStore, settings: Settings) -> Iterator[Container]:
                  clock=clock)
     made.clock_for_test = clock  # type: ignore[attr-defined]
     yield made
+    made.search.close()  # its background loads read the store, which the fixture closes next
 
 
 class SetClock:
