@@ -147,6 +147,9 @@ def test_list_search_and_the_rule_agree_with_the_table(app: Container, store: Gr
             query="staging server widget billing door VPN", space=slug, limit=50,
             include_profile=False, as_of=as_of, known_at=known_at))
         assert {label_of[h.memory.id] for h in found.hits} == expected, f"search {case}"
+        if as_of or known_at:  # nor is erased text shown beside a hit
+            assert not {n.memory.id for h in found.hits for n in h.related} & {
+                ids["F1"], ids["V2"]}, f"related {case}"
         if as_of or known_at:
             assert {label_of[m.id] for m in every if holds(m, TimeSlice(as_of, known_at))} \
                 == expected, f"holds {case}"

@@ -7,7 +7,7 @@ from dataclasses import KW_ONLY, dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
-from memspace.domain.bitemporal import TimeSlice
+from memspace.domain.bitemporal import TimeSlice, forgotten
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.models import Memory, MemoryFilter, Neighbour, ProvenanceKind, provenance_of
 from memspace.domain.ports import (
@@ -217,7 +217,8 @@ class SearchService:
                                  [h.memory for h in hits] + [n.memory for n in related])
         by_origin: dict[str, list[Neighbour]] = {}
         for n in related:
-            by_origin.setdefault(n.origin_id, []).append(n)
+            if at is None or not forgotten(n.memory):  # a slice never shows what was erased
+                by_origin.setdefault(n.origin_id, []).append(n)
         shown = profile() if profile is not None else None
         message = None
         if not hits:
