@@ -48,7 +48,7 @@ async def test_an_agent_reads_what_held_and_what_was_known(deployment: Deploymen
         context = await agent.call_tool("get_context", {"asOf": "2026-02-15T00:00:00Z"})
         text = context.content[0].text  # type: ignore[union-attr]
         assert "Tuesdays" in text and "Thursdays" not in text
-        assert "AS OF THE PAST: facts valid at 2026-02-15T00:00:00Z" in text
+        assert "NOT TODAY'S VIEW: facts valid at 2026-02-15T00:00:00Z" in text
         sliced = await agent.call_tool("search_memory", {"query": QUERY, "knownAt": "2026-01-01"})
         assert data(sliced)["knownAt"] == "2026-01-01T00:00:00Z"
         assert "what the space held at 2026-01-01T00:00:00Z" in sliced.content[0].text  # type: ignore[union-attr]

@@ -131,7 +131,7 @@ class BriefingService:
                         for i, m in enumerate(ranked)]
         head = self._header(target, q, notes[:1])
         if at is not None:  # a past view, said first: never mistaken for today's truth
-            head = head.replace(NOTICE, f"{NOTICE}\nAS OF THE PAST: {described(at)}.", 1)
+            head = head.replace(NOTICE, f"{NOTICE}\nNOT TODAY'S VIEW: {described(at)}.", 1)
         out = self._pack(head, entries, budget)
         out.at = at
         out.budget, out.detail, out.space = budget, detail, target.space.slug
