@@ -1,15 +1,17 @@
 """Bulk-load, cold-start and MCP-over-HTTP figures for one store. Prints; asserts nothing.
 
 Usage: bench_service.py [--memories N] [--requests R] [--writers W] [--profile Q] [--port P]
-                        [--settle S]
+                        [--settle S] [--as-of] [--corrections C]
 The store comes from MEMSPACE_STORE (sqlite by default, in a temporary data dir; for Neo4j set
 MEMSPACE_STORE=neo4j and MEMSPACE_NEO4J_URI). The memories are loaded through the service's
 bulk path (add_many: batched embedding, one transaction per batch) and compared with the raw
 embedding rate, the mean of one measured before the load and one after; once the machine is idle
 again (--settle), a server is started on that store and timed from spawn to /readyz and to its
 first search. --writers W adds W clients adding at once to the same space; --profile Q ends
-with a cProfile of Q in-process hybrid searches (cumulative-time shares). Figures are honest
-only on an idle machine.
+with a cProfile of Q in-process hybrid searches (cumulative-time shares). --as-of corrects C
+memories after the load (history: each correction a new version, the old one superseded) and
+times searches with `asOf` and `knownAt` at the instant before the corrections beside the
+current-only ones, in the same loop (docs/time.md). Figures are honest only on an idle machine.
 """
 
 from __future__ import annotations
@@ -142,8 +144,9 @@ async def concurrent_adds(url: str, key: str, writers: int, each: int) -> tuple[
 
 
 async def mcp_latency(url: str, key: str, requests: int, rng: random.Random,
-                      added: list[str]) -> dict[str, list[float]]:
-    """Sequential add, hybrid search and keyword search; the added contents go to `added`."""
+                      added: list[str], before: str | None = None) -> dict[str, list[float]]:
+    """Sequential add, hybrid search and keyword search; the added contents go to `added`.
+    `before`: also the same searches with asOf / knownAt at that instant, in the same loop."""
     timings: dict[str, list[float]] = {"add_memory": [], "search_memory (hybrid)": [],
                                        "search_memory (keyword)": []}
     http, client = mcp_client(url, key)
@@ -151,16 +154,26 @@ async def mcp_latency(url: str, key: str, requests: int, rng: random.Random,
         await client.call_tool("search_memory", {"query": "warm up"})
         for i in range(requests):
             added.append(sentence(rng, 10_000_000 + i))
-            calls = [
+            query, keyword = hybrid_query(rng), rng.choice(THINGS) + "s"
+            calls: list[tuple[str, dict[str, Any]]] = [
                 ("add_memory", {"content": added[-1]}),
-                ("search_memory (hybrid)", {"query": hybrid_query(rng)}),
-                ("search_memory (keyword)", {"keyword": rng.choice(THINGS) + "s"}),
+                ("search_memory (hybrid)", {"query": query}),
+                ("search_memory (keyword)", {"keyword": keyword}),
             ]
+            if before is not None:
+                calls += [("search_memory (hybrid, asOf)", {"query": query, "asOf": before}),
+                          ("search_memory (hybrid, knownAt)", {"query": query, "knownAt": before}),
+                          ("search_memory (keyword, asOf)", {"keyword": keyword, "asOf": before})]
+                # The first search after an add pays for applying it (cache, profile): the
+                # searches take that place in turn, so no kind always pays it.
+                searches = calls[1:]
+                rng.shuffle(searches)
+                calls = calls[:1] + searches
             for name, args in calls:
                 tool = name.split(" ")[0]
                 start = time.perf_counter()
                 result = await client.call_tool(tool, args)
-                timings[name].append((time.perf_counter() - start) * 1000)
+                timings.setdefault(name, []).append((time.perf_counter() - start) * 1000)
                 if result.is_error:
                     raise SystemExit(f"{tool} failed: {result.content}")
     return timings
@@ -202,6 +215,30 @@ def profile_searches(app: Any, slug: str, queries: int, rng: random.Random) -> N
     print(f"  total {total * 1000 / queries:.1f} ms per search in process")
 
 
+def history(app: Any, slug: str, corrections: int, rng: random.Random) -> str:
+    """Correct `corrections` random memories (each a new version, the old one superseded) and
+    return the instant just before: an asOf / knownAt there reads the replaced versions."""
+    from datetime import UTC, datetime
+
+    operator = AccessService.operator()
+    before = datetime.now(UTC).isoformat()
+    ids: list[str] = []
+    cursor = None
+    while len(ids) < corrections * 3:
+        _, page = app.memories.list(operator, slug, limit=100, cursor=cursor)
+        ids += [m.id for m in page.items]
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    start = time.perf_counter()
+    for n, memory_id in enumerate(rng.sample(ids, min(corrections, len(ids)))):
+        app.memories.correct(operator, memory_id, sentence(rng, 20_000_000 + n), slug,
+                             reason="bench history")
+    print(f"history: {min(corrections, len(ids)):,} corrections in "
+          f"{time.perf_counter() - start:.0f} s; asOf / knownAt = {before}", flush=True)
+    return before
+
+
 def serve(port: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, "MEMSPACE_PORT": str(port)}
     return subprocess.Popen([sys.executable, "-m", "memspace.cli", "serve"], env=env,
@@ -236,6 +273,10 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=0, metavar="Q",
                         help="end with a cProfile of Q in-process hybrid searches")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--as-of", action="store_true",
+                        help="also time searches with asOf / knownAt (after --corrections)")
+    parser.add_argument("--corrections", type=int, default=1_000,
+                        help="with --as-of: memories corrected after the load (history)")
     parser.add_argument("--settle", type=float, default=180, metavar="S",
                         help="after the load, wait up to S seconds for the machine to go idle "
                              "(the store's own background work) before the server starts; "
@@ -285,6 +326,8 @@ def main() -> None:
           + (f", the vector index's last {index_tail:.1f} s" if flush_index else "") + ")",
           flush=True)
 
+    before = history(app, slug, args.corrections, rng) if args.as_of else None
+
     if args.settle:
         waited, busy = settle(args.settle)
         state = "idle" if busy is None or busy < 0.1 else f"still {100 * busy:.0f}% busy"
@@ -299,10 +342,15 @@ def main() -> None:
         first_ms = asyncio.run(first_search(url, key, rng))
         print(f"cold start: /readyz after    {ready_ms:8.0f} ms;  first search after it "
               f"{first_ms:6.0f} ms", flush=True)
-        timings = asyncio.run(mcp_latency(url, key, args.requests, rng, added))
+        timings = asyncio.run(mcp_latency(url, key, args.requests, rng, added, before))
         print(f"MCP over HTTP, {args.requests} calls each, space of {args.memories:,}+ memories:")
         for name, values in timings.items():
             print(row(name, values))
+        if before is not None:
+            for kind in ("hybrid, asOf", "hybrid, knownAt", "keyword, asOf"):
+                base = timings[f"search_memory ({kind.split(',')[0]})"]
+                print(f"  p95 ratio ({kind} / current-only): "
+                      f"{pct(timings[f'search_memory ({kind})'], 0.95) / pct(base, 0.95):.2f}")
         if args.writers:
             times, errors = asyncio.run(
                 concurrent_adds(url, key, args.writers, args.adds_per_writer))

@@ -51,6 +51,13 @@ def add(
     emit(add_json(added), as_json, add_text(added))
 
 
+# docs/time.md
+AsOfOpt = Annotated[str | None, typer.Option(
+    "--as-of", help="Facts valid at this ISO time, as known now.")]
+KnownAtOpt = Annotated[str | None, typer.Option(
+    "--known-at", help="What the space held at this past ISO time.")]
+
+
 @command
 def search(
     query: Annotated[str | None, typer.Argument(help="Natural-language query.")] = None,
@@ -63,13 +70,15 @@ def search(
     statuses: StatusesOpt = None,
     provenance: Annotated[list[str] | None, typer.Option(
         help="Only these sources: human, agent, document, model, import; repeatable.")] = None,
+    as_of: AsOfOpt = None,
+    known_at: KnownAtOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Search a space (the same call as the search_memory tool)."""
     container = open_container()
     request = SearchRequest(query, keyword, category, space or None, limit, False, include_inactive,
                             types=tuple(types or ()), statuses=tuple(statuses or ()),
-                            provenance=tuple(provenance or ()))
+                            provenance=tuple(provenance or ()), as_of=as_of, known_at=known_at)
     found = container.search.search(AccessService.operator(), request)
     emit(search_json(found), as_json, search_text(found))
 
@@ -83,12 +92,15 @@ def list_memories(
     include_inactive: Annotated[bool, typer.Option(help="Include superseded memories.")] = False,
     limit: Annotated[int, typer.Option(help="Page size (1-100).")] = 20,
     cursor: Annotated[str | None, typer.Option(help="nextCursor of the previous page.")] = None,
+    as_of: AsOfOpt = None,
+    known_at: KnownAtOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List a space's memories, newest first (the same call as the listMemories tool)."""
     container = open_container()
     slug, page = container.memories.list(AccessService.operator(), space, category,
-                                         include_inactive, limit, cursor, types, statuses)
+                                         include_inactive, limit, cursor, types, statuses,
+                                         as_of, known_at)
     data = {"space": slug, "memories": [memory_json(m) for m in page.items],
             "nextCursor": page.next_cursor}
     emit(data, as_json, list_text(f"Memories in '{slug}'", page.items, page.next_cursor))

@@ -26,11 +26,16 @@ def context(
     detail: Annotated[str, typer.Option(help="lean | balanced | deep.")] = "balanced",
     max_tokens: Annotated[int | None, typer.Option(
         "--max-tokens", help="Token budget (overrides the detail level's).")] = None,
+    as_of: Annotated[str | None, typer.Option(
+        "--as-of", help="Facts valid at this ISO time, as known now (docs/time.md).")] = None,
+    known_at: Annotated[str | None, typer.Option(
+        "--known-at", help="What the space held at this past ISO time.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Print what a space knows, packed into a token budget (the get_context tool's text)."""
     app = open_container()
-    brief = app.briefings.brief(AccessService.operator(), query, max_tokens, detail, space)
+    brief = app.briefings.brief(AccessService.operator(), query, max_tokens, detail, space,
+                                as_of, known_at)
     emit(context_json(brief), as_json, brief.text.rstrip())
 
 

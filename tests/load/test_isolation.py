@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -94,8 +95,8 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
         slug = rng.choice([*slugs, unknown]) if rng.random() < 0.95 else unknown
         action = rng.choices(["add", "repeat", "search", "keyword", "list", "forget", "code",
                               "chunk", "verify", "secret", "inject", "mark", "patch", "batch",
-                              "changes", "revisions", "rename"],
-                             [30, 5, 25, 10, 20, 10, 10, 10, 3, 5, 5, 10, 8, 8, 8, 6, 3])[0]
+                              "changes", "revisions", "rename", "asof", "timeline"],
+                             [30, 5, 25, 10, 20, 10, 10, 10, 3, 5, 5, 10, 8, 8, 8, 6, 3, 8, 6])[0]
         refusal = expect_refusal(granted.get(slug), action in (
             "add", "repeat", "forget", "secret", "inject", "mark", "patch", "rename"))
         context = f"seed {seed}, step {step}: {action} in {slug} as {granted}"
@@ -179,6 +180,28 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
                 assert all(after[s] == versions[s] for s in slugs if s != slug), context
                 for text in live:  # each is at a new id now
                     ids[slug][text] = next(m.id for m in back if m.content == text)
+            elif action == "asof":
+                # a time slice at now (docs/time.md) holds exactly the current memories of this
+                # space, through the store's filter (list) and the ranked search alike
+                now = datetime.now(UTC).isoformat()
+                at = rng.choice([{"as_of": now}, {"known_at": now},
+                                 {"as_of": now, "known_at": now}])
+                _, page = rig.app.memories.list(who, slug, limit=50, **at)
+                live = {t for t, on in model[slug].items() if on}
+                listed = {m.content for m in page.items}
+                assert all(t.startswith(f"[{slug}]") for t in listed), context
+                assert listed == live if len(live) <= 50 else listed < live, context
+                found = rig.app.search.search(who, SearchRequest(
+                    query=f"{rng.choice(WORDS)} notes", space=slug, limit=10, **at))
+                assert {h.memory.content for h in found.hits} <= live, context
+                assert len(found.hits) == min(len(live), 10), context
+            elif action == "timeline":
+                memory_id, here = some_id(slug)
+                if refusal is None and here is None:
+                    refusal = NotFound
+                detail = rig.app.memories.get(who, memory_id, slug)
+                assert detail.timeline[-1].memory.content == here, context
+                assert all(p.memory.space_id == space_ids[slug] for p in detail.timeline), context
             elif action == "batch":
                 memory_id, here = some_id(slug)
                 _, found, missing = rig.app.memories.get_many(who, [memory_id], slug)

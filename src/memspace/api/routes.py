@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -83,6 +84,8 @@ class SearchBody(BaseModel):
     types: list[str] = []
     statuses: list[str] = []
     includeBody: bool = False  # noqa: N815
+    asOf: str | None = None  # noqa: N815  (docs/time.md)
+    knownAt: str | None = None  # noqa: N815
 
 
 @router.post("/v1/memories", tags=["memories"], status_code=201)
@@ -117,17 +120,20 @@ async def search(body: SearchBody, app: ContainerDep, who: PrincipalDep) -> dict
                             body.includeProfile, body.includeInactive,
                             exact_keyword=body.exactKeyword, provenance=tuple(body.provenance),
                             types=tuple(body.types), statuses=tuple(body.statuses),
-                            include_body=body.includeBody)
+                            include_body=body.includeBody, as_of=body.asOf,
+                            known_at=body.knownAt)
     return search_json(await run_in_threadpool(app.search.search, who, request))
 
 
 @router.get("/v1/memories", tags=["memories"])
 async def list_memories(app: ContainerDep, who: PrincipalDep, space: str | None = None,
                         category: str | None = None, includeInactive: bool = False,  # noqa: N803
-                        limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
+                        limit: int = 20, cursor: str | None = None,
+                        asOf: str | None = None, knownAt: str | None = None,  # noqa: N803
+                        ) -> dict[str, Any]:
     slug, page = await run_in_threadpool(
-        app.memories.list, who, space, category, includeInactive, limit, cursor
-    )
+        app.memories.list, who, space, category, includeInactive, limit, cursor, None, None,
+        asOf, knownAt)
     return {"space": slug, "memories": [memory_json(m) for m in page.items],
             "nextCursor": page.next_cursor}
 
@@ -140,6 +146,7 @@ class PatchBody(BaseModel):
     reason: str | None = None
     space: str | None = None
     expectedVersion: int | None = Field(default=None, ge=1)  # noqa: N815
+    observedAt: datetime | None = None  # noqa: N815  (docs/time.md)
 
 
 class BatchBody(BaseModel):
@@ -152,7 +159,7 @@ async def patch_memory(memory_id: str, body: PatchBody, app: ContainerDep,
                        who: PrincipalDep) -> dict[str, Any]:
     result = await run_in_threadpool(app.memories.patch, who, memory_id, body.append,
                                      body.prepend, body.old, body.new, body.space,
-                                     body.expectedVersion, body.reason)
+                                     body.expectedVersion, body.reason, body.observedAt)
     return add_json(result)
 
 

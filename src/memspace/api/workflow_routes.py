@@ -3,6 +3,7 @@ same services as the MCP tools, for scripts and hooks (e.g. a SessionStart hook)
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter
@@ -24,6 +25,7 @@ class CorrectBody(BaseModel):
     expectedVersion: int | None = Field(default=None, ge=1)  # noqa: N815
     evidence: list[str] | None = None  # docs/evidence.md
     dryRun: bool = False  # noqa: N815
+    observedAt: datetime | None = None  # noqa: N815  when the corrected fact began (docs/time.md)
 
 
 class ForgetBody(BaseModel):
@@ -50,7 +52,7 @@ async def correct_memory(memory_id: str, body: CorrectBody, app: ContainerDep,
     """Replace a memory; with `expectedVersion`, 409 `stale_version` if it changed since."""
     result = await run_in_threadpool(app.memories.correct, who, memory_id, body.content,
                                      body.space, body.category, body.reason, body.expectedVersion,
-                                     body.evidence, body.dryRun)
+                                     body.evidence, body.dryRun, body.observedAt)
     return add_json(result)
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from memspace.domain.evidence import Citation
 
+from memspace.domain.bitemporal import TimeSlice
 from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType
 
 
@@ -134,6 +135,11 @@ class Memory:
     status: MemoryStatus = MemoryStatus.CURRENT
     importance: int = DEFAULT_IMPORTANCE
     canonical: bool = False
+    # Valid time (domain/bitemporal.py): when the fact began to hold (None until stored: its
+    # observedAt, else created_at; derived from those, so not part of equality) and the
+    # valid_from of what superseded it (None: open).
+    valid_from: datetime | None = field(default=None, compare=False)
+    valid_to: datetime | None = None
 
     @property
     def superseded_by(self) -> str | None:
@@ -264,6 +270,9 @@ class MemoryFilter:
     # so `statuses=(superseded,)` lists what corrections replaced.
     types: tuple[MemoryType, ...] = ()
     statuses: tuple[MemoryStatus, ...] = ()
+    # A point in valid and/or record time (domain/bitemporal.py); None: current memories only
+    # (as `include_inactive` says). With one, every version it holds is read, active or not.
+    at: TimeSlice | None = None
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memspace.mcp.args import READ_ONLY, WRITES
+from memspace.mcp.args import READ_ONLY, WRITES, AsOfArg, KnownAtArg
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.registry import ToolList, app_of
 from memspace.present.json import (
@@ -145,10 +145,12 @@ GRAPH_TOOLS = ToolList()
 def graph_data_ui(
     ctx: Context, space: SpaceArg = None,
     limit: Annotated[int, Field(ge=1, le=2000, description="Most memories to draw.")] = 500,
+    asOf: AsOfArg = None,  # noqa: N803
+    knownAt: KnownAtArg = None,  # noqa: N803
 ) -> CallToolResult:
     app = app_of(ctx)
     who = principal_of(ctx)
-    graph = call(lambda: app.graphs.graph(who, space, limit))
+    graph = call(lambda: app.graphs.graph(who, space, limit, True, asOf, knownAt))
     return result(graph_text(graph), graph_json(graph))
 
 

@@ -10,7 +10,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from memspace.mcp.args import READ_ONLY, WRITES, SpaceArg
+from memspace.mcp.args import READ_ONLY, WRITES, ObservedAtArg, SpaceArg
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.registry import ToolList, app_of
 from memspace.present.json import add_json, changes_json, marked_json, revisions_json
@@ -85,12 +85,13 @@ def patch_memory(
     expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
     reason: Annotated[str | None, Field(description="Why (kept on the link to the old version).")] = None,
     space: SpaceArg = None,
+    observedAt: ObservedAtArg = None,  # noqa: N803
 ) -> CallToolResult:
     app = app_of(ctx)
     who = principal_of(ctx)
     edited = call(lambda: app.memories.patch(
         who, memoryId, append, prepend, replace.old if replace else None,
-        replace.new if replace else None, space, expectedVersion, reason))
+        replace.new if replace else None, space, expectedVersion, reason, observedAt))
     return result(add_text(edited), add_json(edited))
 
 

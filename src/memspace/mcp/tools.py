@@ -13,10 +13,13 @@ from pydantic import Field
 from memspace.mcp.args import (
     READ_ONLY,
     WRITES,
+    AsOfArg,
     CursorArg,
     ImportanceArg,
     IncludeBodyArg,
+    KnownAtArg,
     LimitArg,
+    ObservedAtArg,
     SpaceArg,
     StatusesArg,
     TypeArg,
@@ -82,12 +85,15 @@ def search_memory(
     types: TypesArg = None,
     statuses: StatusesArg = None,
     includeBody: IncludeBodyArg = False,  # noqa: N803
+    asOf: AsOfArg = None,  # noqa: N803
+    knownAt: KnownAtArg = None,  # noqa: N803
 ) -> CallToolResult:
     app = app_of(ctx)
     who = principal_of(ctx)
     request = SearchRequest(query, keyword, category, space, limit, includeProfile, includeInactive,
                             provenance=tuple(provenance or ()), types=tuple(types or ()),
-                            statuses=tuple(statuses or ()), include_body=includeBody)
+                            statuses=tuple(statuses or ()), include_body=includeBody,
+                            as_of=asOf, known_at=knownAt)
     if kind != "notes":
         return search_with_code(app, who, request, kind)
     found = call(lambda: app.search.search(who, request))
@@ -170,11 +176,12 @@ def correct_memory(
     expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the fact changed since.")] = None,  # noqa: N803
     evidence: EvidenceArg = None,
     dryRun: DryRunArg = False,  # noqa: N803
+    observedAt: ObservedAtArg = None,  # noqa: N803
 ) -> CallToolResult:
     app = app_of(ctx)
     who = principal_of(ctx)
     added = call(lambda: app.memories.correct(who, memoryId, content, space, category, reason,
-                                              expectedVersion, evidence, dryRun))
+                                              expectedVersion, evidence, dryRun, observedAt))
     return result(add_text(added), add_json(added))
 
 
@@ -223,6 +230,8 @@ def list_memories(
     types: TypesArg = None,
     statuses: StatusesArg = None,
     includeBody: IncludeBodyArg = False,  # noqa: N803
+    asOf: AsOfArg = None,  # noqa: N803
+    knownAt: KnownAtArg = None,  # noqa: N803
 ) -> CallToolResult:
     app = app_of(ctx)
     who = principal_of(ctx)
@@ -238,7 +247,7 @@ def list_memories(
                          lean=lean)
         return result(f"{text}\nNext time pass since={feed.next_cursor}", data)
     slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor,
-                                                 types, statuses))
+                                                 types, statuses, asOf, knownAt))
     items = [memory_json(m, lean=lean) for m in page.items]
     data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}
     return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor, lean=lean), data)

@@ -9,7 +9,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memspace.mcp.args import READ_ONLY, WRITES, CursorArg, SpaceArg
+from memspace.mcp.args import READ_ONLY, WRITES, AsOfArg, CursorArg, KnownAtArg, SpaceArg
 from memspace.mcp.evidence_args import DryRunArg, EvidenceArg
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.registry import ToolList, app_of
@@ -47,10 +47,13 @@ def get_context(
     maxTokens: Annotated[int | None, Field(ge=200, le=50_000, description="Token budget of the whole text (overrides detail's).")] = None,  # noqa: N803
     detail: Annotated[Literal["lean", "balanced", "deep"], Field(description="lean | balanced | deep.")] = "balanced",
     space: SpaceArg = None,
+    asOf: AsOfArg = None,  # noqa: N803
+    knownAt: KnownAtArg = None,  # noqa: N803
 ) -> CallToolResult:
     app = app_of(ctx)
     who = principal_of(ctx)
-    brief = call(lambda: app.briefings.brief(who, query, maxTokens, detail, space))
+    brief = call(lambda: app.briefings.brief(who, query, maxTokens, detail, space, asOf,
+                                             knownAt))
     return result(brief.text, context_json(brief))
 
 

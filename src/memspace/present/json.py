@@ -20,6 +20,7 @@ from memspace.present.records import (
     relation_json,
     space_json,
 )
+from memspace.present.timeline import slice_json, timeline_json
 
 # The result types only for type checking: the idempotency ledger (services/memory_writes.py)
 # imports this module at run time, to store an add's answer in its wire form.
@@ -75,6 +76,7 @@ def search_json(found: SearchResult) -> dict[str, Any]:
         "results": results,
         "total": len(results),
     }
+    data |= slice_json(found.at)
     if found.message:
         data["message"] = found.message
     if found.profile is not None:
@@ -141,6 +143,7 @@ def memory_detail_json(detail: MemoryDetail) -> dict[str, Any]:
         "relations": [relation_json(r) for r in detail.relations],
         "relatedMemories": [neighbour_json(n, detail.titles) for n in detail.related],
         "source": document_json(detail.source) if detail.source else None,
+        "timeline": timeline_json(detail.timeline),
     }
 
 
@@ -212,7 +215,7 @@ def context_json(brief: Briefing) -> dict[str, Any]:
             "omittedIds": brief.omitted,
             "omittedEntries": [{"id": i, "section": brief.omitted_sections.get(i, "")}
                                for i in brief.omitted],
-            "handoffId": brief.handoff, "notes": brief.notes}
+            "handoffId": brief.handoff, "notes": brief.notes, **slice_json(brief.at)}
     return {"context": brief.text, "meta": meta}
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from memspace.domain.bitemporal import superseded_at, utc, valid_from_of
 from memspace.domain.lifecycle import DEFAULT_IMPORTANCE
 from memspace.domain.models import (
     ApiKey,
@@ -76,6 +77,7 @@ def memory_json(memory: Memory, titles: Mapping[str, str] | None = None,
         data["speaker"] = memory.speaker
     if memory.observed_at is not None:
         data["observedAt"] = memory.observed_at.isoformat()  # in the offset the caller gave
+    data |= interval_json(memory, lean)
     if memory.evidence:
         data["evidence"] = [c.text for c in memory.evidence]
         data["verification"] = memory.verification
@@ -94,6 +96,27 @@ def memory_json(memory: Memory, titles: Mapping[str, str] | None = None,
             data["forgetReason"] = memory.forget_reason
             data["forgottenBy"] = memory.forgotten_by
     return data
+
+
+def interval_json(memory: Memory, lean: bool = False) -> dict[str, Any]:
+    """`validFrom` (and `validTo` once superseded). Lean reads show `validFrom` only when it is
+    not simply when the memory was recorded (`createdAt`)."""
+    start = valid_from_of(memory)
+    data: dict[str, Any] = {}
+    if not lean or start != utc(memory.created_at):
+        data["validFrom"] = iso(start)
+    if memory.valid_to is not None and memory.invalidated_by and not memory.forget_reason:
+        data["validTo"] = iso(utc(memory.valid_to))
+    return data
+
+
+def interval_fields(memory: Memory) -> dict[str, Any]:
+    """What the export writes of both intervals (docs/time.md): `validFrom`, `validTo`,
+    `recordedAt` (createdAt) and `supersededAt` (invalidatedAt of a superseded memory)."""
+    return {"validFrom": iso(valid_from_of(memory)),
+            "validTo": iso(utc(memory.valid_to)) if memory.valid_to else None,
+            "recordedAt": iso(memory.created_at),
+            "supersededAt": iso(superseded_at(memory))}
 
 
 def change_kind(memory: Memory) -> str:

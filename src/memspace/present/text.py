@@ -10,6 +10,7 @@ from memspace.domain.models import Document, Handoff, Memory, provenance_of
 from memspace.present.json import add_json
 from memspace.present.quoting import NOTICE, quoted, visible, warning
 from memspace.present.records import EXCERPT_CHARS, RELATED_EXCERPT_CHARS, excerpt, iso
+from memspace.present.timeline import slice_text, timeline_text
 
 if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.json at run time
     from memspace.services.adding import AddResult
@@ -73,7 +74,7 @@ def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
 
 def search_text(found: SearchResult) -> str:
     head = f"{len(found.hits)} result(s) in space '{found.space}' ({found.mode} search" + (
-        ", cold: the store's indexes" if found.path == "cold" else "") + ")"
+        ", cold: the store's indexes" if found.path == "cold" else "") + ")" + slice_text(found.at)
     empty = (f". {found.message}." if found.message
              else ". Nothing matched; try other words or a keyword.")
     lines = [head + (":" if found.hits else empty)] + ([NOTICE] if found.hits else [])
@@ -228,7 +229,7 @@ def memory_text(detail: MemoryDetail) -> str:
     for near in detail.related:
         lines.append(f"  {near.hops} hop(s) via {near.via.value}: "
                      f"{memory_line(near.memory, detail.titles)}")
-    return "\n".join(lines)
+    return "\n".join(lines + timeline_text(detail.timeline))
 
 
 def correction_preview_text(preview: CorrectionPreview) -> str:

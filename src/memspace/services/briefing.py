@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
+from memspace.domain.bitemporal import TimeSlice, holds
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Memory, MemoryFilter, Space
@@ -25,6 +27,7 @@ from memspace.domain.quoting import NOTICE
 from memspace.services import briefing_sections as sec
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.ranking import blend
+from memspace.services.time_travel import described, time_slice
 
 MIN_TOKENS = 200
 MAX_TOKENS = 50_000
@@ -66,6 +69,7 @@ class Briefing:
     space: str = ""
     handoff: str | None = None  # id of the handoff shown, if any
     notes: list[str] = field(default_factory=list)
+    at: TimeSlice | None = None  # the time slice briefed (docs/time.md); None: today
 
 
 class BriefingPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, HandoffStore, Protocol):
@@ -92,10 +96,13 @@ class BriefingService:
 
     def brief(self, principal: Principal, query: str | None = None,
               max_tokens: int | None = None, detail: str = "balanced",
-              space: str | None = None) -> Briefing:
+              space: str | None = None, as_of: str | datetime | None = None,
+              known_at: str | datetime | None = None) -> Briefing:
         """The space's sections in their fixed order, then up to three other recently active
         readable spaces; entries that do not fit are shortened to a pointer, then omitted.
-        `detail` sets the budget and excerpt length; `max_tokens` overrides the budget."""
+        `detail` sets the budget and excerpt length; `max_tokens` overrides the budget.
+        `as_of` / `known_at` brief the space as it stood then (docs/time.md): its memories of
+        that time slice only (no conflicts, handoff or other spaces: those are today's)."""
         if detail not in DETAILS:
             raise InvalidInput(f"detail must be one of {', '.join(DETAILS)}")
         level = DETAILS[detail]
@@ -103,16 +110,17 @@ class BriefingService:
         if not MIN_TOKENS <= budget <= MAX_TOKENS:
             raise InvalidInput(f"maxTokens must be between {MIN_TOKENS} and {MAX_TOKENS:,}")
         target = self._access.resolve(principal, space)
-        others = sorted(
+        at = time_slice(as_of, known_at, self._clock)
+        others = [] if at else sorted(
             (v for v in self._access.visible_spaces(principal) if v.space.id != target.space.id),
             key=lambda v: v.space.last_active_at, reverse=True)[:OTHER_SPACES]
         q = (query or "").strip() or None
         notes: list[str] = []
-        entries = self._conflicts(target.space) + self._broken_notes(target.space)
-        handoff = self._store.latest_handoff(target.space.id)
+        entries = [] if at else self._conflicts(target.space) + self._broken_notes(target.space)
+        handoff = None if at else self._store.latest_handoff(target.space.id)
         if handoff is not None:
             entries.append(sec.handoff_entry(handoff))
-        entries += self._memories(target.space, q, notes, level.excerpt_words)
+        entries += self._memories(target.space, q, notes, level.excerpt_words, at)
         for other in others:
             found = self._relevance(other.space, q, notes)
             ranked = self._relevant(other.space, q, found, set())[:PER_OTHER_SPACE]
@@ -121,7 +129,11 @@ class BriefingService:
             entries += [sec.memory_entry(m, sec.Section(f"space:{other.space.slug}", title),
                                          i == 0, level.excerpt_words)
                         for i, m in enumerate(ranked)]
-        out = self._pack(self._header(target, q, notes[:1]), entries, budget)
+        head = self._header(target, q, notes[:1])
+        if at is not None:  # a past view, said first: never mistaken for today's truth
+            head = head.replace(NOTICE, f"{NOTICE}\nNOT TODAY'S VIEW: {described(at)}.", 1)
+        out = self._pack(head, entries, budget)
+        out.at = at
         out.budget, out.detail, out.space = budget, detail, target.space.slug
         out.handoff = handoff.id if handoff is not None and handoff.id not in out.omitted else None
         out.notes = notes[:1]
@@ -152,10 +164,10 @@ class BriefingService:
         return [sec.broken_entry(n, i == 0) for i, n in enumerate(found)]
 
     def _memories(self, space: Space, query: str | None, notes: list[str],
-                  excerpt: int | None) -> list[sec.Entry]:
+                  excerpt: int | None, at: TimeSlice | None = None) -> list[sec.Entry]:
         """The typed sections, the relevant notes, open tasks and recent changes."""
         now = self._clock.now()
-        found = self._relevance(space, query, notes)
+        found = self._relevance(space, query, notes, at)
         relevance = {i: s for i, (s, _) in found.items()}
         seen: set[str] = set()
         entries: list[sec.Entry] = []
@@ -163,7 +175,7 @@ class BriefingService:
 
         def typed(section: sec.Section) -> None:
             pool = [m for m in self._store.list_memories(
-                MemoryFilter(space.id, types=section.types, statuses=sec.SHOWN), PER_SECTION)
+                sec.shown(space, at, section.types), PER_SECTION)
                 if not hidden(m)]
             inbound = self._inbound(space, [m.id for m in pool])
             ranked = sorted(pool, key=lambda m: (
@@ -175,23 +187,24 @@ class BriefingService:
 
         for section in sec.TYPED:
             typed(section)
-        relevant = self._relevant(space, query, found, seen)
+        relevant = self._relevant(space, query, found, seen, at)
         seen.update(m.id for m in relevant)
         entries += [sec.memory_entry(m, sec.RELEVANT, i == 0, excerpt)
                     for i, m in enumerate(relevant)]
         typed(sec.TASKS)
         # What changed last, in one line each (most also appear above, in full).
-        recent = [m for m in self._store.list_memories(
-            MemoryFilter(space.id, statuses=sec.SHOWN), RECENT_CHANGES) if not hidden(m)]
+        recent = [m for m in self._store.list_memories(sec.shown(space, at), RECENT_CHANGES)
+                  if not hidden(m)]
         entries += [sec.recent_entry(m, i == 0) for i, m in enumerate(recent)]
         return entries
 
     def _relevance(self, space: Space, query: str | None,
-                   notes: list[str]) -> dict[str, tuple[float, Memory]]:
+                   notes: list[str], at: TimeSlice | None = None
+                   ) -> dict[str, tuple[float, Memory]]:
         """Each memory the query finds, scored 0-1 (the best 1); none without a query."""
         if not query:
             return {}
-        where = MemoryFilter(space.id)
+        where = MemoryFilter(space.id, include_inactive=at is not None)
         try:
             [vector] = self._embedder.embed_queries([query])
             by_vector = self._store.vector_search(where, vector, CANDIDATES // 2)
@@ -199,6 +212,7 @@ class BriefingService:
             by_vector = []
             notes.append(f"Ranked by words only (embedder unavailable: {exc.message})")
         ranked = blend(by_vector, self._store.text_search(where, query, CANDIDATES // 2), query)
+        ranked = [r for r in ranked if at is None or holds(r.memory, at)]
         top = ranked[0].score if ranked and ranked[0].score > 0 else 1.0
         return {hit.memory.id: (hit.score / top, hit.memory) for hit in ranked}
 
@@ -210,15 +224,15 @@ class BriefingService:
         return lambda _memory: False
 
     def _relevant(self, space: Space, query: str | None,
-                  found: dict[str, tuple[float, Memory]], seen: set[str]) -> list[Memory]:
+                  found: dict[str, tuple[float, Memory]], seen: set[str],
+                  at: TimeSlice | None = None) -> list[Memory]:
         """The notes no typed section holds: the newest and what the query finds, ranked."""
         relevance = {i: s for i, (s, _) in found.items()}
-        pool = {m.id: m for m in self._store.list_memories(
-            MemoryFilter(space.id, statuses=sec.SHOWN), CANDIDATES)}
+        pool = {m.id: m for m in self._store.list_memories(sec.shown(space, at), CANDIDATES)}
         pool.update((i, m) for i, (_, m) in found.items())
         hidden = self._hidden(space)
         kept = [m for m in pool.values() if m.id not in seen and m.type not in sec.IN_SECTIONS
-                and m.status in sec.SHOWN and m.space_id == space.id and not hidden(m)]
+                and (at is not None or m.status in sec.SHOWN) and m.space_id == space.id and not hidden(m)]
         inbound = self._inbound(space, [m.id for m in kept])
         now = self._clock.now()
         return sorted(kept, key=lambda m: (
@@ -302,3 +316,4 @@ def _footer(ids: list[str], unlisted: int) -> str:
     more = f"{', ' if ids else ''}and {unlisted} more (search_memory finds them)" if unlisted else ""
     return (f"\n## Omitted to fit the budget ({len(ids) + unlisted}; fetch with getMemory)\n"
             + ", ".join(ids) + more + "\n")
+

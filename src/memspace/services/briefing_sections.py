@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from memspace.domain.bitemporal import TimeSlice
 from memspace.domain.lifecycle import MemoryStatus, MemoryType
-from memspace.domain.models import Handoff, Memory, provenance_of
+from memspace.domain.models import Handoff, Memory, MemoryFilter, Space, provenance_of
 from memspace.domain.quoting import QUOTE, visible
 
 POINTER_WORDS = 8
@@ -171,3 +172,12 @@ def score(memory: Memory, now: datetime, inbound: int, relevance: float | None) 
     weights = {"recency": 0.15, "importance": 0.12, "type": 0.05, "canonical": 0.1,
                "links": 0.08}
     return 0.5 * relevance + sum(weights[k] * v for k, v in parts.items())
+
+
+def shown(space: Space, at: TimeSlice | None,
+           types: tuple[MemoryType, ...] = ()) -> MemoryFilter:
+    """What a section lists: today, the statuses context shows; in a time slice, what the slice
+    holds (a version superseded since was current then, whatever its status says now)."""
+    if at is None:
+        return MemoryFilter(space.id, types=types, statuses=SHOWN)
+    return MemoryFilter(space.id, types=types, at=at)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memspace.domain.models import Handoff
+from memspace.domain.bitemporal import superseded_at, utc, valid_from_of
+from memspace.domain.models import Handoff, Memory
 
 
 def iso(value: datetime | None) -> str | None:
@@ -25,3 +26,12 @@ def handoff_line(handoff: Handoff) -> dict[str, Any]:
         **({"evidence": list(handoff.evidence)} if handoff.evidence else {}),
         "createdAt": iso(handoff.created_at), "createdBy": handoff.created_by,
     }
+
+
+def interval_fields(memory: Memory) -> dict[str, Any]:
+    """Both intervals of a memory line (docs/time.md): `validFrom`, `validTo`, `recordedAt`
+    (createdAt) and `supersededAt` (invalidatedAt of a superseded memory)."""
+    return {"validFrom": iso(valid_from_of(memory)),
+            "validTo": iso(utc(memory.valid_to)) if memory.valid_to else None,
+            "recordedAt": iso(memory.created_at),
+            "supersededAt": iso(superseded_at(memory))}

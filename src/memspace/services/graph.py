@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.models import Handoff, Memory, MemoryFilter, Relation
-from memspace.domain.ports import HandoffStore, MemoryReadStore, RelationStore
+from memspace.domain.ports import Clock, HandoffStore, MemoryReadStore, RelationStore
 from memspace.services.access import AccessService, Principal
+from memspace.services.clock import SystemClock
 from memspace.services.paging import clamp_limit
+from memspace.services.time_travel import time_slice
 
 # The graph view stays smooth at 500 nodes (issue 6); beyond that a picture stops informing.
 MAX_NODES = 2_000
@@ -28,17 +31,22 @@ class GraphViewPorts(MemoryReadStore, RelationStore, HandoffStore, Protocol):
 
 
 class GraphService:
-    def __init__(self, store: GraphViewPorts, access: AccessService) -> None:
+    def __init__(self, store: GraphViewPorts, access: AccessService,
+                 clock: Clock | None = None) -> None:
         self._store = store
+        self._clock = clock or SystemClock()
         self._access = access
 
     def graph(self, principal: Principal, space: str | None = None, limit: int = 500,
-              include_inactive: bool = True) -> GraphView:
+              include_inactive: bool = True, as_of: str | datetime | None = None,
+              known_at: str | datetime | None = None) -> GraphView:
         """Up to `limit` newest memories of the space, every relation among them, and the
-        space's latest handoff (shown in the view's detail panel)."""
+        space's latest handoff (shown in the view's detail panel). `as_of` / `known_at` draw
+        the memories of that time slice only (docs/time.md)."""
         target = self._access.resolve(principal, space)
         size = clamp_limit(limit, MAX_NODES)
-        where = MemoryFilter(target.space.id, include_inactive=include_inactive)
+        at = time_slice(as_of, known_at, self._clock)
+        where = MemoryFilter(target.space.id, include_inactive=include_inactive, at=at)
         memories = self._store.list_memories(where, size + 1)
         truncated = len(memories) > size
         memories = memories[:size]

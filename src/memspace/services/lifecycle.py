@@ -10,12 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from memspace.domain.bitemporal import holds
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.lifecycle import MARKABLE, MemoryStatus, MemoryType, Revision
-from memspace.domain.models import Memory, MemoryFilter, RelationType
+from memspace.domain.models import Memory, MemoryFilter
 from memspace.domain.ports import Clock, LifecycleStore, MemoryReadStore, RelationStore
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal
+from memspace.services.time_travel import chain
 
 MAX_REASON_CHARS = 500
 
@@ -58,10 +60,11 @@ def statuses_of(values: Sequence[str] | None) -> tuple[MemoryStatus, ...]:
 
 
 def keeps(where: MemoryFilter, memory: Memory) -> bool:
-    """Does `memory` pass the filter's types and statuses (a ranking that read more than the
-    filter wanted narrows its list with this)?"""
+    """Does `memory` pass the filter's types, statuses and time slice (a ranking that read more
+    than the filter wanted narrows its list with this)?"""
     return ((not where.types or memory.type in where.types)
-            and (not where.statuses or memory.status in where.statuses))
+            and (not where.statuses or memory.status in where.statuses)
+            and (where.at is None or holds(memory, where.at)))
 
 
 def markable(status: str | None) -> MemoryStatus:
@@ -139,19 +142,7 @@ class LifecycleService:
                                    for m, why in chain]
 
     def _chain(self, space_id: str, memory: Memory) -> list[tuple[Memory, str | None]]:
-        """The memories of one fact's line, oldest first, with the reason each was written
-        (the reason on its UPDATES to the one before; None for the first)."""
-        head = versions.head_of(self._store, space_id, memory)
-        line: list[tuple[Memory, str | None]] = []
-        current: Memory | None = head
-        while current is not None and len(line) < versions.MAX_CHAIN:
-            before = [r for r in self._relations.relations_of(space_id, current.id)
-                      if r.type is RelationType.UPDATES and r.source_id == current.id]
-            line.append((current, before[0].reason if before else None))
-            current = (self._store.get_memory(space_id, before[0].target_id)
-                       if before else None)
-        line.reverse()
-        return line
+        return chain(self._store, self._relations, space_id, memory)
 
     def marks(self, space_id: str, memory_ids: list[str]) -> list[Revision]:
         """The recorded status changes of memories the caller already resolved."""

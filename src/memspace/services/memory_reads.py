@@ -25,6 +25,7 @@ from memspace.services.paging import (
     fingerprint,
     utc_time,
 )
+from memspace.services.time_travel import Period, time_slice, timeline
 
 MAX_BATCH = 50  # memories getMemories reads in one call
 
@@ -40,6 +41,8 @@ class MemoryDetail:
     source: Document | None  # the document it came from
     titles: Mapping[str, str]  # document id -> title, for it and its neighbours
     note: NoteJob | None = None  # how its extraction stands, when saved without waiting
+    # Every version of its fact, oldest first, with both intervals (docs/time.md).
+    timeline: tuple[Period, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,9 @@ class MemoryReads(MemoryCore):
             titles[source.id] = source.title
         note = (self._notes.states(target.space.id, [memory.id]).get(memory.id)
                 if self._notes else None)
+        line = timeline(self._store, self._store, target.space.id, memory)
         return MemoryDetail(target.space.slug, memory, tuple(relations), tuple(near), source,
-                            titles, note)
+                            titles, note, tuple(line))
 
     def get_many(self, principal: Principal, memory_ids: Sequence[str],
                  space: str | None = None) -> tuple[str, list[Memory], list[str]]:
@@ -105,17 +109,22 @@ class MemoryReads(MemoryCore):
         cursor: str | None = None,
         types: Sequence[str] | None = None,
         statuses: Sequence[str] | None = None,
+        as_of: str | datetime | None = None,
+        known_at: str | datetime | None = None,
     ) -> tuple[str, Page[Memory]]:
-        """Newest first, paged by an opaque cursor tied to this space and these filters."""
+        """Newest first, paged by an opaque cursor tied to this space and these filters; with
+        `as_of` / `known_at`, the memories of that time slice (docs/time.md)."""
         target = self._access.resolve(principal, space)
         cat = self._category(category) if category else None
         kinds, states = types_of(types), statuses_of(statuses)
+        at = time_slice(as_of, known_at, self._clock)
         size = clamp_limit(limit, self._limits.max_page_size)
         query = fingerprint("memories", target.space.id, category=cat, inactive=include_inactive,
                             **({"types": ",".join(kinds)} if kinds else {}),
-                            **({"statuses": ",".join(states)} if states else {}))
+                            **({"statuses": ",".join(states)} if states else {}),
+                            **({"at": f"{at.as_of}|{at.known_at}"} if at else {}))
         after: PageAfter | None = decode_cursor(cursor, query) if cursor else None
-        where = MemoryFilter(target.space.id, cat, include_inactive, kinds, states)
+        where = MemoryFilter(target.space.id, cat, include_inactive, kinds, states, at)
         rows = self._store.list_memories(where, size + 1, after)
         next_cursor = None
         if len(rows) > size:

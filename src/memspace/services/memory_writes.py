@@ -182,6 +182,7 @@ class MemoryWrites(AddPipeline, CategoryRenames):
         expected_version: int | None = None,
         evidence: Sequence[str] | None = None,
         dry_run: bool = False,
+        observed_at: datetime | None = None,
     ) -> AddResult:
         """A new memory that UPDATES the old one; the old one becomes inactive, never erased.
         With `expected_version`, refused (StaleVersion) unless that is still the fact's current
@@ -197,10 +198,12 @@ class MemoryWrites(AddPipeline, CategoryRenames):
             request = AddRequest(text, category=category or old.category,
                                  citations=cited.citations)
             return self._dry_run(principal, target.space, request, warnings, old.version + 1)
+        if observed_at is not None:  # when the corrected fact began to hold (docs/time.md)
+            utc_time(observed_at, "observedAt")
         memory = self._embedded(replace(
             self._new_memory(target.space.id, text, self._category(category or old.category),
                              principal.actor, evidence=cited.citations,
-                             provenance=self._provenance(principal)),
+                             provenance=self._provenance(principal), observed_at=observed_at),
             version=old.version + 1, type=old.type, importance=old.importance,
             canonical=old.canonical))
         relation = Relation(
@@ -223,7 +226,8 @@ class MemoryWrites(AddPipeline, CategoryRenames):
     def patch(self, principal: Principal, memory_id: str, append: str | None = None,
               prepend: str | None = None, replace_old: str | None = None,
               replace_new: str | None = None, space: str | None = None,
-              expected_version: int | None = None, reason: str | None = None) -> AddResult:
+              expected_version: int | None = None, reason: str | None = None,
+              observed_at: datetime | None = None) -> AddResult:
         """The memory's next version with its text edited, as a correction (UPDATES, the old
         version superseded and kept): `append` or `prepend` text, or `replace` the one
         occurrence of `replace_old` with `replace_new`. Refused (StaleVersion) when
@@ -233,7 +237,8 @@ class MemoryWrites(AddPipeline, CategoryRenames):
         versions.check(self._store, target.space.id, old, expected_version)
         text, what = patched(old, append, prepend, replace_old, replace_new)
         result = self.correct(principal, old.id, text, space, None,
-                              (reason or "").strip() or f"patched ({what})", expected_version)
+                              (reason or "").strip() or f"patched ({what})", expected_version,
+                              observed_at=observed_at)
         result.status = "updated"
         return result
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
+from memspace.domain.bitemporal import closed_intervals
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
 from memspace.domain.evidence import Verification
 from memspace.domain.evidence_codec import citation_rows, citations_of
@@ -55,7 +56,7 @@ from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
 from memspace.services.document_files import DocumentFiles
-from memspace.services.export_records import handoff_line, iso
+from memspace.services.export_records import handoff_line, interval_fields, iso
 from memspace.services.guard import ContentGuard
 from memspace.services.import_guard import imported, provenance_fields, screen_records
 from memspace.services.instructions import suspicious_reason
@@ -126,6 +127,7 @@ class PortabilityService:
                 **provenance_fields(memory),
                 "memoryType": memory.type.value, "status": memory.status.value,
                 "importance": memory.importance, "canonical": memory.canonical,
+                **interval_fields(memory),
             }
         relations = self._store.relations_among(sid, [m.id for m in memories])
         for rel in sorted(relations,
@@ -217,7 +219,8 @@ class PortabilityService:
         for record in (r for r in records if r["type"] == "document"):
             self._import_document(sid, record, ident)
             report.documents += 1
-        memories = [self._memory(sid, r, ident) for r in records if r["type"] == "memory"]
+        memories = closed_intervals([self._memory(sid, r, ident) for r in records
+                                     if r["type"] == "memory"])
         for start in range(0, len(memories), PAGE):
             chunk = memories[start:start + PAGE]
             vectors = self._embedder.embed([m.content for m in chunk])
@@ -331,4 +334,5 @@ class PortabilityService:
                 bool(r["active"]), r.get("invalidatedBy"), r.get("forgetReason"))),
             importance=int(r.get("importance") or DEFAULT_IMPORTANCE),
             canonical=bool(r.get("canonical")),
+            valid_from=_time(r.get("validFrom")), valid_to=_time(r.get("validTo")),
         )

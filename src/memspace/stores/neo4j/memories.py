@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from neo4j import Transaction
 
+from memspace.domain.bitemporal import valid_from_of
 from memspace.domain.errors import Conflict, DuplicateContent, NotFound
 from memspace.domain.models import Memory, MemoryFilter, RelationType
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, WriteBatch
@@ -140,7 +141,9 @@ def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed
             if edges:
                 tx.run(cypher.create_relations(kind.value), rows=edges, space=space).consume()
         if olds:
-            sup = [{"old": old, "new": batch.supersede[old]} for old in olds]
+            starts = {m.id: rec.utc(valid_from_of(m)) for m in batch.memories}
+            sup = [{"old": old, "new": batch.supersede[old],
+                    "validTo": starts.get(batch.supersede[old], at)} for old in olds]
             tx.run(cypher.SUPERSEDE, rows=sup, space=space, at=at,
                    version=begun["version"]).consume()
         if batch.source is not None:

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from memspace.domain.bitemporal import valid_from_of
 from memspace.domain.evidence_codec import evidence_of, evidence_text
 from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType, status_today
 from memspace.domain.models import (
@@ -129,6 +130,8 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         "terms": index_terms(m.content, m.context),
         "type": m.type.value, "status": m.status.value, "importance": m.importance,
         "canonical": m.canonical,
+        "validFrom": utc(valid_from_of(m)),
+        "validTo": utc(m.valid_to) if m.valid_to is not None else None,
     }
 
 
@@ -157,6 +160,8 @@ def memory_from(p: Props) -> Memory:
             p["active"], p["invalidatedBy"], p["forgetReason"])),
         importance=p.get("importance") or DEFAULT_IMPORTANCE,
         canonical=bool(p.get("canonical")),
+        valid_from=from_micros(p.get("validFrom")),
+        valid_to=from_micros(p.get("validTo")),
     )
 
 

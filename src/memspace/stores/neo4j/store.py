@@ -51,6 +51,7 @@ from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.group_commit import GroupCommit
 from memspace.stores.neo4j.lifecycle_backfill import backfill_lifecycle
 from memspace.stores.neo4j.schema import ensure_schema
+from memspace.stores.neo4j.valid_time_backfill import backfill_valid_time
 from memspace.stores.neo4j.vector_index import IndexFeed
 from memspace.stores.space_counts import SpaceCounts
 from memspace.stores.space_vectors import Row as CacheRow
@@ -91,6 +92,7 @@ class Neo4jStore:
             memories.backfill_terms(self._db)
             memories.backfill_follows(self._db)
             backfill_lifecycle(self._db)
+            backfill_valid_time(self._db)
         except BaseException:
             self._db.close()
             raise

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from memspace.domain.bitemporal import TimeSlice, valid_from_of
 from memspace.domain.errors import Conflict, DuplicateContent, NotFound
 from memspace.domain.evidence_codec import evidence_text
 from memspace.domain.models import Memory, MemoryFilter
@@ -22,12 +23,15 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
     """GraphStore.write inside the caller's transaction; the space's version it writes."""
     at = batch.at or (batch.memories[0].created_at if batch.memories else None)
     stamp = touch(conn, batch.space_id, at)
+    ends = valid_ends(batch)
     for old_id, new_id in batch.supersede.items():
         cur = conn.execute(
             "UPDATE memories SET active = 0, invalidated_at = ?, invalidated_by = ?, "
-            "status = 'superseded', changed_version = ? "
+            "status = 'superseded', changed_version = ?, valid_to = ? "
             "WHERE id = ? AND space_id = ? AND active = 1",
-            (ts(at) if at else None, new_id, stamp, old_id, batch.space_id),
+            (ts(at) if at else None, new_id, stamp,
+             ts(ends[new_id]) if new_id in ends else (ts(at) if at else None),
+             old_id, batch.space_id),
         )
         if cur.rowcount != 1:
             raise Conflict(
@@ -50,19 +54,20 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
              ts(m.verified_at) if m.verified_at else None,
              m.provenance.kind.value if m.provenance else None,
              m.provenance.source if m.provenance else None, m.suspicious,
-             m.type.value, m.status.value, m.importance, int(m.canonical), stamp,
+             m.type.value, m.status.value, m.importance, int(m.canonical),
+             ts(valid_from_of(m)), ts(m.valid_to) if m.valid_to else None, stamp,
              index_terms(m.content, m.context))
             for m in batch.memories
         ],
     )
-    ends = {r.source_id for r in batch.relations} | {r.target_id for r in batch.relations}
-    if ends:
+    linked = {r.source_id for r in batch.relations} | {r.target_id for r in batch.relations}
+    if linked:
         found = conn.execute(
             "SELECT count(*) FROM memories WHERE space_id = ? AND id IN "
             "(SELECT value FROM json_each(?))",
-            (batch.space_id, json.dumps(sorted(ends))),
+            (batch.space_id, json.dumps(sorted(linked))),
         ).fetchone()[0]
-        if found != len(ends):
+        if found != len(linked):
             raise NotFound("a relation points at a memory that is not in this space")
     conn.executemany(
         "INSERT INTO relations (space_id, source_id, target_id, type, created_at, "
@@ -173,7 +178,11 @@ def latest_by_writer(conn: sqlite3.Connection, space_id: str, created_by: str,
 def filter_sql(where: MemoryFilter, alias: str = "m") -> tuple[str, list[object]]:
     sql = f"{alias}.space_id = ?"
     args: list[object] = [where.space_id]
-    if not where.include_inactive and not where.statuses:
+    if where.at is not None:
+        more, extra = slice_sql(where.at, alias)
+        sql += more
+        args += extra
+    elif not where.include_inactive and not where.statuses:
         sql += f" AND {alias}.active = 1"
     if where.category is not None:
         sql += f" AND {alias}.category = ?"
@@ -185,6 +194,32 @@ def filter_sql(where: MemoryFilter, alias: str = "m") -> tuple[str, list[object]
         sql += f" AND {alias}.status IN (SELECT value FROM json_each(?))"
         args.append(json.dumps([s.value for s in where.statuses]))
     return sql, args
+
+
+def slice_sql(at: TimeSlice, alias: str) -> tuple[str, list[object]]:
+    """domain.bitemporal.holds as SQL: never forgotten; recorded by `known_at` and not yet
+    superseded then; valid at `as_of` (a memory superseded then has its valid_to)."""
+    m = alias
+    sql = f" AND {m}.forgotten_by IS NULL AND {m}.forget_reason IS NULL"
+    args: list[object] = []
+    replaced = f"{m}.invalidated_at IS NOT NULL"
+    if at.known_at is not None:
+        sql += f" AND {m}.created_at <= ?"
+        args.append(ts(at.known_at))
+        replaced = f"({m}.invalidated_at IS NOT NULL AND {m}.invalidated_at <= ?)"
+        extra: list[object] = [ts(at.known_at)]
+    else:
+        extra = []
+    if at.as_of is None:
+        return sql + f" AND NOT {replaced}", args + extra
+    sql += (f" AND coalesce({m}.valid_from, {m}.created_at) <= ?"
+            f" AND (NOT {replaced} OR ({m}.valid_to IS NOT NULL AND {m}.valid_to > ?))")
+    return sql, [*args, ts(at.as_of), *extra, ts(at.as_of)]
+
+
+def valid_ends(batch: WriteBatch) -> dict[str, datetime]:
+    """The valid_from of each memory the batch writes: where what it supersedes stops holding."""
+    return {m.id: valid_from_of(m) for m in batch.memories}
 
 
 def page(conn: sqlite3.Connection, where: MemoryFilter, limit: int,

@@ -366,6 +366,19 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX memory_marks_by_memory ON memory_marks (space_id, memory_id, id);
     """,
+    # 17: valid time (domain/bitemporal.py, docs/time.md). valid_from: the observedAt given, in
+    # UTC (strftime reads its offset; '000Z' pads milliseconds to ts()'s microseconds), else
+    # created_at; valid_to: the valid_from of the memory that superseded it (forgotten ones stay
+    # open: no reading of the past shows them). Record time is created_at / invalidated_at.
+    """
+    ALTER TABLE memories ADD COLUMN valid_from TEXT;
+    ALTER TABLE memories ADD COLUMN valid_to TEXT;
+    UPDATE memories SET valid_from = coalesce(
+        strftime('%Y-%m-%dT%H:%M:%f', observed_at) || '000Z', created_at);
+    UPDATE memories SET valid_to = (
+        SELECT n.valid_from FROM memories n WHERE n.id = memories.invalidated_by)
+    WHERE invalidated_by IS NOT NULL AND forgotten_by IS NULL;
+    """,
 ]
 
 

@@ -26,7 +26,8 @@ MEMORY_COLUMNS = (
     "id, space_id, content, category, embedding, active, created_at, created_by, content_hash, "
     "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version, "
     "speaker, observed_at, context, follows, evidence, verification, verified_at, "
-    "provenance_kind, provenance_source, suspicious, type, status, importance, canonical"
+    "provenance_kind, provenance_source, suspicious, type, status, importance, canonical, "
+    "valid_from, valid_to"
 )
 
 
@@ -113,6 +114,8 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         status=MemoryStatus(row["status"]),
         importance=row["importance"],
         canonical=bool(row["canonical"]),
+        valid_from=parse_ts(row["valid_from"]),
+        valid_to=parse_ts(row["valid_to"]),
     )
 
 

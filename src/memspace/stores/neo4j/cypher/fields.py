@@ -3,6 +3,7 @@ and the condition that scopes memories to a filter."""
 
 from __future__ import annotations
 
+from memspace.domain.bitemporal import TimeSlice
 from memspace.domain.models import MemoryFilter
 
 EDGE_TYPES = "UPDATES|EXTENDS|DERIVES"
@@ -30,7 +31,8 @@ def memory_fields(var: str) -> str:
         f"invalidatedAt: {micros(var + '.invalidatedAt')}, .invalidatedBy, .forgetReason, "
         ".forgottenBy, .version, .speaker, .observedAt, .context, .follows, .evidence, "
         ".provenanceKind, .provenanceSource, .suspicious, .type, .status, .importance, "
-        f".canonical, .verification, verifiedAt: {micros(var + '.verifiedAt')}}}"
+        f".canonical, .verification, verifiedAt: {micros(var + '.verifiedAt')}, "
+        f"validFrom: {micros(var + '.validFrom')}, validTo: {micros(var + '.validTo')}}}"
     )
 
 
@@ -38,7 +40,9 @@ def memory_filter(where: MemoryFilter, var: str = "m") -> tuple[str, dict[str, o
     """The WHERE condition (and its parameters) that scopes memories to a filter."""
     condition = f"{var}.spaceId = $space"
     params: dict[str, object] = {"space": where.space_id}
-    if not where.include_inactive and not where.statuses:
+    if where.at is not None:
+        condition += slice_condition(where.at, var, params)
+    elif not where.include_inactive and not where.statuses:
         condition += f" AND {var}.active = true"
     if where.category is not None:
         condition += f" AND {var}.category = $category"
@@ -52,3 +56,20 @@ def memory_filter(where: MemoryFilter, var: str = "m") -> tuple[str, dict[str, o
         condition += f" AND {var}.status IN $statuses"
         params["statuses"] = [s.value for s in where.statuses]
     return condition, params
+
+
+def slice_condition(at: TimeSlice, var: str, params: dict[str, object]) -> str:
+    """domain.bitemporal.holds in Cypher (stores/sqlite/memories.py slice_sql says the same):
+    never forgotten; recorded by `$knownAt` and not yet superseded then; valid at `$asOf`."""
+    m = var
+    condition = f" AND {m}.forgottenBy IS NULL AND {m}.forgetReason IS NULL"
+    replaced = f"{m}.invalidatedAt IS NOT NULL"
+    if at.known_at is not None:
+        params["knownAt"] = at.known_at
+        condition += f" AND {m}.createdAt <= $knownAt"
+        replaced = f"({m}.invalidatedAt IS NOT NULL AND {m}.invalidatedAt <= $knownAt)"
+    if at.as_of is None:
+        return condition + f" AND NOT {replaced}"
+    params["asOf"] = at.as_of
+    return condition + (f" AND coalesce({m}.validFrom, {m}.createdAt) <= $asOf"
+                        f" AND (NOT {replaced} OR ({m}.validTo IS NOT NULL AND {m}.validTo > $asOf))")

@@ -151,7 +151,7 @@ SUPERSEDE = """
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.old}) WHERE m.spaceId = $space
 SET m.active = false, m.invalidatedAt = $at, m.invalidatedBy = row.new, m.changed = $version,
-    m.status = 'superseded'
+    m.status = 'superseded', m.validTo = row.validTo
 REMOVE m._lock
 """
 FORGET_STATE = "MATCH (m:Memory {id: $id}) WHERE m.spaceId = $space RETURN m.active AS active"
