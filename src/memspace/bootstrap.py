@@ -6,14 +6,17 @@ import hashlib
 from dataclasses import dataclass
 
 from memspace.config import Settings
+from memspace.domain.conflicts import Proposal
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
+from memspace.domain.models import Memory
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
 from memspace.domain.ports import (
     Clock,
     CodeIndexStore,
     ColdSearch,
+    ConflictStore,
     Embedder,
     EvidenceStore,
     GraphStore,
@@ -27,13 +30,16 @@ from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
 from memspace.llm.tokens import TokenCounter
 from memspace.metrics import Metrics, metered_services, watched_ports
-from memspace.services.access import AccessService
+from memspace.services.access import AccessService, Principal
+from memspace.services.add_types import AddRequest
 from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
 from memspace.services.briefing import BriefingService
 from memspace.services.changes import ChangeFeed
 from memspace.services.clock import SystemClock
 from memspace.services.code_search import CodeSearchService
+from memspace.services.conflict_records import ConflictRecorder
+from memspace.services.conflicts import ConflictService, StoreProposal
 from memspace.services.context import ProfileService
 from memspace.services.conversation import TurnFeatures
 from memspace.services.document_files import DocumentFiles
@@ -88,6 +94,7 @@ class Container:
     security: SecurityService  # policies, audit log, scans (issue 38)
     lifecycle: LifecycleService
     changes: ChangeFeed
+    conflicts: ConflictService  # the conflict queue (docs/conflicts.md)
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
@@ -233,6 +240,36 @@ def build_lifecycle(store: GraphStore) -> LifecycleStore:
     raise TypeError(f"no lifecycle store for {type(store).__name__}")
 
 
+def build_conflicts(store: GraphStore) -> ConflictStore:
+    """The conflict queue's records live beside the graph, in the same database."""
+    from memspace.stores.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        from memspace.stores.sqlite.conflicts import SqliteConflicts
+
+        return SqliteConflicts(store)
+    from memspace.stores.neo4j import Neo4jStore
+    from memspace.stores.neo4j.conflicts import Neo4jConflicts
+
+    if isinstance(store, Neo4jStore):
+        return Neo4jConflicts(store)
+    raise TypeError(f"no conflict store for {type(store).__name__}")
+
+
+def proposal_writer(flat: MemoryService) -> StoreProposal:
+    """How a kept proposal is stored: a flat add (no model) that supersedes what it names, or
+    stands beside it (`force`)."""
+
+    def store(principal: Principal, space: str, proposal: Proposal,
+              supersedes: tuple[str, ...]) -> Memory:
+        added = flat.submit(principal, AddRequest(
+            proposal.content, space=space, category=proposal.category,
+            memory_type=proposal.type.value, supersedes=supersedes, force=True))
+        return added.memories[0]
+
+    return store
+
+
 def build_space_settings(store: GraphStore) -> SpaceTextStore:
     from memspace.stores.sqlite import SqliteStore
 
@@ -369,6 +406,7 @@ def build(
     code_index, evidence_store = build_code_roles(store)
     security_store = build_security(store)
     marks = build_lifecycle(store)
+    conflict_store = build_conflicts(store)
     texts = build_space_settings(store)
     cache, cold = build_search_paths(settings, store)
     metrics = Metrics() if settings.metrics else None
@@ -376,6 +414,7 @@ def build(
         store, extractor = watched_ports(metrics, store, extractor)
     memory_service, ingestion_service, note_service = metered_services(metrics)
     clock = clock or SystemClock()
+    recorder = ConflictRecorder(conflict_store, clock)
     audit = AuditLog(security_store, clock)
     guard = ContentGuard(security_store, audit)  # the security step of every write path
     access = AccessService(store, clock)
@@ -384,13 +423,13 @@ def build(
     limits = Limits(settings.max_memory_chars, settings.max_page_size, features)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
-    notes = (note_service(store, note_jobs, batched, extractor, clock)
+    notes = (note_service(store, note_jobs, batched, extractor, clock, recorder)
              if note_jobs is not None and extractor is not None else None)
     evidence = EvidenceService(code_index, evidence_store, access, clock)
     verification = VerificationService(store, code_index, evidence_store, access, clock)
     cold_reads = (cache, cold) if cache is not None and cold is not None else None
     memories = memory_service(store, batched, access, clock, limits, extractor, notes=notes,
-                              evidence=evidence, guard=guard, cold=cold_reads)
+                              evidence=evidence, guard=guard, cold=cold_reads, conflicts=recorder)
     files = DocumentFiles(blobs or build_blobs(settings))
     reader = BudgetedReader(build_reader(settings), ParseBudget(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
@@ -399,7 +438,7 @@ def build(
     admin = AdminService(store, clock, audit, texts)
     # The demo loads without a model, so it looks the same on every machine.
     flat = MemoryService(store, batched, access, clock, limits, evidence=evidence, guard=guard,
-                         cold=cold_reads)
+                         cold=cold_reads, conflicts=recorder)
     seeder = Seeder(admin, access, flat, IngestionService(
         store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
         store, clock)
@@ -437,4 +476,6 @@ def build(
         security=SecurityService(admin, security_store, guard, audit, store),
         lifecycle=LifecycleService(store, marks, access, clock),
         changes=ChangeFeed(store, marks, access, TokenCounter().count),
+        conflicts=ConflictService(store, conflict_store, marks, access, clock,
+                                  proposal_writer(flat)),
     )

@@ -20,7 +20,7 @@ class RelationItem(BaseModel):
     model_config = _SCHEMA_CONFIG
 
     candidate: int = Field(description="the number of a listed candidate")
-    type: Literal["updates", "extends", "derives"]
+    type: Literal["updates", "extends", "derives", "contradicts"]
     reason: str = ""
 
     @field_validator("type", mode="before")

@@ -40,6 +40,7 @@ from memspace.domain.text import content_hash, visible
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.clock import new_id
+from memspace.services.conflict_records import ConflictRecorder
 from memspace.services.conversation import TurnFeatures
 from memspace.services.evidence import CheckedEvidence, EvidenceService
 from memspace.services.extraction_jobs import NoteExtraction
@@ -85,7 +86,10 @@ class MemoryCore:
         evidence: EvidenceService | None = None,
         guard: ContentGuard | None = None,
         cold: ColdNeighbours | None = None,
+        conflicts: ConflictRecorder | None = None,
     ) -> None:
+        # What a write leaves for the conflict queue (services/conflict_records.py).
+        self._conflicts = conflicts
         # Where a write reads the close memories of a space this process does not hold
         # (docs/scaling.md): the store's own indexes, so a write never loads a space inline.
         self._cold = cold

@@ -366,6 +366,30 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX memory_marks_by_memory ON memory_marks (space_id, memory_id, id);
     """,
+    # 18 (issue 37's conflict queue, docs/conflicts.md; number 17 is issue 37's time intervals):
+    # conflicts kept as records (suggested updates, a model's contradictions, writes refused
+    # as conflicts) and the settlement of every kind. `memory_ids` and `superseded` are JSON
+    # lists; `proposal` the JSON of a claim never stored. IF NOT EXISTS: it may run before or
+    # after 17 on a store that saw either branch first.
+    """
+    CREATE TABLE IF NOT EXISTS conflicts (
+        id TEXT PRIMARY KEY,
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        kind TEXT NOT NULL,
+        memory_ids TEXT NOT NULL,
+        why TEXT NOT NULL,
+        recorded_by TEXT NOT NULL,
+        recorded_at TEXT NOT NULL,
+        proposal TEXT,
+        proposal_hash TEXT,
+        resolved_at TEXT,
+        resolved_by TEXT,
+        resolution TEXT,
+        kept TEXT,
+        superseded TEXT
+    );
+    CREATE INDEX IF NOT EXISTS conflicts_open ON conflicts (space_id, resolved_at, recorded_at);
+    """,
 ]
 
 

@@ -1,0 +1,227 @@
+"""The conflict queue (docs/conflicts.md): list a space's open conflicts with their memories side
+by side, and settle one in one write. Access is checked here: listing needs read, resolving
+needs write. What makes a conflict is in domain/conflicts.py; the records of the kinds that are
+not visible in the memories themselves are written by services/conflict_records.py."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from memspace.domain.conflicts import (
+    PROPOSAL,
+    ConflictKind,
+    OpenConflict,
+    Proposal,
+    RecordedConflict,
+    Settlement,
+    conflict_id,
+    etag,
+)
+from memspace.domain.errors import InvalidInput, NotFound, StaleConflict
+from memspace.domain.lifecycle import MemoryStatus
+from memspace.domain.models import Memory, MemoryFilter
+from memspace.domain.ports import (
+    Clock,
+    ConflictStore,
+    LifecycleStore,
+    MemoryReadStore,
+    PageAfter,
+    RelationStore,
+)
+from memspace.services.access import AccessService, Principal
+from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
+
+# How many of each kind one listing looks at (a queue longer than this is a team's to work
+# down; the count says so).
+MAX_OPEN = 500
+MAX_PAGE = 50
+MAX_REASON_CHARS = 500
+# Stores a kept proposal as a memory that supersedes what it contradicted (or beside it), as the
+# resolver: (principal, space slug, proposal, supersedes) -> the new memory.
+StoreProposal = Callable[[Principal, str, Proposal, tuple[str, ...]], Memory]
+
+
+class ConflictPorts(MemoryReadStore, RelationStore, Protocol):
+    """The store roles the queue reads beside its own."""
+
+
+@dataclass(frozen=True)
+class ConflictPage:
+    space: str  # slug
+    page: Page[OpenConflict]
+    open: int  # how many are open in the space (up to MAX_OPEN of each kind)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    space: str  # slug
+    conflict: OpenConflict  # as it was when settled
+    kept: Memory | None
+    superseded: tuple[Memory, ...]
+    dropped_proposal: bool  # a write_conflict's proposal that was never stored
+    reason: str
+    by: str
+    at: datetime
+
+
+class ConflictService:
+    def __init__(self, store: ConflictPorts, conflicts: ConflictStore, marks: LifecycleStore,
+                 access: AccessService, clock: Clock,
+                 store_proposal: StoreProposal | None = None) -> None:
+        self._store = store
+        self._conflicts = conflicts
+        self._marks = marks
+        self._access = access
+        self._clock = clock
+        self._store_proposal = store_proposal
+
+    def listing(self, principal: Principal, space: str | None = None, limit: int = 20,
+             cursor: str | None = None) -> ConflictPage:
+        """The space's open conflicts, newest first, `limit` (1-50) per page."""
+        target = self._access.resolve(principal, space)
+        size = clamp_limit(limit, MAX_PAGE)
+        query = fingerprint("conflicts", target.space.id)
+        found = self.open_of(target.space.id)
+        if cursor:
+            after = decode_cursor(cursor, query)
+            found = [c for c in found if (c.at, c.id) < (after.created_at, after.id)]
+        items = found[:size]
+        more = len(found) > size
+        nxt = encode_cursor(query, PageAfter(items[-1].at, items[-1].id)) if more else None
+        return ConflictPage(target.space.slug, Page(items, nxt), self.count(target.space.id))
+
+    def count(self, space_id: str) -> int:
+        """How many conflicts are open in a space the caller already resolved."""
+        return len(self.open_of(space_id))
+
+    def open_of(self, space_id: str) -> list[OpenConflict]:
+        """Every open conflict of a space, newest first (then by id, descending)."""
+        found = [*self._two_heads(space_id), *self._disputed(space_id),
+                 *self._recorded(space_id)]
+        unique = {c.id: c for c in found}
+        return sorted(unique.values(), key=lambda c: (c.at, c.id), reverse=True)
+
+    def resolve(self, principal: Principal, conflict: str | None, keep: str | None,
+                supersede: Sequence[str] | None, reason: str | None,
+                version: str | None = None, space: str | None = None) -> Resolution:
+        """Settle one open conflict in one write (docs/conflicts.md: what keep and supersede
+        mean); with `version`, refused (stale_version) if it changed since it was listed."""
+        target = self._access.resolve(principal, space, write=True)
+        why = _reason(reason)
+        wanted = (conflict or "").strip()
+        found = next((c for c in self.open_of(target.space.id) if c.id == wanted), None)
+        if found is None:
+            raise NotFound(f"no open conflict '{wanted}' in this space (it may be settled "
+                           "already); list_conflicts shows the open ones with their ids")
+        if version is not None and version.strip() != found.version:
+            raise StaleConflict(found.id, version.strip(), found.version)
+        kept_side, gone = _choice(found, keep, supersede)
+        now = self._clock.now()
+        kept_id = kept_side
+        if kept_side == PROPOSAL:
+            assert found.proposal is not None
+            if self._store_proposal is None:
+                raise InvalidInput("this server cannot store a proposal; keep the stored memory")
+            stored = self._store_proposal(principal, target.space.slug, found.proposal,
+                                          tuple(g for g in gone if g != PROPOSAL))
+            kept_id, gone = stored.id, tuple(g for g in gone if g == PROPOSAL)
+        settled = tuple(g for g in gone if g != PROPOSAL)
+        record = self._record_of(target.space.id, found)
+        versions = {m.id: m.version for m in found.memories if m.id in (kept_id, *settled)}
+        if kept_id is not None and kept_id not in versions:
+            kept_memory = self._store.get_memory(target.space.id, kept_id)
+            if kept_memory is not None:
+                versions[kept_id] = kept_memory.version
+        self._conflicts.settle(Settlement(record, kept_id, settled, why, principal.actor, now,
+                                          versions))
+        read = self._store.get_memory
+        kept = read(target.space.id, kept_id) if kept_id else None
+        olds = tuple(m for m in (read(target.space.id, g) for g in settled) if m is not None)
+        return Resolution(target.space.slug, found, kept, olds, PROPOSAL in gone, why,
+                          principal.actor, now)
+
+    # -- the kinds ----------------------------------------------------------------------------
+
+    def _two_heads(self, space_id: str) -> list[OpenConflict]:
+        out = []
+        for relation in self._store.open_conflicts(space_id, MAX_OPEN):
+            pair = self._memories(space_id, (relation.source_id, relation.target_id))
+            if pair is None:
+                continue
+            cid = conflict_id(space_id, ConflictKind.TWO_HEADS, (relation.source_id,
+                                                                 relation.target_id))
+            why = (f"'{relation.source_id}' updates '{relation.target_id}' but both are still "
+                   "current (a correction that did not finish, or two that raced)"
+                   + (f"; the update said: {relation.reason}" if relation.reason else ""))
+            out.append(OpenConflict(cid, ConflictKind.TWO_HEADS, why, pair, relation.created_at,
+                                    relation.created_by, etag(cid, pair)))
+        return out
+
+    def _disputed(self, space_id: str) -> list[OpenConflict]:
+        where = MemoryFilter(space_id, statuses=(MemoryStatus.DISPUTED,))
+        disputed = self._store.list_memories(where, MAX_OPEN)
+        marks = {m.memory_id: m for m in self._marks.marks_of(space_id, [m.id for m in disputed])
+                 if m.status == MemoryStatus.DISPUTED.value}
+        out = []
+        for memory in disputed:
+            mark = marks.get(memory.id)
+            cid = conflict_id(space_id, ConflictKind.DISPUTED, (memory.id,))
+            why = f"marked disputed: {mark.reason}" if mark else "marked disputed"
+            out.append(OpenConflict(cid, ConflictKind.DISPUTED, why, (memory,),
+                                    mark.at if mark else memory.created_at,
+                                    mark.by if mark else memory.created_by,
+                                    etag(cid, (memory,))))
+        return out
+
+    def _recorded(self, space_id: str) -> list[OpenConflict]:
+        out = []
+        for record in self._conflicts.open_recorded(space_id, MAX_OPEN):
+            memories = self._memories(space_id, record.memory_ids)
+            if memories is None:
+                continue
+            out.append(OpenConflict(record.id, record.kind, record.why, memories, record.at,
+                                    record.by, etag(record.id, memories), record.proposal))
+        return out
+
+    def _memories(self, space_id: str, ids: Sequence[str]) -> tuple[Memory, ...] | None:
+        """The memories, or None when one of them is no longer current (no longer a conflict)."""
+        found = [self._store.get_memory(space_id, i) for i in ids]
+        if any(m is None or not m.active for m in found):
+            return None
+        return tuple(m for m in found if m is not None)
+
+    def _record_of(self, space_id: str, found: OpenConflict) -> RecordedConflict:
+        return RecordedConflict(found.id, space_id, found.kind, tuple(m.id for m in found.memories),
+                                found.why, found.by, found.at, found.proposal)
+
+
+def _reason(reason: str | None) -> str:
+    why = " ".join((reason or "").split())
+    if not why:
+        raise InvalidInput("say why in `reason` (kept in the memories' history), e.g. "
+                           "reason='the March load test settled it'")
+    if len(why) > MAX_REASON_CHARS:
+        raise InvalidInput(f"reason is longer than {MAX_REASON_CHARS} characters")
+    return why
+
+
+def _choice(found: OpenConflict, keep: str | None,
+            supersede: Sequence[str] | None) -> tuple[str | None, tuple[str, ...]]:
+    """The side kept and the sides superseded, checked against the conflict's sides."""
+    sides = found.sides
+    named = ", ".join(f"'{s}'" for s in sides)
+    kept = (keep or "").strip() or None
+    gone = tuple(dict.fromkeys(s.strip() for s in (supersede or ()) if s and s.strip()))
+    if kept is None and not gone:
+        raise InvalidInput(f"name the side that holds in `keep` and the ones that no longer do "
+                           f"in `supersede`; this conflict's sides are {named}")
+    for side in (*([kept] if kept else []), *gone):
+        if side not in sides:
+            raise InvalidInput(f"'{side}' is not a side of conflict '{found.id}'; its sides are "
+                               f"{named}")
+    if kept is not None and kept in gone:
+        raise InvalidInput(f"'{kept}' is both kept and superseded; name it in one of them")
+    return kept, gone
