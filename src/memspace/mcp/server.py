@@ -8,6 +8,7 @@ from memspace import __version__
 from memspace.bootstrap import Container
 from memspace.mcp.apps import build_apps
 from memspace.mcp.code_tools import register_code_tools
+from memspace.mcp.conflict_tools import register_conflict_tools
 from memspace.mcp.errors import CodedErrorsServer
 from memspace.mcp.lifecycle_tools import register_lifecycle_tools
 from memspace.mcp.metered import time_tool_calls
@@ -42,6 +43,7 @@ def build_mcp_server(app: Container) -> MCPServer:
     register_workflow_tools(server, app)
     register_code_tools(server, app)
     register_lifecycle_tools(server, app)
+    register_conflict_tools(server, app)
     register_resources(server, app)
     if app.metrics is not None:
         time_tool_calls(server, app.metrics)
