@@ -443,6 +443,8 @@ def build(
         store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
         store, clock)
     repos = RepoService(code_index, store, access, clock, verification)
+    conflicts = ConflictService(store, conflict_store, marks, access, clock,
+                                proposal_writer(flat))
     return Container(
         settings=settings,
         metrics=metrics,
@@ -459,11 +461,12 @@ def build(
         notes=notes,
         seeder=seeder,
         profiles=profiles,
-        spaces=SpaceService(access, store),
+        spaces=SpaceService(access, store, conflicts.count),
         graphs=GraphService(store, access),
         briefings=BriefingService(store, embedder, access, clock, TokenCounter().count,
                                   quarantines=guard.quarantines, marks=marks,
-                                  broken=broken_notes(evidence_store)),
+                                  broken=broken_notes(evidence_store),
+                                  open_conflicts=conflicts.count),
         handoffs=HandoffService(store, access, clock, evidence, guard),
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
         portability=PortabilityService(store, embedder, access, files, admin, guard, audit),
@@ -476,6 +479,5 @@ def build(
         security=SecurityService(admin, security_store, guard, audit, store),
         lifecycle=LifecycleService(store, marks, access, clock),
         changes=ChangeFeed(store, marks, access, TokenCounter().count),
-        conflicts=ConflictService(store, conflict_store, marks, access, clock,
-                                  proposal_writer(flat)),
+        conflicts=conflicts,
     )

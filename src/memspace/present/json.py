@@ -106,6 +106,7 @@ def identity_json(who: Identity) -> dict[str, Any]:
                                  "completionTokens": g.usage.completion_tokens} for g in who.spaces},
         "defaultSpace": who.default_space,
         "activeSpace": who.active_space,
+        "openConflicts": {g.space.slug: g.open_conflicts for g in who.spaces},
     }
 
 
@@ -212,7 +213,8 @@ def context_json(brief: Briefing) -> dict[str, Any]:
             "omittedIds": brief.omitted,
             "omittedEntries": [{"id": i, "section": brief.omitted_sections.get(i, "")}
                                for i in brief.omitted],
-            "handoffId": brief.handoff, "notes": brief.notes}
+            "handoffId": brief.handoff, "notes": brief.notes,
+            "openConflicts": brief.open_conflicts}
     return {"context": brief.text, "meta": meta}
 
 
