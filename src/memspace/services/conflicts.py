@@ -224,4 +224,8 @@ def _choice(found: OpenConflict, keep: str | None,
                                f"{named}")
     if kept is not None and kept in gone:
         raise InvalidInput(f"'{kept}' is both kept and superseded; name it in one of them")
+    if found.kind is ConflictKind.TWO_HEADS and not gone:
+        raise InvalidInput("one head of a two_heads conflict must go: name it in `supersede` "
+                           f"(its sides are {named}), e.g. keep='{sides[0]}', "
+                           f"supersede=['{sides[-1]}']")
     return kept, gone
