@@ -60,6 +60,7 @@ from memspace.services.repos import RepoService
 from memspace.services.search import SearchService
 from memspace.services.security import SecurityService
 from memspace.services.seeding import Seeder
+from memspace.services.seeding_conflicts import ConflictSeeds
 from memspace.services.spaces import SpaceService
 from memspace.services.uploads import UploadTickets
 from memspace.services.verification import VerificationService, broken_notes
@@ -439,9 +440,10 @@ def build(
     # The demo loads without a model, so it looks the same on every machine.
     flat = MemoryService(store, batched, access, clock, limits, evidence=evidence, guard=guard,
                          cold=cold_reads, conflicts=recorder)
+    lifecycle = LifecycleService(store, marks, access, clock)
     seeder = Seeder(admin, access, flat, IngestionService(
         store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
-        store, clock)
+        store, clock, ConflictSeeds(flat, lifecycle, recorder, access, store, batched, clock))
     repos = RepoService(code_index, store, access, clock, verification)
     conflicts = ConflictService(store, conflict_store, marks, access, clock,
                                 proposal_writer(flat))
@@ -477,7 +479,7 @@ def build(
         code=CodeSearchService(code_index, access),
         mining=GitMining(repos, code_index, memories),
         security=SecurityService(admin, security_store, guard, audit, store),
-        lifecycle=LifecycleService(store, marks, access, clock),
+        lifecycle=lifecycle,
         changes=ChangeFeed(store, marks, access, TokenCounter().count),
         conflicts=conflicts,
     )
