@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from memspace.bootstrap import build
 from memspace.cli import app
 from memspace.config import Settings
-from memspace.services.access import AccessService
 from memspace.domain.models import MemoryFilter, RelationType
+from memspace.services.access import AccessService
 from tests.support import corpus
 
 pytestmark = pytest.mark.model
