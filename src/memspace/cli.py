@@ -239,8 +239,8 @@ def import_space(
         report = container.portability.import_space(AccessService.operator(), space, handle,
                                                     new_ids, create=True)
     emit(report.__dict__, as_json, f"Imported into '{report.space}': {report.documents} documents, "
-         f"{report.memories} memories, {report.relations} relations"
-         + (" (new ids)" if report.remapped else "") + ".")
+         f"{report.memories} memories, {report.relations} relations, {report.conflicts} open "
+         "conflicts" + (" (new ids)" if report.remapped else "") + ".")
 
 
 @document_app.command("list")
