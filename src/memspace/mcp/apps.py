@@ -1,4 +1,4 @@
-"""The MCP Apps surface (docs/contract.md): four `ui://` views and the tools that open them.
+"""The MCP Apps surface (docs/contract.md): five `ui://` views and the tools that open them.
 
 Each launcher tool is linked to its view by `_meta.ui.resourceUri`: a host with MCP Apps
 renders the view, any other client shows the tool's text, so that text must be useful on its
@@ -19,6 +19,7 @@ from pydantic import Field
 
 from memspace.bootstrap import Container
 from memspace.mcp.app_tools import register_app_tools
+from memspace.mcp.conflict_view import register_conflict_view
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.tools import READ_ONLY
 from memspace.present.json import spaces_json
@@ -51,7 +52,9 @@ UPLOAD = View("upload", "memspace: upload a file",
               "Upload a PDF, CSV, Markdown or text file and see the facts that came out of it.")
 MEMORY_GRAPH = View("memory-graph", "memspace: memory graph",
                     "Force-directed graph of a space's memories and how they update each other.")
-VIEWS = (SPACE_PICKER, GUIDED_SAVE, UPLOAD, MEMORY_GRAPH)
+CONFLICTS = View("conflicts", "memspace: conflicts",
+                 "The space's open conflicts side by side; settle one in two clicks.")
+VIEWS = (SPACE_PICKER, GUIDED_SAVE, UPLOAD, MEMORY_GRAPH, CONFLICTS)
 
 
 def view_html(view: View) -> str:
@@ -70,6 +73,7 @@ def build_apps(app: Container) -> Apps:
     _register_launchers(apps, app)
     register_app_tools(apps, app, upload_uri=UPLOAD.uri, save_uri=GUIDED_SAVE.uri,
                        graph_uri=MEMORY_GRAPH.uri, picker_uri=SPACE_PICKER.uri)
+    register_conflict_view(apps, app, CONFLICTS.uri)
     return apps
 
 
