@@ -414,11 +414,11 @@ class ConflictStore(Protocol):
         open or settled."""
 
     def open_recorded(self, space_id: str, limit: int) -> list[RecordedConflict]:
-        """The space's recorded conflicts not yet settled, newest first (whether their memories
-        are still current is the service's to check)."""
+        """The space's open recorded conflicts, newest first: not settled, every memory still
+        current, a proposal's text not stored since."""
 
     def get_recorded(self, space_id: str, conflict_id: str) -> RecordedConflict | None:
-        """One recorded conflict of the space not yet settled, or None."""
+        """One open recorded conflict of the space, or None."""
 
     def settle(self, settlement: Settlement) -> None:
         """In one transaction under the space's write lock: each memory of `supersede` leaves

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Protocol
 
 from memspace.domain.conflicts import (
@@ -49,6 +50,20 @@ class ConflictPorts(MemoryReadStore, RelationStore, Protocol):
 
 
 @dataclass(frozen=True)
+class _Entry:
+    """An open conflict before its memories are read: its id, its time (the queue's order)
+    and how to read it whole (None if it stopped being a conflict meanwhile)."""
+
+    id: str
+    at: datetime
+    read: Callable[[], OpenConflict | None]
+
+
+def _given(conflict: OpenConflict) -> OpenConflict:
+    return conflict
+
+
+@dataclass(frozen=True)
 class ConflictPage:
     space: str  # slug
     page: Page[OpenConflict]
@@ -84,25 +99,28 @@ class ConflictService:
         target = self._access.resolve(principal, space)
         size = clamp_limit(limit, MAX_PAGE)
         query = fingerprint("conflicts", target.space.id)
-        found = self.open_of(target.space.id)
+        entries = self._entries(target.space.id)
+        found = entries
         if cursor:
             after = decode_cursor(cursor, query)
-            found = [c for c in found if (c.at, c.id) < (after.created_at, after.id)]
-        items = found[:size]
+            found = [e for e in entries if (e.at, e.id) < (after.created_at, after.id)]
+        items = [c for c in (e.read() for e in found[:size]) if c is not None]
         more = len(found) > size
-        nxt = encode_cursor(query, PageAfter(items[-1].at, items[-1].id)) if more else None
-        return ConflictPage(target.space.slug, Page(items, nxt), self.count(target.space.id))
+        last = found[size - 1] if more else None
+        nxt = encode_cursor(query, PageAfter(last.at, last.id)) if last is not None else None
+        return ConflictPage(target.space.slug, Page(items, nxt), len(entries))
 
     def count(self, space_id: str) -> int:
-        """How many conflicts are open in a space the caller already resolved."""
-        return len(self.open_of(space_id))
+        """How many conflicts are open in a space the caller already resolved (whoAmI and
+        get_context show it): three reads, no memory read one by one."""
+        disputed = MemoryFilter(space_id, statuses=(MemoryStatus.DISPUTED,))
+        return (len(self._store.open_conflicts(space_id, MAX_OPEN))
+                + len(self._store.list_memories(disputed, MAX_OPEN))
+                + len(self._conflicts.open_recorded(space_id, MAX_OPEN)))
 
     def open_of(self, space_id: str) -> list[OpenConflict]:
         """Every open conflict of a space, newest first (then by id, descending)."""
-        found = [*self._two_heads(space_id), *self._disputed(space_id),
-                 *self._recorded(space_id)]
-        unique = {c.id: c for c in found}
-        return sorted(unique.values(), key=lambda c: (c.at, c.id), reverse=True)
+        return [c for c in (e.read() for e in self._entries(space_id)) if c is not None]
 
     def resolve(self, principal: Principal, conflict: str | None, keep: str | None,
                 supersede: Sequence[str] | None, reason: str | None,
@@ -112,7 +130,8 @@ class ConflictService:
         target = self._access.resolve(principal, space, write=True)
         why = _reason(reason)
         wanted = (conflict or "").strip()
-        found = next((c for c in self.open_of(target.space.id) if c.id == wanted), None)
+        entry = next((e for e in self._entries(target.space.id) if e.id == wanted), None)
+        found = entry.read() if entry is not None else None
         if found is None:
             raise NotFound(f"no open conflict '{wanted}' in this space (it may be settled "
                            "already); list_conflicts shows the open ones with their ids")
@@ -144,23 +163,29 @@ class ConflictService:
                           principal.actor, now)
 
     # -- the kinds ----------------------------------------------------------------------------
+    # Each kind is listed as entries (id, time, and how to read the whole conflict), so a page
+    # reads the memories of its own conflicts only.
 
-    def _two_heads(self, space_id: str) -> list[OpenConflict]:
+    def _entries(self, space_id: str) -> list[_Entry]:
+        found = [*self._two_heads(space_id), *self._disputed(space_id),
+                 *self._recorded(space_id)]
+        unique = {e.id: e for e in found}
+        return sorted(unique.values(), key=lambda e: (e.at, e.id), reverse=True)
+
+    def _two_heads(self, space_id: str) -> list[_Entry]:
         out = []
         for relation in self._store.open_conflicts(space_id, MAX_OPEN):
-            pair = self._memories(space_id, (relation.source_id, relation.target_id))
-            if pair is None:
-                continue
-            cid = conflict_id(space_id, ConflictKind.TWO_HEADS, (relation.source_id,
-                                                                 relation.target_id))
+            ids = (relation.source_id, relation.target_id)
+            cid = conflict_id(space_id, ConflictKind.TWO_HEADS, ids)
             why = (f"'{relation.source_id}' updates '{relation.target_id}' but both are still "
                    "current (a correction that did not finish, or two that raced)"
                    + (f"; the update said: {relation.reason}" if relation.reason else ""))
-            out.append(OpenConflict(cid, ConflictKind.TWO_HEADS, why, pair, relation.created_at,
-                                    relation.created_by, etag(cid, pair)))
+            out.append(_Entry(cid, relation.created_at, partial(
+                self._read, space_id, cid, ConflictKind.TWO_HEADS, why, ids,
+                relation.created_at, relation.created_by, None)))
         return out
 
-    def _disputed(self, space_id: str) -> list[OpenConflict]:
+    def _disputed(self, space_id: str) -> list[_Entry]:
         where = MemoryFilter(space_id, statuses=(MemoryStatus.DISPUTED,))
         disputed = self._store.list_memories(where, MAX_OPEN)
         marks = {m.memory_id: m for m in self._marks.marks_of(space_id, [m.id for m in disputed])
@@ -170,21 +195,24 @@ class ConflictService:
             mark = marks.get(memory.id)
             cid = conflict_id(space_id, ConflictKind.DISPUTED, (memory.id,))
             why = f"marked disputed: {mark.reason}" if mark else "marked disputed"
-            out.append(OpenConflict(cid, ConflictKind.DISPUTED, why, (memory,),
-                                    mark.at if mark else memory.created_at,
-                                    mark.by if mark else memory.created_by,
-                                    etag(cid, (memory,))))
+            found = OpenConflict(cid, ConflictKind.DISPUTED, why, (memory,),
+                                 mark.at if mark else memory.created_at,
+                                 mark.by if mark else memory.created_by, etag(cid, (memory,)))
+            out.append(_Entry(cid, found.at, partial(_given, found)))
         return out
 
-    def _recorded(self, space_id: str) -> list[OpenConflict]:
-        out = []
-        for record in self._conflicts.open_recorded(space_id, MAX_OPEN):
-            memories = self._memories(space_id, record.memory_ids)
-            if memories is None:
-                continue
-            out.append(OpenConflict(record.id, record.kind, record.why, memories, record.at,
-                                    record.by, etag(record.id, memories), record.proposal))
-        return out
+    def _recorded(self, space_id: str) -> list[_Entry]:
+        return [_Entry(r.id, r.at, partial(self._read, space_id, r.id, r.kind, r.why,
+                                           r.memory_ids, r.at, r.by, r.proposal))
+                for r in self._conflicts.open_recorded(space_id, MAX_OPEN)]
+
+    def _read(self, space_id: str, cid: str, kind: ConflictKind, why: str,
+              ids: tuple[str, ...], at: datetime, by: str,
+              proposal: Proposal | None) -> OpenConflict | None:
+        memories = self._memories(space_id, ids)
+        if memories is None:
+            return None
+        return OpenConflict(cid, kind, why, memories, at, by, etag(cid, memories), proposal)
 
     def _memories(self, space_id: str, ids: Sequence[str]) -> tuple[Memory, ...] | None:
         """The memories, or None when one of them is no longer current (no longer a conflict)."""

@@ -25,8 +25,12 @@ def _conflict(row: sqlite3.Row) -> RecordedConflict:
                             req_ts(row["recorded_at"]), proposal_from(row["proposal"]))
 
 
-# Recorded, unsettled, and (for a proposal) its text not stored since by another add.
-_OPEN = ("resolved_at IS NULL AND (proposal_hash IS NULL OR NOT EXISTS (SELECT 1 FROM memories m "
+# Recorded, unsettled, every memory still current, and (for a proposal) its text not stored
+# since by another add.
+_OPEN = ("resolved_at IS NULL AND NOT EXISTS (SELECT 1 FROM json_each(c.memory_ids) j "
+         "LEFT JOIN memories m ON m.id = j.value AND m.space_id = c.space_id "
+         "WHERE m.id IS NULL OR m.active = 0) "
+         "AND (proposal_hash IS NULL OR NOT EXISTS (SELECT 1 FROM memories m "
          "WHERE m.space_id = c.space_id AND m.content_hash = c.proposal_hash AND m.active = 1))")
 
 

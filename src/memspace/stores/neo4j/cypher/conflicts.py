@@ -13,9 +13,13 @@ REMOVE c._created
 RETURN created
 """
 _FIELDS = "c {.id, .spaceId, .kind, .memoryIds, .why, .recordedBy, .recordedAt, .proposal}"
-# Unsettled, and (for a proposal) its text not stored since by another add.
-_OPEN = """c.resolvedAt IS NULL AND (c.proposalHash IS NULL OR NOT EXISTS {
-  MATCH (m:Memory) WHERE m.spaceId = c.spaceId AND m.contentHash = c.proposalHash AND m.active })"""
+# Unsettled, every memory still current, and (for a proposal) its text not stored since by
+# another add.
+_OPEN = """c.resolvedAt IS NULL
+  AND all(id IN c.memoryIds WHERE EXISTS {
+    MATCH (m:Memory {id: id}) WHERE m.spaceId = c.spaceId AND m.active })
+  AND (c.proposalHash IS NULL OR NOT EXISTS {
+    MATCH (m:Memory) WHERE m.spaceId = c.spaceId AND m.contentHash = c.proposalHash AND m.active })"""
 OPEN_RECORDED = f"""
 MATCH (c:Conflict {{spaceId: $space}}) WHERE {_OPEN}
 RETURN {_FIELDS} AS conflict ORDER BY c.recordedAt DESC, c.id LIMIT $limit
