@@ -183,3 +183,21 @@ def test_two_heads_and_a_dispute_are_settled_both_ways(team: Team) -> None:
     back = team.app.store.get_memory(team.space_id, doubted.memories[0].id)
     assert back is not None and back.status.value == "current"
     assert set(team.kinds()) == {"suggested_update", "contradiction"}
+
+
+def test_a_note_saved_without_waiting_leaves_its_suggested_update_in_the_queue(
+        team: Team) -> None:
+    team.add("The cache keeps entries for ten minutes")
+    saved = team.app.memories.add(team.lead, "The cache now moved to a Redis cluster on "
+                                  "dedicated hosts", space=team.slug, wait=False)
+    assert saved.mode == "pending"
+    assert team.kinds() == {}
+    team.llm.script(answer("The cache now moved to a Redis cluster on dedicated hosts",
+                           "updates"))
+    [job] = [j for j in team.app.notes.pending() if j.memory_id == saved.memories[0].id]
+    team.app.notes.process(job)
+    [suggested] = team.app.conflicts.listing(team.lead, team.slug).page.items
+    assert suggested.kind.value == "suggested_update"
+    assert [m.content for m in suggested.memories] == [
+        "The cache now moved to a Redis cluster on dedicated hosts",
+        "The cache keeps entries for ten minutes"]
