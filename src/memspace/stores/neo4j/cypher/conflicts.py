@@ -55,7 +55,7 @@ MATCH (m:Memory {id: $keep}) WHERE m.spaceId = $space
 SET m.version = CASE WHEN m.status = 'disputed' THEN coalesce(m.version, 1) + 1
                      ELSE coalesce(m.version, 1) END,
     m.changed = CASE WHEN m.status = 'disputed' THEN $changed ELSE m.changed END,
-    m.status = 'current'
+    m.status = CASE WHEN m.status = 'disputed' THEN 'current' ELSE m.status END
 REMOVE m._lock
 """
 HISTORY = """
