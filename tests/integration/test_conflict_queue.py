@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
+from memspace.bootstrap import Container, build, build_conflicts
 from memspace.config import Settings
 from memspace.domain.errors import Forbidden, InvalidInput, NotFound, StaleConflict
 from memspace.domain.models import Access, MemoryFilter, Relation, RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.services.access import Principal
+from memspace.services.clock import SystemClock
+from memspace.services.conflict_records import ConflictRecorder
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.support.stores import STORE_PARAMS, make_store
@@ -201,3 +203,23 @@ def test_a_note_saved_without_waiting_leaves_its_suggested_update_in_the_queue(
     assert [m.content for m in suggested.memories] == [
         "The cache now moved to a Redis cluster on dedicated hosts",
         "The cache keeps entries for ten minutes"]
+
+
+def test_a_dropped_proposal_is_never_stored_and_the_claim_held_is_marked(team: Team) -> None:
+    held = team.add("Sessions use opaque tokens")
+    stored = team.app.store.get_memory(team.space_id, held)
+    assert stored is not None
+    proposed = team.app.memories._new_memory(team.space_id, "Sessions use JWTs", "fact", "agent-b")
+    ConflictRecorder(build_conflicts(team.app.store), SystemClock()).refused(
+        team.space_id, stored, proposed, 0.9)
+    [waiting] = team.app.conflicts.listing(team.lead, team.slug).page.items
+    assert waiting.sides == (held, "proposal")
+    done = team.app.conflicts.resolve(team.lead, waiting.id, held, ["proposal"],
+                                      "opaque tokens stay", waiting.version, team.slug)
+    assert done.dropped_proposal and done.kept is not None and done.superseded == ()
+    assert team.app.conflicts.listing(team.lead, team.slug).open == 0
+    texts = {m.content for m in team.app.store.list_memories(
+        MemoryFilter(team.space_id, include_inactive=True), 50)}
+    assert "Sessions use JWTs" not in texts
+    marks = team.app.lifecycle.marks(team.space_id, [held])
+    assert [(m.kind, m.status) for m in marks] == [("resolved", "current")]
