@@ -18,6 +18,7 @@ const VIEWS = {
   "guided-save": "Save a memory",
   upload: "Upload a file",
   "memory-graph": "Memory graph",
+  conflicts: "Conflicts",
 };
 // Safe by construction: no view turns a string into markup or code.
 const FORBIDDEN = /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|\beval\(|new Function\(/;

@@ -15,6 +15,7 @@ from memspace.domain.ports import (
     Clock,
     CodeIndexStore,
     ColdSearch,
+    ConflictStore,
     Embedder,
     EvidenceStore,
     GraphStore,
@@ -35,6 +36,8 @@ from memspace.services.briefing import BriefingService
 from memspace.services.changes import ChangeFeed
 from memspace.services.clock import SystemClock
 from memspace.services.code_search import CodeSearchService
+from memspace.services.conflict_records import ConflictRecorder
+from memspace.services.conflicts import ConflictService, proposal_writer
 from memspace.services.context import ProfileService
 from memspace.services.conversation import TurnFeatures
 from memspace.services.document_files import DocumentFiles
@@ -55,6 +58,7 @@ from memspace.services.repos import RepoService
 from memspace.services.search import SearchService
 from memspace.services.security import SecurityService
 from memspace.services.seeding import Seeder
+from memspace.services.seeding_conflicts import ConflictSeeds
 from memspace.services.spaces import SpaceService
 from memspace.services.uploads import UploadTickets
 from memspace.services.verification import VerificationService, broken_notes
@@ -98,6 +102,7 @@ class Container:
     security: SecurityService  # policies, audit log, scans (issue 38)
     lifecycle: LifecycleService
     changes: ChangeFeed
+    conflicts: ConflictService  # the conflict queue (docs/conflicts.md)
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
@@ -131,6 +136,7 @@ class Ports:
     marks: LifecycleStore
     texts: SpaceTextStore
     oauth: OAuthStore
+    conflicts: ConflictStore
     cache: SpaceCache | None
     cold: ColdSearch | None
     metrics: Metrics | None
@@ -148,6 +154,7 @@ def build_ports(settings: Settings, store: GraphStore, extractor: FactExtractor 
         code_index=roles.repos(store), evidence=roles.evidence(store),
         security=roles.security(store), marks=roles.lifecycle(store),
         texts=roles.space_settings(store), oauth=roles.oauth(store),
+        conflicts=roles.conflicts(store),
         cache=cache, cold=cold, metrics=metrics)
     if metrics is not None:
         ports.store, ports.extractor = watched_ports(metrics, store, extractor)
@@ -182,6 +189,7 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
               files: DocumentFiles) -> Container:
     """The services over the ports, each given the roles it asks for."""
     store = p.store
+    recorder = ConflictRecorder(p.conflicts, clock)
     audit = AuditLog(p.security, clock)
     guard = ContentGuard(p.security, audit)  # the security step of every write path
     access = AccessService(store, clock)
@@ -190,13 +198,14 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     limits = Limits(settings.max_memory_chars, settings.max_page_size, features)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
-    notes = (NoteExtraction(store, p.note_jobs, batched, p.extractor, clock)
+    notes = (NoteExtraction(store, p.note_jobs, batched, p.extractor, clock, recorder)
              if p.note_jobs is not None and p.extractor is not None else None)
     evidence = EvidenceService(p.code_index, p.evidence, access, clock)
     verification = VerificationService(store, p.code_index, p.evidence, access, clock)
     cold_reads = (p.cache, p.cold) if p.cache is not None and p.cold is not None else None
     memories = MemoryService(store, batched, access, clock, limits, p.extractor, notes=notes,
-                             evidence=evidence, guard=guard, cold=cold_reads, answer_form=add_json)
+                             evidence=evidence, guard=guard, cold=cold_reads, conflicts=recorder,
+                             answer_form=add_json)
     reader = BudgetedReader(build_reader(settings), ParseBudget(
         settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
     ingestion = IngestionService(store, access, memories, reader, files, clock,
@@ -206,11 +215,13 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     admin = AdminService(store, clock, audit, p.texts)
     # The demo loads without a model, so it looks the same on every machine.
     flat = MemoryService(store, batched, access, clock, limits, evidence=evidence, guard=guard,
-                         cold=cold_reads, answer_form=add_json)
+                         cold=cold_reads, conflicts=recorder, answer_form=add_json)
+    lifecycle = LifecycleService(store, p.marks, access, clock)
     seeder = Seeder(admin, access, flat, IngestionService(
         store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
-        store, clock)
+        store, clock, ConflictSeeds(flat, lifecycle, recorder, access, store, batched, clock))
     repos = RepoService(p.code_index, store, access, clock, verification)
+    conflicts = ConflictService(store, p.conflicts, p.marks, access, clock, proposal_writer(flat))
     return Container(
         settings=settings, metrics=p.metrics, store=store, embedder=embedder, access=access,
         admin=admin, memories=memories,
@@ -218,19 +229,22 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
                              guard.quarantines, features, p.cache, p.cold, clock),
         documents=DocumentService(store, access, files, settings.max_page_size),
         ingestion=ingestion, worker=IngestionWorker(ingestion, notes), notes=notes,
-        seeder=seeder, profiles=profiles, spaces=SpaceService(access, store),
+        seeder=seeder, profiles=profiles, spaces=SpaceService(access, store, conflicts.count),
         graphs=GraphService(store, access, clock),
         briefings=BriefingService(store, embedder, access, clock, TokenCounter().count,
                                   quarantines=guard.quarantines, marks=p.marks,
-                                  broken=broken_notes(p.evidence)),
+                                  broken=broken_notes(p.evidence),
+                                  open_conflicts=conflicts.count),
         handoffs=HandoffService(store, access, clock, evidence, guard),
         uploads=UploadTickets(store, access, clock, upload_secret(settings)),
-        portability=PortabilityService(store, embedder, access, files, admin, guard, audit),
+        portability=PortabilityService(store, embedder, access, files, admin, guard, audit,
+                                       p.conflicts),
         oauth=OAuthService(p.oauth, access, admin, clock, audit),
         evidence=evidence, repos=repos, verification=verification,
         code=CodeSearchService(p.code_index, access),
         mining=GitMining(repos, p.code_index, memories),
         security=SecurityService(admin, p.security, guard, audit, store),
-        lifecycle=LifecycleService(store, p.marks, access, clock),
+        lifecycle=lifecycle,
         changes=ChangeFeed(store, p.marks, access, TokenCounter().count),
+        conflicts=conflicts,
     )

@@ -18,6 +18,7 @@ from memspace import (
     __version__,
     cli_clients,
     cli_code,
+    cli_conflicts,
     cli_ingest,
     cli_memories,
     cli_oauth,
@@ -57,6 +58,7 @@ app.command("list")(cli_memories.list_memories)
 app.command("mark")(cli_memories.mark)
 space_app.command("set")(cli_security.space_set)
 app.command("rename-category")(cli_memories.rename_category)
+app.add_typer(cli_conflicts.conflicts_app, name="conflicts")
 
 
 def _version(value: bool) -> None:
@@ -237,8 +239,8 @@ def import_space(
         report = container.portability.import_space(AccessService.operator(), space, handle,
                                                     new_ids, create=True)
     emit(report.__dict__, as_json, f"Imported into '{report.space}': {report.documents} documents, "
-         f"{report.memories} memories, {report.relations} relations"
-         + (" (new ids)" if report.remapped else "") + ".")
+         f"{report.memories} memories, {report.relations} relations, {report.conflicts} open "
+         "conflicts" + (" (new ids)" if report.remapped else "") + ".")
 
 
 @document_app.command("list")

@@ -14,6 +14,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from memspace import __version__
 from memspace.api.auth import ApiKeyMiddleware
+from memspace.api.conflict_routes import router as conflicts_router
 from memspace.api.cors import UploadCors
 from memspace.api.documents import router as documents_router
 from memspace.api.errors import memspace_error_handler
@@ -83,6 +84,7 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.include_router(documents_router)
     app.include_router(workflow_router)
     app.include_router(evidence_router)
+    app.include_router(conflicts_router)
     oauth = oauth_setup(container)  # before the catch-all mount below
     app.router.routes.extend(oauth[1] if oauth else [])
     add_metrics_route(app, container)  # MEMSPACE_METRICS=true

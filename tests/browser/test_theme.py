@@ -12,7 +12,8 @@ from tests.browser.viewhost import DARK_BACKGROUND, LIGHT_BACKGROUND
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.model]
 
 VIEWS = [("space-picker", "select_space_ui"), ("guided-save", "guided_save_ui"),
-         ("upload", "upload_file_ui"), ("memory-graph", "memory_graph_ui")]
+         ("upload", "upload_file_ui"), ("memory-graph", "memory_graph_ui"),
+         ("conflicts", "conflicts_ui")]
 
 
 @pytest.mark.parametrize(("view_name", "tool"), VIEWS)

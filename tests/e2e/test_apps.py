@@ -13,10 +13,11 @@ from tests.support.server import data, error_text, mcp_client
 pytestmark = [pytest.mark.e2e, pytest.mark.model]
 
 VIEWS = {"space-picker": "select_space_ui", "guided-save": "guided_save_ui",
-         "upload": "upload_file_ui", "memory-graph": "memory_graph_ui"}
+         "upload": "upload_file_ui", "memory-graph": "memory_graph_ui",
+         "conflicts": "conflicts_ui"}
 HELPERS = {"list_spaces_ui", "set_active_space_ui", "find_memories_ui", "save_memory_ui",
            "preview_correction_ui", "correct_memory_ui", "graph_data_ui", "memory_detail_ui",
-           "upload_ticket_ui", "document_status_ui"}
+           "upload_ticket_ui", "document_status_ui", "list_conflicts_ui", "resolve_conflict_ui"}
 
 
 async def test_views_are_self_contained_ui_resources_with_a_declared_csp(deployment: Deployment) -> None:

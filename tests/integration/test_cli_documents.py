@@ -12,6 +12,7 @@ from memspace.bootstrap import build
 from memspace.cli import app
 from memspace.config import Settings
 from memspace.domain.models import MemoryFilter, RelationType
+from memspace.services.access import AccessService
 from tests.support import corpus
 
 pytestmark = pytest.mark.model
@@ -54,7 +55,7 @@ def test_import_reports_each_file_and_fails_when_one_did(run, tmp_path: Path) ->
 def test_seed_loads_the_demo_once_with_its_history(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     result = run("seed")
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("Loaded the demo into acme-rebuild, support: 17 memories, "
+    assert result.stdout.startswith("Loaded the demo into acme-rebuild, support: 18 memories, "
                                     "10 relations, 6 documents")
     assert result.stdout.count("msk_") == 3
     settings = Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
@@ -68,6 +69,12 @@ def test_seed_loads_the_demo_once_with_its_history(run, tmp_path: Path) -> None:
         assert sum(not m.active for m in memories) == 2
         documents = container.store.list_documents(space.id, 10)
         assert {d.status.value for d in documents} == {"done"} and len(documents) == 3
+        # one open conflict of each kind (docs/conflicts.md)
+        operator = AccessService.operator()
+        queued = [c.kind.value for slug in ("acme-rebuild", "support")
+                  for c in container.conflicts.listing(operator, slug, 50).page.items]
+        assert sorted(queued) == ["contradiction", "disputed", "suggested_update", "two_heads",
+                                  "write_conflict"]
     finally:
         container.close()
     again = run("seed")

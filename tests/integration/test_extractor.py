@@ -83,6 +83,17 @@ def test_relation_types_are_parsed_whatever_their_case(scripted: ScriptedLLM) ->
     assert result.facts[0].relations[0].reason == "UPDATES 0"
 
 
+def test_a_contradiction_is_no_edge_but_a_pair_for_the_conflict_queue(scripted: ScriptedLLM) -> None:
+    scripted.push(Reply({"facts": [
+        fact("Support is open on holidays.", "fact", (0, "CONTRADICTS"), (1, "extends")),
+    ]}))
+
+    [said] = extractor(scripted.url).extract("news", CANDIDATES).facts
+
+    assert [(r.candidate, r.type) for r in said.relations] == [(1, RelationType.EXTENDS)]
+    assert said.contradicts == ((0, "CONTRADICTS 0"),)
+
+
 def test_relations_to_numbers_not_offered_are_dropped(scripted: ScriptedLLM,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     scripted.push(Reply({"facts": [fact("Priya owns billing.", "ownership", (7, "updates"), (0, "updates")),
@@ -149,7 +160,7 @@ def test_invalid_json_is_retried_once_with_the_error_and_tokens_are_summed(scrip
 
 
 def test_a_schema_violation_is_retried_like_invalid_json(scripted: ScriptedLLM) -> None:
-    scripted.push(Reply({"facts": [fact("Priya owns billing.", "ownership", (0, "contradicts"))]}),
+    scripted.push(Reply({"facts": [fact("Priya owns billing.", "ownership", (0, "replaces"))]}),
                   Reply({"facts": [fact("Priya owns billing.", "ownership", (0, "updates"))]}))
 
     result = extractor(scripted.url).extract("news", CANDIDATES)

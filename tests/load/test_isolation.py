@@ -95,10 +95,11 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
         slug = rng.choice([*slugs, unknown]) if rng.random() < 0.95 else unknown
         action = rng.choices(["add", "repeat", "search", "keyword", "list", "forget", "code",
                               "chunk", "verify", "secret", "inject", "mark", "patch", "batch",
-                              "changes", "revisions", "rename", "asof", "timeline"],
-                             [30, 5, 25, 10, 20, 10, 10, 10, 3, 5, 5, 10, 8, 8, 8, 6, 3, 8, 6])[0]
+                              "changes", "revisions", "rename", "asof", "timeline", "conflicts",
+                              "resolve"],
+                             [30, 5, 25, 10, 20, 10, 10, 10, 3, 5, 5, 10, 8, 8, 8, 6, 3, 8, 6, 6, 6])[0]
         refusal = expect_refusal(granted.get(slug), action in (
-            "add", "repeat", "forget", "secret", "inject", "mark", "patch", "rename"))
+            "add", "repeat", "forget", "secret", "inject", "mark", "patch", "rename", "resolve"))
         context = f"seed {seed}, step {step}: {action} in {slug} as {granted}"
         try:
             if action in ("add", "repeat"):
@@ -163,6 +164,28 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
                 _, line = rig.app.lifecycle.revisions(who, memory_id, slug)
                 assert line[-1].memory.content == here, context
                 assert all(v.memory.content.startswith(f"[{slug}]") for v in line), context
+            elif action == "conflicts":
+                # the queue lists this space's open conflicts only (here: disputed memories)
+                listing = rig.app.conflicts.listing(who, slug, 50)
+                sides = [m for c in listing.page.items for m in c.memories]
+                assert all(m.space_id == space_ids[slug] and model[slug].get(m.content)
+                           for m in sides), context
+                assert listing.open == len(listing.page.items) or listing.page.next_cursor
+            elif action == "resolve":
+                # a conflict id of this space or (as often) of another: a foreign one answers
+                # exactly like a missing one
+                owner = rng.choice(slugs) if rng.random() < 0.5 or slug == unknown else slug
+                queue = rig.app.conflicts.open_of(space_ids[owner])
+                picked = rng.choice(queue) if queue else None
+                if refusal is None and (picked is None or owner != slug):
+                    refusal = NotFound
+                settled = rig.app.conflicts.resolve(
+                    who, picked.id if picked else f"cf_missing-{rig.tag}",
+                    picked.memories[0].id if picked else "x", None, "settled", space=slug)
+                assert picked is not None and owner == slug, context
+                assert settled.kept is not None and settled.kept.space_id == space_ids[slug]
+                assert settled.kept.status.value == "current", context
+                counts["settled"] = counts.get("settled", 0) + 1
             elif action == "rename":
                 # categories are per space: a rename touches this space's memories only, and
                 # in one that has none of the category it answers like a missing one
@@ -270,7 +293,9 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
         assert space is not None
         stored = rig.app.store.list_memories(MemoryFilter(space.id), 1_000_000)
         assert sorted(m.content for m in stored) == sorted(t for t, on in model[slug].items() if on)
-    done = sum(n for action, n in counts.items() if action != "found")
+    # conflicts were really settled, not only refused (one in ~20 steps is a mark)
+    assert counts.get("settled", 0) >= (1 if ops >= 1_000 else 0), counts
+    done = sum(n for action, n in counts.items() if action not in ("found", "settled"))
     assert done >= ops * 0.9, counts
     # many reads found something (about a third at 2,000 ops; about half are refused): the
     # checks above compared real answers, not empty ones

@@ -41,6 +41,7 @@ DOCUMENTED: list[tuple[MemspaceError, str]] = [
     (domain.Conflict("x"), "conflict"),
     (domain.DuplicateContent({"h": "m1"}), "duplicate"),
     (domain.StaleVersion("m1", 1, 2, "m2"), "stale_version"),
+    (domain.StaleConflict("cf_1", "aaaa", "bbbb"), "stale_version"),
     (domain.Unavailable("x"), "unavailable"),
     (domain.ExtractionFailed("x"), "unavailable"),
 ]
@@ -68,6 +69,12 @@ def test_every_error_type_of_the_domain_is_in_the_table_above() -> None:
     tested = {type(error) for error, _ in DOCUMENTED}
     local = {k for k in _every_error_type(MemspaceError) if k.__module__ == domain.__name__}
     assert local - {MemspaceError} <= tested, "add the new type to DOCUMENTED"
+
+
+def test_a_stale_conflict_carries_what_to_list_again() -> None:
+    refused = coded(domain.StaleConflict("cf_1", "aaaa", "bbbb"))
+    assert refused.extra == {"conflictId": "cf_1", "yourVersion": "aaaa", "currentVersion": "bbbb"}
+    assert "list_conflicts again" in refused.message
 
 
 def test_a_stale_version_carries_what_to_reload() -> None:

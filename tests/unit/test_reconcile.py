@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from memspace.domain.extraction import Extraction
+from memspace.domain.extraction import ExtractedFact, Extraction
 from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
 from memspace.domain.ports import MINILM_CALIBRATION, WriteBatch
 from memspace.services.reconcile import Plan, drop_repeats, plan_extraction, retarget
@@ -52,7 +52,26 @@ def test_an_update_just_below_the_floor_is_refused_and_both_stay() -> None:
     assert (made.supersede, made.relations, [m.version for m in made.memories]) == ({}, [], [1])
     assert made.warnings == [
         "kept both: 'The deploy window is Thursday' was said to replace 'The deploy window is "
-        "Friday', but they look unrelated (similarity 0.39 < 0.4)"]
+        "Friday', but they look unrelated (similarity 0.39 < 0.4); queued as a suggested update "
+        "(list_conflicts)"]
+    # kept for the conflict queue (services/conflict_records.py), not dropped
+    [(new, old, similarity)] = made.suggested
+    assert (new.content, old.content, similarity) == (
+        "The deploy window is Thursday", "The deploy window is Friday", pytest.approx(0.39))
+
+
+def test_a_fact_said_to_contradict_a_candidate_is_kept_beside_it_for_the_queue() -> None:
+    old = builders.memory("space-1", "The office is closed on holidays")
+    said = ExtractedFact("The office is open on holidays", "fact",
+                         contradicts=((0, "open or closed?"), (5, "not offered")))
+    made = plan_extraction(
+        Extraction((said,)), [old], lambda text, cat: builders.memory("space-1", text, category=cat),
+        lambda texts: [[1.0, 0.0] for _ in texts], lambda _hash: None, "agent",
+        floor=MINILM_CALIBRATION.update_floor)
+    [new] = made.memories
+    assert (made.relations, made.supersede, made.suggested) == ([], {}, [])
+    assert [(n.id, o.id, why) for n, o, why in made.contradicts] == [
+        (new.id, old.id, "open or closed?")]
 
 
 def test_only_a_weak_extends_is_not_vetoed() -> None:

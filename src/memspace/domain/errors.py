@@ -152,6 +152,22 @@ class StaleVersion(Conflict):
         self.head_id = head_id
 
 
+class StaleConflict(Conflict):
+    """A resolution quoted a conflict's `version` that moved on: the conflict or one of its
+    memories changed since it was listed (docs/conflicts.md). The same code as StaleVersion."""
+
+    code = "stale_version"
+
+    def __init__(self, conflict_id: str, have: str, current: str) -> None:
+        super().__init__(
+            f"conflict '{conflict_id}' changed since you listed it (you have version {have}, "
+            f"current is {current}): list_conflicts again, look at both sides as they are now, "
+            "and resolve with the new version")
+        self.conflict_id = conflict_id
+        self.have = have
+        self.current = current
+
+
 class Unavailable(MemspaceError):
     """A backing service (store, model) did not answer; retrying later may work."""
 

@@ -42,6 +42,9 @@ class ExtractedFact:
     # One of domain.lifecycle.MemoryType's values when the model says what kind of note the
     # fact is; None (or an unknown value) leaves it a note unless the caller gave a type.
     type: str | None = None
+    # Candidates the model said this fact contradicts without replacing (candidate, reason):
+    # both are kept and the pair waits in the conflict queue (docs/conflicts.md).
+    contradicts: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
+from memspace.domain.conflicts import RecordedConflict, Settlement
 from memspace.domain.evidence import Citation
 from memspace.domain.lifecycle import MemoryStatus, Revision
 from memspace.domain.models import (
@@ -402,6 +403,33 @@ class LifecycleStore(Protocol):
 
     def marks_of(self, space_id: str, memory_ids: list[str]) -> list[Revision]:
         """The status changes of these memories, oldest first."""
+
+
+class ConflictStore(Protocol):
+    """The conflict queue's records and settlements (domain/conflicts.py, docs/conflicts.md).
+    A role object per store (stores/*/conflicts.py) over the graph's connection."""
+
+    def record(self, conflict: RecordedConflict) -> bool:
+        """Keep a conflict; False (and nothing changes) when one with its id is already kept,
+        open or settled."""
+
+    def open_recorded(self, space_id: str, limit: int) -> list[RecordedConflict]:
+        """The space's open recorded conflicts, newest first: not settled, every memory still
+        current, a proposal's text not stored since."""
+
+    def get_recorded(self, space_id: str, conflict_id: str) -> RecordedConflict | None:
+        """One open recorded conflict of the space, or None."""
+
+    def settle(self, settlement: Settlement) -> None:
+        """In one transaction under the space's write lock: each memory of `supersede` leaves
+        the current set (superseded by `keep`, or historical with no keep), `keep` becomes
+        current, each gets a `resolved` entry in its history (LifecycleStore.marks_of), and the
+        conflict is kept as settled with who, when and why.
+
+        Raises:
+            NotFound: a memory it names is not in the space.
+            StaleVersion: a memory is no longer at its `expected` version, or no longer current.
+        """
 
 
 class SpaceTextStore(Protocol):

@@ -148,14 +148,17 @@ class LitellmExtractor:
         invented: list[int] = []
         for item in answer.facts:
             relations: dict[int, ExtractedRelation] = {}
+            contradicts: dict[int, str] = {}
             for rel in item.relations:
                 if rel.candidate not in offered:
                     invented.append(rel.candidate)
+                elif rel.type == "contradicts":  # no edge: a pair for the conflict queue
+                    contradicts.setdefault(rel.candidate, rel.reason.strip())
                 elif rel.candidate not in relations:  # a second relation to one candidate: first wins
                     relations[rel.candidate] = ExtractedRelation(
                         rel.candidate, RelationType(rel.type.upper()), rel.reason.strip())
             facts.append(ExtractedFact(item.text, item.category, tuple(relations.values()),
-                                       item.type))
+                                       item.type, tuple(contradicts.items())))
         if invented:
             log.info("model %s related facts to candidate numbers never offered %s; dropped %d",
                      self.model, sorted(set(invented)), len(invented))

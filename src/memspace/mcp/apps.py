@@ -1,4 +1,4 @@
-"""The MCP Apps surface (docs/contract.md): four `ui://` views and the tools that open them.
+"""The MCP Apps surface (docs/contract.md): five `ui://` views and the tools that open them.
 
 Each launcher tool is linked to its view by `_meta.ui.resourceUri`: a host with MCP Apps
 renders the view, any other client shows the tool's text, so that text must be useful on its
@@ -20,6 +20,7 @@ from pydantic import Field
 from memspace.bootstrap import Container
 from memspace.mcp.app_tools import register_app_tools
 from memspace.mcp.args import READ_ONLY
+from memspace.mcp.conflict_view import register_conflict_view
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.registry import ToolList, app_of
 from memspace.present.json import spaces_json
@@ -52,7 +53,9 @@ UPLOAD = View("upload", "memspace: upload a file",
               "Upload a PDF, CSV, Markdown or text file and see the facts that came out of it.")
 MEMORY_GRAPH = View("memory-graph", "memspace: memory graph",
                     "Force-directed graph of a space's memories and how they update each other.")
-VIEWS = (SPACE_PICKER, GUIDED_SAVE, UPLOAD, MEMORY_GRAPH)
+CONFLICTS = View("conflicts", "memspace: conflicts",
+                 "The space's open conflicts side by side; settle one in two clicks.")
+VIEWS = (SPACE_PICKER, GUIDED_SAVE, UPLOAD, MEMORY_GRAPH, CONFLICTS)
 
 
 def view_html(view: View) -> str:
@@ -71,6 +74,7 @@ def build_apps(app: Container) -> Apps:
     LAUNCHERS.register(apps.tool)
     register_app_tools(apps, upload_uri=UPLOAD.uri, save_uri=GUIDED_SAVE.uri,
                        graph_uri=MEMORY_GRAPH.uri, picker_uri=SPACE_PICKER.uri)
+    register_conflict_view(apps, CONFLICTS.uri)
     return apps
 
 

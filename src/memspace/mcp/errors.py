@@ -12,7 +12,13 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import ValidationError
 
-from memspace.domain.errors import ContainsSecret, MemspaceError, RateLimited, StaleVersion
+from memspace.domain.errors import (
+    ContainsSecret,
+    MemspaceError,
+    RateLimited,
+    StaleConflict,
+    StaleVersion,
+)
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +44,12 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "get_changes_since": {"since": "2026-05-01T09:00:00Z", "limit": 20},
     "rename_category": {"old": "infra", "new": "infrastructure"},
     "getMemories": {"ids": ["<id from search_memory>", "<another id>"]},
+    "list_conflicts": {"limit": 20},
+    "resolve_conflict": {"conflictId": "<id from list_conflicts>",
+                         "keep": "<the memory id that holds>",
+                         "supersede": ["<the memory id that no longer holds>"],
+                         "reason": "the March load test settled it",
+                         "version": "<version from list_conflicts>"},
     "save_handoff": {"summary": "Where the work stands", "nextSteps": ["what comes next"],
                      "openQuestions": ["what is undecided"]},
 }
@@ -85,6 +97,9 @@ def coded(exc: MemspaceError) -> CodedToolError:
     if isinstance(exc, StaleVersion):  # what to reload, as data
         extra = {"memoryId": exc.memory_id, "yourVersion": exc.have,
                  "currentVersion": exc.current, "currentId": exc.head_id}
+    elif isinstance(exc, StaleConflict):  # what to list again, as data
+        extra = {"conflictId": exc.conflict_id, "yourVersion": exc.have,
+                 "currentVersion": exc.current}
     elif isinstance(exc, ContainsSecret):  # which kind and where, never the value
         extra = {"findings": [{"field": f, "kind": k, "where": w} for f, k, w in exc.findings],
                  "without": exc.without}

@@ -6,6 +6,7 @@ from memspace import __version__
 from memspace.bootstrap import Container
 from memspace.mcp.apps import build_apps
 from memspace.mcp.code_tools import CODE_TOOLS
+from memspace.mcp.conflict_tools import CONFLICT_TOOLS
 from memspace.mcp.document_tools import DOCUMENT_TOOLS
 from memspace.mcp.lifecycle_tools import LIFECYCLE_TOOLS
 from memspace.mcp.metered import time_tool_calls
@@ -39,7 +40,8 @@ def build_mcp_server(app: Container) -> MemspaceServer:
         extensions=[build_apps(app)],
     )
     # Each module's tools, in the order clients list them (mcp/registry.py).
-    for tools in (DOCUMENT_TOOLS, TOOLS, WORKFLOW_TOOLS, CODE_TOOLS, LIFECYCLE_TOOLS):
+    for tools in (DOCUMENT_TOOLS, TOOLS, WORKFLOW_TOOLS, CODE_TOOLS, LIFECYCLE_TOOLS,
+                  CONFLICT_TOOLS):
         tools.register(server.tool)
     register_resources(server, app)
     if app.metrics is not None:

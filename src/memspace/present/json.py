@@ -108,6 +108,7 @@ def identity_json(who: Identity) -> dict[str, Any]:
                                  "completionTokens": g.usage.completion_tokens} for g in who.spaces},
         "defaultSpace": who.default_space,
         "activeSpace": who.active_space,
+        "openConflicts": {g.space.slug: g.open_conflicts for g in who.spaces},
     }
 
 
@@ -215,7 +216,8 @@ def context_json(brief: Briefing) -> dict[str, Any]:
             "omittedIds": brief.omitted,
             "omittedEntries": [{"id": i, "section": brief.omitted_sections.get(i, "")}
                                for i in brief.omitted],
-            "handoffId": brief.handoff, "notes": brief.notes, **slice_json(brief.at)}
+            "handoffId": brief.handoff, "notes": brief.notes,
+            "openConflicts": brief.open_conflicts, **slice_json(brief.at)}
     return {"context": brief.text, "meta": meta}
 
 

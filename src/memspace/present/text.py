@@ -206,7 +206,9 @@ def spaces_text(listing: SpaceListing) -> str:
 
 def identity_text(who: Identity) -> str:
     current = who.active_space or who.default_space or "none (pass `space`)"
-    listed = ", ".join(f"{g.space.slug} ({g.access.value})" for g in who.spaces) or "none"
+    listed = ", ".join(f"{g.space.slug} ({g.access.value}"
+                       + (f", {g.open_conflicts} open conflict(s)" if g.open_conflicts else "")
+                       + ")" for g in who.spaces) or "none"
     return f"You are '{who.name}'. Spaces: {listed}. Current space: {current}."
 
 

@@ -191,5 +191,7 @@ class AddPipeline(VersionedAdds):
             except Conflict:
                 if attempt == 2 * MAX_RETARGETS or not retarget(plan, space.id, self._store):
                     raise
+        if self._conflicts is not None:
+            self._conflicts.written(space.id, plan, self._embedder.calibration.update_floor)
         return AddResult("created", "extracted", space.slug, plan.memories, plan.relations,
                          list(plan.supersede), plan.warnings, spent)

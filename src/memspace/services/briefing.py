@@ -70,6 +70,7 @@ class Briefing:
     handoff: str | None = None  # id of the handoff shown, if any
     notes: list[str] = field(default_factory=list)
     at: TimeSlice | None = None  # the time slice briefed (docs/time.md); None: today
+    open_conflicts: int = 0  # the space's conflict queue (docs/conflicts.md)
 
 
 class BriefingPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, HandoffStore, Protocol):
@@ -81,7 +82,8 @@ class BriefingService:
                  clock: Clock, count_tokens: Callable[[str], int],
                  quarantines: Callable[[str], bool] | None = None,
                  marks: LifecycleStore | None = None,
-                 broken: sec.BrokenNotes | None = None) -> None:
+                 broken: sec.BrokenNotes | None = None,
+                 open_conflicts: Callable[[str], int] | None = None) -> None:
         """`broken`: the notes whose cited code moved or broke, per space (a code check);
         without it that section is empty. `quarantines`: whether a space keeps suspicious
         memories out of context (services/guard.py)."""
@@ -93,6 +95,7 @@ class BriefingService:
         self._count = count_tokens
         self._marks = marks
         self._broken = broken
+        self._open_conflicts = open_conflicts or (lambda _space_id: 0)
 
     def brief(self, principal: Principal, query: str | None = None,
               max_tokens: int | None = None, detail: str = "balanced",
@@ -129,11 +132,13 @@ class BriefingService:
             entries += [sec.memory_entry(m, sec.Section(f"space:{other.space.slug}", title),
                                          i == 0, level.excerpt_words)
                         for i, m in enumerate(ranked)]
-        head = self._header(target, q, notes[:1])
+        waiting = self._open_conflicts(target.space.id)
+        head = self._header(target, q, notes[:1], waiting)
         if at is not None:  # a past view, said first: never mistaken for today's truth
             head = head.replace(NOTICE, f"{NOTICE}\nNOT TODAY'S VIEW: {described(at)}.", 1)
         out = self._pack(head, entries, budget)
         out.at = at
+        out.open_conflicts = waiting
         out.budget, out.detail, out.space = budget, detail, target.space.slug
         out.handoff = handoff.id if handoff is not None and handoff.id not in out.omitted else None
         out.notes = notes[:1]
@@ -250,7 +255,8 @@ class BriefingService:
                 counts[near.origin_id] = counts.get(near.origin_id, 0) + 1
         return counts
 
-    def _header(self, target: SpaceAccess, query: str | None, notes: list[str]) -> str:
+    def _header(self, target: SpaceAccess, query: str | None, notes: list[str],
+                waiting: int = 0) -> str:
         # Read again: a key carries the spaces it was read with, instructions set since included.
         space = self._store.get_space(target.space.id) or target.space
         stats = self._store.space_stats(space.id)
@@ -262,6 +268,9 @@ class BriefingService:
             lines += ["", "## Instructions for agents in this space", space.instructions, ""]
         lines.append(f"{stats.active_memories} active memories, {stats.relations} links. "
                      "Ids in brackets work with getMemory; search_memory finds more.")
+        if waiting:
+            lines.append(f"{waiting} open conflict(s) wait for a decision: list_conflicts shows "
+                         "them, resolve_conflict settles one.")
         if query:
             lines.append(f"Ranked for: {query}")
         lines += notes

@@ -45,6 +45,7 @@ from memspace.domain.ports import (
 )
 from memspace.domain.text import content_hash
 from memspace.services.clock import new_id
+from memspace.services.conflict_records import ConflictRecorder
 from memspace.services.instructions import suspicious_reason
 from memspace.services.reconcile import MAX_RETARGETS, Plan, drop_repeats, plan_extraction, retarget
 
@@ -65,7 +66,9 @@ class NoteExtraction:
     """Queues notes saved without waiting, and turns each into its facts when the worker asks."""
 
     def __init__(self, store: NotePorts, jobs: NoteJobStore, embedder: Embedder,
-                 extractor: FactExtractor, clock: Clock) -> None:
+                 extractor: FactExtractor, clock: Clock,
+                 conflicts: ConflictRecorder | None = None) -> None:
+        self._conflicts = conflicts  # what a write leaves for the conflict queue
         self._store = store
         self._jobs = jobs
         self._embedder = embedder
@@ -155,6 +158,8 @@ class NoteExtraction:
         if outcome == "nothing left":
             return self._settle(job, NoteState.EXTRACTED, "every fact was saved meanwhile; kept "
                                 "the note as saved")
+        if self._conflicts is not None:
+            self._conflicts.written(note.space_id, plan, self._embedder.calibration.update_floor)
         superseded = len(plan.supersede)
         extra = f", superseding {superseded} earlier memor{'y' if superseded == 1 else 'ies'}" \
             if superseded else ""

@@ -41,6 +41,7 @@ from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.add_types import AddResult
 from memspace.services.clock import new_id
+from memspace.services.conflict_records import ConflictRecorder
 from memspace.services.conversation import TurnFeatures
 from memspace.services.evidence import CheckedEvidence, EvidenceService
 from memspace.services.extraction_jobs import NoteExtraction
@@ -90,12 +91,15 @@ class MemoryCore:
         evidence: EvidenceService | None = None,
         guard: ContentGuard | None = None,
         cold: ColdNeighbours | None = None,
+        conflicts: ConflictRecorder | None = None,
         *,
         answer_form: AnswerForm,
     ) -> None:
         # How the idempotency ledger keeps an add's answer: its wire form (present/json.py's
         # add_json, handed in by bootstrap.py), so a replay is the same bytes as the first call.
         self._answer_form = answer_form
+        # What a write leaves for the conflict queue (services/conflict_records.py).
+        self._conflicts = conflicts
         # Where a write reads the close memories of a space this process does not hold
         # (docs/scaling.md): the store's own indexes, so a write never loads a space inline.
         self._cold = cold

@@ -8,6 +8,7 @@ file (with kept ids):
     {"type": "memory", "id": …, "content": …, "active": …, "invalidatedBy": …, "version": …, …}
     {"type": "relation", "from": …, "to": …, "relation": "UPDATES", …}
     {"type": "handoff", "id": …, "agent": …, "topic": …, "summary": …, "nextSteps": […], …}
+    {"type": "conflict", "id": …, "kind": …, "memories": […], "why": …, "proposal": … | null}
 
 Originals of uploads stay behind (metadata and extracted text travel). Embeddings are not
 exported: the importing side embeds with its own model, so a space can move to a store that
@@ -40,6 +41,7 @@ from memspace.domain.models import (
     RelationType,
 )
 from memspace.domain.ports import (
+    ConflictStore,
     DocumentStore,
     Embedder,
     HandoffStore,
@@ -60,6 +62,7 @@ from memspace.services.export_records import handoff_line, interval_fields, iso
 from memspace.services.guard import ContentGuard
 from memspace.services.import_guard import imported, provenance_fields, screen_records
 from memspace.services.instructions import suspicious_reason
+from memspace.services.portable_conflicts import conflict_lines, restore_conflicts
 
 FORMAT = "memspace-export"
 VERSION = 1
@@ -74,6 +77,7 @@ class ImportReport:
     relations: int = 0
     handoffs: int = 0
     remapped: bool = False
+    conflicts: int = 0  # open conflicts restored (docs/conflicts.md)
 
 
 def _time(value: Any) -> datetime | None:
@@ -88,7 +92,9 @@ class PortabilityPorts(SpaceStore, MemoryReadStore, MemoryWriteStore, RelationSt
 class PortabilityService:
     def __init__(self, store: PortabilityPorts, embedder: Embedder, access: AccessService,
                  files: DocumentFiles, admin: AdminService | None = None,
-                 guard: ContentGuard | None = None, audit: AuditLog | None = None) -> None:
+                 guard: ContentGuard | None = None, audit: AuditLog | None = None,
+                 conflicts: ConflictStore | None = None) -> None:
+        self._conflicts = conflicts  # the conflict queue's records (portable_conflicts.py)
         self._guard, self._audit = guard, audit  # the security step; the operator's log
         self._store = store
         self._embedder = embedder
@@ -137,6 +143,8 @@ class PortabilityService:
                    "createdBy": rel.created_by, "reason": rel.reason}
         for handoff in reversed(self._all_handoffs(sid)):  # oldest first, like the rest
             yield handoff_line(handoff)
+        if self._conflicts is not None:
+            yield from conflict_lines(self._conflicts, sid, memories)
 
     def _all_handoffs(self, space_id: str) -> list[Handoff]:
         out: list[Handoff] = []
@@ -237,6 +245,9 @@ class PortabilityService:
         for record in (r for r in records if r["type"] == "handoff"):
             self._import_handoff(sid, record, ident)
             report.handoffs += 1
+        if self._conflicts is not None:
+            report.conflicts = restore_conflicts(
+                self._conflicts, sid, (r for r in records if r["type"] == "conflict"), ident)
         return report
 
     def _import_handoff(self, space_id: str, r: dict[str, Any], ident: Any) -> None:

@@ -29,6 +29,10 @@ class Plan:
     supersede: dict[str, str] = field(default_factory=dict)  # old id -> new id
     known: list[Memory] = field(default_factory=list)  # facts already active in the space
     warnings: list[str] = field(default_factory=list)
+    # For the conflict queue once written (services/conflict_records.py): UPDATES the floor
+    # refused (new, old, similarity) and pairs the model called contradictory (new, old, why).
+    suggested: list[tuple[Memory, Memory, float]] = field(default_factory=list)
+    contradicts: list[tuple[Memory, Memory, str]] = field(default_factory=list)
 
     def batch(self, space_id: str, at: datetime, source: ChunkSource | None = None) -> WriteBatch:
         return WriteBatch(space_id, self.memories, self.relations, self.supersede, at=at,
@@ -46,10 +50,11 @@ def plan_extraction(
 ) -> Plan:
     """Facts become memories (repeats of active memories are reported, not stored); relations
     point at candidates; an UPDATES below the similarity `floor` (the embedder's
-    Calibration.update_floor) is refused with a warning."""
+    Calibration.update_floor) is refused with a warning and kept as a suggested update."""
     plan = Plan(memories=[])
     pending: list[tuple[Memory, tuple[tuple[int, RelationType, str], ...]]] = []
     seen: set[str] = set()
+    clashes: list[tuple[tuple[int, str], ...]] = []
     for fact in extraction.facts:
         memory = fact_memory(fact.text, fact.category)
         given = model_type(fact.type)
@@ -63,6 +68,7 @@ def plan_extraction(
             plan.known.append(known)
             continue
         pending.append((memory, tuple((r.candidate, r.type, r.reason) for r in fact.relations)))
+        clashes.append(fact.contradicts)
     if not pending:
         return plan
     vectors = embed([m.content for m, _ in pending] + [c.content for c in candidates])
@@ -71,6 +77,8 @@ def plan_extraction(
     for index, (memory, relations) in enumerate(pending):
         stored = replace(memory, embedding=vectors[index])
         plan.memories.append(stored)
+        plan.contradicts.extend((stored, candidates[n], why) for n, why in clashes[index]
+                                if 0 <= n < len(candidates))
         for number, kind, reason in relations:
             if not 0 <= number < len(candidates):
                 continue
@@ -81,8 +89,9 @@ def plan_extraction(
                     plan.warnings.append(
                         f"kept both: '{stored.content}' was said to replace '{target.content}', "
                         f"but they look unrelated (similarity {similarity:.2f} < "
-                        f"{floor})"
+                        f"{floor}); queued as a suggested update (list_conflicts)"
                     )
+                    plan.suggested.append((stored, target, similarity))
                     continue
                 plan.supersede.setdefault(target.id, stored.id)
                 # The fact moves on: its new memory carries the next version number.

@@ -22,6 +22,7 @@ from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService, parse_grant
 from memspace.services.ingestion import IngestionService
 from memspace.services.memories import AddRequest, MemoryService
+from memspace.services.seeding_conflicts import ConflictPlan, ConflictSeeds
 
 T = TypeVar("T")
 
@@ -48,6 +49,7 @@ class MemoryPlan(BaseModel):
     extends: list[str] = []
     derives: list[str] = []
     reason: str | None = None
+    type: str | None = None  # domain/lifecycle.py's MemoryType; a note when absent
 
 
 class DocumentPlan(BaseModel):
@@ -62,6 +64,7 @@ class SeedPlan(BaseModel):
     keys: list[KeyPlan]
     memories: list[MemoryPlan] = []
     documents: list[DocumentPlan] = []
+    conflicts: list[ConflictPlan] = []  # one of each kind in the demo (docs/conflicts.md)
 
 
 @dataclass
@@ -79,7 +82,9 @@ class SeedPorts(SpaceStore, MemoryWriteStore, Protocol):
 
 class Seeder:
     def __init__(self, admin: AdminService, access: AccessService, memories: MemoryService,
-                 ingestion: IngestionService, store: SeedPorts, clock: Clock) -> None:
+                 ingestion: IngestionService, store: SeedPorts, clock: Clock,
+                 conflicts: ConflictSeeds | None = None) -> None:
+        self._conflicts = conflicts
         self._admin = admin
         self._access = access
         self._memories = memories
@@ -118,6 +123,10 @@ class Seeder:
         for memory in plan.memories:
             self._memory(memory, _named(agents, memory.by), ids, report)
         progress(f"{report.memories} memories, {report.relations} relations")
+        if self._conflicts is not None and plan.conflicts:
+            for conflict in plan.conflicts:
+                self._conflicts.seed(conflict, _named(agents, conflict.by), ids)
+            progress(f"{len(plan.conflicts)} open conflicts")
         for document in plan.documents:
             who = _named(agents, document.by)
             uploaded = self._ingestion.upload(who, document.file.rsplit("/", 1)[-1],
@@ -132,7 +141,8 @@ class Seeder:
             added = self._memories.correct(who, _named(ids, plan.corrects), plan.content,
                                            plan.space, plan.category, plan.reason)
         else:
-            added = self._memories.submit(who, AddRequest(plan.content, plan.space, plan.category))
+            added = self._memories.submit(who, AddRequest(plan.content, plan.space, plan.category,
+                                                          memory_type=plan.type))
         [memory] = added.memories
         ids[plan.ref] = memory.id
         report.memories += 1

@@ -3,6 +3,7 @@ views that open on it (each one service call for the surface)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -30,6 +31,7 @@ class GrantedSpace:
     space: Space
     access: Access
     usage: Usage  # model calls and tokens spent on this space's extractions
+    open_conflicts: int = 0  # the space's conflict queue (docs/conflicts.md)
 
 
 @dataclass(frozen=True)
@@ -60,9 +62,11 @@ class SpacePorts(SpaceStore, LedgerStore, MemoryReadStore, DocumentStore, Protoc
 
 
 class SpaceService:
-    def __init__(self, access: AccessService, store: SpacePorts) -> None:
+    def __init__(self, access: AccessService, store: SpacePorts,
+                 open_conflicts: Callable[[str], int] | None = None) -> None:
         self._access = access
         self._store = store
+        self._open_conflicts = open_conflicts or (lambda _space_id: 0)
 
     def identity(self, principal: Principal) -> Identity:
         visible = self._access.visible_spaces(principal)
@@ -70,7 +74,8 @@ class SpaceService:
         return Identity(
             name=principal.name,
             key_id=principal.key_id,
-            spaces=tuple(GrantedSpace(v.space, v.access, self._store.usage_totals(v.space.id))
+            spaces=tuple(GrantedSpace(v.space, v.access, self._store.usage_totals(v.space.id),
+                                      self._open_conflicts(v.space.id))
                          for v in visible),
             default_space=slugs.get(principal.default_space_id or ""),
             active_space=slugs.get(principal.active_space_id or ""),

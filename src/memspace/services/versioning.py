@@ -33,6 +33,8 @@ class VersionedAdds(MemoryCore):
         if verdict.memory is None:
             return None
         if verdict.kind == "conflict":
+            if self._conflicts is not None:
+                self._conflicts.refused(space.id, verdict.memory, memory, verdict.similarity)
             return AddResult("conflict", "flat", space.slug, [], clash=Clash(
                 verdict.memory, verdict.similarity, memory.content, memory.type.value,
                 request.category))

@@ -12,6 +12,7 @@ from memspace.domain.oauth import OAuthStore
 from memspace.domain.ports import (
     CodeIndexStore,
     ColdSearch,
+    ConflictStore,
     EvidenceStore,
     LifecycleStore,
     SpaceCache,
@@ -31,6 +32,7 @@ class StoreRoles:
     security: Callable[[Any], SecurityStore]  # space policies and the audit log
     lifecycle: Callable[[Any], LifecycleStore]  # status changes set by hand
     space_settings: Callable[[Any], SpaceTextStore]  # a space's description and instructions
+    conflicts: Callable[[Any], ConflictStore]  # the conflict queue's records (docs/conflicts.md)
     cold: Callable[[Any], ColdSearch]  # search of a space not held in memory (docs/scaling.md)
     # The store's in-process cache of vectors and terms (docs/scaling.md) under a byte budget.
     cache: Callable[[Any, int], SpaceCache]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memspace.stores.neo4j.cold import Neo4jColdSearch
+from memspace.stores.neo4j.conflicts import Neo4jConflicts
 from memspace.stores.neo4j.evidence import Neo4jEvidence
 from memspace.stores.neo4j.lifecycle import Neo4jLifecycle
 from memspace.stores.neo4j.note_jobs import Neo4jNoteJobs
@@ -32,6 +33,7 @@ ROLES = StoreRoles(
     security=Neo4jSecurity,
     lifecycle=Neo4jLifecycle,
     space_settings=Neo4jSpaceSettings,
+    conflicts=Neo4jConflicts,
     cold=_cold,
     cache=_cache,
 )

@@ -87,6 +87,8 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX memory_space_status IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.status)",
     "CREATE INDEX memory_status IF NOT EXISTS FOR (m:Memory) ON (m.status)",
     "CREATE INDEX status_mark_memory IF NOT EXISTS FOR (k:StatusMark) ON (k.spaceId, k.memoryId)",
+    "CREATE CONSTRAINT conflict_id IF NOT EXISTS FOR (c:Conflict) REQUIRE c.id IS UNIQUE",
+    "CREATE INDEX conflict_space IF NOT EXISTS FOR (c:Conflict) ON (c.spaceId, c.recordedAt)",
 )
 
 # Registered up front so that reads on a fresh database, before any node carries one of these,

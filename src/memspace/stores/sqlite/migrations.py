@@ -379,6 +379,28 @@ MIGRATIONS: list[str] = [
         SELECT n.valid_from FROM memories n WHERE n.id = memories.invalidated_by)
     WHERE invalidated_by IS NOT NULL AND forgotten_by IS NULL;
     """,
+    # 18: the conflict queue (docs/conflicts.md): conflicts kept as records (suggested updates,
+    # a model's contradictions, writes refused as conflicts) and the settlement of every kind.
+    # `memory_ids` and `superseded` are JSON lists; `proposal` the JSON of a claim never stored.
+    """
+    CREATE TABLE IF NOT EXISTS conflicts (
+        id TEXT PRIMARY KEY,
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        kind TEXT NOT NULL,
+        memory_ids TEXT NOT NULL,
+        why TEXT NOT NULL,
+        recorded_by TEXT NOT NULL,
+        recorded_at TEXT NOT NULL,
+        proposal TEXT,
+        proposal_hash TEXT,
+        resolved_at TEXT,
+        resolved_by TEXT,
+        resolution TEXT,
+        kept TEXT,
+        superseded TEXT
+    );
+    CREATE INDEX IF NOT EXISTS conflicts_open ON conflicts (space_id, resolved_at, recorded_at);
+    """,
 ]
 
 

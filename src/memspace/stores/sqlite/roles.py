@@ -5,6 +5,7 @@ from __future__ import annotations
 from memspace.stores.role_table import StoreRoles
 from memspace.stores.space_cache import CacheRole
 from memspace.stores.sqlite.cold import SqliteColdSearch
+from memspace.stores.sqlite.conflicts import SqliteConflicts
 from memspace.stores.sqlite.evidence import SqliteEvidence
 from memspace.stores.sqlite.lifecycle import SqliteLifecycle
 from memspace.stores.sqlite.note_jobs import SqliteNoteJobs
@@ -32,6 +33,7 @@ ROLES = StoreRoles(
     security=SqliteSecurity,
     lifecycle=SqliteLifecycle,
     space_settings=SqliteSpaceSettings,
+    conflicts=SqliteConflicts,
     cold=_cold,
     cache=_cache,
 )

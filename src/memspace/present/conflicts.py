@@ -1,0 +1,72 @@
+"""The conflict queue's wire shapes (docs/conflicts.md) and its readable text, for MCP, REST,
+the CLI and the Conflicts view alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memspace.domain.conflicts import PROPOSAL, OpenConflict, Proposal
+from memspace.present.quoting import quoted
+from memspace.present.records import iso, memory_json
+from memspace.present.text import memory_line
+from memspace.services.conflicts import ConflictPage, Resolution
+
+
+def proposal_json(proposal: Proposal) -> dict[str, Any]:
+    return {"id": PROPOSAL, "content": proposal.content, "type": proposal.type.value,
+            "category": proposal.category, "createdBy": proposal.by,
+            "createdAt": iso(proposal.at), "stored": False}
+
+
+def conflict_json(conflict: OpenConflict) -> dict[str, Any]:
+    """One conflict: its sides side by side (each memory with who wrote it and when; a refused
+    write's proposal as a side that was never stored), why, and the version to quote."""
+    sides = [memory_json(m) for m in conflict.memories]
+    if conflict.proposal is not None:
+        sides.append(proposal_json(conflict.proposal))
+    return {"id": conflict.id, "kind": conflict.kind.value, "why": conflict.why,
+            "version": conflict.version, "recordedAt": iso(conflict.at),
+            "recordedBy": conflict.by, "sides": sides}
+
+
+def conflicts_json(page: ConflictPage) -> dict[str, Any]:
+    return {"space": page.space, "open": page.open,
+            "conflicts": [conflict_json(c) for c in page.page.items],
+            "nextCursor": page.page.next_cursor}
+
+
+def resolution_json(done: Resolution) -> dict[str, Any]:
+    return {"space": done.space, "conflictId": done.conflict.id, "kind": done.conflict.kind.value,
+            "kept": memory_json(done.kept) if done.kept else None,
+            "superseded": [memory_json(m) for m in done.superseded],
+            "droppedProposal": done.dropped_proposal, "reason": done.reason,
+            "resolvedBy": done.by, "resolvedAt": iso(done.at)}
+
+
+def conflicts_text(page: ConflictPage) -> str:
+    items = page.page.items
+    if not items:
+        return f"No open conflicts in '{page.space}'."
+    lines = [f"{page.open} open conflict(s) in '{page.space}', newest first:"]
+    for c in items:
+        lines.append(f"\n[{c.kind.value}] {c.id} (version {c.version}) — {c.why}")
+        lines += [f"  side {m.id}: {memory_line(m, lean=True)}" for m in c.memories]
+        if c.proposal is not None:
+            p = c.proposal
+            lines.append(f"  side {PROPOSAL} (never stored; by {p.by} at {iso(p.at)}, "
+                         f"{p.type.value}):\n{quoted(p.content, '    ')}")
+    lines.append("\nSettle one with resolve_conflict(conflictId, keep, supersede, reason, version).")
+    if page.page.next_cursor:
+        lines.append(f"More: call again with cursor={page.page.next_cursor}")
+    return "\n".join(lines)
+
+
+def resolution_text(done: Resolution) -> str:
+    lines = [f"Resolved {done.conflict.kind.value} conflict {done.conflict.id} in '{done.space}' "
+             f"by {done.by} at {iso(done.at)} ({done.reason})."]
+    if done.kept is not None:
+        lines.append(f"Kept: {memory_line(done.kept, lean=True)}")
+    lines += [f"Superseded: {memory_line(m, lean=True)}" for m in done.superseded]
+    if done.dropped_proposal:
+        lines.append("The proposal was dropped (it was never stored).")
+    return "\n".join(lines)
