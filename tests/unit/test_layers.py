@@ -25,7 +25,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("composition", ("memspace.config", "memspace.wiring", "memspace.bootstrap", "memspace.metrics",
                      "memspace.surfaces")),
     ("entry points", ("memspace.api", "memspace.mcp", "memspace.hooks", "memspace.doctor",
-                      "memspace.cli_code", "memspace.cli_common", "memspace.cli_ingest",
+                      "memspace.cli_code", "memspace.cli_common", "memspace.cli_conflicts",
+                      "memspace.cli_ingest",
                       "memspace.cli_memories", "memspace.cli_oauth", "memspace.cli_security",
                       "memspace.cli_workflow")),
     # What starts the entry points: the `memspace` command (its serve, stdio, hook and doctor
@@ -40,7 +41,7 @@ ENTRY_POINTS: dict[str, tuple[str, ...]] = {
     "mcp": ("memspace.mcp",),
     "hooks": ("memspace.hooks",),
     "doctor": ("memspace.doctor",),
-    "cli": ("memspace.cli_code", "memspace.cli_common", "memspace.cli_ingest",
+    "cli": ("memspace.cli_code", "memspace.cli_common", "memspace.cli_conflicts", "memspace.cli_ingest",
             "memspace.cli_memories", "memspace.cli_oauth", "memspace.cli_security",
             "memspace.cli_workflow"),
 }
@@ -54,7 +55,10 @@ def layer_of(module: str) -> int:
     best, rank = -1, -1
     for index, (_, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
-            if _under(module, prefix) and len(prefix) > best:
+            # the package itself (`memspace`) names only its __init__: a new top-level module
+            # must be placed in a layer by hand
+            placed = module == prefix if prefix == "memspace" else _under(module, prefix)
+            if placed and len(prefix) > best:
                 best, rank = len(prefix), index
     assert rank >= 0, f"{module} is in no layer: add it to LAYERS in {__file__}"
     return rank

@@ -48,6 +48,12 @@ class SqliteConnection:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
+            if self.in_memory:
+                # A shared in-memory database locks whole tables, and a table lock is never
+                # waited for (busy_timeout covers file locks only): a read on one thread beside
+                # a write on another failed the write at once ("database table is locked").
+                # Its readers take no table locks instead; a file store's WAL needs none of this.
+                conn.execute("PRAGMA read_uncommitted = ON")
             self._local.conn = conn
             with self._lock:
                 self._all.append(conn)
