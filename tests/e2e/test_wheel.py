@@ -58,13 +58,15 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv.EnvBuilder(system_site_packages=False, with_pip=False, symlinks=True).create(env_dir)
     python = env_dir / "bin" / "python"
     pip = [sys.executable, "-m", "pip", "--python", str(python)]
-    subprocess.run([*pip, "install", "--quiet", "--no-deps", str(wheel)], check=True, timeout=300)
+    subprocess.run([*pip, "install", "--quiet", "--no-deps", str(wheel)], check=True, timeout=300,
+                   env=_clean_env())
     purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
     site = Path(subprocess.run([str(python), "-c", purelib],
                                check=True, capture_output=True, text=True).stdout.strip())
     deps = _third_party_only(Path(sysconfig.get_paths()["purelib"]), root / "deps")
     (site / "third_party.pth").write_text(f"{deps}\n", encoding="utf-8")
-    check = subprocess.run([*pip, "check"], capture_output=True, text=True, timeout=120)
+    check = subprocess.run([*pip, "check"], capture_output=True, text=True, timeout=120,
+                           env=_clean_env())
     assert check.returncode == 0, check.stdout + check.stderr
     return env_dir / "bin"
 
