@@ -18,6 +18,7 @@ VIEWS = {
     "guided-save": "guided-save-correction-preview-sqlite.png",
     "upload": "upload-sqlite.png",
     "memory-graph": "memory-graph-detail-sqlite.png",
+    "conflicts": "conflicts-sqlite.png",
 }
 COLOURS = 64
 MARGIN = 16

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build, build_conflicts
+from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Relation, RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.services.access import AccessService
 from memspace.services.clock import SystemClock
 from memspace.services.conflict_records import ConflictRecorder
+from memspace.stores.roles import roles_of
 from tests.support.fakes import HashEmbedder
 from tests.support.stores import make_store
 
@@ -39,7 +40,7 @@ def populate(app: Container, slug: str) -> None:
     closed, opened = add("The desk is closed on holidays"), add("The desk opens on holidays")
     claim = add("Sessions use opaque tokens")
     doubted, friday = add("Webhooks retry three times"), add("We ship on Fridays")
-    record = ConflictRecorder(build_conflicts(app.store), SystemClock())
+    record = ConflictRecorder(roles_of(app.store).conflicts(app.store), SystemClock())
     record.suggested(space.id, redis, cache, 0.31, 0.4)
     record.contradiction(space.id, opened, closed, "open or closed?")
     proposal = app.memories._new_memory(space.id, "Sessions use JWTs", "general", "agent-b")

@@ -176,6 +176,13 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
                 # exactly like a missing one
                 owner = rng.choice(slugs) if rng.random() < 0.5 or slug == unknown else slug
                 queue = rig.app.conflicts.open_of(space_ids[owner])
+                live = [t for t, on in model[slug].items() if on] if slug in model else []
+                if not queue and owner == slug and refusal is None and live:
+                    # an empty queue of a writable space gets a conflict to settle (a doubt), so
+                    # every run settles some, whatever the seed drew
+                    rig.app.lifecycle.mark(who, ids[slug][rng.choice(live)], "disputed",
+                                           "doubted", slug)
+                    queue = rig.app.conflicts.open_of(space_ids[owner])
                 picked = rng.choice(queue) if queue else None
                 if refusal is None and (picked is None or owner != slug):
                     refusal = NotFound
