@@ -11,9 +11,10 @@ import type { Handoff, Memory, MemoryDetail, Relation } from "../shared/types";
 import { DetailPanel } from "./detail";
 import { categoryColours, OTHER } from "./palette";
 import { Scene, type GraphLink, type GraphNode } from "./scene";
+import { TimeBar, type Slice } from "./timebar";
 
 interface Launch { space: string }
-interface Graph {
+interface Graph extends Slice {
   space: string; nodes: Memory[]; edges: Relation[]; truncated: boolean; latestHandoff: Handoff | null;
 }
 
@@ -31,10 +32,11 @@ const status = h("div", { class: "stage-status" }, "Loading…");
 scene.canvas.setAttribute("role", "application");
 scene.canvas.setAttribute("aria-roledescription", "memory graph");
 stage.append(scene.canvas, status);
+const timebar = new TimeBar();
 fill(root,
   h("header", { class: "view" }, h("h1", {}, "Memory graph"), summary, handoffButton, h("span", { class: "grow" }),
     h("div", { class: "search" }, search, matchCount)),
-  legend, stage);
+  timebar.element, timebar.banner, legend, stage);
 
 let host: Host | undefined;
 let pending: Launch | undefined; // the launcher's result can arrive before connect() resolves
@@ -84,7 +86,9 @@ function show(graph: Graph): void {
   scene.canvas.setAttribute("aria-label", `Graph of ${summary.textContent}. Search to centre a `
     + "memory, then press Enter here to open it.");
   renderLegend(colours, counts);
-  status.textContent = graph.nodes.length ? "" : "No memories in this space yet.";
+  timebar.showing(graph);
+  status.textContent = graph.nodes.length ? ""
+    : graph.asOf || graph.knownAt ? "No memories in this slice of time." : "No memories in this space yet.";
   scene.setData(nodes, links);
   const handoff = graph.latestHandoff;
   handoffButton.hidden = !handoff;
@@ -92,7 +96,25 @@ function show(graph: Graph): void {
   if (handoff) handoffButton.title = `${handoff.agent} on ${handoff.topic}: ${handoff.summary}`;
 }
 
-async function load(launch: Launch, connected: Host): Promise<void> {
+let drawn = 0; // the latest graph request; older answers are dropped
+
+async function draw(connected: Host, slice: Slice): Promise<void> {
+  const call = ++drawn;
+  stage.setAttribute("aria-busy", "true");
+  try {
+    const graph = await connected.call<Graph>("graph_data_ui", { space, ...slice });
+    if (call !== drawn) return;
+    scene.select(undefined);
+    detail?.hide();
+    show(graph);
+  } catch (error) {
+    if (call !== drawn) return;
+    stage.setAttribute("aria-busy", "false");
+    status.textContent = errorMessage(error);
+  }
+}
+
+async function load(connected: Host): Promise<void> {
   detail = new DetailPanel(connected.locale);
   detail.onClose = () => scene.select(undefined);
   detail.onNavigate = (id) => {
@@ -100,11 +122,9 @@ async function load(launch: Launch, connected: Host): Promise<void> {
     scene.centre(id);
   };
   stage.append(detail.element);
-  try {
-    show(await connected.call<Graph>("graph_data_ui", { space: launch.space }));
-  } catch (error) {
-    status.textContent = errorMessage(error);
-  }
+  timebar.locale = connected.locale;
+  timebar.onChange = (slice) => void draw(connected, slice);
+  await draw(connected, {});
 }
 
 scene.onBusy = (busy) => stage.setAttribute("aria-busy", String(busy));
@@ -147,7 +167,7 @@ new ResizeObserver(() => {
 
 function start(launch: Launch, connected: Host): void {
   space = launch.space;
-  void load(launch, connected);
+  void load(connected);
 }
 
 connect("memory-graph", {
