@@ -48,7 +48,7 @@ def sliced_by_seq(where: MemoryFilter) -> tuple[str, dict[str, object]]:
     condition, params = memory_filter(where)
     return f"""
 MATCH (s:Space {{id: $space}})
-CALL {{
+CALL () {{
   UNWIND range(0, size($seqs) - 1) AS rank
   MATCH (m:Memory) WHERE m.seq = $seqs[rank] AND {condition}
   WITH rank, m ORDER BY rank LIMIT $limit
