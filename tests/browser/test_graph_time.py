@@ -46,6 +46,7 @@ async def test_as_of_draws_the_replaced_version_and_today_the_current_one(
         await view.get_by_label("As of").fill("2026-02-01T00:00")
         await view.get_by_role("button", name="Show").click()
         await expect(header).to_contain_text("1 memory", timeout=20_000)
+        await expect(header).not_to_contain_text("superseded")  # it held then: drawn as current
         await expect(view.locator(".past-view")).to_be_visible()
         await expect(view.locator(".past-view")).to_contain_text("Not today's view: facts valid at")
         await expect(banner.filter(has_text="Not today's view")).to_contain_text(

@@ -33,10 +33,11 @@ scene.canvas.setAttribute("role", "application");
 scene.canvas.setAttribute("aria-roledescription", "memory graph");
 stage.append(scene.canvas, status);
 const timebar = new TimeBar();
+// The time bar comes before the search: Tab from the search reaches the graph (keyboard use).
 fill(root,
   h("header", { class: "view" }, h("h1", {}, "Memory graph"), summary, handoffButton, h("span", { class: "grow" }),
-    h("div", { class: "search" }, search, matchCount)),
-  timebar.element, timebar.banner, legend, stage);
+    timebar.element, h("div", { class: "search" }, search, matchCount)),
+  timebar.banner, legend, stage);
 
 let host: Host | undefined;
 let pending: Launch | undefined; // the launcher's result can arrive before connect() resolves
@@ -70,8 +71,10 @@ function show(graph: Graph): void {
   for (const m of graph.nodes) counts.set(m.category, (counts.get(m.category) ?? 0) + 1);
   const degree = new Map<string, number>();
   for (const e of graph.edges) for (const id of [e.from ?? "", e.to]) degree.set(id, (degree.get(id) ?? 0) + 1);
+  // A past view draws the versions that held then: none is faded as superseded (that is today's word).
+  const past = Boolean(graph.asOf || graph.knownAt);
   nodes = graph.nodes.map((memory) => ({
-    id: memory.id, memory, colour: colours.get(memory.category) ?? OTHER,
+    id: memory.id, memory: past ? { ...memory, active: true } : memory, colour: colours.get(memory.category) ?? OTHER,
     r: 4.5 + Math.min(4, 1.3 * Math.sqrt(degree.get(memory.id) ?? 0)),
   }));
   const byId = new Map(nodes.map((n) => [n.id, n]));
@@ -79,7 +82,7 @@ function show(graph: Graph): void {
     const source = byId.get(e.from ?? ""), target = byId.get(e.to);
     return source && target ? [{ source, target, type: e.type }] : [];
   });
-  const inactive = graph.nodes.filter((m) => !m.active).length;
+  const inactive = past ? 0 : graph.nodes.filter((m) => !m.active).length;
   summary.textContent = `${graph.space} · ${plural(graph.nodes.length, "memory", "memories")}`
     + (inactive ? ` (${inactive} superseded)` : "") + ` · ${plural(links.length, "relation")}`
     + (graph.truncated ? " · newest only" : "");
