@@ -17,10 +17,11 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.bitemporal import TimeSlice, holds
 from memspace.domain.errors import InvalidInput
-from memspace.domain.models import Access
+from memspace.domain.models import Access, MemoryFilter
 from memspace.domain.ports import GraphStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.search import SearchRequest
+from memspace.stores.sliced_ranking import SLICE_DEPTH
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 
 
@@ -224,6 +225,37 @@ def test_a_search_reads_deeper_when_the_versions_it_ranked_first_did_not_hold(
             **({"keyword": "staging"} if keyword else {"query": "staging server"}),
             space=slug, limit=1, include_profile=False, as_of=at))
         assert [h.memory.id for h in found.hits] == [ids[label]], (at, label)
+
+
+def test_the_store_keeps_a_slice_in_its_keyword_fetch(app: Container, store: GraphStore) -> None:
+    """A keyword search at a point in time is kept by the store itself, in rank order, up to
+    `limit` (stores/sliced_ranking.py), reading deeper than SLICE_DEPTH per hit when the
+    versions ranked first (ties go to the newest) do not hold."""
+    clock: SetClock = app.clock_for_test  # type: ignore[attr-defined]
+    slug = f"time-{uuid.uuid4().hex[:10]}"
+    app.admin.create_space(slug)
+    who = app.access.authenticate(
+        app.admin.create_key(f"auditor-{slug}", {slug: Access.READWRITE}).raw)
+    versions: list[str] = []
+    for n in range(2 * SLICE_DEPTH + 1):  # one fact, corrected hour by hour
+        clock.at = day(1, hours=n)
+        added = (app.memories.correct(who, versions[-1], f"The nightly build number is {n}", slug)
+                 if versions else app.memories.add(who, "The nightly build number is 0", slug))
+        versions.append(added.memories[0].id)
+    clock.at = day(9)
+    space_id = app.access.resolve(who, slug).space.id
+    for n in (0, 1, SLICE_DEPTH, 2 * SLICE_DEPTH):
+        at = TimeSlice(day(1, hours=n) + timedelta(minutes=30), None)
+        kept = store.keyword_search(MemoryFilter(space_id, at=at), "nightly build", 1)
+        assert [h.memory.id for h in kept] == [versions[n]], n
+        found = app.search.search(who, SearchRequest(keyword="nightly", space=slug, limit=1,
+                                                     include_profile=False, as_of=at.as_of))
+        assert [h.memory.id for h in found.hits] == [versions[n]], n
+    before = TimeSlice(day(1) - timedelta(hours=1), None)
+    assert store.keyword_search(MemoryFilter(space_id, at=before), "nightly", 5) == []
+    every = store.keyword_search(MemoryFilter(space_id, at=TimeSlice(None, day(1, hours=3))),
+                                 "nightly", 3)
+    assert [h.memory.id for h in every] == [versions[3]]  # knownAt: the version current then
 
 
 def test_the_cold_path_reads_a_slice_as_the_warm_one_does(cold_app: Container) -> None:

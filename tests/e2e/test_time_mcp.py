@@ -42,6 +42,12 @@ async def test_an_agent_reads_what_held_and_what_was_known(deployment: Deploymen
         # What the space held before the correction was saved, whatever its date says.
         assert await search(knownAt=first["createdAt"]) == {TUESDAYS}
         assert await search(asOf="2026-03-15T00:00:00Z", knownAt=first["createdAt"]) == {TUESDAYS}
+        # Keyword-only, the slice kept by the store's own fetch (stores/sliced_ranking.py).
+        keyword = {"keyword": "release train", "asOf": "2026-02-15T00:00:00Z"}
+        assert contents(data(await agent.call_tool("search_memory", keyword))) == {TUESDAYS}
+        keyword["knownAt"] = first["createdAt"]
+        keyword["asOf"] = "2026-03-15T00:00:00Z"
+        assert contents(data(await agent.call_tool("search_memory", keyword))) == {TUESDAYS}
 
         listed = data(await agent.call_tool("listMemories", {"asOf": "2026-02-15T00:00:00Z"}))
         assert [m["content"] for m in listed["memories"]] == [TUESDAYS]

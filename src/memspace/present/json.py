@@ -205,6 +205,7 @@ def graph_json(graph: GraphView) -> dict[str, Any]:
         "edges": [relation_json(r) for r in graph.edges],
         "truncated": graph.truncated,
         "latestHandoff": handoff_json(graph.latest_handoff) if graph.latest_handoff else None,
+        **slice_json(graph.at),
     }
 
 

@@ -254,7 +254,7 @@ def handoff_text(handoff: Handoff) -> str:
 
 def graph_text(graph: GraphView) -> str:
     return (f"{len(graph.nodes)} memories and {len(graph.edges)} relations in '{graph.space}'"
-            + (" (newest only)." if graph.truncated else "."))
+            + (" (newest only)" if graph.truncated else "") + slice_text(graph.at) + ".")
 
 
 def marked_text(marked: Marked) -> str:

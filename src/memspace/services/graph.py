@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from memspace.domain.bitemporal import TimeSlice
 from memspace.domain.models import Handoff, Memory, MemoryFilter, Relation
 from memspace.domain.ports import Clock, HandoffStore, MemoryReadStore, RelationStore
 from memspace.services.access import AccessService, Principal
@@ -24,6 +25,7 @@ class GraphView:
     edges: tuple[Relation, ...]  # every relation among the nodes
     truncated: bool  # the space holds more memories than were drawn
     latest_handoff: Handoff | None
+    at: TimeSlice | None = None  # the slice drawn (docs/time.md); None: current facts
 
 
 class GraphViewPorts(MemoryReadStore, RelationStore, HandoffStore, Protocol):
@@ -52,4 +54,4 @@ class GraphService:
         memories = memories[:size]
         edges = self._store.relations_among(target.space.id, [m.id for m in memories])
         handoff = self._store.latest_handoff(target.space.id)
-        return GraphView(target.space.slug, tuple(memories), tuple(edges), truncated, handoff)
+        return GraphView(target.space.slug, tuple(memories), tuple(edges), truncated, handoff, at)

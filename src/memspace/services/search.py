@@ -306,11 +306,10 @@ class SearchService:
             kept += [Ranked(h.memory, 0.0, ("keyword",)) for h in held if h.memory.id not in seen]
             return degraded or "hybrid+keyword", kept
         if keyword:
-            # only the first `limit` are shown: nothing deeper is fetched (unless filtered; a
-            # slice's first pass reads half as many again: Neo4j reads rows at ~1.4 ms each,
-            # and twice as many made keyword searches with asOf 1.74x at p95)
-            rows = (depth if (where.types or where.statuses or where.at) and deep
-                    else limit + (limit + 1) // 2 if where.at else limit)
+            # only the first `limit` are shown: nothing deeper is fetched unless filtered. A
+            # slice alone is kept by the store's own fetch (stores/sliced_ranking.py), so
+            # `limit` suffices; the cold path does not, and `_kept` reads it again deeper.
+            rows = depth if (where.types or where.statuses or where.at) and deep else limit
             return "keyword", single(ranker.keyword_search(where, keyword, rows, exact),
                                     "keyword")
         newest = self._store.list_memories(where, limit)

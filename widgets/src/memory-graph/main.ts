@@ -11,9 +11,10 @@ import type { Handoff, Memory, MemoryDetail, Relation } from "../shared/types";
 import { DetailPanel } from "./detail";
 import { categoryColours, OTHER } from "./palette";
 import { Scene, type GraphLink, type GraphNode } from "./scene";
+import { TimeBar, type Slice } from "./timebar";
 
 interface Launch { space: string }
-interface Graph {
+interface Graph extends Slice {
   space: string; nodes: Memory[]; edges: Relation[]; truncated: boolean; latestHandoff: Handoff | null;
 }
 
@@ -31,10 +32,12 @@ const status = h("div", { class: "stage-status" }, "Loading…");
 scene.canvas.setAttribute("role", "application");
 scene.canvas.setAttribute("aria-roledescription", "memory graph");
 stage.append(scene.canvas, status);
+const timebar = new TimeBar();
+// The time bar comes before the search: Tab from the search reaches the graph (keyboard use).
 fill(root,
   h("header", { class: "view" }, h("h1", {}, "Memory graph"), summary, handoffButton, h("span", { class: "grow" }),
-    h("div", { class: "search" }, search, matchCount)),
-  legend, stage);
+    timebar.element, h("div", { class: "search" }, search, matchCount)),
+  timebar.banner, legend, stage);
 
 let host: Host | undefined;
 let pending: Launch | undefined; // the launcher's result can arrive before connect() resolves
@@ -68,8 +71,10 @@ function show(graph: Graph): void {
   for (const m of graph.nodes) counts.set(m.category, (counts.get(m.category) ?? 0) + 1);
   const degree = new Map<string, number>();
   for (const e of graph.edges) for (const id of [e.from ?? "", e.to]) degree.set(id, (degree.get(id) ?? 0) + 1);
+  // A past view draws the versions that held then: none is faded as superseded (that is today's word).
+  const past = Boolean(graph.asOf || graph.knownAt);
   nodes = graph.nodes.map((memory) => ({
-    id: memory.id, memory, colour: colours.get(memory.category) ?? OTHER,
+    id: memory.id, memory: past ? { ...memory, active: true } : memory, colour: colours.get(memory.category) ?? OTHER,
     r: 4.5 + Math.min(4, 1.3 * Math.sqrt(degree.get(memory.id) ?? 0)),
   }));
   const byId = new Map(nodes.map((n) => [n.id, n]));
@@ -77,14 +82,16 @@ function show(graph: Graph): void {
     const source = byId.get(e.from ?? ""), target = byId.get(e.to);
     return source && target ? [{ source, target, type: e.type }] : [];
   });
-  const inactive = graph.nodes.filter((m) => !m.active).length;
+  const inactive = past ? 0 : graph.nodes.filter((m) => !m.active).length;
   summary.textContent = `${graph.space} · ${plural(graph.nodes.length, "memory", "memories")}`
     + (inactive ? ` (${inactive} superseded)` : "") + ` · ${plural(links.length, "relation")}`
     + (graph.truncated ? " · newest only" : "");
   scene.canvas.setAttribute("aria-label", `Graph of ${summary.textContent}. Search to centre a `
     + "memory, then press Enter here to open it.");
   renderLegend(colours, counts);
-  status.textContent = graph.nodes.length ? "" : "No memories in this space yet.";
+  timebar.showing(graph);
+  status.textContent = graph.nodes.length ? ""
+    : graph.asOf || graph.knownAt ? "No memories in this slice of time." : "No memories in this space yet.";
   scene.setData(nodes, links);
   const handoff = graph.latestHandoff;
   handoffButton.hidden = !handoff;
@@ -92,7 +99,25 @@ function show(graph: Graph): void {
   if (handoff) handoffButton.title = `${handoff.agent} on ${handoff.topic}: ${handoff.summary}`;
 }
 
-async function load(launch: Launch, connected: Host): Promise<void> {
+let drawn = 0; // the latest graph request; older answers are dropped
+
+async function draw(connected: Host, slice: Slice): Promise<void> {
+  const call = ++drawn;
+  stage.setAttribute("aria-busy", "true");
+  try {
+    const graph = await connected.call<Graph>("graph_data_ui", { space, ...slice });
+    if (call !== drawn) return;
+    scene.select(undefined);
+    detail?.hide();
+    show(graph);
+  } catch (error) {
+    if (call !== drawn) return;
+    stage.setAttribute("aria-busy", "false");
+    status.textContent = errorMessage(error);
+  }
+}
+
+async function load(connected: Host): Promise<void> {
   detail = new DetailPanel(connected.locale);
   detail.onClose = () => scene.select(undefined);
   detail.onNavigate = (id) => {
@@ -100,11 +125,9 @@ async function load(launch: Launch, connected: Host): Promise<void> {
     scene.centre(id);
   };
   stage.append(detail.element);
-  try {
-    show(await connected.call<Graph>("graph_data_ui", { space: launch.space }));
-  } catch (error) {
-    status.textContent = errorMessage(error);
-  }
+  timebar.locale = connected.locale;
+  timebar.onChange = (slice) => void draw(connected, slice);
+  await draw(connected, {});
 }
 
 scene.onBusy = (busy) => stage.setAttribute("aria-busy", String(busy));
@@ -147,7 +170,7 @@ new ResizeObserver(() => {
 
 function start(launch: Launch, connected: Host): void {
   space = launch.space;
-  void load(launch, connected);
+  void load(connected);
 }
 
 connect("memory-graph", {

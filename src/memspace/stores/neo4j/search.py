@@ -21,6 +21,7 @@ from memspace.domain.models import MemoryFilter, ScoredMemory
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import search as cypher
+from memspace.stores.sliced_ranking import sliced
 from memspace.stores.space_vectors import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
@@ -109,3 +110,25 @@ def _by_seq(conn: Neo4jConnection, space_id: str, seqs: list[int]) -> list[list[
 
 def _union(ranked: list[list[tuple[int, float]]]) -> list[int]:
     return list({seq: None for hits in ranked for seq, _ in hits})
+
+
+def sliced_from_cache(
+    conn: Neo4jConnection, vectors: VectorCache, where: MemoryFilter,
+    rank: Callable[[int, int | None], list[tuple[int, float]]], limit: int,
+) -> list[ScoredMemory]:
+    """A ranking at a point in time (`where.at`): `rank(depth, version)` on the cache, the
+    slice applied in the fetch (stores/sliced_ranking.py), the cache's version checked in the
+    same round trip as lists_from_cache does."""
+    statement, params = cypher.sliced_by_seq(where)
+    version = [vectors.version_of(where.space_id)]
+
+    def read(depth: int) -> tuple[int, list[ScoredMemory]]:
+        while True:
+            ranked = rank(depth, version[0])
+            rows = conn.read(statement, seqs=[seq for seq, _ in ranked], limit=limit, **params)
+            if version[0] is None or (rows and int(rows[0]["version"]) == version[0]):
+                [hits] = scored([ranked], rows[0]["rows"] if rows else [])
+                return len(ranked), hits
+            version[0] = None  # written since the cache last looked: refresh and read again
+
+    return sliced(read, limit)

@@ -290,9 +290,15 @@ class Neo4jStore:
         """Every word of `keyword`, typos tolerated unless `exact`, ranked on the cache
         (stores/keyword_index.py)."""
         typed = words(keyword)
-        return self._one_list(where, lambda version: self._vectors.keyword_top_k(
-            self, where.space_id, typed, limit, where.category, where.include_inactive, version,
-            exact))
+        inactive = where.include_inactive or where.at is not None  # a slice reads every version
+
+        def rank(depth: int, version: int | None) -> list[tuple[int, float]]:
+            return self._vectors.keyword_top_k(self, where.space_id, typed, depth,
+                                               where.category, inactive, version, exact)
+
+        if where.at is not None:  # the slice is kept in the fetch (docs/time.md)
+            return search.sliced_from_cache(self._db, self._vectors, where, rank, limit)
+        return self._one_list(where, lambda version: rank(limit, version))
 
     # VectorSource
 

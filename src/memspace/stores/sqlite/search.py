@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from memspace.domain.models import ScoredMemory
+from memspace.domain.models import MemoryFilter, ScoredMemory
+from memspace.stores.sqlite.memories import filter_sql
 from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row
 
 
@@ -30,3 +31,19 @@ def lists_by_rowid(conn: sqlite3.Connection,
     ).fetchall()
     found = {r["rowid"]: memory_from_row(r) for r in rows}
     return [[ScoredMemory(found[r], s) for r, s in scored if r in found] for scored in lists]
+
+
+def sliced_by_rowid(conn: sqlite3.Connection, where: MemoryFilter,
+                    scored: list[tuple[int, float]], limit: int) -> list[ScoredMemory]:
+    """Of the (rowid, score) hits, best first, the first `limit` the filter holds (a time
+    slice: stores/sliced_ranking.py)."""
+    if not scored:
+        return []
+    condition, args = filter_sql(where)
+    rows = conn.execute(
+        f"SELECT m.rowid AS rowid, {MEMORY_COLUMNS} FROM memories m WHERE m.rowid IN "
+        f"(SELECT value FROM json_each(?)) AND {condition}",
+        (json.dumps([r for r, _ in scored]), *args),
+    ).fetchall()
+    found = {r["rowid"]: memory_from_row(r) for r in rows}
+    return [ScoredMemory(found[r], s) for r, s in scored if r in found][:limit]

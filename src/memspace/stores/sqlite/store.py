@@ -31,6 +31,7 @@ from memspace.domain.models import (
 )
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
 from memspace.domain.text import query_terms, words
+from memspace.stores.sliced_ranking import sliced
 from memspace.stores.space_counts import SpaceCounts
 from memspace.stores.space_vectors import Row as CacheRow
 from memspace.stores.sqlite import (
@@ -222,9 +223,21 @@ class SqliteStore:
                        exact: bool = False) -> list[ScoredMemory]:
         """Every word of `keyword`, typos tolerated unless `exact`, ranked on the cache
         (stores/keyword_index.py)."""
-        return search.by_rowid(self._db.conn(), self._vectors.keyword_top_k(
-            self, where.space_id, words(keyword), limit, where.category, where.include_inactive,
-            exact=exact))
+        typed, conn = words(keyword), self._db.conn()
+        inactive = where.include_inactive or where.at is not None  # a slice reads every version
+
+        def rank(depth: int) -> list[tuple[int, float]]:
+            return self._vectors.keyword_top_k(self, where.space_id, typed, depth,
+                                               where.category, inactive, exact=exact)
+
+        if where.at is None:
+            return search.by_rowid(conn, rank(limit))
+
+        def read(depth: int) -> tuple[int, list[ScoredMemory]]:  # docs/time.md
+            ranked = rank(depth)
+            return len(ranked), search.sliced_by_rowid(conn, where, ranked, limit)
+
+        return sliced(read, limit)
 
     # VectorSource: the rowid is the sequence number (rows are never deleted).
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from memspace.stores.neo4j.cypher.fields import memory_fields
+from memspace.domain.models import MemoryFilter
+from memspace.stores.neo4j.cypher.fields import memory_fields, memory_filter
 
 # -- the vector cache's view (stores/vector_cache.py) -----------------------------------------
 
@@ -37,3 +38,21 @@ RETURN coalesce(s.version, 0) AS version,
        collect(CASE WHEN m IS NOT NULL THEN [m.seq, {memory_fields("m")}] END) AS rows
 """
 
+
+
+def sliced_by_seq(where: MemoryFilter) -> tuple[str, dict[str, object]]:
+    """Of the memories ranked on the cache ($seqs, best first), the first $limit the filter
+    holds (a time slice: stores/sliced_ranking.py), as one record of [seq, memory] pairs with
+    the space's version. Versions outside the slice are dropped on the (spaceId, seq) index
+    before any is projected."""
+    condition, params = memory_filter(where)
+    return f"""
+MATCH (s:Space {{id: $space}})
+CALL () {{
+  UNWIND range(0, size($seqs) - 1) AS rank
+  MATCH (m:Memory) WHERE m.seq = $seqs[rank] AND {condition}
+  WITH rank, m ORDER BY rank LIMIT $limit
+  RETURN collect([m.seq, {memory_fields("m")}]) AS rows
+}}
+RETURN coalesce(s.version, 0) AS version, rows
+""", params
