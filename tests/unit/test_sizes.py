@@ -120,6 +120,6 @@ def test_no_new_long_functions() -> None:
 
 
 def test_the_checker_sees_a_long_function() -> None:
-    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    body = "\n".join(f"        x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
     tree = ast.parse(f"class C:\n    @staticmethod\n    def f():\n{body}\n")
     assert _functions(tree) == [("C.f", MAX_FUNCTION_LINES + 2)]
