@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memspace.domain.errors import Conflict, NotFound
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import (
     Access,
     ApiKey,
@@ -21,7 +22,7 @@ from memspace.domain.models import (
     RelationType,
     Usage,
 )
-from memspace.domain.ports import ChangeAfter, GraphStore, PageAfter, WriteBatch
+from memspace.domain.ports import ChangeAfter, PageAfter, WriteBatch
 from memspace.domain.text import content_hash
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder

@@ -10,20 +10,14 @@ from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.bitemporal import TimeSlice, holds
+from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Memory, MemoryFilter, Space
-from memspace.domain.ports import (
-    Clock,
-    Embedder,
-    HandoffStore,
-    LifecycleStore,
-    MemoryReadStore,
-    RelationStore,
-    SearchStore,
-    SpaceStore,
-)
+from memspace.domain.ports import Clock, HandoffStore, MemoryReadStore, RelationStore, SearchStore
 from memspace.domain.quoting import NOTICE
+from memspace.domain.role_ports import LifecycleStore
+from memspace.domain.space_ports import SpaceStore
 from memspace.services import briefing_sections as sec
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.ranking import blend

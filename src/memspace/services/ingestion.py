@@ -43,7 +43,8 @@ from memspace.domain.errors import (
 )
 from memspace.domain.files import DocumentReader
 from memspace.domain.models import Access, Chunk, ChunkSource, Document, DocumentStatus
-from memspace.domain.ports import Clock, DocumentStore, KeyStore, SpaceStore
+from memspace.domain.ports import Clock, DocumentStore
+from memspace.domain.space_ports import KeyStore, SpaceStore
 from memspace.services import document_secrets
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id

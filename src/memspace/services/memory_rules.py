@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
+from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, InvalidInput, NotFound
 from memspace.domain.evidence import Citation, overall, parse_citation
 from memspace.domain.extraction import FactExtractor
@@ -27,8 +28,6 @@ from memspace.domain.ports import (
     Clock,
     ColdSearch,
     DocumentStore,
-    Embedder,
-    LedgerStore,
     MemoryReadStore,
     MemoryWriteStore,
     RelationStore,
@@ -36,6 +35,7 @@ from memspace.domain.ports import (
     SpaceCache,
     Vector,
 )
+from memspace.domain.space_ports import LedgerStore
 from memspace.domain.text import content_hash, visible
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess

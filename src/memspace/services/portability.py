@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from memspace.domain.bitemporal import closed_intervals
+from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
 from memspace.domain.evidence import Verification
 from memspace.domain.evidence_codec import citation_rows, citations_of
@@ -41,18 +42,17 @@ from memspace.domain.models import (
     RelationType,
 )
 from memspace.domain.ports import (
-    ConflictStore,
     DocumentStore,
-    Embedder,
     HandoffStore,
     MemoryReadStore,
     MemoryWriteStore,
     PageAfter,
     RelationStore,
-    SpaceStore,
     WriteBatch,
 )
+from memspace.domain.role_ports import ConflictStore
 from memspace.domain.security import SpacePolicy
+from memspace.domain.space_ports import SpaceStore
 from memspace.domain.text import content_hash
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService

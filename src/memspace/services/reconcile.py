@@ -15,7 +15,7 @@ from memspace.domain.ports import MemoryReadStore, WriteBatch
 from memspace.services.versions import head_of
 
 # An UPDATES retires a memory, so it must be about the same thing. The model decides that, and
-# the embedder's floor (Calibration.update_floor: MiniLM's in domain/ports.py, e5's in
+# the embedder's floor (Calibration.update_floor: MiniLM's in domain/embedder.py, e5's in
 # embeddings/local.py) vetoes what it cannot be. Redo with bench/similar_pairs.py and
 # bench/extraction_eval.py on your model and embedder.
 # How many times a write that lost a race is re-aimed at the new head before giving up.
