@@ -27,7 +27,6 @@ MODULE_ALLOW: dict[str, int] = {
     "services/search.py": 317,
     "stores/neo4j/memories.py": 304,
     "stores/neo4j/store.py": 373,
-    "stores/sqlite/migrations.py": 447,
     "stores/sqlite/store.py": 333,
 }
 
