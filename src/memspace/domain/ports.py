@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from memspace.domain.chunks import ChunkSource
 from memspace.domain.embedder import Embedder as Embedder  # re-exported: services/search.py
 from memspace.domain.evidence import Citation
 from memspace.domain.models import (
-    ChunkSource,
     Document,
     DocumentStatus,
     Handoff,

@@ -32,6 +32,7 @@ from datetime import timedelta
 from pathlib import PureWindowsPath
 from typing import Protocol
 
+from memspace.domain.chunks import Chunk, ChunkSource
 from memspace.domain.errors import (
     Conflict,
     ContainsSecret,
@@ -41,7 +42,7 @@ from memspace.domain.errors import (
     UnreadableDocument,
 )
 from memspace.domain.files import DocumentReader
-from memspace.domain.models import Access, Chunk, ChunkSource, Document, DocumentStatus, Space
+from memspace.domain.models import Access, Document, DocumentStatus, Space
 from memspace.domain.ports import Clock, DocumentStore
 from memspace.domain.space_ports import KeyStore, SpaceStore
 from memspace.services import document_secrets

@@ -10,20 +10,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
+from memspace.domain.chunks import ChunkSource
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, InvalidInput, NotFound
 from memspace.domain.evidence import Citation, overall, parse_citation
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MAX_IMPORTANCE, MIN_IMPORTANCE, MemoryType
-from memspace.domain.models import (
-    ChunkSource,
-    Memory,
-    MemoryFilter,
-    Provenance,
-    ProvenanceKind,
-    ScoredMemory,
-    Space,
-)
+from memspace.domain.models import Memory, MemoryFilter, Provenance, ProvenanceKind, ScoredMemory, Space
 from memspace.domain.ports import (
     Clock,
     ColdSearch,

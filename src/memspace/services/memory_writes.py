@@ -9,8 +9,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from memspace.domain.chunks import ChunkSource
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
-from memspace.domain.models import ChunkSource, Memory, Relation, RelationType, Space
+from memspace.domain.models import Memory, Relation, RelationType, Space
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services import versions

@@ -24,11 +24,11 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from memspace.domain.bitemporal import closed_intervals
+from memspace.domain.chunks import Chunk
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, DuplicateContent, NotFound
 from memspace.domain.files import ExtractedText
 from memspace.domain.models import (
-    Chunk,
     Document,
     DocumentStatus,
     Handoff,

@@ -8,9 +8,10 @@ from datetime import datetime
 
 import numpy as np
 
+from memspace.domain.chunks import ChunkSource
 from memspace.domain.extraction import Extraction
 from memspace.domain.lifecycle import MemoryType, model_type
-from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
+from memspace.domain.models import Memory, Relation, RelationType
 from memspace.domain.ports import MemoryReadStore, WriteBatch
 from memspace.services.versions import head_of
 
