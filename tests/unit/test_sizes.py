@@ -33,7 +33,6 @@ FUNCTION_ALLOW: dict[str, int] = {
     "bootstrap.py:_services": 63,
     "services/search.py:SearchService.search": 67,
     "stores/neo4j/memories.py:write": 75,
-    "stores/sqlite/memories.py:write": 62,
 }
 
 
