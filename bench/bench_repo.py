@@ -32,9 +32,10 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from memspace.bootstrap import build  # noqa: E402
 from memspace.config import Settings  # noqa: E402
+from memspace.domain.embedder import MINILM_CALIBRATION  # noqa: E402
 from memspace.domain.evidence import overall  # noqa: E402
 from memspace.domain.models import Memory  # noqa: E402
-from memspace.domain.ports import MINILM_CALIBRATION, WriteBatch  # noqa: E402
+from memspace.domain.ports import WriteBatch  # noqa: E402
 from memspace.domain.text import content_hash  # noqa: E402
 from memspace.services.access import AccessService  # noqa: E402
 from memspace.services.clock import new_id  # noqa: E402

@@ -28,8 +28,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_service import SUBJECTS, THINGS, VERBS, pct, sentence  # noqa: E402
 
+from memspace.domain.graph_port import GraphStore  # noqa: E402
 from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Space  # noqa: E402
-from memspace.domain.ports import GraphStore, WriteBatch  # noqa: E402
+from memspace.domain.ports import WriteBatch  # noqa: E402
 from memspace.domain.text import content_hash  # noqa: E402
 from memspace.services.clock import SystemClock  # noqa: E402
 from memspace.services.ranking import blend  # noqa: E402

@@ -40,7 +40,7 @@ class HashingEmbedder:
     dimensions = DIMENSIONS
 
     def __init__(self) -> None:
-        from memspace.domain.ports import MINILM_CALIBRATION
+        from memspace.domain.embedder import MINILM_CALIBRATION
 
         self.calibration = MINILM_CALIBRATION
 

@@ -7,20 +7,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memspace.config import Settings
+from memspace.domain.embedder import Embedder
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import (
-    Clock,
+from memspace.domain.ports import Clock, ColdSearch, SpaceCache
+from memspace.domain.role_ports import (
     CodeIndexStore,
-    ColdSearch,
     ConflictStore,
-    Embedder,
     EvidenceStore,
-    GraphStore,
     LifecycleStore,
-    SpaceCache,
     SpaceTextStore,
 )
 from memspace.domain.security import SecurityStore

@@ -19,8 +19,9 @@ from memspace.domain.models import Document, DocumentStatus
 from memspace.present.records import document_json
 from memspace.present.text import document_line
 from memspace.services.access import AccessService
-from memspace.services.ingestion import UNFINISHED, too_large
+from memspace.services.ingestion import UNFINISHED
 from memspace.services.seeding import SeedReport
+from memspace.services.upload_checks import too_large
 
 PLAN = "demo.json"
 

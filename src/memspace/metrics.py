@@ -27,9 +27,9 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disa
 
 from memspace.domain.errors import ExtractionFailed, MemspaceError
 from memspace.domain.extraction import Candidate, Extraction, FactExtractor
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Document, DocumentStatus, Usage
 from memspace.domain.notes import NoteJob, NoteState
-from memspace.domain.ports import GraphStore
 from memspace.services.access import Principal
 from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.ingestion import IngestionService

@@ -7,9 +7,10 @@ from __future__ import annotations
 import hashlib
 
 from memspace.config import Settings
+from memspace.domain.embedder import Embedder
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
-from memspace.domain.ports import Embedder, GraphStore
+from memspace.domain.graph_port import GraphStore
 from memspace.ingest.reader import FileReader, ReaderLimits
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memspace.domain.ports import GraphStore
+from memspace.domain.graph_port import GraphStore
 from tests.support.stores import STORE_PARAMS, make_store
 
 

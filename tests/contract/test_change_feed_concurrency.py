@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import threading
 
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import MemoryFilter
-from memspace.domain.ports import Change, ChangeAfter, GraphStore, WriteBatch
+from memspace.domain.ports import Change, ChangeAfter, WriteBatch
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
 

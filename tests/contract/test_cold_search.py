@@ -10,8 +10,9 @@ import pytest
 
 from memspace.bootstrap import build_search_paths
 from memspace.config import Settings
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import MemoryFilter, ScoredMemory
-from memspace.domain.ports import ColdSearch, GraphStore, WriteBatch
+from memspace.domain.ports import ColdSearch, WriteBatch
 from memspace.stores.neo4j import Neo4jStore
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder

@@ -17,9 +17,10 @@ from memspace.domain.conflicts import (
     conflict_id,
 )
 from memspace.domain.errors import NotFound, StaleVersion
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.domain.models import Memory, RelationType
-from memspace.domain.ports import GraphStore, WriteBatch
+from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.stores.roles import roles_of
 from tests.support import builders as b

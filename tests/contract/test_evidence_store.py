@@ -11,7 +11,8 @@ import pytest
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.errors import Conflict
 from memspace.domain.evidence import Citation, Verification
-from memspace.domain.ports import Checked, GraphStore, WriteBatch
+from memspace.domain.graph_port import GraphStore
+from memspace.domain.ports import Checked, WriteBatch
 from memspace.stores.roles import roles_of
 from tests.support import builders as b
 

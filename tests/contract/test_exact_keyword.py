@@ -3,8 +3,9 @@ typed, no typo variants; the plain keyword search on the same memories still tol
 
 from __future__ import annotations
 
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import MemoryFilter
-from memspace.domain.ports import GraphStore, WriteBatch
+from memspace.domain.ports import WriteBatch
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
 

@@ -10,18 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from memspace.domain.chunks import ChunkSource
 from memspace.domain.errors import Conflict, NotFound
-from memspace.domain.models import (
-    Access,
-    ApiKey,
-    ChunkSource,
-    Document,
-    DocumentStatus,
-    MemoryFilter,
-    RelationType,
-    Usage,
-)
-from memspace.domain.ports import ChangeAfter, GraphStore, PageAfter, WriteBatch
+from memspace.domain.graph_port import GraphStore
+from memspace.domain.models import Access, ApiKey, Document, DocumentStatus, MemoryFilter, RelationType, Usage
+from memspace.domain.ports import ChangeAfter, PageAfter, WriteBatch
 from memspace.domain.text import content_hash
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder

@@ -9,8 +9,9 @@ from datetime import timedelta
 import pytest
 
 from memspace.domain.errors import NotFound
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Handoff, MemoryFilter, RelationType
-from memspace.domain.ports import GraphStore, PageAfter, WriteBatch
+from memspace.domain.ports import PageAfter, WriteBatch
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
 

@@ -8,9 +8,10 @@ from datetime import UTC, datetime
 import pytest
 
 from memspace.domain.errors import Conflict, NotFound, StaleVersion
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.domain.models import MemoryFilter, RelationType
-from memspace.domain.ports import GraphStore, WriteBatch
+from memspace.domain.ports import WriteBatch
 from memspace.stores.roles import roles_of
 from tests.support import builders as b
 

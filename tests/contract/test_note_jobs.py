@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.notes import NoteJob, NoteState
-from memspace.domain.ports import GraphStore
 from memspace.stores.roles import roles_of
 from tests.support import builders as b
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, ApiKey, Space
 from memspace.domain.oauth import FamilyToken, LoginLink, OAuthClient, OAuthStore, TokenFamily, TokenKind
-from memspace.domain.ports import GraphStore
 from memspace.stores.roles import roles_of
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

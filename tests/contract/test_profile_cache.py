@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import RelationType
-from memspace.domain.ports import GraphStore, WriteBatch
+from memspace.domain.ports import WriteBatch
 from memspace.services.access import AccessService
 from memspace.services.clock import SystemClock
 from memspace.services.context import ProfileService

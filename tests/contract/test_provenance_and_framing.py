@@ -14,8 +14,9 @@ import pytest
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import InvalidInput
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, Memory, MemoryFilter, ProvenanceKind, provenance_of
-from memspace.domain.ports import GraphStore, WriteBatch
+from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.present.json import search_json
 from memspace.present.text import search_text

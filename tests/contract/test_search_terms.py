@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import MemoryFilter
-from memspace.domain.ports import GraphStore, WriteBatch
+from memspace.domain.ports import WriteBatch
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
 

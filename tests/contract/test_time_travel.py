@@ -17,8 +17,8 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.bitemporal import TimeSlice, holds
 from memspace.domain.errors import InvalidInput
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, MemoryFilter
-from memspace.domain.ports import GraphStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.search import SearchRequest
 from memspace.stores.sliced_ranking import SLICE_DEPTH

@@ -16,8 +16,8 @@ import pytest
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import ContainsSecret
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, DocumentStatus, MemoryFilter
-from memspace.domain.ports import GraphStore
 from memspace.domain.security import InjectionPolicy, SecretsPolicy, SpacePolicy
 from memspace.services.access import AccessService, Principal
 from memspace.services.search import SearchRequest

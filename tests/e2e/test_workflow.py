@@ -12,9 +12,10 @@ import pytest
 
 from memspace.bootstrap import build
 from memspace.config import Settings
+from memspace.domain.embedder import Calibration
 from memspace.domain.errors import Unavailable
 from memspace.domain.models import Relation, RelationType
-from memspace.domain.ports import Calibration, WriteBatch
+from memspace.domain.ports import WriteBatch
 from memspace.embeddings.local import LocalEmbedder
 from memspace.llm.tokens import TokenCounter
 from memspace.mcp.errors import CODES

@@ -9,10 +9,10 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
+from memspace.domain.embedder import MINILM_CALIBRATION
 from memspace.domain.errors import ExtractionFailed, NotFound, Unavailable
 from memspace.domain.extraction import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.models import RelationType
-from memspace.domain.ports import MINILM_CALIBRATION
 from memspace.domain.text import words
 
 

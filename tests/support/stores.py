@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memspace.domain.ports import GraphStore
+from memspace.domain.graph_port import GraphStore
 
 # A test's Neo4jStore waits longer for the server than a deployed one (3 s a connection, 5 s in
 # all): on a loaded 2-core machine, a starved JVM took over 4 s to hand out one connection and

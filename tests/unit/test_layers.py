@@ -25,8 +25,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("composition", ("memspace.config", "memspace.wiring", "memspace.bootstrap", "memspace.metrics",
                      "memspace.surfaces")),
     ("entry points", ("memspace.api", "memspace.mcp", "memspace.hooks", "memspace.doctor",
-                      "memspace.cli_code", "memspace.cli_common", "memspace.cli_conflicts",
-                      "memspace.cli_ingest",
+                      "memspace.cli_admin", "memspace.cli_code", "memspace.cli_common",
+                      "memspace.cli_conflicts", "memspace.cli_ingest",
                       "memspace.cli_memories", "memspace.cli_oauth", "memspace.cli_security",
                       "memspace.cli_workflow")),
     # What starts the entry points: the `memspace` command (its serve, stdio, hook and doctor
@@ -41,7 +41,8 @@ ENTRY_POINTS: dict[str, tuple[str, ...]] = {
     "mcp": ("memspace.mcp",),
     "hooks": ("memspace.hooks",),
     "doctor": ("memspace.doctor",),
-    "cli": ("memspace.cli_code", "memspace.cli_common", "memspace.cli_conflicts", "memspace.cli_ingest",
+    "cli": ("memspace.cli_admin", "memspace.cli_code", "memspace.cli_common", "memspace.cli_conflicts",
+            "memspace.cli_ingest",
             "memspace.cli_memories", "memspace.cli_oauth", "memspace.cli_security",
             "memspace.cli_workflow"),
 }

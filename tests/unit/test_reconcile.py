@@ -9,9 +9,11 @@ from dataclasses import replace
 
 import pytest
 
+from memspace.domain.chunks import ChunkSource
+from memspace.domain.embedder import MINILM_CALIBRATION
 from memspace.domain.extraction import ExtractedFact, Extraction
-from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
-from memspace.domain.ports import MINILM_CALIBRATION, WriteBatch
+from memspace.domain.models import Memory, Relation, RelationType
+from memspace.domain.ports import WriteBatch
 from memspace.services.reconcile import Plan, drop_repeats, plan_extraction, retarget
 from tests.support import builders
 from tests.support.builders import BASE

@@ -17,12 +17,13 @@ from memspace.mcp.document_tools import DOCUMENT_TOOLS
 from memspace.mcp.lifecycle_tools import LIFECYCLE_TOOLS
 from memspace.mcp.registry import ToolList
 from memspace.mcp.server import build_mcp_server
+from memspace.mcp.session_tools import SESSION_TOOLS
 from memspace.mcp.tools import TOOLS
 from memspace.mcp.workflow_tools import WORKFLOW_TOOLS
 from tests.support.fakes import HashEmbedder
 
-LISTS: tuple[ToolList, ...] = (DOCUMENT_TOOLS, TOOLS, WORKFLOW_TOOLS, CODE_TOOLS, LIFECYCLE_TOOLS,
-                              LAUNCHERS, SPACE_TOOLS, SAVE_TOOLS, GRAPH_TOOLS, UPLOAD_TOOLS)
+LISTS: tuple[ToolList, ...] = (DOCUMENT_TOOLS, TOOLS, SESSION_TOOLS, WORKFLOW_TOOLS, CODE_TOOLS,
+                              LIFECYCLE_TOOLS, LAUNCHERS, SPACE_TOOLS, SAVE_TOOLS, GRAPH_TOOLS, UPLOAD_TOOLS)
 
 
 def test_every_tool_is_an_importable_module_function() -> None:

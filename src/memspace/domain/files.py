@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from memspace.domain.models import Chunk
+from memspace.domain.chunks import Chunk
 
 
 class BlobStore(Protocol):

@@ -7,13 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from memspace.domain.code import CodeChunk, IndexedFile, Repo
-from memspace.domain.conflicts import RecordedConflict, Settlement
+from memspace.domain.chunks import ChunkSource
 from memspace.domain.evidence import Citation
-from memspace.domain.lifecycle import MemoryStatus, Revision
 from memspace.domain.models import (
-    ApiKey,
-    ChunkSource,
     Document,
     DocumentStatus,
     Handoff,
@@ -23,9 +19,6 @@ from memspace.domain.models import (
     Neighbour,
     Relation,
     ScoredMemory,
-    Space,
-    SpaceStats,
-    Usage,
 )
 
 Vector = Sequence[float]
@@ -77,37 +70,6 @@ class PageAfter:
 
 
 # The store port, by role (docs/architecture.md lists which service uses which).
-
-
-class SpaceStore(Protocol):
-    """Spaces and their counts."""
-
-    def create_space(self, space: Space) -> None:
-        """Raises Conflict when the slug is taken."""
-
-    def get_space(self, space_id: str) -> Space | None: ...
-
-    def get_space_by_slug(self, slug: str) -> Space | None: ...
-
-    def list_spaces(self) -> list[Space]: ...
-
-    def space_stats(self, space_id: str) -> SpaceStats: ...
-
-
-class KeyStore(Protocol):
-    """API keys and the space each one works in by default."""
-
-    def create_key(self, key: ApiKey) -> None: ...
-
-    def get_key(self, key_id: str) -> ApiKey | None: ...
-
-    def get_key_by_hash(self, sha256: str) -> ApiKey | None: ...
-
-    def list_keys(self) -> list[ApiKey]: ...
-
-    def revoke_key(self, key_id: str, at: datetime) -> None: ...
-
-    def set_active_space(self, key_id: str, space_id: str | None) -> None: ...
 
 
 class MemoryReadStore(Protocol):
@@ -236,27 +198,6 @@ class SpaceCache(Protocol):
         it reads is closed next)."""
 
 
-class LedgerStore(Protocol):
-    """What the adds of a space cost the model, and the answers kept for idempotency keys."""
-
-    def record_usage(self, space_id: str, usage: Usage) -> None:
-        """Add to the space's running model-usage totals."""
-
-    def usage_totals(self, space_id: str) -> Usage: ...
-
-    def claim_idempotency(self, space_id: str, scope: str, key: str, at: datetime) -> str | None:
-        """The stored result of a finished call with this key, or None after claiming it.
-
-        Raises:
-            Conflict: a call with the same key is still running.
-        """
-
-    def complete_idempotency(self, space_id: str, scope: str, key: str, result: str) -> None: ...
-
-    def release_idempotency(self, space_id: str, scope: str, key: str) -> None:
-        """Drop an unfinished claim (the call failed), so a retry runs again."""
-
-
 class HandoffStore(Protocol):
     """Notes agents leave for the next one."""
 
@@ -325,38 +266,6 @@ class DocumentStore(Protocol):
         still active or since superseded."""
 
 
-
-class CodeIndexStore(Protocol):
-    """Repositories registered per space, their indexed files and code chunks (services/repos.py)."""
-
-    def add_repo(self, repo: Repo) -> None:
-        """Raises Conflict when the name is taken."""
-
-    def list_repos(self, space_id: str | None = None) -> list[Repo]:
-        """By name; every space's when `space_id` is None."""
-
-    def get_repo(self, name: str) -> Repo | None: ...
-
-    def remove_repo(self, repo_id: str) -> None:
-        """The repository with its files, chunks and mined commits."""
-
-    def file_hashes(self, repo_id: str) -> dict[str, str]:
-        """path -> sha256 of every indexed file."""
-
-    def apply_files(self, repo: Repo, files: Sequence[IndexedFile], removed: Sequence[str],
-                    at: datetime, head: str | None) -> None:
-        """Replace the chunks of `files`, drop `removed`, record their hashes, bump the
-        generation: one transaction (a killed sync leaves the index as it was before)."""
-
-    def chunks_of(self, space_id: str) -> list[CodeChunk]: ...
-
-    def get_chunk(self, space_id: str, chunk_id: str) -> CodeChunk | None: ...
-
-    def mined_commits(self, repo_id: str) -> set[str]: ...
-
-    def mark_mined(self, repo_id: str, shas: Sequence[str]) -> None: ...
-
-
 @dataclass(frozen=True)
 class Checked:
     """One memory's citations as a verification left them, and the state they add up to."""
@@ -364,143 +273,6 @@ class Checked:
     memory_id: str
     evidence: tuple[Citation, ...]
     state: str
-
-
-class EvidenceStore(Protocol):
-    """The evidence policy of each space and the verification state of cited memories."""
-
-    def evidence_policy(self, space_id: str) -> str:
-        """`optional` unless set."""
-
-    def set_evidence_policy(self, space_id: str, policy: str) -> None: ...
-
-    def anchored_memories(self, space_id: str) -> list[Memory]:
-        """Active memories with at least one citation."""
-
-    def set_verification(self, space_id: str, checked: Sequence[Checked], at: datetime) -> None:
-        """Store re-checked citations (re-anchored lines included) and each memory's state, in
-        one transaction."""
-
-    def memories_in_state(self, space_id: str, state: str, limit: int,
-                          after: PageAfter | None = None) -> list[Memory]:
-        """Active memories in that verification state, newest first."""
-
-
-class LifecycleStore(Protocol):
-    """A memory's status set by hand, with who set it, when and why (domain/lifecycle.py).
-    A role object per store (stores/*/lifecycle.py) over the graph's connection."""
-
-    def mark(self, space_id: str, memory_id: str, status: MemoryStatus, reason: str, by: str,
-             at: datetime, expected_version: int | None = None) -> Memory:
-        """Set an active memory's status, bump its version, put it in the change feed and
-        record the change, in one transaction under the space's write lock.
-
-        Raises:
-            NotFound: no such memory in the space.
-            Conflict: it is no longer active (superseded or forgotten).
-            StaleVersion: `expected_version` is given and is not its version.
-        """
-
-    def marks_of(self, space_id: str, memory_ids: list[str]) -> list[Revision]:
-        """The status changes of these memories, oldest first."""
-
-
-class ConflictStore(Protocol):
-    """The conflict queue's records and settlements (domain/conflicts.py, docs/conflicts.md).
-    A role object per store (stores/*/conflicts.py) over the graph's connection."""
-
-    def record(self, conflict: RecordedConflict) -> bool:
-        """Keep a conflict; False (and nothing changes) when one with its id is already kept,
-        open or settled."""
-
-    def open_recorded(self, space_id: str, limit: int) -> list[RecordedConflict]:
-        """The space's open recorded conflicts, newest first: not settled, every memory still
-        current, a proposal's text not stored since."""
-
-    def get_recorded(self, space_id: str, conflict_id: str) -> RecordedConflict | None:
-        """One open recorded conflict of the space, or None."""
-
-    def settle(self, settlement: Settlement) -> None:
-        """In one transaction under the space's write lock: each memory of `supersede` leaves
-        the current set (superseded by `keep`, or historical with no keep), `keep` becomes
-        current, each gets a `resolved` entry in its history (LifecycleStore.marks_of), and the
-        conflict is kept as settled with who, when and why.
-
-        Raises:
-            NotFound: a memory it names is not in the space.
-            StaleVersion: a memory is no longer at its `expected` version, or no longer current.
-        """
-
-
-class SpaceTextStore(Protocol):
-    """A space's description and its instructions for agents (get_context's header)."""
-
-    def set_space_text(self, space_id: str, description: str | None,
-                       instructions: str | None) -> Space:
-        """Set what is given (None keeps it). Raises NotFound."""
-
-
-class DirectoryStore(SpaceStore, KeyStore, Protocol):
-    """Spaces and keys together: who may reach what (access checks, administration)."""
-
-
-class GraphStore(SpaceStore, KeyStore, MemoryReadStore, MemoryWriteStore, RelationStore, SearchStore,
-                 LedgerStore, HandoffStore, DocumentStore, Protocol):
-    """Every role: what the adapters (stores/sqlite, stores/neo4j) implement and bootstrap wires.
-    Every memory query is scoped to one space. A service asks only for the roles it calls."""
-
-    # Its package under stores/ ("sqlite", "neo4j"), whose roles.py lists the role objects
-    # built beside it (stores/roles.py).
-    backend: str
-
-    def store_info(self, key: str) -> str | None:
-        """A fact about the store as a whole (e.g. "embedding_model"), or None if never set."""
-
-    def set_store_info(self, key: str, value: str) -> None: ...
-
-    def holds_memories(self) -> bool:
-        """Does any space of the store hold a memory?"""
-
-    def ping(self) -> None:
-        """Raises Unavailable when the store cannot answer."""
-
-    def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """Cosine similarities that mean "about the same thing" under one embedding model. Each
-    model spreads cosines differently (all-MiniLM-L6-v2: unrelated facts 0.02-0.32; e5-small-v2:
-    0.75-0.82), so the rules that compare a similarity to a number take it from the model
-    (bench/similar_pairs.py measures them)."""
-
-    update_floor: float  # an UPDATES below it is refused (services/reconcile.py)
-    similar_on_save: float  # active memories from it are listed on save (services/similar.py)
-
-
-# all-MiniLM-L6-v2's, measured with bench/similar_pairs.py: a fact and the fact that replaces it
-# 0.49-0.90 ("Use ruff for linting" / "We switched from flake8 to ruff" 0.49), related facts up to
-# 0.60, unrelated 0.02-0.32 ("Our standup is at 9:30" / "Lunch is at noon" 0.32). A model not
-# measured here uses these.
-MINILM_CALIBRATION = Calibration(update_floor=0.40, similar_on_save=0.45)
-
-
-class Embedder(Protocol):
-    """Turns texts into unit-length vectors of a fixed dimension."""
-
-    @property
-    def dimensions(self) -> int: ...
-
-    @property
-    def calibration(self) -> Calibration: ...
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per stored text (a memory's content), in order. Raises Unavailable when
-        the model cannot run."""
-
-    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per search query, in order. A model trained with a query/passage pair of
-        prefixes (e5) reads them differently from stored texts; for others it is `embed`."""
 
 
 class Clock(Protocol):

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memspace.coalesce import Coalescer
+from memspace.domain.embedder import MINILM_CALIBRATION, Calibration
 from memspace.domain.errors import Unavailable
-from memspace.domain.ports import MINILM_CALIBRATION, Calibration
 from memspace.embeddings import fetch
 from memspace.heap import release_freed_memory
 

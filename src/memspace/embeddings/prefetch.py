@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from memspace.domain.ports import Calibration, Embedder
+from memspace.domain.embedder import Calibration, Embedder
 
 # Enough for a few windows of prefetched chunks; beyond it the oldest are dropped (and would be
 # embedded again on demand, never answered wrongly).

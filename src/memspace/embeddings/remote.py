@@ -6,8 +6,8 @@ import math
 import os
 from collections.abc import Sequence
 
+from memspace.domain.embedder import MINILM_CALIBRATION, Calibration
 from memspace.domain.errors import Unavailable
-from memspace.domain.ports import MINILM_CALIBRATION, Calibration
 
 # Remote APIs cap a request's inputs (OpenAI: 2,048); 128 keeps each request small and fast.
 BATCH_SIZE = 128

@@ -15,8 +15,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from memspace.domain.embedder import MINILM_CALIBRATION, Calibration
 from memspace.domain.errors import Unavailable
-from memspace.domain.ports import MINILM_CALIBRATION, Calibration
 
 PREFIX = "sentence-transformers:"
 EXTRA = "pip install 'memspace[sentence-transformers]'"

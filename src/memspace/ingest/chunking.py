@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from memspace.domain.models import Chunk
+from memspace.domain.chunks import Chunk
 
 # A sentence ends at . ! ? or … (with closing quotes or brackets) before whitespace and a
 # capital, digit or opening quote: "e.g. this" and "3.5 GB" stay whole.

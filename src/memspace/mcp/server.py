@@ -12,6 +12,7 @@ from memspace.mcp.lifecycle_tools import LIFECYCLE_TOOLS
 from memspace.mcp.metered import time_tool_calls
 from memspace.mcp.registry import MemspaceServer
 from memspace.mcp.resources import register_resources
+from memspace.mcp.session_tools import SESSION_TOOLS
 from memspace.mcp.tools import TOOLS
 from memspace.mcp.workflow_tools import WORKFLOW_TOOLS
 
@@ -40,7 +41,7 @@ def build_mcp_server(app: Container) -> MemspaceServer:
         extensions=[build_apps(app)],
     )
     # Each module's tools, in the order clients list them (mcp/registry.py).
-    for tools in (DOCUMENT_TOOLS, TOOLS, WORKFLOW_TOOLS, CODE_TOOLS, LIFECYCLE_TOOLS,
+    for tools in (DOCUMENT_TOOLS, TOOLS, SESSION_TOOLS, WORKFLOW_TOOLS, CODE_TOOLS, LIFECYCLE_TOOLS,
                   CONFLICT_TOOLS):
         tools.register(server.tool)
     register_resources(server, app)

@@ -27,7 +27,7 @@ from memspace.present.timeline import slice_json, timeline_json
 if TYPE_CHECKING:
     from memspace.services.add_types import Clash
     from memspace.services.adding import AddResult
-    from memspace.services.briefing import Briefing
+    from memspace.services.briefing_pack import Briefing
     from memspace.services.changes import ChangesPage
     from memspace.services.context import Profile
     from memspace.services.documents import DocumentPage

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from memspace.domain.errors import Forbidden, InvalidInput, NotFound, Unauthenticated, Unavailable
 from memspace.domain.models import Access, ApiKey, Space
-from memspace.domain.ports import Clock, DirectoryStore
+from memspace.domain.ports import Clock
+from memspace.domain.space_ports import DirectoryStore
 
 # When the store cannot be reached, a key that authenticated within this window is still
 # recognised, so the caller gets the real error (the store is down, from the tool it called)

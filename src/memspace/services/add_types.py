@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from memspace.domain.chunks import ChunkSource
 from memspace.domain.evidence import Citation
-from memspace.domain.models import ChunkSource, Memory, Relation, Usage
+from memspace.domain.models import Memory, Relation, Usage
 from memspace.services.similar import Similar
 
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.models import Access, ApiKey, Space
-from memspace.domain.ports import Clock, DirectoryStore, SpaceTextStore
+from memspace.domain.ports import Clock
+from memspace.domain.role_ports import SpaceTextStore
+from memspace.domain.space_ports import DirectoryStore
 from memspace.services.access import generate_key, hash_key
 from memspace.services.audit import AuditLog
 from memspace.services.clock import new_id

@@ -1,31 +1,27 @@
 """What a key's spaces know, by section and packed into a token budget: one implementation
 behind the `get_context` tool, the `context` prompt and `memspace context`. The sections, their
-order and the score within one are services/briefing_sections.py's."""
+order and the score within one are services/briefing_sections.py's, the packing
+services/briefing_pack.py's."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.bitemporal import TimeSlice, holds
+from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Memory, MemoryFilter, Space
-from memspace.domain.ports import (
-    Clock,
-    Embedder,
-    HandoffStore,
-    LifecycleStore,
-    MemoryReadStore,
-    RelationStore,
-    SearchStore,
-    SpaceStore,
-)
+from memspace.domain.ports import Clock, HandoffStore, MemoryReadStore, RelationStore, SearchStore
 from memspace.domain.quoting import NOTICE
+from memspace.domain.role_ports import LifecycleStore
+from memspace.domain.space_ports import SpaceStore
 from memspace.services import briefing_sections as sec
 from memspace.services.access import AccessService, Principal, SpaceAccess
+from memspace.services.briefing_pack import Briefing, pack
 from memspace.services.ranking import blend
 from memspace.services.time_travel import described, time_slice
 
@@ -35,7 +31,6 @@ OTHER_SPACES = 3
 PER_OTHER_SPACE = 5
 CANDIDATES = 100
 PER_SECTION = 40  # memories read per typed section
-SEAM_MARGIN = 8
 OPEN_CONFLICTS = 5
 RECENT_CHANGES = 5
 
@@ -54,23 +49,6 @@ DETAILS = {
     "balanced": Detail(2_000, 80),
     "deep": Detail(6_000, None),
 }
-
-
-@dataclass
-class Briefing:
-    text: str
-    included: list[str] = field(default_factory=list)
-    shortened: list[str] = field(default_factory=list)
-    omitted: list[str] = field(default_factory=list)
-    omitted_sections: dict[str, str] = field(default_factory=dict)  # id -> section key
-    tokens: int = 0
-    budget: int = 0
-    detail: str = "balanced"
-    space: str = ""
-    handoff: str | None = None  # id of the handoff shown, if any
-    notes: list[str] = field(default_factory=list)
-    at: TimeSlice | None = None  # the time slice briefed (docs/time.md); None: today
-    open_conflicts: int = 0  # the space's conflict queue (docs/conflicts.md)
 
 
 class BriefingPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, HandoffStore, Protocol):
@@ -136,7 +114,7 @@ class BriefingService:
         head = self._header(target, q, notes[:1], waiting)
         if at is not None:  # a past view, said first: never mistaken for today's truth
             head = head.replace(NOTICE, f"{NOTICE}\nNOT TODAY'S VIEW: {described(at)}.", 1)
-        out = self._pack(head, entries, budget)
+        out = pack(head, entries, budget, self._count)
         out.at = at
         out.open_conflicts = waiting
         out.budget, out.detail, out.space = budget, detail, target.space.slug
@@ -275,54 +253,3 @@ class BriefingService:
             lines.append(f"Ranked for: {query}")
         lines += notes
         return "\n".join(lines) + "\n\n"
-
-    # -- packing ----------------------------------------------------------------------------
-
-    def _pack(self, head: str, entries: list[sec.Entry], budget: int) -> Briefing:
-        """The header is charged first, then the entries in section order (so the conflicts
-        come before anything that could crowd them out); an entry that does not fit becomes a
-        one-line pointer, then is omitted. The closing list names omitted ids in order, as many
-        as the budget holds, and counts the rest — a reserve kept free while packing
-        guarantees it fits."""
-        out = Briefing(text=head)
-        used = self._count(head)
-        # Room kept for the closing list (at least one id and the count of the rest), with a
-        # margin for the seams: pieces counted apart run a few tokens under the whole.
-        reserve = self._count(_footer(["0" * 32], 10_000)) + SEAM_MARGIN
-        if used + reserve > budget:
-            raise InvalidInput(f"maxTokens={budget} cannot hold even the space header; raise it")
-        open_header: str | None = None
-        for entry in entries:
-            if entry.header is not None:
-                open_header = entry.header  # printed with the first entry placed under it
-            prefix = f"\n{open_header}" if open_header else ""
-            for text, bucket in ((entry.full, out.included), (entry.pointer, out.shortened)):
-                # +1: BPE may merge across the seam, so pieces counted apart can undercount.
-                cost = self._count(prefix + text) + 1
-                if used + cost + reserve <= budget:
-                    out.text += prefix + text
-                    used += cost
-                    bucket.append(entry.id)
-                    open_header = None
-                    break
-            else:
-                if entry.section == sec.RECENT.key:
-                    continue  # a one-line repeat of a memory listed (or omitted) above
-                out.omitted.append(entry.id)
-                out.omitted_sections[entry.id] = entry.section
-        if out.omitted:
-            # Counted on the whole text, so the result is exact whatever the seams did above.
-            listed = len(out.omitted)
-            while listed > 0 and self._count(
-                    out.text + _footer(out.omitted[:listed], len(out.omitted) - listed)) > budget:
-                listed = listed * 3 // 4  # shrink geometrically: few token counts
-            out.text += _footer(out.omitted[:listed], len(out.omitted) - listed)
-        out.tokens = self._count(out.text)
-        return out
-
-
-def _footer(ids: list[str], unlisted: int) -> str:
-    more = f"{', ' if ids else ''}and {unlisted} more (search_memory finds them)" if unlisted else ""
-    return (f"\n## Omitted to fit the budget ({len(ids) + unlisted}; fetch with getMemory)\n"
-            + ", ".join(ids) + more + "\n")
-

@@ -18,7 +18,8 @@ from datetime import datetime
 from memspace.domain.errors import InvalidInput
 from memspace.domain.lifecycle import MemoryType
 from memspace.domain.models import Memory, MemoryFilter
-from memspace.domain.ports import Change, ChangeAfter, LifecycleStore, MemoryReadStore
+from memspace.domain.ports import Change, ChangeAfter, MemoryReadStore
+from memspace.domain.role_ports import LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.lifecycle import types_of
 from memspace.services.paging import (

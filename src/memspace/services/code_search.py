@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from memspace.domain.code import CodeChunk, Repo
 from memspace.domain.errors import InvalidInput, NotFound
-from memspace.domain.ports import CodeIndexStore
+from memspace.domain.role_ports import CodeIndexStore
 from memspace.services.access import AccessService, Principal
 
 K1, B = 1.2, 0.75

@@ -16,7 +16,8 @@ from memspace.domain.conflicts import (
     conflict_id,
 )
 from memspace.domain.models import Memory
-from memspace.domain.ports import Clock, ConflictStore
+from memspace.domain.ports import Clock
+from memspace.domain.role_ports import ConflictStore
 from memspace.services.reconcile import Plan
 
 log = logging.getLogger(__name__)

@@ -24,14 +24,8 @@ from memspace.domain.conflicts import (
 from memspace.domain.errors import InvalidInput, NotFound, StaleConflict
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Memory, MemoryFilter
-from memspace.domain.ports import (
-    Clock,
-    ConflictStore,
-    LifecycleStore,
-    MemoryReadStore,
-    PageAfter,
-    RelationStore,
-)
+from memspace.domain.ports import Clock, MemoryReadStore, PageAfter, RelationStore
+from memspace.domain.role_ports import ConflictStore, LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.add_types import AddRequest
 from memspace.services.memories import MemoryService

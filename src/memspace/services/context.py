@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from memspace.domain.models import Memory, MemoryFilter, Relation, Space, SpaceStats
-from memspace.domain.ports import MemoryReadStore, RelationStore, SpaceStore
+from memspace.domain.ports import MemoryReadStore, RelationStore
+from memspace.domain.space_ports import SpaceStore
 from memspace.services.access import AccessService, Principal
 
 PROFILE_RECENT = 8

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from memspace.domain.chunks import Chunk
 from memspace.domain.errors import Unavailable
 from memspace.domain.files import BlobStore, ExtractedText
-from memspace.domain.models import Chunk, Document
+from memspace.domain.models import Document
 
 FORMAT_VERSION = 1
 

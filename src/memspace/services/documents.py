@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from memspace.domain.chunks import Chunk
 from memspace.domain.errors import InvalidInput, NotFound
-from memspace.domain.models import Chunk, Document, Memory
+from memspace.domain.models import Document, Memory
 from memspace.domain.ports import DocumentStore, PageAfter
 from memspace.services.access import AccessService, Principal
 from memspace.services.document_files import DocumentFiles

@@ -15,7 +15,7 @@ Vectors of two models cannot be compared, so a store records the model of its fi
 
 from __future__ import annotations
 
-from memspace.domain.ports import GraphStore
+from memspace.domain.graph_port import GraphStore
 
 LOCAL = "local"
 E5_SMALL = "e5-small-v2"

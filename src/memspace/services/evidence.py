@@ -25,7 +25,8 @@ from memspace.domain.evidence import (
     parse_citation,
 )
 from memspace.domain.models import Space
-from memspace.domain.ports import Clock, CodeIndexStore, EvidenceStore
+from memspace.domain.ports import Clock
+from memspace.domain.role_ports import CodeIndexStore, EvidenceStore
 from memspace.services.access import AccessService, Principal
 
 

@@ -1,5 +1,5 @@
 """Records of the export file (services/portability.py) that the wire has too: the export is a
-file format of its own (`portability.VERSION`), so they are spelled here and do not follow
+file format of its own (`import_records.VERSION`), so they are spelled here and do not follow
 later changes to the wire shapes of present/."""
 
 from __future__ import annotations
@@ -8,7 +8,9 @@ from datetime import datetime
 from typing import Any
 
 from memspace.domain.bitemporal import superseded_at, utc, valid_from_of
+from memspace.domain.evidence_codec import citation_rows
 from memspace.domain.models import Handoff, Memory
+from memspace.services.import_guard import provenance_fields
 
 
 def iso(value: datetime | None) -> str | None:
@@ -35,3 +37,24 @@ def interval_fields(memory: Memory) -> dict[str, Any]:
             "validTo": iso(utc(memory.valid_to)) if memory.valid_to else None,
             "recordedAt": iso(memory.created_at),
             "supersededAt": iso(superseded_at(memory))}
+
+
+def memory_line(memory: Memory) -> dict[str, Any]:
+    """A memory line of the export (active or not, with its history fields)."""
+    return {
+        "type": "memory", "id": memory.id, "content": memory.content,
+        "category": memory.category, "active": memory.active,
+        "createdAt": iso(memory.created_at), "createdBy": memory.created_by,
+        "documentId": memory.document_id, "origin": memory.origin,
+        "invalidatedAt": iso(memory.invalidated_at), "invalidatedBy": memory.invalidated_by,
+        "forgetReason": memory.forget_reason, "forgottenBy": memory.forgotten_by,
+        "version": memory.version, "speaker": memory.speaker,
+        "observedAt": memory.observed_at.isoformat() if memory.observed_at else None,
+        "context": memory.context, "follows": memory.follows,
+        **({"evidence": citation_rows(memory.evidence),
+            "verification": memory.verification} if memory.evidence else {}),
+        **provenance_fields(memory),
+        "memoryType": memory.type.value, "status": memory.status.value,
+        "importance": memory.importance, "canonical": memory.canonical,
+        **interval_fields(memory),
+    }

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
 
+from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
 from memspace.domain.extraction import Candidate, Extraction, FactExtractor, model_name
 from memspace.domain.models import (
@@ -35,14 +36,13 @@ from memspace.domain.models import (
 from memspace.domain.notes import NoteJob, NoteJobStore, NoteState
 from memspace.domain.ports import (
     Clock,
-    Embedder,
-    LedgerStore,
     MemoryReadStore,
     MemoryWriteStore,
     RelationStore,
     SearchStore,
     WriteBatch,
 )
+from memspace.domain.space_ports import LedgerStore
 from memspace.domain.text import content_hash
 from memspace.services.clock import new_id
 from memspace.services.conflict_records import ConflictRecorder

@@ -32,25 +32,26 @@ from datetime import timedelta
 from pathlib import PureWindowsPath
 from typing import Protocol
 
+from memspace.domain.chunks import Chunk, ChunkSource
 from memspace.domain.errors import (
     Conflict,
     ContainsSecret,
     InvalidInput,
     MemspaceError,
     NotFound,
-    TooLarge,
     UnreadableDocument,
 )
 from memspace.domain.files import DocumentReader
-from memspace.domain.models import Access, Chunk, ChunkSource, Document, DocumentStatus
-from memspace.domain.ports import Clock, DocumentStore, KeyStore, SpaceStore
+from memspace.domain.models import Access, Document, DocumentStatus, Space
+from memspace.domain.ports import Clock, DocumentStore
+from memspace.domain.space_ports import KeyStore, SpaceStore
 from memspace.services import document_secrets
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.document_files import DocumentFiles
 from memspace.services.memories import AddRequest, MemoryService
+from memspace.services.upload_checks import document_title, too_large, uploader_refusal
 
-MAX_TITLE_CHARS = 200
 # Chunks embedded together ahead of the adds that need them (see embeddings/prefetch.py): the
 # local model's batch size is 256, and 64 keeps the first add of a window waiting ~1 s at most.
 PREFETCH_WINDOW = 64
@@ -65,16 +66,6 @@ RENEW_EVERY_S = 10.0
 ORPHAN_AGE_S = 3600.0
 
 Progress = Callable[[Document], None]
-
-
-def too_large(limit: int, size: int | None = None, name: str = "the file") -> TooLarge:
-    """The one refusal of an upload over MEMSPACE_MAX_UPLOAD_BYTES (REST also uses it mid-read)."""
-    actual = f" is {size:,} bytes;" if size is not None else " is too large:"
-    return TooLarge(
-        f"{name}{actual} the upload limit is {limit:,} bytes ({limit / 2**20:.0f} MiB, "
-        "MEMSPACE_MAX_UPLOAD_BYTES). Split it into smaller files, or ask the operator to raise "
-        "the limit; nothing was stored"
-    )
 
 
 @dataclass(frozen=True)
@@ -129,7 +120,7 @@ class IngestionService:
             return Uploaded(existing, duplicate=True)
         kind = self._reader.kind_of(name, data)
         document = Document(
-            id=new_id(), space_id=target.space.id, title=_title(title, name), kind=kind,
+            id=new_id(), space_id=target.space.id, title=document_title(title, name), kind=kind,
             size_bytes=len(data), sha256=digest, status=DocumentStatus.QUEUED,
             created_at=self._clock.now(), created_by=principal.actor,
             uploaded_by_key=principal.key_id,
@@ -203,7 +194,7 @@ class IngestionService:
             return current
         current = claimed
         renewed = time.monotonic()
-        refusal = self._uploader_refusal(current)
+        refusal = uploader_refusal(self._store, current)
         if refusal is not None:
             return self.fail(current, refusal)
         chunks = self._chunks(current)
@@ -214,6 +205,13 @@ class IngestionService:
         # Memories are written as the uploader (their createdBy), and into this space only.
         writer = Principal(name=current.created_by, key_id=None,
                            grants={space.id: Access.READWRITE})
+        return self._run_chunks(current, space, chunks, writer, renewed, progress, should_stop)
+
+    def _run_chunks(self, current: Document, space: Space, chunks: tuple[Chunk, ...],
+                    writer: Principal, renewed: float, progress: Progress | None,
+                    should_stop: Callable[[], bool]) -> Document:
+        """`process`'s loop: each chunk not done through the add pipeline, the lease renewed
+        and the uploader's key checked between two chunks."""
         first = current.chunks_done
         report = document_secrets.carried(current)  # what the guard step did to earlier chunks
         for index in range(first, len(chunks)):
@@ -224,7 +222,7 @@ class IngestionService:
                 if self._claim(current) is None:  # our lease ran out and another server has it
                     return current
                 renewed = time.monotonic()
-            refusal = self._uploader_refusal(current)
+            refusal = uploader_refusal(self._store, current)
             if refusal is not None:
                 return self.fail(current, f"stopped at chunk {index + 1} of {len(chunks)}: "
                                           f"{refusal}")
@@ -260,20 +258,6 @@ class IngestionService:
         return self._store.claim_document(document.space_id, document.id, self.worker_id, now,
                                           now + LEASE)
 
-    def _uploader_refusal(self, document: Document) -> str | None:
-        """Why the key answering for the document may no longer have it processed, if so."""
-        if document.uploaded_by_key is None:  # the local operator
-            return None
-        key = self._store.get_key(document.uploaded_by_key)
-        if key is None or key.revoked_at is not None:
-            return ("the API key that uploaded it was revoked, so its processing stopped; a "
-                    "writer of this space can retry the document")
-        access = key.grants.get(document.space_id)
-        if access is None or not access.can_write:
-            return (f"the API key that uploaded it ('{key.name}') may no longer write this space, "
-                    "so its processing stopped; a writer of this space can retry the document")
-        return None
-
     def _chunks(self, document: Document) -> tuple[Chunk, ...] | Document:
         """The document's stored chunks; read from its original (and stored) the first time.
         When it cannot be read, the document as failed with the reason."""
@@ -303,7 +287,3 @@ class IngestionService:
             for listener in self._listeners:
                 listener(document)
 
-
-def _title(title: str | None, filename: str) -> str:
-    text = " ".join((title or "").split()) or filename
-    return text[:MAX_TITLE_CHARS]

@@ -14,7 +14,8 @@ from memspace.domain.bitemporal import holds
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.lifecycle import MARKABLE, MemoryStatus, MemoryType, Revision
 from memspace.domain.models import Memory, MemoryFilter
-from memspace.domain.ports import Clock, LifecycleStore, MemoryReadStore, RelationStore
+from memspace.domain.ports import Clock, MemoryReadStore, RelationStore
+from memspace.domain.role_ports import LifecycleStore
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal
 from memspace.services.time_travel import chain

@@ -10,25 +10,17 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
+from memspace.domain.chunks import ChunkSource
+from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, InvalidInput, NotFound
 from memspace.domain.evidence import Citation, overall, parse_citation
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MAX_IMPORTANCE, MIN_IMPORTANCE, MemoryType
-from memspace.domain.models import (
-    ChunkSource,
-    Memory,
-    MemoryFilter,
-    Provenance,
-    ProvenanceKind,
-    ScoredMemory,
-    Space,
-)
+from memspace.domain.models import Memory, MemoryFilter, Provenance, ProvenanceKind, ScoredMemory, Space
 from memspace.domain.ports import (
     Clock,
     ColdSearch,
     DocumentStore,
-    Embedder,
-    LedgerStore,
     MemoryReadStore,
     MemoryWriteStore,
     RelationStore,
@@ -36,6 +28,7 @@ from memspace.domain.ports import (
     SpaceCache,
     Vector,
 )
+from memspace.domain.space_ports import LedgerStore
 from memspace.domain.text import content_hash, visible
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal, SpaceAccess

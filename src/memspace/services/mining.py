@@ -14,7 +14,7 @@ from datetime import datetime
 
 from memspace.code import git
 from memspace.domain.errors import InvalidInput
-from memspace.domain.ports import CodeIndexStore
+from memspace.domain.role_ports import CodeIndexStore
 from memspace.services.access import Principal
 from memspace.services.memories import AddRequest, MemoryService
 from memspace.services.repos import RepoService

@@ -17,7 +17,6 @@ uses another one.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -25,13 +24,11 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from memspace.domain.bitemporal import closed_intervals
-from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
-from memspace.domain.evidence import Verification
-from memspace.domain.evidence_codec import citation_rows, citations_of
+from memspace.domain.chunks import Chunk
+from memspace.domain.embedder import Embedder
+from memspace.domain.errors import Conflict, DuplicateContent, NotFound
 from memspace.domain.files import ExtractedText
-from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType, status_today
 from memspace.domain.models import (
-    Chunk,
     Document,
     DocumentStatus,
     Handoff,
@@ -41,31 +38,27 @@ from memspace.domain.models import (
     RelationType,
 )
 from memspace.domain.ports import (
-    ConflictStore,
     DocumentStore,
-    Embedder,
     HandoffStore,
     MemoryReadStore,
     MemoryWriteStore,
     PageAfter,
     RelationStore,
-    SpaceStore,
     WriteBatch,
 )
+from memspace.domain.role_ports import ConflictStore
 from memspace.domain.security import SpacePolicy
-from memspace.domain.text import content_hash
+from memspace.domain.space_ports import SpaceStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
 from memspace.services.document_files import DocumentFiles
-from memspace.services.export_records import handoff_line, interval_fields, iso
+from memspace.services.export_records import handoff_line, iso, memory_line
 from memspace.services.guard import ContentGuard
-from memspace.services.import_guard import imported, provenance_fields, screen_records
-from memspace.services.instructions import suspicious_reason
+from memspace.services.import_guard import screen_records
+from memspace.services.import_records import FORMAT, VERSION, memory_of, parse_export, time_of
 from memspace.services.portable_conflicts import conflict_lines, restore_conflicts
 
-FORMAT = "memspace-export"
-VERSION = 1
 PAGE = 1_000
 
 
@@ -78,10 +71,6 @@ class ImportReport:
     handoffs: int = 0
     remapped: bool = False
     conflicts: int = 0  # open conflicts restored (docs/conflicts.md)
-
-
-def _time(value: Any) -> datetime | None:
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
 
 
 class PortabilityPorts(SpaceStore, MemoryReadStore, MemoryWriteStore, RelationStore, HandoffStore,
@@ -118,23 +107,7 @@ class PortabilityService:
         memories = self._all_memories(sid)
         memories.sort(key=lambda m: (m.created_at, m.id))
         for memory in memories:
-            yield {
-                "type": "memory", "id": memory.id, "content": memory.content,
-                "category": memory.category, "active": memory.active,
-                "createdAt": iso(memory.created_at), "createdBy": memory.created_by,
-                "documentId": memory.document_id, "origin": memory.origin,
-                "invalidatedAt": iso(memory.invalidated_at), "invalidatedBy": memory.invalidated_by,
-                "forgetReason": memory.forget_reason, "forgottenBy": memory.forgotten_by,
-                "version": memory.version, "speaker": memory.speaker,
-                "observedAt": memory.observed_at.isoformat() if memory.observed_at else None,
-                "context": memory.context, "follows": memory.follows,
-                **({"evidence": citation_rows(memory.evidence),
-                    "verification": memory.verification} if memory.evidence else {}),
-                **provenance_fields(memory),
-                "memoryType": memory.type.value, "status": memory.status.value,
-                "importance": memory.importance, "canonical": memory.canonical,
-                **interval_fields(memory),
-            }
+            yield memory_line(memory)
         relations = self._store.relations_among(sid, [m.id for m in memories])
         for rel in sorted(relations,
                           key=lambda r: (r.created_at, r.source_id, r.target_id, r.type.value)):
@@ -202,7 +175,7 @@ class PortabilityService:
             InvalidInput: not a memspace export, or a line that cannot be read.
             Conflict: ids already exist in this store (import with new ids instead).
         """
-        records = self._parse(lines)
+        records = parse_export(lines)
         if (create and principal.operator and self._admin is not None
                 and self._store.get_space_by_slug(space) is None):
             # Screened under a new space's policy first: a refused import creates nothing.
@@ -227,7 +200,7 @@ class PortabilityService:
         for record in (r for r in records if r["type"] == "document"):
             self._import_document(sid, record, ident)
             report.documents += 1
-        memories = closed_intervals([self._memory(sid, r, ident) for r in records
+        memories = closed_intervals([memory_of(sid, r, ident) for r in records
                                      if r["type"] == "memory"])
         for start in range(0, len(memories), PAGE):
             chunk = memories[start:start + PAGE]
@@ -237,7 +210,7 @@ class PortabilityService:
             report.memories += len(batch)
         relations = [
             Relation(ident(r["from"]), ident(r["to"]), RelationType(r["relation"]),
-                     _time(r["createdAt"]) or datetime.min, str(r["createdBy"]), r.get("reason"))
+                     time_of(r["createdAt"]) or datetime.min, str(r["createdBy"]), r.get("reason"))
             for r in records if r["type"] == "relation"]
         for start in range(0, len(relations), PAGE):
             self._write(WriteBatch(sid, [], relations[start:start + PAGE]))
@@ -254,7 +227,7 @@ class PortabilityService:
         handoff = Handoff(
             ident(r["id"]), space_id, r["agent"], r["topic"], r["summary"], tuple(r["done"]),
             tuple(r["nextSteps"]), tuple(r["openQuestions"]), tuple(r["links"]),
-            _time(r["createdAt"]) or datetime.min, r["createdBy"])
+            time_of(r["createdAt"]) or datetime.min, r["createdBy"])
         try:
             self._store.add_handoff(handoff)
         except Conflict as exc:
@@ -276,27 +249,6 @@ class PortabilityService:
                 "imported before, or comes from here): import with new ids (--new-ids)"
             ) from exc
 
-    @staticmethod
-    def _parse(lines: Iterable[str]) -> list[dict[str, Any]]:
-        records: list[dict[str, Any]] = []
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                kind = record["type"]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InvalidInput(f"line {number} is not a memspace export record: {exc}") from exc
-            if number == 1 and (kind != "header" or record.get("format") != FORMAT):
-                raise InvalidInput("this is not a memspace export (`memspace export` writes one)")
-            if kind == "header" and record.get("version") != VERSION:
-                raise InvalidInput(f"export version {record.get('version')} is not supported "
-                                   f"(this memspace reads version {VERSION})")
-            records.append(record)
-        if not records:
-            raise InvalidInput("the export is empty")
-        return records
-
     def _import_document(self, space_id: str, r: dict[str, Any], ident: Any) -> None:
         status = DocumentStatus(r["status"])
         error = r.get("error")
@@ -304,7 +256,7 @@ class PortabilityService:
             # Half-processed in the source: here it is retryable, not silently resumed twice.
             status, error = DocumentStatus.FAILED, "imported before it finished; retry it"
         doc = Document(ident(r["id"]), space_id, r["title"], r["kind"], int(r["sizeBytes"]),
-                       r["sha256"], status, _time(r["createdAt"]) or datetime.min,
+                       r["sha256"], status, time_of(r["createdAt"]) or datetime.min,
                        r["createdBy"], int(r["factCount"]), error, int(r["chunksTotal"]),
                        int(r["chunksDone"]))
         try:
@@ -317,33 +269,3 @@ class PortabilityService:
         if r.get("text"):
             chunks = tuple(Chunk(c["text"], c["origin"]) for c in r["text"]["chunks"])
             self._files.put_text(doc, ExtractedText(chunks, tuple(r["text"].get("notes", []))))
-
-    @staticmethod
-    def _memory(space_id: str, r: dict[str, Any], ident: Any) -> Memory:
-        return Memory(
-            id=ident(r["id"]), space_id=space_id, content=r["content"], category=r["category"],
-            embedding=None, active=bool(r["active"]),
-            created_at=_time(r["createdAt"]) or datetime.min, created_by=r["createdBy"],
-            content_hash=content_hash(r["content"]), document_id=ident(r.get("documentId")),
-            invalidated_at=_time(r.get("invalidatedAt")), invalidated_by=ident(r.get("invalidatedBy")),
-            forget_reason=r.get("forgetReason"), forgotten_by=r.get("forgottenBy"),
-            origin=r.get("origin"), version=int(r.get("version") or 1),
-            speaker=r.get("speaker"),
-            observed_at=datetime.fromisoformat(r["observedAt"]) if r.get("observedAt") else None,
-            context=r.get("context"), follows=ident(r.get("follows")),
-            # Repositories do not travel with a space: its citations are checked again by the
-            # next verify where they land (`unverified` until then).
-            evidence=tuple(replace(c, state=Verification.UNVERIFIED) if c.kind == "file" else c
-                           for c in citations_of(r.get("evidence") or [])),
-            verification=("unverified" if any(c.get("k") == "file" for c in r.get("evidence") or [])
-                          else r.get("verification")),
-            provenance=imported(r.get("provenance")), suspicious=suspicious_reason(r["content"]),
-            # An export made before types and statuses has neither: a note, in the status its
-            # state means today (as migration 14 gave the stored ones).
-            type=MemoryType(r.get("memoryType") or "note"),
-            status=MemoryStatus(r.get("status") or status_today(
-                bool(r["active"]), r.get("invalidatedBy"), r.get("forgetReason"))),
-            importance=int(r.get("importance") or DEFAULT_IMPORTANCE),
-            canonical=bool(r.get("canonical")),
-            valid_from=_time(r.get("validFrom")), valid_to=_time(r.get("validTo")),
-        )

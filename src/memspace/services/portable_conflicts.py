@@ -19,7 +19,7 @@ from memspace.domain.conflicts import (
 from memspace.domain.errors import InvalidInput
 from memspace.domain.lifecycle import MemoryType
 from memspace.domain.models import Memory
-from memspace.domain.ports import ConflictStore
+from memspace.domain.role_ports import ConflictStore
 from memspace.services.export_records import iso
 
 MAX_EXPORTED = 10_000

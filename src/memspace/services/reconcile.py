@@ -8,14 +8,15 @@ from datetime import datetime
 
 import numpy as np
 
+from memspace.domain.chunks import ChunkSource
 from memspace.domain.extraction import Extraction
 from memspace.domain.lifecycle import MemoryType, model_type
-from memspace.domain.models import ChunkSource, Memory, Relation, RelationType
+from memspace.domain.models import Memory, Relation, RelationType
 from memspace.domain.ports import MemoryReadStore, WriteBatch
 from memspace.services.versions import head_of
 
 # An UPDATES retires a memory, so it must be about the same thing. The model decides that, and
-# the embedder's floor (Calibration.update_floor: MiniLM's in domain/ports.py, e5's in
+# the embedder's floor (Calibration.update_floor: MiniLM's in domain/embedder.py, e5's in
 # embeddings/local.py) vetoes what it cannot be. Redo with bench/similar_pairs.py and
 # bench/extraction_eval.py on your model and embedder.
 # How many times a write that lost a race is re-aimed at the new head before giving up.
@@ -52,23 +53,7 @@ def plan_extraction(
     point at candidates; an UPDATES below the similarity `floor` (the embedder's
     Calibration.update_floor) is refused with a warning and kept as a suggested update."""
     plan = Plan(memories=[])
-    pending: list[tuple[Memory, tuple[tuple[int, RelationType, str], ...]]] = []
-    seen: set[str] = set()
-    clashes: list[tuple[tuple[int, str], ...]] = []
-    for fact in extraction.facts:
-        memory = fact_memory(fact.text, fact.category)
-        given = model_type(fact.type)
-        if given is not None and memory.type is MemoryType.NOTE:  # the caller's type wins
-            memory = replace(memory, type=given)
-        if memory.content_hash in seen:
-            continue
-        seen.add(memory.content_hash)
-        known = find_known(memory.content_hash)
-        if known is not None:
-            plan.known.append(known)
-            continue
-        pending.append((memory, tuple((r.candidate, r.type, r.reason) for r in fact.relations)))
-        clashes.append(fact.contradicts)
+    pending, clashes = _fresh_facts(extraction, fact_memory, find_known, plan.known)
     if not pending:
         return plan
     vectors = embed([m.content for m, _ in pending] + [c.content for c in candidates])
@@ -101,6 +86,36 @@ def plan_extraction(
                 Relation(stored.id, target.id, kind, stored.created_at, actor, reason or None)
             )
     return plan
+
+
+def _fresh_facts(
+    extraction: Extraction,
+    fact_memory: Callable[[str, str], Memory],
+    find_known: Callable[[str], Memory | None],
+    known: list[Memory],
+) -> tuple[list[tuple[Memory, tuple[tuple[int, RelationType, str], ...]]],
+           list[tuple[tuple[int, str], ...]]]:
+    """plan_extraction's first step: each fact's memory with the relations the model gave it,
+    and its contradictions; a repeat within the extraction is dropped, and one of an active
+    memory goes to `known` instead."""
+    pending: list[tuple[Memory, tuple[tuple[int, RelationType, str], ...]]] = []
+    seen: set[str] = set()
+    clashes: list[tuple[tuple[int, str], ...]] = []
+    for fact in extraction.facts:
+        memory = fact_memory(fact.text, fact.category)
+        given = model_type(fact.type)
+        if given is not None and memory.type is MemoryType.NOTE:  # the caller's type wins
+            memory = replace(memory, type=given)
+        if memory.content_hash in seen:
+            continue
+        seen.add(memory.content_hash)
+        found = find_known(memory.content_hash)
+        if found is not None:
+            known.append(found)
+            continue
+        pending.append((memory, tuple((r.candidate, r.type, r.reason) for r in fact.relations)))
+        clashes.append(fact.contradicts)
+    return pending, clashes
 
 
 def retarget(plan: Plan, space_id: str, store: MemoryReadStore) -> bool:

@@ -21,7 +21,9 @@ from memspace.code.files import MAX_FILE_BYTES, Unreadable, read_text, vendored
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.errors import Forbidden, InvalidInput, NotFound
 from memspace.domain.models import Space
-from memspace.domain.ports import Clock, CodeIndexStore, SpaceStore
+from memspace.domain.ports import Clock
+from memspace.domain.role_ports import CodeIndexStore
+from memspace.domain.space_ports import SpaceStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.verification import VerificationService, VerifiedMemory

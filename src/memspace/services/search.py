@@ -8,19 +8,19 @@ from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.bitemporal import TimeSlice, forgotten
+from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.models import Memory, MemoryFilter, Neighbour, ProvenanceKind, provenance_of
 from memspace.domain.ports import (
     Clock,
     ColdSearch,
     DocumentStore,
-    Embedder,
     MemoryReadStore,
     RelationStore,
     SearchStore,
     SpaceCache,
-    SpaceStore,
 )
+from memspace.domain.space_ports import SpaceStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.beside import beside
 from memspace.services.clock import SystemClock

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ValidationError
 
 from memspace.domain.errors import Conflict, InvalidInput
 from memspace.domain.models import Document, Relation, RelationType
-from memspace.domain.ports import Clock, MemoryWriteStore, SpaceStore, WriteBatch
+from memspace.domain.ports import Clock, MemoryWriteStore, WriteBatch
+from memspace.domain.space_ports import SpaceStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService, parse_grant
 from memspace.services.ingestion import IngestionService

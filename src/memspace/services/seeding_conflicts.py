@@ -13,10 +13,11 @@ from typing import Literal, Protocol
 import numpy as np
 from pydantic import BaseModel
 
+from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput
 from memspace.domain.lifecycle import MemoryType
 from memspace.domain.models import Memory, Relation, RelationType
-from memspace.domain.ports import Clock, Embedder, MemoryReadStore, MemoryWriteStore, WriteBatch
+from memspace.domain.ports import Clock, MemoryReadStore, MemoryWriteStore, WriteBatch
 from memspace.services.access import AccessService, Principal
 from memspace.services.add_types import AddRequest
 from memspace.services.conflict_records import ConflictRecorder

@@ -19,7 +19,7 @@ from memspace.services.beside import beside
 log = logging.getLogger(__name__)
 
 # An active memory is listed from the embedder's Calibration.similar_on_save (MiniLM's in
-# domain/ports.py, e5's in embeddings/local.py): every replacement and no unrelated pair of
+# domain/embedder.py, e5's in embeddings/local.py): every replacement and no unrelated pair of
 # bench/similar_pairs.py. A related fact on the same subject may show ("Alice owns billing" /
 # "billing is written in Go") — it is a hint for the caller to judge, never acted on.
 MAX_SIMILAR = 3

@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from memspace.domain.models import Access, Document, Memory, MemoryFilter, Space, SpaceStats, Usage
-from memspace.domain.ports import DocumentStore, LedgerStore, MemoryReadStore, SpaceStore
+from memspace.domain.ports import DocumentStore, MemoryReadStore
+from memspace.domain.space_ports import LedgerStore, SpaceStore
 from memspace.services.access import AccessService, Principal, SpaceAccess
 
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from memspace.domain.errors import Forbidden, Unauthenticated
-from memspace.domain.ports import Clock, KeyStore
+from memspace.domain.ports import Clock
+from memspace.domain.space_ports import KeyStore
 from memspace.services.access import AccessService, Principal
 
 TICKET_PREFIX = "mst_"

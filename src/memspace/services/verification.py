@@ -22,15 +22,9 @@ from memspace.domain.code import Repo
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.evidence import Citation, Verification, anchor_at, find_window, overall
 from memspace.domain.models import Memory
-from memspace.domain.ports import (
-    Checked,
-    Clock,
-    CodeIndexStore,
-    EvidenceStore,
-    MemoryReadStore,
-    PageAfter,
-)
+from memspace.domain.ports import Checked, Clock, MemoryReadStore, PageAfter
 from memspace.domain.quoting import QUOTE, visible
+from memspace.domain.role_ports import CodeIndexStore, EvidenceStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.briefing_sections import BrokenNote, BrokenNotes, words
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint

@@ -9,13 +9,12 @@ from typing import Any
 
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import (
+from memspace.domain.ports import ColdSearch, SpaceCache
+from memspace.domain.role_ports import (
     CodeIndexStore,
-    ColdSearch,
     ConflictStore,
     EvidenceStore,
     LifecycleStore,
-    SpaceCache,
     SpaceTextStore,
 )
 from memspace.domain.security import SecurityStore

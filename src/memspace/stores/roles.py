@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memspace.domain.ports import GraphStore
+from memspace.domain.graph_port import GraphStore
 from memspace.stores.role_table import StoreRoles
 
 

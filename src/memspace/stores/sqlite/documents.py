@@ -6,8 +6,9 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
+from memspace.domain.chunks import ChunkSource
 from memspace.domain.errors import Conflict, NotFound
-from memspace.domain.models import ChunkSource, Document, DocumentStatus, Memory
+from memspace.domain.models import Document, DocumentStatus, Memory
 from memspace.domain.ports import PageAfter
 from memspace.stores.sqlite.records import document_from_row, ts
 

@@ -23,21 +23,7 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
     """GraphStore.write inside the caller's transaction; the space's version it writes."""
     at = batch.at or (batch.memories[0].created_at if batch.memories else None)
     stamp = touch(conn, batch.space_id, at)
-    ends = valid_ends(batch)
-    for old_id, new_id in batch.supersede.items():
-        cur = conn.execute(
-            "UPDATE memories SET active = 0, invalidated_at = ?, invalidated_by = ?, "
-            "status = 'superseded', changed_version = ?, valid_to = ? "
-            "WHERE id = ? AND space_id = ? AND active = 1",
-            (ts(at) if at else None, new_id, stamp,
-             ts(ends[new_id]) if new_id in ends else (ts(at) if at else None),
-             old_id, batch.space_id),
-        )
-        if cur.rowcount != 1:
-            raise Conflict(
-                f"memory '{old_id}' is no longer active (another change replaced or "
-                "forgot it); search again and correct the current version"
-            )
+    _supersede(conn, batch, at, stamp)
     documents.check_sources(conn, batch.space_id, batch.memories)
     _refuse_repeats(conn, batch)
     conn.executemany(
@@ -81,6 +67,26 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
     if batch.source is not None:
         documents.advance(conn, batch.space_id, batch.source)
     return stamp
+
+
+def _supersede(conn: sqlite3.Connection, batch: WriteBatch, at: datetime | None, stamp: int) -> None:
+    """write's first step: each memory the batch supersedes leaves the current set, or the
+    write is refused (Conflict) when one is no longer active."""
+    ends = valid_ends(batch)
+    for old_id, new_id in batch.supersede.items():
+        cur = conn.execute(
+            "UPDATE memories SET active = 0, invalidated_at = ?, invalidated_by = ?, "
+            "status = 'superseded', changed_version = ?, valid_to = ? "
+            "WHERE id = ? AND space_id = ? AND active = 1",
+            (ts(at) if at else None, new_id, stamp,
+             ts(ends[new_id]) if new_id in ends else (ts(at) if at else None),
+             old_id, batch.space_id),
+        )
+        if cur.rowcount != 1:
+            raise Conflict(
+                f"memory '{old_id}' is no longer active (another change replaced or "
+                "forgot it); search again and correct the current version"
+            )
 
 
 def _refuse_repeats(conn: sqlite3.Connection, batch: WriteBatch) -> None:

@@ -1,0 +1,176 @@
+"""The `memspace space|key|document …`, `import`, `export` and `import-space` verbs: spaces,
+keys, documents and whole-space portability, as the local operator."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memspace import cli_code, cli_ingest
+from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.present.records import document_json, key_json, space_json
+from memspace.present.text import documents_text
+from memspace.services.access import AccessService
+from memspace.services.admin import parse_grant
+
+space_app = typer.Typer(help="Create and list spaces.", no_args_is_help=True)
+key_app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
+document_app = typer.Typer(help="List documents and retry failed ones.", no_args_is_help=True)
+
+
+@space_app.command("create")
+@command
+def space_create(
+    slug: Annotated[str, typer.Argument(help="Short name users type, e.g. acme-project.")],
+    name: Annotated[str | None, typer.Option(help="Display name.")] = None,
+    description: Annotated[str, typer.Option(help="What the space is for.")] = "",
+    evidence: cli_code.EvidenceOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Create a space."""
+    container = open_container()
+    if evidence is not None:
+        container.evidence.parse_policy(evidence)  # refused before anything is created
+    space = container.admin.create_space(slug, name, description)
+    if evidence is not None:
+        container.evidence.set_policy(AccessService.operator(), space.slug, evidence)
+    emit(space_json(space), as_json, f"Created space '{space.slug}'.")
+
+
+@space_app.command("list")
+@command
+def space_list(as_json: JsonOpt = False) -> None:
+    """List all spaces with their sizes."""
+    listing = open_container().spaces.listing(AccessService.operator())
+    rows = [{**space_json(s.space), "activeMemories": s.stats.active_memories}
+            for s in sorted(listing.spaces, key=lambda s: s.space.slug)]
+    text = "\n".join(f"{r['slug']}\t{r['activeMemories']} memories\t{r['name']}" for r in rows)
+    emit(rows, as_json, text or "No spaces yet: memspace space create SLUG")
+
+
+@key_app.command("create")
+@command
+def key_create(
+    name: Annotated[str, typer.Option("--name", help="Who or what uses the key.")],
+    grant: Annotated[list[str], typer.Option("--grant", help="SLUG:rw or SLUG:r; repeatable.")],
+    default: Annotated[str | None, typer.Option("--default", help="Default space slug.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Create an API key; the key is printed once and only its SHA-256 is stored."""
+    container = open_container()
+    grants = dict(parse_grant(g) for g in grant)
+    created = container.admin.create_key(name, grants, default)
+    slugs = {s.id: s.slug for s in container.admin.list_spaces()}
+    data = {**key_json(created.key, slugs), "key": created.raw}
+    emit(data, as_json, f"{created.raw}\n\nStore this key now: it is not shown again.")
+
+
+@key_app.command("list")
+@command
+def key_list(as_json: JsonOpt = False) -> None:
+    """List keys (prefixes only; keys themselves are never stored)."""
+    container = open_container()
+    slugs = {s.id: s.slug for s in container.admin.list_spaces()}
+    rows = [key_json(k, slugs) for k in container.admin.list_keys()]
+    text = "\n".join(
+        f"{r['prefix']}\t{r['name']}\t{','.join(f'{s}:{a}' for s, a in r['grants'].items())}"
+        + ("\tREVOKED" if r["revokedAt"] else "")
+        for r in rows
+    )
+    emit(rows, as_json, text or "No keys yet: memspace key create --name N --grant SLUG:rw")
+
+
+@key_app.command("revoke")
+@command
+def key_revoke(key: Annotated[str, typer.Argument(help="Key id or prefix (msk_xxxxxxxx).")]) -> None:
+    """Revoke a key: every later request with it gets 401."""
+    container = open_container()
+    revoked = container.admin.revoke_key(key)
+    typer.echo(f"Revoked {revoked.prefix} ({revoked.name}).")
+
+
+@command
+def import_files(
+    files: Annotated[list[Path], typer.Argument(
+        help="PDF, CSV/TSV, Markdown or text files.", exists=True, dir_okay=False)],
+    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
+    title: Annotated[str | None, typer.Option(help="Title (default: the file name).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Import files now: stored, split into chunks, each chunk through the add pipeline.
+
+    Exits 1 when a file was refused or failed (the reason is printed; a failed document is
+    kept and can be retried with `memspace document retry`).
+    """
+    container = open_container()
+    if not cli_ingest.import_files(container, files, space, title, as_json):
+        raise typer.Exit(1)
+
+
+@command
+def export_space(
+    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
+    output: Annotated[Path | None, typer.Option("--output", "-o",
+                                                help="File to write (default: stdout).")] = None,
+) -> None:
+    """Write a space (documents with their text, memories with their history, relations) as
+    JSON lines; `memspace import-space` restores it here or in another store."""
+    container = open_container()
+    lines = (json.dumps(r, ensure_ascii=False) + "\n"
+             for r in container.portability.export(AccessService.operator(), space))
+    if output is None:
+        sys.stdout.writelines(lines)
+    else:
+        with output.open("w", encoding="utf-8") as handle:
+            handle.writelines(lines)
+
+
+@command
+def import_space(
+    file: Annotated[Path, typer.Argument(help="A `memspace export` file.", exists=True,
+                                         dir_okay=False)],
+    space: Annotated[str, typer.Option("--space", "-s", help="Target space (created if new).")],
+    new_ids: Annotated[bool, typer.Option(
+        "--new-ids", help="Give every memory and document a new id (needed to import into the "
+        "store it came from).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Restore an export into a space, with ids, edges and active flags intact."""
+    container = open_container()
+    with file.open(encoding="utf-8") as handle:
+        report = container.portability.import_space(AccessService.operator(), space, handle,
+                                                    new_ids, create=True)
+    emit(report.__dict__, as_json, f"Imported into '{report.space}': {report.documents} documents, "
+         f"{report.memories} memories, {report.relations} relations, {report.conflicts} open "
+         "conflicts" + (" (new ids)" if report.remapped else "") + ".")
+
+
+@document_app.command("list")
+@command
+def document_list(
+    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
+    limit: Annotated[int, typer.Option(help="How many (newest first).")] = 50,
+    as_json: JsonOpt = False,
+) -> None:
+    """List a space's documents with their status, progress and failure reasons."""
+    container = open_container()
+    slug, page = container.documents.list(AccessService.operator(), space, limit)
+    rows = [document_json(d) for d in page.items]
+    emit(rows, as_json, documents_text(slug, page.items, page.next_cursor))
+
+
+@document_app.command("retry")
+@command
+def document_retry(
+    document_id: Annotated[str, typer.Argument(help="Id of a failed document.")],
+    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
+) -> None:
+    """Process a failed document again, from its first chunk not done."""
+    container = open_container()
+    done = cli_ingest.retry(container, document_id, space)
+    if not done:
+        raise typer.Exit(1)

@@ -1,0 +1,120 @@
+"""The store roles built as their own objects beside each store (stores/roles.py): code index,
+evidence, lifecycle marks, the conflict queue and a space's texts. The graph's own roles, and
+the value types they share, are in domain/ports.py."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from memspace.domain.code import CodeChunk, IndexedFile, Repo
+from memspace.domain.conflicts import RecordedConflict, Settlement
+from memspace.domain.lifecycle import MemoryStatus, Revision
+from memspace.domain.models import Memory, Space
+from memspace.domain.ports import Checked, PageAfter
+
+
+class CodeIndexStore(Protocol):
+    """Repositories registered per space, their indexed files and code chunks (services/repos.py)."""
+
+    def add_repo(self, repo: Repo) -> None:
+        """Raises Conflict when the name is taken."""
+
+    def list_repos(self, space_id: str | None = None) -> list[Repo]:
+        """By name; every space's when `space_id` is None."""
+
+    def get_repo(self, name: str) -> Repo | None: ...
+
+    def remove_repo(self, repo_id: str) -> None:
+        """The repository with its files, chunks and mined commits."""
+
+    def file_hashes(self, repo_id: str) -> dict[str, str]:
+        """path -> sha256 of every indexed file."""
+
+    def apply_files(self, repo: Repo, files: Sequence[IndexedFile], removed: Sequence[str],
+                    at: datetime, head: str | None) -> None:
+        """Replace the chunks of `files`, drop `removed`, record their hashes, bump the
+        generation: one transaction (a killed sync leaves the index as it was before)."""
+
+    def chunks_of(self, space_id: str) -> list[CodeChunk]: ...
+
+    def get_chunk(self, space_id: str, chunk_id: str) -> CodeChunk | None: ...
+
+    def mined_commits(self, repo_id: str) -> set[str]: ...
+
+    def mark_mined(self, repo_id: str, shas: Sequence[str]) -> None: ...
+
+
+class EvidenceStore(Protocol):
+    """The evidence policy of each space and the verification state of cited memories."""
+
+    def evidence_policy(self, space_id: str) -> str:
+        """`optional` unless set."""
+
+    def set_evidence_policy(self, space_id: str, policy: str) -> None: ...
+
+    def anchored_memories(self, space_id: str) -> list[Memory]:
+        """Active memories with at least one citation."""
+
+    def set_verification(self, space_id: str, checked: Sequence[Checked], at: datetime) -> None:
+        """Store re-checked citations (re-anchored lines included) and each memory's state, in
+        one transaction."""
+
+    def memories_in_state(self, space_id: str, state: str, limit: int,
+                          after: PageAfter | None = None) -> list[Memory]:
+        """Active memories in that verification state, newest first."""
+
+
+class LifecycleStore(Protocol):
+    """A memory's status set by hand, with who set it, when and why (domain/lifecycle.py).
+    A role object per store (stores/*/lifecycle.py) over the graph's connection."""
+
+    def mark(self, space_id: str, memory_id: str, status: MemoryStatus, reason: str, by: str,
+             at: datetime, expected_version: int | None = None) -> Memory:
+        """Set an active memory's status, bump its version, put it in the change feed and
+        record the change, in one transaction under the space's write lock.
+
+        Raises:
+            NotFound: no such memory in the space.
+            Conflict: it is no longer active (superseded or forgotten).
+            StaleVersion: `expected_version` is given and is not its version.
+        """
+
+    def marks_of(self, space_id: str, memory_ids: list[str]) -> list[Revision]:
+        """The status changes of these memories, oldest first."""
+
+
+class ConflictStore(Protocol):
+    """The conflict queue's records and settlements (domain/conflicts.py, docs/conflicts.md).
+    A role object per store (stores/*/conflicts.py) over the graph's connection."""
+
+    def record(self, conflict: RecordedConflict) -> bool:
+        """Keep a conflict; False (and nothing changes) when one with its id is already kept,
+        open or settled."""
+
+    def open_recorded(self, space_id: str, limit: int) -> list[RecordedConflict]:
+        """The space's open recorded conflicts, newest first: not settled, every memory still
+        current, a proposal's text not stored since."""
+
+    def get_recorded(self, space_id: str, conflict_id: str) -> RecordedConflict | None:
+        """One open recorded conflict of the space, or None."""
+
+    def settle(self, settlement: Settlement) -> None:
+        """In one transaction under the space's write lock: each memory of `supersede` leaves
+        the current set (superseded by `keep`, or historical with no keep), `keep` becomes
+        current, each gets a `resolved` entry in its history (LifecycleStore.marks_of), and the
+        conflict is kept as settled with who, when and why.
+
+        Raises:
+            NotFound: a memory it names is not in the space.
+            StaleVersion: a memory is no longer at its `expected` version, or no longer current.
+        """
+
+
+class SpaceTextStore(Protocol):
+    """A space's description and its instructions for agents (get_context's header)."""
+
+    def set_space_text(self, space_id: str, description: str | None,
+                       instructions: str | None) -> Space:
+        """Set what is given (None keeps it). Raises NotFound."""
