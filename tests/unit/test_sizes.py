@@ -27,9 +27,10 @@ MODULE_ALLOW: dict[str, int] = {
     "services/search.py": 317,
     "stores/neo4j/memories.py": 304,
     # the store façades: their one-line delegations go when the stores hand out role objects
-    # (docs/architecture.md, issue 34's store step).
-    "stores/neo4j/store.py": 373,
-    "stores/sqlite/store.py": 333,
+    # (docs/architecture.md, issue 34's store step). Both grew by the time-sliced keyword
+    # fetch (docs/time.md), merged after the split.
+    "stores/neo4j/store.py": 379,
+    "stores/sqlite/store.py": 346,
 }
 
 # Functions still over MAX_FUNCTION_LINES: "path:qualified.name" -> lines when listed.
