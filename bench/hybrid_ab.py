@@ -40,8 +40,10 @@ class HashingEmbedder:
     dimensions = DIMENSIONS
 
     def __init__(self) -> None:
-        from memspace.domain.embedder import MINILM_CALIBRATION
-
+        try:
+            from memspace.domain.embedder import MINILM_CALIBRATION
+        except ImportError:  # a tree from before domain/ports.py was split (the --before side)
+            from memspace.domain.ports import MINILM_CALIBRATION  # type: ignore[attr-defined,no-redef]
         self.calibration = MINILM_CALIBRATION
 
     def embed(self, texts: Any) -> list[Any]:
