@@ -8,23 +8,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from memspace.cli import app
 from memspace.stores.sqlite import migrations
 
 pytestmark = pytest.mark.model
-
-
-@pytest.fixture
-def run(tmp_path: Path):  # type: ignore[no-untyped-def]
-    env = {"MEMSPACE_DATA_DIR": str(tmp_path / "data"), "MEMSPACE_STORE": "sqlite",
-           "MEMSPACE_LLM_MODEL": ""}
-
-    def invoke(*args: str):  # type: ignore[no-untyped-def]
-        return CliRunner().invoke(app, list(args), env=env)
-
-    return invoke
 
 
 def test_the_demo_queue_is_listed_and_settled_from_the_cli(run) -> None:  # type: ignore[no-untyped-def]

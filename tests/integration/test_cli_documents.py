@@ -6,27 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from memspace.bootstrap import build
-from memspace.cli import app
 from memspace.config import Settings
 from memspace.domain.models import MemoryFilter, RelationType
 from memspace.services.access import AccessService
 from tests.support import corpus
 
 pytestmark = pytest.mark.model
-
-
-@pytest.fixture
-def run(tmp_path: Path):  # type: ignore[no-untyped-def]
-    env = {"MEMSPACE_DATA_DIR": str(tmp_path / "data"), "MEMSPACE_STORE": "sqlite",
-           "MEMSPACE_LLM_MODEL": ""}
-
-    def invoke(*args: str):  # type: ignore[no-untyped-def]
-        return CliRunner().invoke(app, list(args), env=env)
-
-    return invoke
 
 
 def test_import_reports_each_file_and_fails_when_one_did(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

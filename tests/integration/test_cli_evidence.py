@@ -7,23 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from memspace.cli import app
 from tests.support.gitrepo import SERVICE_PY, GitRepo
 
 pytestmark = pytest.mark.model
-
-
-@pytest.fixture
-def run(tmp_path: Path):  # type: ignore[no-untyped-def]
-    env = {"MEMSPACE_DATA_DIR": str(tmp_path / "data"), "MEMSPACE_STORE": "sqlite",
-           "MEMSPACE_LLM_MODEL": ""}
-
-    def invoke(*args: str):  # type: ignore[no-untyped-def]
-        return CliRunner().invoke(app, list(args), env=env)
-
-    return invoke
 
 
 def test_an_operator_cites_syncs_and_verifies(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

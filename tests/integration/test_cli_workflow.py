@@ -4,26 +4,12 @@ them: the CLI on an embedded store in a fresh data folder, the real embedding mo
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from memspace.cli import app
 from memspace.llm.tokens import TokenCounter
 
 pytestmark = pytest.mark.model
-
-
-@pytest.fixture
-def run(tmp_path: Path):  # type: ignore[no-untyped-def]
-    env = {"MEMSPACE_DATA_DIR": str(tmp_path / "data"), "MEMSPACE_STORE": "sqlite",
-           "MEMSPACE_LLM_MODEL": ""}
-
-    def invoke(*args: str):  # type: ignore[no-untyped-def]
-        return CliRunner().invoke(app, list(args), env=env)
-
-    return invoke
 
 
 def test_a_handoff_saved_from_the_cli_is_what_latest_and_context_show(run) -> None:  # type: ignore[no-untyped-def]
