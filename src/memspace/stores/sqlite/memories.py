@@ -49,7 +49,8 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
     linked = {r.source_id for r in batch.relations} | {r.target_id for r in batch.relations}
     if linked:
         found = conn.execute(
-            "SELECT count(*) FROM memories WHERE space_id = ? AND id IN "
+            # `+space_id`: found by id, not by reading the whole space through its index.
+            "SELECT count(*) FROM memories WHERE +space_id = ? AND id IN "
             "(SELECT value FROM json_each(?))",
             (batch.space_id, json.dumps(sorted(linked))),
         ).fetchone()[0]

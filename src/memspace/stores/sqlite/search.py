@@ -40,9 +40,13 @@ def sliced_by_rowid(conn: sqlite3.Connection, where: MemoryFilter,
     if not scored:
         return []
     condition, args = filter_sql(where)
+    # CROSS JOIN keeps the hits as the outer loop: each is one rowid lookup. Left to itself,
+    # SQLite answered the slice's conditions from the space's index, reading every memory of
+    # the space (at 100,000 memories, ~20 ms a search).
     rows = conn.execute(
-        f"SELECT m.rowid AS rowid, {MEMORY_COLUMNS} FROM memories m WHERE m.rowid IN "
-        f"(SELECT value FROM json_each(?)) AND {condition}",
+        f"SELECT m.rowid AS rowid, {MEMORY_COLUMNS} "
+        "FROM (SELECT value AS seq FROM json_each(?)) AS hits "
+        f"CROSS JOIN memories AS m ON m.rowid = hits.seq WHERE {condition}",
         (json.dumps([r for r, _ in scored]), *args),
     ).fetchall()
     found = {r["rowid"]: memory_from_row(r) for r in rows}
