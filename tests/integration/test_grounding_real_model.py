@@ -18,6 +18,7 @@ import pytest
 
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
+from memspace.domain.bitemporal import TimeSlice, valid_from_of
 from memspace.domain.models import Access, MemoryFilter, RelationType
 from memspace.domain.text import content_hash
 from memspace.embeddings.local import LocalEmbedder
@@ -72,3 +73,20 @@ def test_the_migration_note_does_not_bring_back_the_sentry_fact(app: Container) 
     assert all(r.target_id != loki.id for r in result.relations if r.type is RelationType.UPDATES)
     active = [m.content for m in app.store.list_memories(MemoryFilter(space.id), 10)]
     assert active.count(SENTRY) <= 1 and active.count(LOKI) == 1
+
+
+def test_a_start_date_the_text_states_becomes_valid_from(app: Container) -> None:
+    """Whatever facts the real model writes, one of them keeps the stated date, and its valid
+    time starts there (docs/time.md): an `asOf` between that date and today finds it."""
+    slug = f"stated-{uuid.uuid4().hex[:8]}"
+    space = app.admin.create_space(slug)
+    agent = app.access.authenticate(app.admin.create_key("agent", {slug: Access.READWRITE}).raw)
+    result = app.memories.add(agent, "Since March 2024 our invoices are billed through Stripe.",
+                              slug)
+    said = f"mode {result.mode}, memories {[m.content for m in result.memories]}"
+    assert result.mode == "extracted" and result.memories, said
+    starts = {valid_from_of(m) for m in result.memories if "2024" in m.content}
+    assert datetime(2024, 3, 1, tzinfo=UTC) in starts, said
+    found = app.store.list_memories(
+        MemoryFilter(space.id, at=TimeSlice(as_of=datetime(2024, 6, 1, tzinfo=UTC))), 10)
+    assert any("stripe" in m.content.lower() for m in found), said

@@ -13,6 +13,7 @@ from memspace.domain.extraction import Extraction
 from memspace.domain.lifecycle import MemoryType, model_type
 from memspace.domain.models import Memory, Relation, RelationType
 from memspace.domain.ports import MemoryReadStore, WriteBatch
+from memspace.domain.stated_dates import stated_start
 from memspace.services.versions import head_of
 
 # An UPDATES retires a memory, so it must be about the same thing. The model decides that, and
@@ -103,6 +104,9 @@ def _fresh_facts(
     clashes: list[tuple[tuple[int, str], ...]] = []
     for fact in extraction.facts:
         memory = fact_memory(fact.text, fact.category)
+        if memory.observed_at is None:  # the given observedAt wins, then a date stated
+            stated = stated_start(fact.text, memory.created_at)  # (docs/time.md)
+            memory = replace(memory, valid_from=stated) if stated is not None else memory
         given = model_type(fact.type)
         if given is not None and memory.type is MemoryType.NOTE:  # the caller's type wins
             memory = replace(memory, type=given)
