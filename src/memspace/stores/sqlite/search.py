@@ -36,18 +36,17 @@ def lists_by_rowid(conn: sqlite3.Connection,
 def sliced_by_rowid(conn: sqlite3.Connection, where: MemoryFilter,
                     scored: list[tuple[int, float]], limit: int) -> list[ScoredMemory]:
     """Of the (rowid, score) hits, best first, the first `limit` the filter holds (a time
-    slice: stores/sliced_ranking.py)."""
+    slice: stores/sliced_ranking.py). The filter is checked on the hits' rowids alone; only
+    the `limit` kept are read whole."""
     if not scored:
         return []
     condition, args = filter_sql(where)
     # CROSS JOIN keeps the hits as the outer loop: each is one rowid lookup. Left to itself,
     # SQLite answered the slice's conditions from the space's index, reading every memory of
     # the space (at 100,000 memories, ~20 ms a search).
-    rows = conn.execute(
-        f"SELECT m.rowid AS rowid, {MEMORY_COLUMNS} "
-        "FROM (SELECT value AS seq FROM json_each(?)) AS hits "
+    held = {int(row[0]) for row in conn.execute(
+        "SELECT m.rowid FROM (SELECT value AS seq FROM json_each(?)) AS hits "
         f"CROSS JOIN memories AS m ON m.rowid = hits.seq WHERE {condition}",
         (json.dumps([r for r, _ in scored]), *args),
-    ).fetchall()
-    found = {r["rowid"]: memory_from_row(r) for r in rows}
-    return [ScoredMemory(found[r], s) for r, s in scored if r in found][:limit]
+    )}
+    return by_rowid(conn, [(r, s) for r, s in scored if r in held][:limit])
