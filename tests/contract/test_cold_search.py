@@ -117,3 +117,42 @@ def test_a_large_cold_space_on_neo4j_is_ranked_by_its_vector_and_full_text_index
         assert hit.memory.active and hit.memory.category == "ops"
         assert 0.0 <= cold_hits.cosines.get(hit.memory.id, 0.0) <= 1.0
     assert set(ids[::10]).isdisjoint(h.memory.id for h in cold_hits.by_text)
+
+
+@pytest.mark.neo4j
+def test_a_large_cold_space_on_neo4j_finds_keywords_through_lucene_without_a_pass(
+        neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memspace.stores.neo4j import cold as neo4j_cold
+
+    store = neo4j_store
+    space_id, ids = _load(store)
+    store._db.driver.execute_query(
+        "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
+    monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
+    cold = _cold(store)
+
+    def no_pass(*_: object) -> None:
+        raise AssertionError("a large space's keyword search read the space whole")
+
+    for where in (MemoryFilter(space_id), MemoryFilter(space_id, category="ops"),
+                  MemoryFilter(space_id, include_inactive=True)):
+        for keyword, exact in (("invoise refund", False), ("invoice refund", True),
+                               ("latncy", False), ("latncy", True)):
+            warm = store.keyword_search(where, keyword, 200, exact)
+            with monkeypatch.context() as patched:
+                patched.setattr(cold, "_read", no_pass)  # the pass over the space's rows
+                found = cold.keyword_search(where, keyword, 200, exact)
+            # the same memories (all of them: 200 is more than the space holds); scored by the
+            # candidates' own statistics, so in an order of their own
+            assert {h.memory.id for h in found} == {h.memory.id for h in warm}, (keyword, where)
+            assert bool(found) == (keyword != "latncy" or not exact)
+            for hit in found:
+                assert hit.score > 0.0
+                assert hit.memory.active or where.include_inactive
+                assert where.category in (None, hit.memory.category)
+    top = cold.keyword_search(MemoryFilter(space_id), "invoise refund", 3)
+    assert len(top) == 3 and set(ids[::10]).isdisjoint(h.memory.id for h in top)
+    # A word Lucene's analyzer could split is searched by the pass over the rows, as before.
+    monkeypatch.setattr(cold, "_read", no_pass)
+    with pytest.raises(AssertionError, match="read the space whole"):
+        cold.keyword_search(MemoryFilter(space_id), "refund_invoice", 5)

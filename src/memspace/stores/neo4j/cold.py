@@ -17,6 +17,7 @@ GATHER_S) may be missing from a large cold space's answer until they catch up.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -24,7 +25,8 @@ import numpy as np
 
 from memspace.domain.models import HybridHits, MemoryFilter, ScoredMemory
 from memspace.domain.ports import Vector
-from memspace.domain.text import query_terms
+from memspace.domain.text import max_edits, query_terms, words
+from memspace.stores import cold_scan
 from memspace.stores.cold_scan import CHUNK_ROWS, ColdRow, admitted
 from memspace.stores.cold_search import ScanSearch
 from memspace.stores.neo4j import records as rec
@@ -32,11 +34,18 @@ from memspace.stores.neo4j import search
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import cold as cypher
 from memspace.stores.neo4j.cypher import search as fetch
-from memspace.stores.neo4j.schema import COLD_TERMS_INDEX, VECTOR_INDEX
+from memspace.stores.neo4j.schema import COLD_TERMS_INDEX, TEXT_INDEX, VECTOR_INDEX
 
 SCAN_MAX = 3_000
 VECTOR_OVERSAMPLE = 4
 MAX_K = 10_000
+# A large space's keyword candidates from Lucene: this many per hit asked, within these bounds.
+# Inactive and filtered-out memories are among them, so it asks for more than it keeps.
+KEYWORD_OVERSAMPLE = 8
+KEYWORD_MIN = 200
+KEYWORD_MAX = 5_000
+# Words Lucene's standard analyzer keeps whole (anything else is scanned for).
+_PLAIN = re.compile(r"[a-z0-9]+")
 
 
 class Neo4jColdSearch(ScanSearch):
@@ -85,6 +94,30 @@ class Neo4jColdSearch(ScanSearch):
             return super().text_search(where, text, limit)
         [found] = self._memories(where.space_id, [self._text(where, text, limit)[:limit]])
         return found
+
+    def keyword_search(self, where: MemoryFilter, keyword: str, limit: int,
+                       exact: bool = False) -> list[ScoredMemory]:
+        """A large space's keyword search: Lucene's fuzzy terms over `memory_content` find the
+        candidates (every word required, each within its typo budget), which are then kept and
+        scored by the typo rule of the warm path (cold_scan.keyword) — so a space is never
+        read whole for a keyword. Words Lucene's analyzer could split are scanned as before."""
+        typed = words(keyword)
+        if (not typed or not all(_PLAIN.fullmatch(w) for w in typed)
+                or self._size(where.space_id) <= SCAN_MAX):
+            return super().keyword_search(where, keyword, limit, exact)
+        required = " ".join(f"+content:{w}" + ("" if exact or not max_edits(w)
+                                                else f"~{max_edits(w)}") for w in typed)
+        found = self._db.read(cypher.BY_TEXT_INDEX, index=TEXT_INDEX, space=where.space_id,
+                              lucene=f'+spaceId:"{where.space_id}" {required}',
+                              k=min(KEYWORD_MAX, max(KEYWORD_MIN, KEYWORD_OVERSAMPLE * limit)))
+        if not found:
+            return []
+        [chunk] = self._db.read(cypher.ROWS_BY_SEQ, space=where.space_id,
+                                seqs=[int(r["seq"]) for r in found])
+        rows = [ColdRow(int(q), None, str(c), "", str(x), bool(a)) for q, c, x, a in chunk["rows"]]
+        [hits] = self._memories(where.space_id,
+                                [cold_scan.keyword([rows], where, typed, limit, exact)])
+        return hits
 
     def _k(self, size: int, limit: int) -> int:
         total = int(self._db.read(cypher.STORE_SIZE)[0]["n"])

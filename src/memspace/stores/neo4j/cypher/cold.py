@@ -31,6 +31,11 @@ WHERE m.spaceId = $space
 RETURN m.seq AS seq, m.category AS category, m.active AS active, score
 ORDER BY score DESC
 """
+# A large space's keyword candidates as the cold pass reads rows (ROWS_IN_RANGE), by seq.
+ROWS_BY_SEQ = """
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
+RETURN collect([m.seq, m.category, m.content, m.active]) AS rows
+"""
 # The candidates' memories, with their cosine to the query where the index property is set.
 MEMORIES_WITH_COSINE = f"""
 MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
