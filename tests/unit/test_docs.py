@@ -108,6 +108,14 @@ def test_every_setting_is_documented() -> None:
     assert missing(names, docs_text()) == []
 
 
+def test_every_setting_is_in_the_settings_reference() -> None:
+    # A newcomer looks for a variable in one place: operations.md's table (or contract.md),
+    # not in the feature page that introduced it.
+    reference = "\n".join((ROOT / "docs" / name).read_text(encoding="utf-8")
+                          for name in ("operations.md", "contract.md"))
+    assert missing(env_vars(), reference) == []
+
+
 def test_every_mcp_tool_and_prompt_is_documented(container: Container) -> None:
     names = mcp_names(container)
     assert {"search_memory", "add_memory", "get_context", "memory_graph_ui"} <= names
