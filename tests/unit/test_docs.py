@@ -141,6 +141,17 @@ def test_every_rest_path_is_documented(container: Container) -> None:
     assert missing(paths, text) == []
 
 
+def test_the_contract_names_every_tool_code_rest_path_and_verb(container: Container) -> None:
+    # docs/contract.md is the index a newcomer reads (README: "tools, parameters, error codes,
+    # REST, CLI"): each name is there, with the details on the feature page it links to.
+    contract = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
+    assert missing(mcp_names(container), contract) == []
+    assert missing({f"`{code}`" for code in error_codes()}, contract) == []
+    assert missing(cli_verbs(), contract) == []
+    v1 = {path for path in rest_paths(container) if path.startswith("/v1/")}
+    assert "/v1/verify" in v1 and missing(v1, re.sub(r"\{[^}]*\}", "{}", contract)) == []
+
+
 def first_screen() -> list[str]:
     """The README up to the section after *Development*: what a newcomer reads and runs first."""
     lines = README.read_text(encoding="utf-8").splitlines()
