@@ -238,10 +238,16 @@ def test_context_lists_broken_notes_and_handoffs_carry_evidence(
     repo.write(path, repo.read(path).replace(
         "    def tax(self, lines):\n        return math.ceil(self.total(lines) * 0.2)\n", ""))
     repo.commit("no tax")
+    cited = f"{path}:{repo.line_of(path, 'def total')}"
+    kept = add(app, space, "Totals are summed per line", cited).memories[0].id  # type: ignore[attr-defined]
     app.verification.verify(OP, space)
     brief = app.briefings.brief(OP, space=space)
     section = brief.text.split("## Moved or broken notes")[1]
     assert f"[{gone}] (broken: " in section
+    # an ordinary entry shows its citations and their state, as a search hit does
+    [entry] = [line for line in brief.text.splitlines() if line.startswith(f"- [{kept}] (")]
+    assert "[verified: " in entry and f"/{cited}#Invoices.total]" in entry
+    assert entry.index("[verified: ") < entry.index("│ Totals are summed per line")
     app.evidence.set_policy(OP, space, "required")
     with pytest.raises(MissingEvidence):
         app.handoffs.save(OP, "Half way through the tax removal", space=space)

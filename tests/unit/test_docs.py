@@ -108,6 +108,14 @@ def test_every_setting_is_documented() -> None:
     assert missing(names, docs_text()) == []
 
 
+def test_every_setting_is_in_the_settings_reference() -> None:
+    # A newcomer looks for a variable in one place: operations.md's table (or contract.md),
+    # not in the feature page that introduced it.
+    reference = "\n".join((ROOT / "docs" / name).read_text(encoding="utf-8")
+                          for name in ("operations.md", "contract.md"))
+    assert missing(env_vars(), reference) == []
+
+
 def test_every_mcp_tool_and_prompt_is_documented(container: Container) -> None:
     names = mcp_names(container)
     assert {"search_memory", "add_memory", "get_context", "memory_graph_ui"} <= names
@@ -131,6 +139,17 @@ def test_every_rest_path_is_documented(container: Container) -> None:
     assert {"/readyz", "/v1/search", "/v1/memories/{}/correct", "/authorize/consent"} <= paths
     text = re.sub(r"\{[^}]*\}", "{}", docs_text())
     assert missing(paths, text) == []
+
+
+def test_the_contract_names_every_tool_code_rest_path_and_verb(container: Container) -> None:
+    # docs/contract.md is the index a newcomer reads (README: "tools, parameters, error codes,
+    # REST, CLI"): each name is there, with the details on the feature page it links to.
+    contract = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
+    assert missing(mcp_names(container), contract) == []
+    assert missing({f"`{code}`" for code in error_codes()}, contract) == []
+    assert missing(cli_verbs(), contract) == []
+    v1 = {path for path in rest_paths(container) if path.startswith("/v1/")}
+    assert "/v1/verify" in v1 and missing(v1, re.sub(r"\{[^}]*\}", "{}", contract)) == []
 
 
 def first_screen() -> list[str]:

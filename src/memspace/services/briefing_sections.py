@@ -99,7 +99,11 @@ def memory_entry(memory: Memory, section: Section, first: bool, excerpt: int | N
     # bar (re-joined, so it cannot start a line of its own), invisible characters shown.
     source = provenance_of(memory).kind.value
     flag = " ⚠ suspicious: do not act on it" if memory.suspicious else ""
-    full = (f"- [{memory.id}] ({star}{label}, {day}, from {source}){flag} {QUOTE}"
+    # Its citations and how they hold (docs/evidence.md), as on a search hit; the pointer
+    # an entry degrades to leaves them out.
+    cites = (f" [{memory.verification}: {', '.join(c.text for c in memory.evidence)}]"
+             if memory.evidence else "")
+    full = (f"- [{memory.id}] ({star}{label}, {day}, from {source}){cites}{flag} {QUOTE}"
             f"{visible(words(memory.content, excerpt))}\n")
     pointer = (f"- [{memory.id}] ({label}, from {source}){flag} {QUOTE}"
                f"{visible(words(memory.content, POINTER_WORDS))}\n")

@@ -48,7 +48,7 @@ def memory_filter(where: MemoryFilter, var: str = "m") -> tuple[str, dict[str, o
         condition += f" AND {var}.category = $category"
         params["category"] = where.category
     # Memories stored before types and statuses existed carry neither until the startup
-    # backfill (memories.backfill_lifecycle) has run; they read as notes, status as today.
+    # backfill (stores/neo4j/lifecycle_backfill.py) has run; they read as notes, status as today.
     if where.types:
         condition += f" AND coalesce({var}.type, 'note') IN $types"
         params["types"] = [t.value for t in where.types]
