@@ -43,7 +43,7 @@ def populate(app: Container, slug: str) -> None:
     record = ConflictRecorder(roles_of(app.store).conflicts(app.store), SystemClock())
     record.suggested(space.id, redis, cache, 0.31, 0.4)
     record.contradiction(space.id, opened, closed, "open or closed?")
-    proposal = app.memories._new_memory(space.id, "Sessions use JWTs", "general", "agent-b")
+    proposal = app.memories.new_memory(space.id, "Sessions use JWTs", "general", "agent-b")
     record.refused(space.id, claim, proposal, 0.9)
     app.lifecycle.mark(OPERATOR, doubted.id, "disputed", "the dashboard says five", slug)
     thursday = add("We ship on Thursdays")
