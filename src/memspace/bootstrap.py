@@ -60,7 +60,7 @@ from memspace.services.seeding_conflicts import ConflictSeeds
 from memspace.services.spaces import SpaceService
 from memspace.services.uploads import UploadTickets
 from memspace.services.verification import VerificationService, broken_notes
-from memspace.stores.roles import TABLES, roles_of
+from memspace.stores.roles import TABLES, kit_of, roles_of
 from memspace.wiring import (
     build_blobs,
     build_embedder,
@@ -118,7 +118,7 @@ def build_search_paths(settings: Settings,
     if not store.concurrent_reads or store.backend not in TABLES:
         return None, None
     roles = roles_of(store)
-    return roles.cache(store, settings.cache_mb * 2**20), roles.cold(store)
+    return roles.cache(store, settings.cache_mb * 2**20), roles.cold(kit_of(store))
 
 
 @dataclass
@@ -143,16 +143,16 @@ class Ports:
 def build_ports(settings: Settings, store: GraphStore, extractor: FactExtractor | None) -> Ports:
     """Every role from the table of the store's backend; with MEMSPACE_METRICS the store and
     the extractor are watched (metrics.py)."""
-    roles = roles_of(store)
+    roles, kit = roles_of(store), kit_of(store)
     cache, cold = build_search_paths(settings, store)
     metrics = Metrics() if settings.metrics else None
     ports = Ports(
         store=store, extractor=extractor,
-        note_jobs=roles.note_jobs(store) if extractor is not None else None,
-        code_index=roles.repos(store), evidence=roles.evidence(store),
-        security=roles.security(store), marks=roles.lifecycle(store),
-        texts=roles.space_settings(store), oauth=roles.oauth(store),
-        conflicts=roles.conflicts(store),
+        note_jobs=roles.note_jobs(kit) if extractor is not None else None,
+        code_index=roles.repos(kit), evidence=roles.evidence(kit),
+        security=roles.security(kit), marks=roles.lifecycle(kit),
+        texts=roles.space_settings(kit), oauth=roles.oauth(kit),
+        conflicts=roles.conflicts(kit),
         cache=cache, cold=cold, metrics=metrics)
     if metrics is not None:
         ports.store, ports.extractor = watched_ports(metrics, store, extractor)

@@ -17,7 +17,7 @@ from memspace.stores.neo4j.cypher import ledger as cypher
 
 def record_usage(db: Neo4jConnection, turn: Callable[[str], AbstractContextManager[None]],
                  space_id: str, usage: Usage) -> None:
-    """Inside the space's turn (`turn`: Neo4jStore._space_turn), as it locks the Space node."""
+    """Inside the space's turn (`turn`: the kit's SpaceTurns, kit.py), as it locks the Space node."""
     def work(tx: Transaction) -> None:
         found = tx.run(cypher.RECORD_USAGE, space=space_id, calls=usage.llm_calls,
                        prompt=usage.prompt_tokens, completion=usage.completion_tokens).single(strict=True)

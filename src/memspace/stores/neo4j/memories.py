@@ -2,8 +2,8 @@
 forgetting, and the reads by id, content, writer, page and change (the MemoryWriteStore and
 MemoryReadStore roles).
 
-Writes take the space's turn (`turn`: Neo4jStore._space_turn) and, inside it, tell the vector
-cache what they wrote, so the cache sees a space's writes in order."""
+Writes take the space's turn (`turn`: the kit's SpaceTurns, kit.py) and, inside it, tell the
+vector cache what they wrote, so the cache sees a space's writes in order."""
 
 from __future__ import annotations
 

@@ -7,14 +7,13 @@ everything else `Unavailable` naming the URI.
 Laid out like stores/sqlite/: the connection (connection.py), the records it reads
 (records.py), the Cypher (cypher/, one module per role), search (search.py), and one module
 per role (directory, memories, relations, ledger, handoffs, documents); this class holds the
-writers' turns, the group commit and the vector cache.
+group commit, and the kit its roles share (kit.py: the connection, the writers' turns, the
+vector cache).
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -49,6 +48,7 @@ from memspace.stores.neo4j import (
 )
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.group_commit import GroupCommit
+from memspace.stores.neo4j.kit import Neo4jKit
 from memspace.stores.neo4j.lifecycle_backfill import backfill_lifecycle
 from memspace.stores.neo4j.schema import ensure_schema
 from memspace.stores.neo4j.valid_time_backfill import backfill_valid_time
@@ -83,10 +83,11 @@ class Neo4jStore:
         (stores/vector_snapshot.py); None reads every space's vectors from Neo4j again."""
         self._db = Neo4jConnection(uri, user, password, database, connect_timeout_s, retry_window_s)
         self._vectors = self.vector_cache = VectorCache(snapshot_dir)  # sizes exported by /metrics
-        self._space_locks: dict[str, threading.Lock] = {}
+        # What the roles beside this store are built over (stores/neo4j/roles.py).
+        self.kit = Neo4jKit(self._db, self._vectors)
+        self._space_turn = self.kit.turn  # this process's writers of a space take turns
         self._groups: GroupCommit[WriteBatch] = GroupCommit(self._write_group)
         self._counts = SpaceCounts()  # memories and relations per space, by version
-        self._space_locks_guard = threading.Lock()
         try:
             self._db.retrying(lambda: ensure_schema(self._db.driver, database))
             memories.backfill_terms(self._db)
@@ -109,22 +110,6 @@ class Neo4jStore:
 
     def holds_memories(self) -> bool:
         return directory.holds_memories(self._db)
-
-    @contextmanager
-    def _space_turn(self, space_id: str) -> Iterator[None]:
-        """This process's writers of one space take turns before they reach the server.
-
-        Every write transaction of a space locks its Space node first, so they serialise in
-        Neo4j anyway; but 16 of them queued on that one lock made Neo4j's deadlock detector
-        (Forseti) abort 27 of 320 adds with DeadlockDetected, and one add wait 120 s (the
-        probe of issue 11, tests/load/test_load.py). Queued here, at most one transaction per
-        space and process waits on the server's lock; other servers sharing the database still
-        serialise on the Space node, and a transient error left is retried (connection.py).
-        """
-        with self._space_locks_guard:
-            lock = self._space_locks.setdefault(space_id, threading.Lock())
-        with lock:
-            yield
 
     def close(self) -> None:
         self._feed.close()

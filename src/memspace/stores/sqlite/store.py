@@ -34,16 +34,9 @@ from memspace.domain.text import query_terms, words
 from memspace.stores.sliced_ranking import sliced
 from memspace.stores.space_counts import SpaceCounts
 from memspace.stores.space_vectors import Row as CacheRow
-from memspace.stores.sqlite import (
-    directory,
-    documents,
-    handoffs,
-    ledger,
-    memories,
-    relations,
-    search,
-)
+from memspace.stores.sqlite import directory, documents, handoffs, ledger, memories, relations, search
 from memspace.stores.sqlite.connection import SqliteConnection
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.migrations import backfill_terms, migrate
 from memspace.stores.sqlite.records import ts
 from memspace.stores.vector_cache import VectorCache
@@ -60,6 +53,8 @@ class SqliteStore:
         # Snapshots of the vector cache beside the database file (stores/vector_snapshot.py).
         snapshots = None if self._db.in_memory else Path(self._db.path + ".vectors")
         self._vectors = self.vector_cache = VectorCache(snapshots)  # sizes exported by /metrics
+        # What the roles beside this store are built over (stores/sqlite/roles.py).
+        self.kit = SqliteKit(self._db, self._vectors)
         self._counts = SpaceCounts()  # memories and relations per space, by version
         migrate(self._db.keeper)
         backfill_terms(self._db.keeper)
