@@ -25,17 +25,14 @@ from memspace.domain.models import (
     HybridHits,
     Memory,
     MemoryFilter,
-    Neighbour,
-    Relation,
     ScoredMemory,
     SpaceStats,
 )
-from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
+from memspace.domain.ports import Vector, WriteBatch
 from memspace.domain.text import query_terms, words
 from memspace.stores.neo4j import (
     directory,
     memories,
-    relations,
     search,
 )
 from memspace.stores.neo4j.connection import Neo4jConnection
@@ -47,6 +44,8 @@ from memspace.stores.neo4j.kit import Neo4jKit
 from memspace.stores.neo4j.ledger import Neo4jLedger
 from memspace.stores.neo4j.lifecycle_backfill import backfill_lifecycle
 from memspace.stores.neo4j.memory_backfill import backfill_follows, backfill_terms
+from memspace.stores.neo4j.memory_reads import Neo4jMemoryReads
+from memspace.stores.neo4j.relations import Neo4jRelations
 from memspace.stores.neo4j.schema import ensure_schema
 from memspace.stores.neo4j.valid_time_backfill import backfill_valid_time
 from memspace.stores.neo4j.vector_index import IndexFeed
@@ -82,7 +81,24 @@ class Neo4jStore:
         self._vectors = self.vector_cache = VectorCache(snapshot_dir)  # sizes exported by /metrics
         # What the roles beside this store are built over (stores/neo4j/roles.py).
         self.kit = Neo4jKit(self._db, self._vectors)
-        # The roles the store passes on as they are (GraphStore is all of them at once).
+        self._pass_on_roles()
+        self._space_turn = self.kit.turn  # this process's writers of a space take turns
+        self._groups: GroupCommit[WriteBatch] = GroupCommit(self._write_group)
+        self._counts = SpaceCounts()  # memories and relations per space, by version
+        try:
+            self._db.retrying(lambda: ensure_schema(self._db.driver, database))
+            backfill_terms(self._db)
+            backfill_follows(self._db)
+            backfill_lifecycle(self._db)
+            backfill_valid_time(self._db)
+        except BaseException:
+            self._db.close()
+            raise
+        self._feed = IndexFeed(self._db)  # the vector index's property, set after each write
+
+    def _pass_on_roles(self) -> None:
+        """The roles the store passes on as they are, each over the kit: their methods become
+        the store's (GraphStore is all of them at once)."""
         directory_role = Neo4jDirectory(self.kit)
         self.create_space = directory_role.create_space
         self.get_space = directory_role.get_space
@@ -94,6 +110,19 @@ class Neo4jStore:
         self.list_keys = directory_role.list_keys
         self.revoke_key = directory_role.revoke_key
         self.set_active_space = directory_role.set_active_space
+        reads_role = Neo4jMemoryReads(self.kit)
+        self.get_memory = reads_role.get_memory
+        self.find_active_by_hash = reads_role.find_active_by_hash
+        self.existing_hashes = reads_role.existing_hashes
+        self.latest_by_writer = reads_role.latest_by_writer
+        self.list_memories = reads_role.list_memories
+        self.memories_of_document = reads_role.memories_of_document
+        self.list_changes = reads_role.list_changes
+        relation_role = Neo4jRelations(self.kit)
+        self.relations_of = relation_role.relations_of
+        self.open_conflicts = relation_role.open_conflicts
+        self.relations_among = relation_role.relations_among
+        self.neighbours = relation_role.neighbours
         document_role = Neo4jDocuments(self.kit)
         self.add_document = document_role.add_document
         self.get_document = document_role.get_document
@@ -113,19 +142,6 @@ class Neo4jStore:
         self.add_handoff = handoff_role.add_handoff
         self.latest_handoff = handoff_role.latest_handoff
         self.list_handoffs = handoff_role.list_handoffs
-        self._space_turn = self.kit.turn  # this process's writers of a space take turns
-        self._groups: GroupCommit[WriteBatch] = GroupCommit(self._write_group)
-        self._counts = SpaceCounts()  # memories and relations per space, by version
-        try:
-            self._db.retrying(lambda: ensure_schema(self._db.driver, database))
-            backfill_terms(self._db)
-            backfill_follows(self._db)
-            backfill_lifecycle(self._db)
-            backfill_valid_time(self._db)
-        except BaseException:
-            self._db.close()
-            raise
-        self._feed = IndexFeed(self._db)  # the vector index's property, set after each write
 
     def ping(self) -> None:
         self._db.ping()
@@ -178,46 +194,6 @@ class Neo4jStore:
 
     def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
         return memories.forget(self._db, self._space_turn, space_id, memory_id, reason, by, at)
-
-    def get_memory(self, space_id: str, memory_id: str) -> Memory | None:
-        return memories.one(self._db, space_id, memory_id)
-
-    def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None:
-        return memories.active_by_hash(self._db, space_id, content_hash)
-
-    def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
-        return memories.existing_hashes(self._db, space_id, hashes)
-
-    def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
-        return memories.latest_by_writer(self._db, space_id, created_by, since)
-
-    def list_memories(
-        self, where: MemoryFilter, limit: int, after: PageAfter | None = None
-    ) -> list[Memory]:
-        return memories.page(self._db, where, limit, after)
-
-    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
-        return memories.of_document(self._db, space_id, document_id, limit)
-
-    def list_changes(
-        self, where: MemoryFilter, limit: int, after: ChangeAfter | None = None,
-        since: datetime | None = None,
-    ) -> list[Change]:
-        return memories.changes(self._db, where, limit, after, since)
-
-    def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
-        return relations.of_memory(self._db, space_id, memory_id)
-
-    def open_conflicts(self, space_id: str, limit: int) -> list[Relation]:
-        return relations.open_conflicts(self._db, space_id, limit)
-
-    def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
-        return relations.among(self._db, space_id, memory_ids)
-
-    def neighbours(
-        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
-    ) -> list[Neighbour]:
-        return relations.neighbours(self._db, space_id, memory_ids, hops, per_origin)
 
     # -- search -------------------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ whose methods it passes on as its own."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -19,24 +18,24 @@ from memspace.domain.models import (
     HybridHits,
     Memory,
     MemoryFilter,
-    Neighbour,
-    Relation,
     ScoredMemory,
     SpaceStats,
 )
-from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
+from memspace.domain.ports import Vector, WriteBatch
 from memspace.domain.text import query_terms, words
 from memspace.stores.sliced_ranking import sliced
 from memspace.stores.space_counts import SpaceCounts
 from memspace.stores.space_vectors import Row as CacheRow
-from memspace.stores.sqlite import directory, memories, relations, search
+from memspace.stores.sqlite import directory, memories, search
 from memspace.stores.sqlite.connection import SqliteConnection
 from memspace.stores.sqlite.directory import SqliteDirectory
 from memspace.stores.sqlite.documents import SqliteDocuments
 from memspace.stores.sqlite.handoffs import SqliteHandoffs
 from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.ledger import SqliteLedger
+from memspace.stores.sqlite.memory_reads import SqliteMemoryReads
 from memspace.stores.sqlite.migrations import backfill_terms, migrate
+from memspace.stores.sqlite.relations import SqliteRelations
 from memspace.stores.vector_cache import VectorCache
 
 
@@ -53,7 +52,14 @@ class SqliteStore:
         self._vectors = self.vector_cache = VectorCache(snapshots)  # sizes exported by /metrics
         # What the roles beside this store are built over (stores/sqlite/roles.py).
         self.kit = SqliteKit(self._db, self._vectors)
-        # The roles the store passes on as they are (GraphStore is all of them at once).
+        self._pass_on_roles()
+        self._counts = SpaceCounts()  # memories and relations per space, by version
+        migrate(self._db.keeper)
+        backfill_terms(self._db.keeper)
+
+    def _pass_on_roles(self) -> None:
+        """The roles the store passes on as they are, each over the kit: their methods become
+        the store's (GraphStore is all of them at once)."""
         directory_role = SqliteDirectory(self.kit)
         self.create_space = directory_role.create_space
         self.get_space = directory_role.get_space
@@ -65,6 +71,19 @@ class SqliteStore:
         self.list_keys = directory_role.list_keys
         self.revoke_key = directory_role.revoke_key
         self.set_active_space = directory_role.set_active_space
+        reads_role = SqliteMemoryReads(self.kit)
+        self.get_memory = reads_role.get_memory
+        self.find_active_by_hash = reads_role.find_active_by_hash
+        self.existing_hashes = reads_role.existing_hashes
+        self.latest_by_writer = reads_role.latest_by_writer
+        self.list_memories = reads_role.list_memories
+        self.memories_of_document = reads_role.memories_of_document
+        self.list_changes = reads_role.list_changes
+        relation_role = SqliteRelations(self.kit)
+        self.relations_of = relation_role.relations_of
+        self.open_conflicts = relation_role.open_conflicts
+        self.relations_among = relation_role.relations_among
+        self.neighbours = relation_role.neighbours
         document_role = SqliteDocuments(self.kit)
         self.add_document = document_role.add_document
         self.get_document = document_role.get_document
@@ -84,9 +103,6 @@ class SqliteStore:
         self.add_handoff = handoff_role.add_handoff
         self.latest_handoff = handoff_role.latest_handoff
         self.list_handoffs = handoff_role.list_handoffs
-        self._counts = SpaceCounts()  # memories and relations per space, by version
-        migrate(self._db.keeper)
-        backfill_terms(self._db.keeper)
 
     def ping(self) -> None:
         self._db.ping()
@@ -130,46 +146,6 @@ class SqliteStore:
         memory = self.get_memory(space_id, memory_id)
         assert memory is not None
         return memory
-
-    def get_memory(self, space_id: str, memory_id: str) -> Memory | None:
-        return memories.one(self._db.conn(), space_id, memory_id)
-
-    def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None:
-        return memories.active_by_hash(self._db.conn(), space_id, content_hash)
-
-    def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
-        return memories.existing_hashes(self._db.conn(), space_id, hashes)
-
-    def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
-        return memories.latest_by_writer(self._db.conn(), space_id, created_by, since)
-
-    def list_memories(
-        self, where: MemoryFilter, limit: int, after: PageAfter | None = None
-    ) -> list[Memory]:
-        return memories.page(self._db.conn(), where, limit, after)
-
-    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
-        return memories.of_document(self._db.conn(), space_id, document_id, limit)
-
-    def list_changes(
-        self, where: MemoryFilter, limit: int, after: ChangeAfter | None = None,
-        since: datetime | None = None,
-    ) -> list[Change]:
-        return memories.changes(self._db.conn(), where, limit, after, since)
-
-    def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
-        return relations.of_memory(self._db.conn(), space_id, memory_id)
-
-    def open_conflicts(self, space_id: str, limit: int) -> list[Relation]:
-        return relations.open_conflicts(self._db.conn(), space_id, limit)
-
-    def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
-        return relations.among(self._db.conn(), space_id, memory_ids)
-
-    def neighbours(
-        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
-    ) -> list[Neighbour]:
-        return relations.neighbours(self._db.conn(), space_id, memory_ids, hops, per_origin)
 
     # -- search -------------------------------------------------------------------------------
 
