@@ -23,7 +23,6 @@ from memspace.domain.role_ports import (
 )
 from memspace.domain.security import SecurityStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
-from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.llm.tokens import TokenCounter
 from memspace.metrics import Metrics, meter_services, watched_ports
 from memspace.present.json import add_json
@@ -37,7 +36,6 @@ from memspace.services.code_search import CodeSearchService
 from memspace.services.conflict_records import ConflictRecorder
 from memspace.services.conflicts import ConflictService, proposal_writer
 from memspace.services.context import ProfileService
-from memspace.services.conversation import TurnFeatures
 from memspace.services.document_files import DocumentFiles
 from memspace.services.documents import DocumentService
 from memspace.services.evidence import EvidenceService
@@ -48,7 +46,8 @@ from memspace.services.handoffs import HandoffService
 from memspace.services.ingest_worker import IngestionWorker
 from memspace.services.ingestion import IngestionService
 from memspace.services.lifecycle import LifecycleService
-from memspace.services.memories import Limits, MemoryService
+from memspace.services.memories import MemoryService
+from memspace.services.memory_rules import ColdNeighbours
 from memspace.services.mining import GitMining
 from memspace.services.oauth import OAuthService
 from memspace.services.portability import PortabilityService
@@ -60,11 +59,12 @@ from memspace.services.seeding_conflicts import ConflictSeeds
 from memspace.services.spaces import SpaceService
 from memspace.services.uploads import UploadTickets
 from memspace.services.verification import VerificationService, broken_notes
-from memspace.stores.roles import TABLES, roles_of
+from memspace.stores.roles import TABLES, kit_of, roles_of
 from memspace.wiring import (
     build_blobs,
     build_embedder,
     build_extractor,
+    build_limits,
     build_reader,
     build_store,
     upload_secret,
@@ -118,7 +118,7 @@ def build_search_paths(settings: Settings,
     if not store.concurrent_reads or store.backend not in TABLES:
         return None, None
     roles = roles_of(store)
-    return roles.cache(store, settings.cache_mb * 2**20), roles.cold(store)
+    return roles.cache(store, settings.cache_mb * 2**20), roles.cold(kit_of(store))
 
 
 @dataclass
@@ -139,20 +139,25 @@ class Ports:
     cold: ColdSearch | None
     metrics: Metrics | None
 
+    @property
+    def cold_reads(self) -> ColdNeighbours | None:
+        """The cache with the cold path, where a write reads a space this process does not hold."""
+        return (self.cache, self.cold) if self.cache is not None and self.cold is not None else None
+
 
 def build_ports(settings: Settings, store: GraphStore, extractor: FactExtractor | None) -> Ports:
     """Every role from the table of the store's backend; with MEMSPACE_METRICS the store and
     the extractor are watched (metrics.py)."""
-    roles = roles_of(store)
+    roles, kit = roles_of(store), kit_of(store)
     cache, cold = build_search_paths(settings, store)
     metrics = Metrics() if settings.metrics else None
     ports = Ports(
         store=store, extractor=extractor,
-        note_jobs=roles.note_jobs(store) if extractor is not None else None,
-        code_index=roles.repos(store), evidence=roles.evidence(store),
-        security=roles.security(store), marks=roles.lifecycle(store),
-        texts=roles.space_settings(store), oauth=roles.oauth(store),
-        conflicts=roles.conflicts(store),
+        note_jobs=roles.note_jobs(kit) if extractor is not None else None,
+        code_index=roles.repos(kit), evidence=roles.evidence(kit),
+        security=roles.security(kit), marks=roles.lifecycle(kit),
+        texts=roles.space_settings(kit), oauth=roles.oauth(kit),
+        conflicts=roles.conflicts(kit),
         cache=cache, cold=cold, metrics=metrics)
     if metrics is not None:
         ports.store, ports.extractor = watched_ports(metrics, store, extractor)
@@ -192,20 +197,17 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     guard = ContentGuard(p.security, audit)  # the security step of every write path
     access = AccessService(store, clock)
     profiles = ProfileService(store, access)
-    features = TurnFeatures.parse(settings.conversation_features)
-    limits = Limits(settings.max_memory_chars, settings.max_page_size, features)
+    limits = build_limits(settings)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
     notes = (NoteExtraction(store, p.note_jobs, batched, p.extractor, clock, recorder)
              if p.note_jobs is not None and p.extractor is not None else None)
     evidence = EvidenceService(p.code_index, p.evidence, access, clock)
     verification = VerificationService(store, p.code_index, p.evidence, access, clock)
-    cold_reads = (p.cache, p.cold) if p.cache is not None and p.cold is not None else None
     memories = MemoryService(store, batched, access, clock, limits, p.extractor, notes=notes,
-                             evidence=evidence, guard=guard, cold=cold_reads, conflicts=recorder,
+                             evidence=evidence, guard=guard, cold=p.cold_reads, conflicts=recorder,
                              answer_form=add_json)
-    reader = BudgetedReader(build_reader(settings), ParseBudget(
-        settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
+    reader = build_reader(settings)
     ingestion = IngestionService(store, access, memories, reader, files, clock,
                                  settings.max_upload_bytes, batched.prefetch)
     if p.metrics is not None:
@@ -213,7 +215,7 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     admin = AdminService(store, clock, audit, p.texts)
     # The demo loads without a model, so it looks the same on every machine.
     flat = MemoryService(store, batched, access, clock, limits, evidence=evidence, guard=guard,
-                         cold=cold_reads, conflicts=recorder, answer_form=add_json)
+                         cold=p.cold_reads, conflicts=recorder, answer_form=add_json)
     lifecycle = LifecycleService(store, p.marks, access, clock)
     seeder = Seeder(admin, access, flat, IngestionService(
         store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
@@ -224,7 +226,7 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
         settings=settings, metrics=p.metrics, store=store, embedder=embedder, access=access,
         admin=admin, memories=memories,
         search=SearchService(store, embedder, access, profiles, settings.max_query_chars,
-                             guard.quarantines, features, p.cache, p.cold, clock),
+                             guard.quarantines, limits.turns, p.cache, p.cold, clock),
         documents=DocumentService(store, access, files, settings.max_page_size),
         ingestion=ingestion, worker=IngestionWorker(ingestion, notes), notes=notes,
         seeder=seeder, profiles=profiles, spaces=SpaceService(access, store, conflicts.count),

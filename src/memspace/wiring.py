@@ -11,7 +11,10 @@ from memspace.domain.embedder import Embedder
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.graph_port import GraphStore
+from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
+from memspace.services.conversation import TurnFeatures
+from memspace.services.memory_rules import Limits
 
 
 def build_store(settings: Settings) -> GraphStore:
@@ -107,15 +110,22 @@ def build_blobs(settings: Settings) -> BlobStore:
     return FilesystemBlobStore(settings.documents_dir)
 
 
-def build_reader(settings: Settings) -> FileReader:
-    """Parsers with the configured limits; a chunk is one add, so it fits one add's limit."""
-    return FileReader(ReaderLimits(
+def build_reader(settings: Settings) -> BudgetedReader:
+    """Parsers with the configured limits (a chunk is one add, so it fits one add's limit),
+    each read run in a child process under MEMSPACE_MAX_PARSE_SECONDS / _MEMORY_MB."""
+    return BudgetedReader(FileReader(ReaderLimits(
         max_pdf_pages=settings.max_pdf_pages,
         max_csv_rows=settings.max_csv_rows,
         max_document_chars=settings.max_document_chars,
         chunk_chars=min(settings.chunk_chars, settings.max_memory_chars),
         max_chunk_chars=settings.max_memory_chars,
-    ))
+    )), ParseBudget(settings.max_parse_seconds, settings.max_parse_memory_mb * 2**20))
+
+
+def build_limits(settings: Settings) -> Limits:
+    """The memory use cases' limits, with the conversation features that are on."""
+    return Limits(settings.max_memory_chars, settings.max_page_size,
+                  TurnFeatures.parse(settings.conversation_features))
 
 
 def build_extractor(settings: Settings) -> FactExtractor | None:

@@ -94,8 +94,8 @@ def test_a_large_cold_space_on_neo4j_is_ranked_by_its_vector_and_full_text_index
     store = neo4j_store  # Neo4j's own indexes: this store only
     space_id, ids = _load(store)
     assert store.flush_vector_index(60.0)
-    store._db.driver.execute_query("CALL db.awaitIndexes(300)")
-    store._db.driver.execute_query(
+    store.kit.db.driver.execute_query("CALL db.awaitIndexes(300)")
+    store.kit.db.driver.execute_query(
         "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
     monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)  # every space counts as large
     cold = _cold(store)

@@ -12,7 +12,7 @@ from memspace.domain.graph_port import GraphStore
 from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.domain.models import MemoryFilter, RelationType
 from memspace.domain.ports import WriteBatch
-from memspace.stores.roles import roles_of
+from memspace.stores.roles import kit_of, roles_of
 from tests.support import builders as b
 
 AT = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -72,7 +72,7 @@ def test_listing_filters_by_type_and_status(store: GraphStore) -> None:
 
 def test_a_mark_sets_the_status_bumps_the_version_and_records_who_when_why(
         store: GraphStore) -> None:
-    marks = roles_of(store).lifecycle(store)
+    marks = roles_of(store).lifecycle(kit_of(store))
     sid = _space(store)
     memory = replace(b.memory(sid, "The cache holds 10 minutes"), type=MemoryType.FACT)
     store.write(WriteBatch(sid, [memory]))
@@ -97,7 +97,7 @@ def test_a_mark_sets_the_status_bumps_the_version_and_records_who_when_why(
 
 def test_a_mark_refuses_a_stale_version_a_superseded_memory_and_a_foreign_one(
         store: GraphStore) -> None:
-    marks = roles_of(store).lifecycle(store)
+    marks = roles_of(store).lifecycle(kit_of(store))
     sid, other = _space(store), _space(store)
     memory = b.memory(sid, "Retries back off to 30 s")
     store.write(WriteBatch(sid, [memory]))
@@ -128,15 +128,15 @@ def test_neo4j_memories_stored_before_statuses_get_them_at_start(neo4j_store: ob
     neo4j_store.write(WriteBatch(sid, [], supersede={replaced.id: live.id}))
     neo4j_store.forget(sid, forgotten.id, "wrong", "test", AT)
     # As an older version left them: no type, status, importance or canonical.
-    neo4j_store._db.write(lambda tx: tx.run(
+    neo4j_store.kit.db.write(lambda tx: tx.run(
         "MATCH (m:Memory {spaceId: $space}) REMOVE m.type, m.status, m.importance, m.canonical",
         space=sid).consume())
 
-    assert neo4j_memories.backfill_lifecycle(neo4j_store._db, space=sid) == 3
-    rows = neo4j_store._db.read(
+    assert neo4j_memories.backfill_lifecycle(neo4j_store.kit.db, space=sid) == 3
+    rows = neo4j_store.kit.db.read(
         "MATCH (m:Memory {spaceId: $space}) RETURN m.id AS id, m.type AS type, "
         "m.status AS status", space=sid)
     assert {r["id"]: (r["type"], r["status"]) for r in rows} == {
         live.id: ("note", "current"), replaced.id: ("note", "superseded"),
         forgotten.id: ("note", "historical")}
-    assert neo4j_memories.backfill_lifecycle(neo4j_store._db, space=sid) == 0
+    assert neo4j_memories.backfill_lifecycle(neo4j_store.kit.db, space=sid) == 0

@@ -74,11 +74,11 @@ def test_neo4j_memories_stored_before_valid_time_get_it_at_start(neo4j_store: ob
                (neo4j_store.get_memory(sid, i) for i in (old.id, new.id, gone.id)) if m}
     assert written[old.id] == (observed.astimezone(UTC), new.created_at)
     # As an older version left them: no valid time at all.
-    neo4j_store._db.write(lambda tx: tx.run(
+    neo4j_store.kit.db.write(lambda tx: tx.run(
         "MATCH (m:Memory {spaceId: $space}) REMOVE m.validFrom, m.validTo", space=sid).consume())
 
-    assert backfill_valid_time(neo4j_store._db, space=sid) == 4  # three starts, one end
+    assert backfill_valid_time(neo4j_store.kit.db, space=sid) == 4  # three starts, one end
     again = {m.id: (m.valid_from, m.valid_to) for m in
              (neo4j_store.get_memory(sid, i) for i in (old.id, new.id, gone.id)) if m}
     assert again == written
-    assert backfill_valid_time(neo4j_store._db, space=sid) == 0
+    assert backfill_valid_time(neo4j_store.kit.db, space=sid) == 0

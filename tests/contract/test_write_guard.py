@@ -21,7 +21,7 @@ from memspace.domain.models import Access, DocumentStatus, MemoryFilter
 from memspace.domain.security import InjectionPolicy, SecretsPolicy, SpacePolicy
 from memspace.services.access import AccessService, Principal
 from memspace.services.search import SearchRequest
-from memspace.stores.roles import roles_of
+from memspace.stores.roles import kit_of, roles_of
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 
 SECRET = "AKIAZ7Q3XK4MPLW2RT5V"  # a fake AWS access key id in the real format
@@ -196,7 +196,7 @@ def test_document_chunk_by_chunk(app: Container, policy: SecretsPolicy) -> None:
 # -- the role objects ----------------------------------------------------------------------
 
 def test_policies_audit_and_scrub_on_each_store(app: Container, store: GraphStore) -> None:
-    roles = roles_of(store).security(store)
+    roles = roles_of(store).security(kit_of(store))
     s = space(app, SecretsPolicy.ALLOW)
     assert roles.get_space_policy(s.id) == SpacePolicy(SecretsPolicy.ALLOW)
     roles.set_space_policy(s.id, SpacePolicy(SecretsPolicy.REDACT, InjectionPolicy.QUARANTINE))

@@ -17,7 +17,7 @@ from memspace.domain.ports import WriteBatch
 from memspace.services.access import AccessService
 from memspace.services.clock import SystemClock
 from memspace.services.conflict_records import ConflictRecorder
-from memspace.stores.roles import roles_of
+from memspace.stores.roles import kit_of, roles_of
 from tests.support.fakes import HashEmbedder
 from tests.support.stores import make_store
 
@@ -40,10 +40,10 @@ def populate(app: Container, slug: str) -> None:
     closed, opened = add("The desk is closed on holidays"), add("The desk opens on holidays")
     claim = add("Sessions use opaque tokens")
     doubted, friday = add("Webhooks retry three times"), add("We ship on Fridays")
-    record = ConflictRecorder(roles_of(app.store).conflicts(app.store), SystemClock())
+    record = ConflictRecorder(roles_of(app.store).conflicts(kit_of(app.store)), SystemClock())
     record.suggested(space.id, redis, cache, 0.31, 0.4)
     record.contradiction(space.id, opened, closed, "open or closed?")
-    proposal = app.memories._new_memory(space.id, "Sessions use JWTs", "general", "agent-b")
+    proposal = app.memories.new_memory(space.id, "Sessions use JWTs", "general", "agent-b")
     record.refused(space.id, claim, proposal, 0.9)
     app.lifecycle.mark(OPERATOR, doubted.id, "disputed", "the dashboard says five", slug)
     thursday = add("We ship on Thursdays")

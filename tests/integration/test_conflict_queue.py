@@ -18,7 +18,7 @@ from memspace.domain.ports import WriteBatch
 from memspace.services.access import Principal
 from memspace.services.clock import SystemClock
 from memspace.services.conflict_records import ConflictRecorder
-from memspace.stores.roles import roles_of
+from memspace.stores.roles import kit_of, roles_of
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.support.stores import STORE_PARAMS, make_store
@@ -87,7 +87,7 @@ def _every_kind(team: Team) -> dict[str, str]:
     first = team.add("Releases ship on Fridays")
     stored = app.store.get_memory(sid, first)
     assert stored is not None
-    new = app.memories._new_memory(sid, "Releases ship on Thursdays", "fact", "agent-b")
+    new = app.memories.new_memory(sid, "Releases ship on Thursdays", "fact", "agent-b")
     app.store.write(WriteBatch(sid, [new], [Relation(new.id, first, RelationType.UPDATES,
                                                      new.created_at, "agent-b", "moved")]))
     return team.kinds()
@@ -210,8 +210,8 @@ def test_a_dropped_proposal_is_never_stored_and_the_claim_held_is_marked(team: T
     held = team.add("Sessions use opaque tokens")
     stored = team.app.store.get_memory(team.space_id, held)
     assert stored is not None
-    proposed = team.app.memories._new_memory(team.space_id, "Sessions use JWTs", "fact", "agent-b")
-    ConflictRecorder(roles_of(team.app.store).conflicts(team.app.store), SystemClock()).refused(
+    proposed = team.app.memories.new_memory(team.space_id, "Sessions use JWTs", "fact", "agent-b")
+    ConflictRecorder(roles_of(team.app.store).conflicts(kit_of(team.app.store)), SystemClock()).refused(
         team.space_id, stored, proposed, 0.9)
     [waiting] = team.app.conflicts.listing(team.lead, team.slug).page.items
     assert waiting.sides == (held, "proposal")

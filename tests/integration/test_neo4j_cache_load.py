@@ -11,8 +11,7 @@ import pytest
 
 from memspace.domain.models import Memory
 from memspace.domain.ports import WriteBatch
-from memspace.stores.neo4j import Neo4jStore
-from memspace.stores.neo4j import memories as neo4j_memories
+from memspace.stores.neo4j import Neo4jStore, memory_backfill
 from memspace.stores.neo4j import search as neo4j_search
 from memspace.stores.neo4j.cypher import memories as memory_cypher
 from tests.support import builders as b
@@ -68,10 +67,10 @@ def test_turns_stored_before_follows_existed_get_the_turn_they_continue(
     for memory in rows.values():  # one write each, in the order they were saved
         neo4j_store.write(WriteBatch(space.id, [memory]))
     # As an older version left them: no links, and (for the check) no `follows` key yet.
-    neo4j_store._db.write(lambda tx: tx.run(
+    neo4j_store.kit.db.write(lambda tx: tx.run(
         "MATCH (m:Memory {spaceId: $space}) REMOVE m.follows", space=space.id).consume())
     monkeypatch.setattr(memory_cypher, "HAS_FOLLOWS_KEY", "RETURN 0 AS n")
-    assert neo4j_memories.backfill_follows(neo4j_store._db) >= 3
+    assert memory_backfill.backfill_follows(neo4j_store.kit.db) >= 3
     monkeypatch.undo()
     ids = {name: m.id for name, m in rows.items()}
     follows = {}
@@ -82,4 +81,4 @@ def test_turns_stored_before_follows_existed_get_the_turn_they_continue(
     assert follows == {"a": None, "b": ids["a"], "other": None, "c": ids["b"], "d": ids["c"],
                        "e": None}
     # the key is known now: later starts do nothing
-    assert neo4j_memories.backfill_follows(neo4j_store._db) == 0
+    assert memory_backfill.backfill_follows(neo4j_store.kit.db) == 0

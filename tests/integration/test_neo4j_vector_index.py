@@ -23,7 +23,7 @@ EMBED = HashEmbedder()
 
 
 def _query(store: Neo4jStore, cypher: str, **params: Any) -> list[dict[str, Any]]:
-    return store._db.read(cypher, **params)
+    return store.kit.db.read(cypher, **params)
 
 
 def _indexed(store: Neo4jStore, memory: Memory) -> list[float] | None:
@@ -74,7 +74,7 @@ def test_a_memory_left_unindexed_by_a_stop_is_indexed_at_the_next_start(
     neo4j_store.write(WriteBatch(space.id, [memory]))
     assert neo4j_store.flush_vector_index(60)
     # what a write leaves when the process stops before its feed runs
-    neo4j_store._db.write(lambda tx: tx.run(
+    neo4j_store.kit.db.write(lambda tx: tx.run(
         "MATCH (m:Memory {id: $id}) REMOVE m.embedding SET m.vectorPending = true",
         id=memory.id).consume())
     assert _indexed(neo4j_store, memory) is None
@@ -100,7 +100,7 @@ def test_the_full_text_index_serves_ad_hoc_cypher_after_the_commit(neo4j_store: 
                                    "WHERE name = $name RETURN options.indexConfig AS c",
                       name=TEXT_INDEX)
     assert config["c"]["fulltext.eventually_consistent"] is True
-    neo4j_store._db.write(lambda tx: tx.run(
+    neo4j_store.kit.db.write(lambda tx: tx.run(
         "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()").consume())
     rows = _query(neo4j_store, f"CALL db.index.fulltext.queryNodes('{TEXT_INDEX}', $q) "
                                "YIELD node RETURN node.id AS id",

@@ -17,7 +17,7 @@ def test_the_store_refuses_a_second_active_memory_with_the_same_content(world: W
     who = world.principal({"acme": "rw"})
     first = world.app.memories.add(who, "Backups run at 02:00").memories[0]
     # A writer that checked before the first commit (the race) still cannot store a copy.
-    twin = world.app.memories._new_memory(  # type: ignore[attr-defined]
+    twin = world.app.memories.new_memory(
         first.space_id, "backups  run at 02:00", "general", "agent")
     with pytest.raises(DuplicateContent) as refused:
         world.app.store.write(WriteBatch(first.space_id, [twin]))

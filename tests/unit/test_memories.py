@@ -147,7 +147,7 @@ def test_bulk_add_embeds_the_next_batch_while_the_last_is_written(world: World) 
     store = world.app.store
     writing, release = threading.Event(), threading.Event()
     embedded_while_writing: list[bool] = []
-    real_write, real_embed = store.write, world.app.memories._embedder.embed
+    real_write, real_embed = store.write, world.app.embedder.embed
 
     def slow_write(batch: WriteBatch) -> None:
         if batch.memories[0].content == "Alpha":
@@ -167,13 +167,13 @@ def test_bulk_add_embeds_the_next_batch_while_the_last_is_written(world: World) 
         return real_embed(texts)
 
     store.write = slow_write  # type: ignore[method-assign]
-    world.app.memories._embedder.embed = watching_embed  # type: ignore[method-assign]
+    world.app.embedder.embed = watching_embed  # type: ignore[method-assign]
     try:
         result = world.app.memories.add_many(who, ["Alpha", "Beta", "Gamma", "Delta"],
                                              batch_size=2)
     finally:
         store.write = real_write  # type: ignore[method-assign]
-        world.app.memories._embedder.embed = real_embed  # type: ignore[method-assign]
+        world.app.embedder.embed = real_embed  # type: ignore[method-assign]
     assert embedded_while_writing[:2] == [False, True]  # batch 2 embedded during write 1
     assert (result.created, result.duplicates) == (3, 1)
     assert stored(world) == ["Alpha", "Beta", "Delta", "Gamma"]

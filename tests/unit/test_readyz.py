@@ -30,7 +30,7 @@ async def test_readyz_answers_503_with_the_reason_when_sqlite_fails(monkeypatch:
             def broken_disk() -> sqlite3.Connection:
                 raise sqlite3.OperationalError("disk I/O error")
 
-            monkeypatch.setattr(store._db, "conn", broken_disk)
+            monkeypatch.setattr(store.kit.db, "conn", broken_disk)
             down = await client.get("/readyz")
         assert (down.status_code, down.json()) == (503, {
             "status": "unavailable", "store": "sqlite",

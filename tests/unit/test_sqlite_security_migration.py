@@ -39,6 +39,6 @@ def test_a_store_from_before_migration_14_migrates_and_infers_provenance(
         assert {i: provenance_of(m).kind for i, m in rows.items()} == {
             "a": ProvenanceKind.HUMAN, "b": ProvenanceKind.AGENT, "c": ProvenanceKind.DOCUMENT}
         assert all(m.provenance is None and m.suspicious is None for m in rows.values())
-        assert SqliteSecurity(store).get_space_policy("s") == SpacePolicy()
+        assert SqliteSecurity(store.kit).get_space_policy("s") == SpacePolicy()
     finally:
         store.close()

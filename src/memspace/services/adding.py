@@ -9,16 +9,20 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
+from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
-from memspace.domain.extraction import Candidate, model_name
-from memspace.domain.lifecycle import MemoryStatus, MemoryType
-from memspace.domain.models import Memory, MemoryFilter, Provenance, ProvenanceKind, Space, Usage
-from memspace.domain.ports import WriteBatch
+from memspace.domain.extraction import Candidate, FactExtractor
+from memspace.domain.lifecycle import MemoryStatus
+from memspace.domain.models import Memory, MemoryFilter, Space, Usage
+from memspace.domain.ports import Clock, WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services.access import Principal
 from memspace.services.add_types import AddMode, AddRequest, AddResult, AddStatus, Clash
+from memspace.services.conflict_records import ConflictRecorder
 from memspace.services.conversation import context_of, preceding_turn, reads_with
-from memspace.services.memory_rules import CANDIDATES
+from memspace.services.extraction_jobs import NoteExtraction
+from memspace.services.memory_parts import CloseMemories, NewMemories
+from memspace.services.memory_rules import CANDIDATES, Limits, WritePorts, category_of
 from memspace.services.reconcile import MAX_RETARGETS, drop_repeats, plan_extraction, retarget
 from memspace.services.similar import similar_beside, similar_on_save
 from memspace.services.versioning import VersionedAdds
@@ -31,8 +35,29 @@ log = logging.getLogger(__name__)
 NO_USAGE = Usage()
 
 
-class AddPipeline(VersionedAdds):
-    """The steps of one validated add, below the idempotency check (memory_writes.py)."""
+class AddPipeline:
+    """The steps of one validated add, below the idempotency check (memory_writes.py). Without
+    an `extractor` every add is flat; `notes` takes the adds that do not wait for the model."""
+
+    def __init__(self, store: WritePorts, embedder: Embedder, clock: Clock, made: NewMemories,
+                 close: CloseMemories, versioned: VersionedAdds, limits: Limits,
+                 extractor: FactExtractor | None = None, notes: NoteExtraction | None = None,
+                 conflicts: ConflictRecorder | None = None) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._clock = clock
+        self._made = made
+        self._close = close
+        self._versioned = versioned
+        self._limits = limits
+        self._extractor = extractor
+        self._notes = notes
+        self._conflicts = conflicts
+
+    @property
+    def extracts(self) -> bool:
+        """Whether adds are split into facts by a model."""
+        return self._extractor is not None
 
     def _in_conversation(self, memory: Memory) -> Memory:
         """The memory to write: with the turn it continues, if any (services/conversation.py),
@@ -44,28 +69,10 @@ class AddPipeline(VersionedAdds):
                 context = (context_of(before) if self._limits.turns.context
                            and reads_with(memory, before) else None)
                 memory = replace(memory, context=context, follows=before.id)
-        [vector] = self._embedder.embed([memory.content])
-        return replace(memory, embedding=vector)
+        return self._made.embedded(memory)
 
-    def _memory_for(self, principal: Principal, space: Space, request: AddRequest, text: str,
-                    category: str | None, extracted: bool = False,
-                    kind: MemoryType | None = None) -> Memory:
-        """A new memory of this add: `text` is the content or one fact extracted from it
-        (`extracted`: its provenance is then the model, which read the add's text), `kind` the
-        type the model gave that fact (the caller's type wins)."""
-        provenance = self._provenance(principal, request.source)
-        if extracted:
-            provenance = Provenance(ProvenanceKind.MODEL, f"extracted by {model_name(self._extractor)}"
-                                    f" from a note by {provenance.kind} {provenance.source}")
-        memory = self._new_memory(space.id, text, self._category(category), principal.actor,
-                                  request.source, request.speaker, request.observed_at,
-                                  evidence=request.citations, provenance=provenance)
-        return replace(memory, type=self._type(request.memory_type) or kind or MemoryType.NOTE,
-                       importance=self._importance(request.importance),
-                       canonical=request.canonical)
-
-    def _add(self, principal: Principal, space: Space, request: AddRequest,
-             wait: bool = True) -> AddResult:
+    def add(self, principal: Principal, space: Space, request: AddRequest,
+            wait: bool = True) -> AddResult:
         """`request` is validated: its content is the text to store, its speaker normalised."""
         result = self._add_new(principal, space, request, wait)
         if result.status == "created" and request.source is None and result.mode == "extracted":
@@ -75,7 +82,7 @@ class AddPipeline(VersionedAdds):
             related = {r.source_id for r in result.relations}
             result.similar = similar_on_save(
                 self._store, space.id, [m for m in result.memories if m.id not in related],
-                threshold=self._embedder.calibration.similar_on_save, nearest=self._nearest_active)
+                threshold=self._embedder.calibration.similar_on_save, nearest=self._close.nearest_active)
         if result.usage:
             self._store.record_usage(space.id, result.usage)
         return result
@@ -100,19 +107,21 @@ class AddPipeline(VersionedAdds):
         what it supersedes): a restatement or a contradiction of a close memory is versioned
         or refused instead (versioning.py)."""
         memory = self._in_conversation(replace(
-            self._memory_for(principal, space, request, request.content or "", request.category),
+            self._made.of_request(principal, space, request, request.content or "",
+                                 request.category),
             status=status))
         if request.supersedes:
-            return self._add_superseding(space, request, memory)
+            return self._versioned.superseding(space, request, memory)
         if judged:
-            versioned = self._judged(space, request, memory)
+            versioned = self._versioned.judged(space, request, memory)
             if versioned is not None:
                 return versioned
         # Nothing relates a flat memory to the space, so the close ones are listed for the
         # caller to review (services/similar.py), looked up while the write commits: each takes
         # ~10 ms at 100,000 memories, one on this process's CPU, the other waiting on the store.
         nearby = (similar_beside(self._store, space.id, memory,
-                                 self._embedder.calibration.similar_on_save, self._nearest_active)
+                                 self._embedder.calibration.similar_on_save,
+                                 self._close.nearest_active)
                   if request.source is None else None)
         try:
             self._store.write(WriteBatch(space.id, [memory], at=memory.created_at,
@@ -132,7 +141,7 @@ class AddPipeline(VersionedAdds):
         result = self._add_flat(principal, space, request, status=MemoryStatus.PENDING)
         if result.status == "created":
             self._notes.queue(result.memories[0], request.speaker, request.observed_at,
-                              self._category(request.category) if request.category else None)
+                              category_of(request.category) if request.category else None)
             result.mode = "pending"
         return result
 
@@ -168,8 +177,8 @@ class AddPipeline(VersionedAdds):
             return self._add_flat(principal, space, request, [*dropped, why], spent)
         plan = plan_extraction(
             extraction, candidates,
-            lambda fact, cat: self._memory_for(principal, space, request, fact,
-                                               request.category or cat, extracted=True),
+            lambda fact, cat: self._made.of_request(principal, space, request, fact,
+                                                  request.category or cat, extracted=True),
             self._embedder.embed,
             lambda digest: self._store.find_active_by_hash(space.id, digest),
             principal.actor,

@@ -10,11 +10,13 @@ from datetime import datetime
 from memspace.domain.errors import InvalidInput
 from memspace.domain.models import Document, Memory, MemoryFilter, Neighbour, Relation
 from memspace.domain.notes import NoteJob
-from memspace.domain.ports import Change, ChangeAfter, PageAfter
-from memspace.services.access import Principal
+from memspace.domain.ports import Change, ChangeAfter, Clock, PageAfter
+from memspace.services.access import AccessService, Principal
 from memspace.services.documents import document_titles
+from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.lifecycle import statuses_of, types_of
-from memspace.services.memory_rules import MemoryCore
+from memspace.services.memory_parts import CorrectionCheck
+from memspace.services.memory_rules import Limits, ReadPorts, category_of, memory_in
 from memspace.services.paging import (
     Page,
     clamp_limit,
@@ -56,14 +58,24 @@ class CorrectionPreview:
     reason: str
 
 
-class MemoryReads(MemoryCore):
-    """get, list, changes and preview_correction: nothing here writes."""
+class MemoryReads:
+    """get, get_many, list, changes and preview_correction: nothing here writes. `notes` tells
+    how a note saved without waiting stands (None without a model)."""
+
+    def __init__(self, store: ReadPorts, access: AccessService, clock: Clock, limits: Limits,
+                 correction: CorrectionCheck, notes: NoteExtraction | None = None) -> None:
+        self._store = store
+        self._access = access
+        self._clock = clock
+        self._limits = limits
+        self._correction = correction
+        self._notes = notes
 
     def get(self, principal: Principal, memory_id: str, space: str | None = None) -> MemoryDetail:
         """One memory with its direct relations, its neighbourhood (the history chain) and the
         document it came from, if any."""
         target = self._access.resolve(principal, space)
-        memory = self._memory_in(target.space.id, memory_id)
+        memory = memory_in(self._store, target.space.id, memory_id)
         relations = self._store.relations_of(target.space.id, memory.id)
         near = self._store.neighbours(target.space.id, [memory.id], hops=2, per_origin=20)
         source = (self._store.get_document(target.space.id, memory.document_id)
@@ -115,7 +127,7 @@ class MemoryReads(MemoryCore):
         """Newest first, paged by an opaque cursor tied to this space and these filters; with
         `as_of` / `known_at`, the memories of that time slice (docs/time.md)."""
         target = self._access.resolve(principal, space)
-        cat = self._category(category) if category else None
+        cat = category_of(category) if category else None
         kinds, states = types_of(types), statuses_of(statuses)
         at = time_slice(as_of, known_at, self._clock)
         size = clamp_limit(limit, self._limits.max_page_size)
@@ -144,7 +156,7 @@ class MemoryReads(MemoryCore):
         cursor an earlier call returned. The cursor is always returned, so a caller can come
         back later for what happened since; it pins the space and filters it was made with."""
         target = self._access.resolve(principal, space)
-        cat = self._category(category) if category else None
+        cat = category_of(category) if category else None
         size = clamp_limit(limit, self._limits.max_page_size)
         after: ChangeAfter | None = None
         try:
@@ -175,6 +187,6 @@ class MemoryReads(MemoryCore):
     ) -> CorrectionPreview:
         """What `correct` would write, checked by the same rules, without writing anything:
         the UPDATES edge from the new fact to the old one, which would become inactive."""
-        target, old, text = self._checked_correction(principal, memory_id, content, space)
-        return CorrectionPreview(target.space.slug, text, self._category(category or old.category),
+        target, old, text = self._correction(principal, memory_id, content, space)
+        return CorrectionPreview(target.space.slug, text, category_of(category or old.category),
                                  old, (reason or "").strip() or "corrected by hand")

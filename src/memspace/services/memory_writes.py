@@ -9,19 +9,29 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from memspace.domain.chunks import ChunkSource
+from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
 from memspace.domain.models import Memory, Relation, RelationType, Space
-from memspace.domain.ports import WriteBatch
+from memspace.domain.ports import Clock, WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services import versions
-from memspace.services.access import Principal
+from memspace.services.access import AccessService, Principal
 from memspace.services.adding import AddPipeline, AddRequest, AddResult
-from memspace.services.memory_rules import MAX_IDEMPOTENCY_KEY
+from memspace.services.memory_parts import CloseMemories, CorrectionCheck, NewMemories, WriteScreen
+from memspace.services.memory_rules import (
+    MAX_IDEMPOTENCY_KEY,
+    AnswerForm,
+    Limits,
+    WritePorts,
+    category_of,
+    checked_content,
+    memory_in,
+    provenance_of,
+    speaker_of,
+)
 from memspace.services.paging import utc_time
 from memspace.services.patching import patched
 from memspace.services.similar import similar_on_save
-from memspace.services.versioning import CategoryRenames
 
 
 @dataclass
@@ -31,25 +41,27 @@ class AddManyResult:
     duplicates: int = 0
 
 
-class MemoryWrites(AddPipeline, CategoryRenames):
-    """add, add_many, correct, patch, forget and rename_category."""
+class MemoryWrites:
+    """submit (an add), add_many, correct, patch and forget. An add's steps below the
+    idempotency check are the `pipeline`'s; `answer_form` is how the idempotency ledger keeps
+    an add's answer (present/json.py's add_json, handed in by bootstrap.py), so a replay is the
+    same bytes as the first call."""
 
-    def add(
-        self,
-        principal: Principal,
-        content: str | None,
-        space: str | None = None,
-        category: str | None = None,
-        speaker: str | None = None,
-        observed_at: datetime | None = None,
-        idempotency_key: str | None = None,
-        *,
-        source: ChunkSource | None = None,
-        wait: bool = True,
-    ) -> AddResult:
-        """`submit` with the request spelled out as arguments (scripts, tests, the seeder)."""
-        return self.submit(principal, AddRequest(content, space, category, speaker, observed_at,
-                                                 idempotency_key, source), wait=wait)
+    def __init__(self, store: WritePorts, embedder: Embedder, access: AccessService,
+                 clock: Clock, limits: Limits, pipeline: AddPipeline, made: NewMemories,
+                 close: CloseMemories, screen: WriteScreen, correction: CorrectionCheck, *,
+                 answer_form: AnswerForm) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._access = access
+        self._clock = clock
+        self._limits = limits
+        self._pipeline = pipeline
+        self._made = made
+        self._close = close
+        self._screen = screen
+        self._correction = correction
+        self._answer_form = answer_form
 
     def submit(self, principal: Principal, request: AddRequest, *, wait: bool = True,
                dry_run: bool = False) -> AddResult:
@@ -61,18 +73,18 @@ class MemoryWrites(AddPipeline, CategoryRenames):
         target = self._access.resolve(principal, request.space, write=True)
         if request.observed_at is not None:  # kept in its own offset; only checked to be valid
             utc_time(request.observed_at, "observedAt")
-        content = self._content(request.content)
+        content = checked_content(request.content, self._limits)
         # The guard step: refuse, redact or allow credentials before anything is claimed/written.
-        screened = self._screen(target.space.id, {"content": content}, principal)
-        cited = self._checked_evidence(target.space, request.evidence)
+        screened = self._screen.screen(target.space.id, {"content": content}, principal)
+        cited = self._screen.evidence(target.space, request.evidence)
         checked = replace(request, content=screened.text("content"),
-                          speaker=self._speaker(request.speaker), citations=cited.citations)
+                          speaker=speaker_of(request.speaker), citations=cited.citations)
         warnings = [*screened.warnings, *cited.warnings]
         if dry_run:
             return self._dry_run(principal, target.space, checked, warnings)
         key = (request.idempotency_key or "").strip()
         if not key:
-            return self._warned(self._add(principal, target.space, checked, wait), warnings)
+            return self._warned(self._pipeline.add(principal, target.space, checked, wait), warnings)
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
         scope = principal.key_id or principal.actor
@@ -80,7 +92,7 @@ class MemoryWrites(AddPipeline, CategoryRenames):
         if stored is not None:
             return AddResult("replayed", None, target.space.slug, [], replay=json.loads(stored))
         try:
-            result = self._warned(self._add(principal, target.space, checked, wait), warnings)
+            result = self._warned(self._pipeline.add(principal, target.space, checked, wait), warnings)
         except BaseException:
             self._store.release_idempotency(target.space.id, scope, key)
             raise
@@ -95,16 +107,16 @@ class MemoryWrites(AddPipeline, CategoryRenames):
     def _dry_run(self, principal: Principal, space: Space, request: AddRequest,
                  warnings: list[str], version: int = 1) -> AddResult:
         """What the write would store and what is already close to it; nothing is written."""
-        memory = replace(self._memory_for(principal, space, request, request.content or "",
+        memory = replace(self._made.of_request(principal, space, request, request.content or "",
                                           request.category), version=version)
         existing = self._store.find_active_by_hash(space.id, memory.content_hash)
         if existing is not None:
             return AddResult("duplicate", "flat", space.slug, [existing], warnings=warnings)
-        memory = self._embedded(memory)
+        memory = self._made.embedded(memory)
         near = similar_on_save(self._store, space.id, [memory],
                                threshold=self._embedder.calibration.similar_on_save,
-                               nearest=self._nearest_active)
-        return AddResult("dry_run", "flat" if self._extractor is None else "extracted",
+                               nearest=self._close.nearest_active)
+        return AddResult("dry_run", "extracted" if self._pipeline.extracts else "flat",
                          space.slug, [memory], warnings=warnings, similar=near)
 
     def add_many(
@@ -123,9 +135,9 @@ class MemoryWrites(AddPipeline, CategoryRenames):
         Ingestion on Neo4j ran at 0.70-0.72 of the raw embedding rate with the two in turn
         (bench/bench_service.py's bulk-load line)."""
         target = self._access.resolve(principal, space, write=True)
-        cat = self._category(category)
-        texts = [self._content(c) for c in contents]
-        screened = self._screen(target.space.id, {f"contents[{i}]": t for i, t in enumerate(texts)},
+        cat = category_of(category)
+        texts = [checked_content(c, self._limits) for c in contents]
+        screened = self._screen.screen(target.space.id, {f"contents[{i}]": t for i, t in enumerate(texts)},
                                 principal)
         texts = [screened.text(f"contents[{i}]") for i in range(len(texts))]
         seen: set[str] = set()
@@ -149,8 +161,8 @@ class MemoryWrites(AddPipeline, CategoryRenames):
                         result.duplicates += 1
                         continue
                     seen.add(digest)
-                    fresh.append(self._new_memory(space_id, text, cat, principal.actor,
-                                                  provenance=self._provenance(principal)))
+                    fresh.append(self._made.new(space_id, text, cat, principal.actor,
+                                                  provenance=provenance_of(principal)))
                 if not fresh:
                     continue
                 vectors = self._embedder.embed([m.content for m in fresh])
@@ -189,12 +201,12 @@ class MemoryWrites(AddPipeline, CategoryRenames):
         """A new memory that UPDATES the old one; the old one becomes inactive, never erased.
         With `expected_version`, refused (StaleVersion) unless that is still the fact's current
         version. Without `evidence` the correction keeps the old memory's citations."""
-        target, old, text = self._checked_correction(principal, memory_id, content, space,
+        target, old, text = self._correction(principal, memory_id, content, space,
                                                      expected_version)
-        screened = self._screen(target.space.id, {"content": text}, principal)
+        screened = self._screen.screen(target.space.id, {"content": text}, principal)
         text = screened.text("content")
-        cited = (self._checked_evidence(target.space, evidence) if evidence is not None
-                 else self._checked_evidence(target.space, [c.text for c in old.evidence]))
+        cited = (self._screen.evidence(target.space, evidence) if evidence is not None
+                 else self._screen.evidence(target.space, [c.text for c in old.evidence]))
         warnings = [*screened.warnings, *cited.warnings]
         if dry_run:
             request = AddRequest(text, category=category or old.category,
@@ -202,10 +214,10 @@ class MemoryWrites(AddPipeline, CategoryRenames):
             return self._dry_run(principal, target.space, request, warnings, old.version + 1)
         if observed_at is not None:  # when the corrected fact began to hold (docs/time.md)
             utc_time(observed_at, "observedAt")
-        memory = self._embedded(replace(
-            self._new_memory(target.space.id, text, self._category(category or old.category),
+        memory = self._made.embedded(replace(
+            self._made.new(target.space.id, text, category_of(category or old.category),
                              principal.actor, evidence=cited.citations,
-                             provenance=self._provenance(principal), observed_at=observed_at),
+                             provenance=provenance_of(principal), observed_at=observed_at),
             version=old.version + 1, type=old.type, importance=old.importance,
             canonical=old.canonical))
         relation = Relation(
@@ -235,7 +247,7 @@ class MemoryWrites(AddPipeline, CategoryRenames):
         occurrence of `replace_old` with `replace_new`. Refused (StaleVersion) when
         `expected_version` is given and the memory moved on."""
         target = self._access.resolve(principal, space, write=True)
-        old = self._memory_in(target.space.id, memory_id)
+        old = memory_in(self._store, target.space.id, memory_id)
         versions.check(self._store, target.space.id, old, expected_version)
         text, what = patched(old, append, prepend, replace_old, replace_new)
         result = self.correct(principal, old.id, text, space, None,
@@ -257,7 +269,7 @@ class MemoryWrites(AddPipeline, CategoryRenames):
         With `expected_version`, refused (StaleVersion) unless that is still its version."""
         target = self._access.resolve(principal, space, write=True)
         if memory_id:
-            old = self._memory_in(target.space.id, memory_id)
+            old = memory_in(self._store, target.space.id, memory_id)
         elif content and content.strip():
             found = self._store.find_active_by_hash(target.space.id, content_hash(content))
             if found is None:

@@ -1,16 +1,16 @@
-"""search_memory: hybrid, keyword and category search, each hit with its two-hop neighbourhood."""
+"""search_memory: hybrid, keyword and category search, each hit with its two-hop neighbourhood.
+What it is asked and answers is in search_types.py."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass, replace
-from datetime import datetime
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Protocol
 
 from memspace.domain.bitemporal import TimeSlice, forgotten
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput, Unavailable
-from memspace.domain.models import Memory, MemoryFilter, Neighbour, ProvenanceKind, provenance_of
+from memspace.domain.models import MemoryFilter, Neighbour, Space, provenance_of
 from memspace.domain.ports import (
     Clock,
     ColdSearch,
@@ -29,7 +29,10 @@ from memspace.services.conversation import TurnFeatures
 from memspace.services.documents import document_titles
 from memspace.services.lifecycle import keeps, statuses_of, types_of
 from memspace.services.ranking import Ranked, blend, single
+from memspace.services.search_types import SearchHit, SearchRequest, SearchResult, provenance_kinds
 from memspace.services.time_travel import time_slice
+
+__all__ = ["SearchHit", "SearchRequest", "SearchResult", "SearchService", "provenance_kinds"]
 
 # How deep each ranked list is read before blending (services/ranking.py): deeper lists let a
 # memory that is fair in both rankings overtake one that is strong in only one. LoCoMo R@10
@@ -41,63 +44,8 @@ MAX_LIMIT = 50
 RELATED_PER_HIT = 5
 
 
-@dataclass(frozen=True)
-class SearchRequest:
-    query: str | None = None
-    keyword: str | None = None
-    category: str | None = None
-    space: str | None = None
-    limit: int = 10
-    include_profile: bool = True
-    include_inactive: bool = False
-    _: KW_ONLY  # filters added later are named at every call, never shifted by position
-    # The keyword's words only as typed, no typo variants (the prompt-recall hook's search).
-    exact_keyword: bool = False
-    # Only memories of these provenance kinds (issue 38), e.g. ("human",) for facts people wrote.
-    provenance: tuple[str, ...] = ()
-    types: tuple[str, ...] = ()  # only these types (domain/lifecycle.py); empty: any
-    statuses: tuple[str, ...] = ()  # only these statuses; a status filter reads inactive ones too
-    include_body: bool = False  # whole contents, not excerpts of long ones (present/)
-    # Facts valid at this time / what the space held then (docs/time.md): ISO text or a
-    # datetime; neither: current facts only.
-    as_of: str | datetime | None = None
-    known_at: str | datetime | None = None
-
-
 PROVENANCE_DEPTH = 5
 MAX_RANKED = 500
-
-
-def provenance_kinds(names: Sequence[str]) -> set[ProvenanceKind]:
-    """The kinds a search keeps. Raises InvalidInput naming the kinds there are."""
-    try:
-        return {ProvenanceKind(n.strip().lower()) for n in names if n.strip()}
-    except ValueError as exc:
-        raise InvalidInput(f"provenance takes any of {', '.join(k.value for k in ProvenanceKind)}"
-                           f" (e.g. [\"human\"] for facts people wrote), not {list(names)}") from exc
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    memory: Memory
-    score: float
-    matched_by: tuple[str, ...]
-    related: tuple[Neighbour, ...]  # up to two links away, nearest first
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    space: str  # slug
-    mode: str  # hybrid, hybrid+keyword, keyword, category, or keyword (embedder unavailable: ...)
-    hits: tuple[SearchHit, ...]
-    titles: Mapping[str, str]  # document id -> title, for hits and neighbours from documents
-    message: str | None = None  # why nothing could match (an empty space)
-    profile: Profile | None = None
-    include_body: bool = False  # whole contents asked for (present/ shows excerpts otherwise)
-    # warm: ranked on the space held in memory; cold: on the store's own indexes
-    # (docs/scaling.md), while the space loads in the background
-    path: str = "warm"
-    at: TimeSlice | None = None  # the time slice read (docs/time.md); None: current facts
 
 
 Ranker = ColdSearch  # the three searches a ranking reads, warm (the store) or cold
@@ -173,20 +121,7 @@ class SearchService:
 
     def search(self, principal: Principal, request: SearchRequest) -> SearchResult:
         target = self._access.resolve(principal, request.space)
-        query = self._text(request.query, "query")
-        keyword = self._text(request.keyword, "keyword")
-        category = " ".join((request.category or "").split()).lower() or None
-        types, statuses = types_of(request.types), statuses_of(request.statuses)
-        if not (query or keyword or category or types or statuses):
-            raise InvalidInput(
-                "search_memory needs at least one of: query (natural language), keyword "
-                "(exact words, typos tolerated), category, types or statuses"
-            )
-        if not 1 <= request.limit <= MAX_LIMIT:
-            raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
-        at = time_slice(request.as_of, request.known_at, self._clock)
-        where = MemoryFilter(target.space.id, category, request.include_inactive, types,
-                             statuses, at)
+        query, keyword, where = self._checked(target.space.id, request)
 
         def read_profile() -> Callable[[], Profile]:
             return beside(self._store, lambda: self._profiles.profile(target.space))
@@ -209,11 +144,36 @@ class SearchService:
             ranked = [h for h in ranked if provenance_of(h.memory).kind in kinds]
         if self._quarantines(target.space.id):
             ranked = [h for h in ranked if not h.memory.suspicious]
-        hits = ranked[: request.limit]
+        return self._answer(target.space, request, where.at, ranked[: request.limit],
+                            mode, path, profile)
+
+    def _checked(self, space_id: str, request: SearchRequest
+                 ) -> tuple[str | None, str | None, MemoryFilter]:
+        """The query, the keyword and the filter the request asks for, or InvalidInput."""
+        query = self._text(request.query, "query")
+        keyword = self._text(request.keyword, "keyword")
+        category = " ".join((request.category or "").split()).lower() or None
+        types, statuses = types_of(request.types), statuses_of(request.statuses)
+        if not (query or keyword or category or types or statuses):
+            raise InvalidInput(
+                "search_memory needs at least one of: query (natural language), keyword "
+                "(exact words, typos tolerated), category, types or statuses"
+            )
+        if not 1 <= request.limit <= MAX_LIMIT:
+            raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
+        at = time_slice(request.as_of, request.known_at, self._clock)
+        return query, keyword, MemoryFilter(space_id, category, request.include_inactive, types,
+                                            statuses, at)
+
+    def _answer(self, space: Space, request: SearchRequest, at: TimeSlice | None,
+                hits: list[Ranked], mode: str, path: str,
+                profile: Callable[[], Profile] | None) -> SearchResult:
+        """The hits with their neighbourhoods and documents' titles, and why nothing matched;
+        the profile, read beside them, is waited for last."""
         related = self._store.neighbours(
-            target.space.id, [h.memory.id for h in hits], hops=2, per_origin=RELATED_PER_HIT
+            space.id, [h.memory.id for h in hits], hops=2, per_origin=RELATED_PER_HIT
         )
-        titles = document_titles(self._store, target.space.id,
+        titles = document_titles(self._store, space.id,
                                  [h.memory for h in hits] + [n.memory for n in related])
         by_origin: dict[str, list[Neighbour]] = {}
         for n in related:
@@ -222,12 +182,11 @@ class SearchService:
         shown = profile() if profile is not None else None
         message = None
         if not hits:
-            stats = shown.stats if shown is not None else self._store.space_stats(target.space.id)
+            stats = shown.stats if shown is not None else self._store.space_stats(space.id)
             if not stats.active_memories:
-                message = (f"no memories in {target.space.slug} yet: save what you learn with "
-                           "add_memory")
+                message = f"no memories in {space.slug} yet: save what you learn with add_memory"
         return SearchResult(
-            space=target.space.slug,
+            space=space.slug,
             mode=mode,
             hits=tuple(SearchHit(h.memory, h.score, tuple(h.matched_by),
                                  tuple(by_origin.get(h.memory.id, ()))) for h in hits),

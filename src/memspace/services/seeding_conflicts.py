@@ -72,7 +72,7 @@ class ConflictSeeds:
                 new.id, old.id, RelationType.UPDATES, at, who.actor, plan.reason)], at=at))
         elif plan.kind == "write_conflict":
             proposed = replace(
-                self._memories._new_memory(space_id, plan.content or "", old.category,
+                self._memories.new_memory(space_id, plan.content or "", old.category,
                                            who.actor),
                 type=MemoryType(plan.type or old.type.value))
             self._recorder.refused(space_id, old, proposed, self._similarity(proposed, old))

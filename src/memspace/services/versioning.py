@@ -6,28 +6,44 @@ verdict itself is services/restatement.py's; here it is written."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Protocol
 
+from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
 from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Space
-from memspace.domain.ports import WriteBatch
-from memspace.services.access import Principal
+from memspace.domain.ports import Clock, MemoryReadStore, MemoryWriteStore, WriteBatch
+from memspace.services.access import AccessService, Principal
 from memspace.services.add_types import AddRequest, AddResult, Clash
 from memspace.services.clock import new_id
-from memspace.services.memory_rules import MemoryCore
+from memspace.services.conflict_records import ConflictRecorder
+from memspace.services.memory_parts import CloseMemories
+from memspace.services.memory_rules import category_of, type_of
 from memspace.services.restatement import NEIGHBOURS, judge
 
 RESTATED = "restated: the same claim, said more fully"
 REPLACED = "replaces it (supersedes)"
 
 
-class VersionedAdds(MemoryCore):
-    """Steps of a flat add that version or refuse it; `memory` is the new memory, embedded."""
+class VersioningPorts(MemoryReadStore, MemoryWriteStore, Protocol):
+    """The store roles that versioning an add or renaming a category call."""
 
-    def _judged(self, space: Space, request: AddRequest, memory: Memory) -> AddResult | None:
+
+class VersionedAdds:
+    """Steps of a flat add that version or refuse it; `memory` is the new memory, embedded.
+    A refused contradiction is left for the conflict queue (`conflicts`, when there is one)."""
+
+    def __init__(self, store: VersioningPorts, embedder: Embedder, close: CloseMemories,
+                 conflicts: ConflictRecorder | None = None) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._close = close
+        self._conflicts = conflicts
+
+    def judged(self, space: Space, request: AddRequest, memory: Memory) -> AddResult | None:
         """`updated` or `conflict` when a close memory calls for it; None: add it as new."""
         if memory.embedding is None:
             return None
-        near = self._close_memories(space.id, memory.embedding, NEIGHBOURS)
+        near = self._close.nearest(space.id, memory.embedding, NEIGHBOURS)
         verdict = judge(memory.content, memory.type, near,
                         self._embedder.calibration.update_floor, request.force)
         if verdict.memory is None:
@@ -39,14 +55,14 @@ class VersionedAdds(MemoryCore):
                 verdict.memory, verdict.similarity, memory.content, memory.type.value,
                 request.category))
         old = verdict.memory
-        given = self._type(request.memory_type)
+        given = type_of(request.memory_type)
         new = replace(memory, version=old.version + 1, type=given or old.type,
                       importance=(memory.importance if request.importance is not None
                                   else old.importance),
                       canonical=memory.canonical or old.canonical)
         return self._replacing(space, new, [old], RESTATED, "updated")
 
-    def _add_superseding(self, space: Space, request: AddRequest, memory: Memory) -> AddResult:
+    def superseding(self, space: Space, request: AddRequest, memory: Memory) -> AddResult:
         """`supersedes: [ids]`: the new memory UPDATES each, which become superseded."""
         olds: list[Memory] = []
         for memory_id in dict.fromkeys(i.strip() for i in request.supersedes):
@@ -81,14 +97,21 @@ class VersionedAdds(MemoryCore):
 MAX_RENAMED = 2_000
 
 
-class CategoryRenames(MemoryCore):
+class CategoryRenames:
     """rename_category: every current memory of a category gets its next version under the new
     name, in one write (the old versions superseded, kept as history)."""
+
+    def __init__(self, store: VersioningPorts, embedder: Embedder, access: AccessService,
+                 clock: Clock) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._access = access
+        self._clock = clock
 
     def rename_category(self, principal: Principal, space: str | None, old: str | None,
                         new: str | None) -> tuple[str, list[Memory]]:
         target = self._access.resolve(principal, space, write=True)
-        before, after = self._category(old), self._category(new)
+        before, after = category_of(old), category_of(new)
         if not (old or "").strip() or not (new or "").strip():
             raise InvalidInput("pass the category to rename as `old` and its new name as `new`")
         if before == after:

@@ -1,5 +1,7 @@
 """What a backend's role table names (stores/roles.py finds the table of a store): the class,
-or builder, of each role beside the graph store, called with the backend's store."""
+or builder, of each role beside the graph store, called with the store's kit (what the store
+shares with its roles: the connection, space locks, vector cache; `stores/*/kit.py`); the
+cache, which loads spaces through the store's reads, with the store itself."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from memspace.domain.security import SecurityStore
 
 @dataclass(frozen=True)
 class StoreRoles:
-    """Each role's class (or builder), called with the backend's store."""
+    """Each role's class (or builder), called with the backend's kit (`store.kit`)."""
 
     oauth: Callable[[Any], OAuthStore]  # OAuth records (domain/oauth.py)
     note_jobs: Callable[[Any], NoteJobStore]  # notes saved without waiting
@@ -33,5 +35,6 @@ class StoreRoles:
     space_settings: Callable[[Any], SpaceTextStore]  # a space's description and instructions
     conflicts: Callable[[Any], ConflictStore]  # the conflict queue's records (docs/conflicts.md)
     cold: Callable[[Any], ColdSearch]  # search of a space not held in memory (docs/scaling.md)
-    # The store's in-process cache of vectors and terms (docs/scaling.md) under a byte budget.
+    # The store's in-process cache of vectors and terms (docs/scaling.md) under a byte budget,
+    # called with the store (it reads a space's vectors through it) and the budget.
     cache: Callable[[Any, int], SpaceCache]

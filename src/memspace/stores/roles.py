@@ -1,6 +1,7 @@
 """The role objects of a backend beside its graph store: one table per backend
 (`stores/sqlite/roles.py`, `stores/neo4j/roles.py`) names the class that plays each role, and
-each is built over the backend's store (its connection, space locks and vector cache).
+each is built over the store's kit (`store.kit`, stores/*/kit.py: its connection, space locks
+and vector cache), never over the store's private attributes.
 `bootstrap.py` builds the roles a service asks for from the table of the store it was given;
 the store names its backend (`GraphStore.backend`), so nothing picks an adapter by type."""
 
@@ -34,3 +35,11 @@ def roles_of(store: GraphStore) -> StoreRoles:
     if table is None:
         raise TypeError(f"no role table for the {store.backend!r} backend (stores/roles.py)")
     return table()
+
+
+def kit_of(store: GraphStore) -> object:
+    """What the store's roles are built over (its `kit`, stores/*/kit.py)."""
+    kit: object | None = getattr(store, "kit", None)
+    if kit is None:
+        raise TypeError(f"the {store.backend!r} store has no kit for its roles (stores/roles.py)")
+    return kit

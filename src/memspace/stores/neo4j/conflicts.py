@@ -18,7 +18,7 @@ from memspace.domain.errors import NotFound, StaleVersion
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.cypher import conflicts as cypher
 from memspace.stores.neo4j.cypher.memories import BEGIN_SPACE_WRITE
-from memspace.stores.neo4j.store import Neo4jStore
+from memspace.stores.neo4j.kit import Neo4jKit
 
 
 def _conflict(c: dict[str, Any]) -> RecordedConflict:
@@ -37,9 +37,9 @@ def _fields(conflict: RecordedConflict) -> dict[str, Any]:
 class Neo4jConflicts:
     """The conflict queue's records in the graph's database, through its connection."""
 
-    def __init__(self, store: Neo4jStore) -> None:
-        self._db = store._db
-        self._turn = store._space_turn
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
+        self._turn = kit.turn
 
     def record(self, conflict: RecordedConflict) -> bool:
         rows = self._db.write_one(cypher.RECORD, **_fields(conflict), by=conflict.by,

@@ -11,6 +11,7 @@ from memspace.domain.models import ApiKey, Space
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection, Row
 from memspace.stores.neo4j.cypher import directory as cypher
+from memspace.stores.neo4j.kit import Neo4jKit
 
 
 def store_info(db: Neo4jConnection, key: str) -> str | None:
@@ -88,3 +89,40 @@ def revoke_key(db: Neo4jConnection, key_id: str, at: datetime) -> None:
 
 def set_active_space(db: Neo4jConnection, key_id: str, space_id: str | None) -> None:
     db.write(lambda tx: tx.run(cypher.SET_ACTIVE_SPACE, id=key_id, space=space_id).consume())
+
+
+class Neo4jDirectory:
+    """The SpaceStore and KeyStore role over the store's kit (neo4j/kit.py)."""
+
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
+
+    def create_space(self, space: Space) -> None:
+        create_space(self._db, space)
+
+    def get_space(self, space_id: str) -> Space | None:
+        return space(self._db, space_id)
+
+    def get_space_by_slug(self, slug: str) -> Space | None:
+        return space_by_slug(self._db, slug)
+
+    def list_spaces(self) -> list[Space]:
+        return spaces(self._db)
+
+    def create_key(self, key: ApiKey) -> None:
+        create_key(self._db, key)
+
+    def get_key(self, key_id: str) -> ApiKey | None:
+        return key(self._db, key_id)
+
+    def get_key_by_hash(self, sha256: str) -> ApiKey | None:
+        return key_by_hash(self._db, sha256)
+
+    def list_keys(self) -> list[ApiKey]:
+        return keys(self._db)
+
+    def revoke_key(self, key_id: str, at: datetime) -> None:
+        revoke_key(self._db, key_id, at)
+
+    def set_active_space(self, key_id: str, space_id: str | None) -> None:
+        set_active_space(self._db, key_id, space_id)

@@ -15,6 +15,7 @@ from memspace.domain.ports import PageAfter
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import documents as cypher
+from memspace.stores.neo4j.kit import Neo4jKit
 
 
 def insert(db: Neo4jConnection, document: Document) -> None:
@@ -75,3 +76,47 @@ def claim(db: Neo4jConnection, space_id: str, document_id: str, owner: str, now:
 def release(db: Neo4jConnection, space_id: str, document_id: str, owner: str) -> None:
     db.write(lambda tx: tx.run(cypher.RELEASE_DOCUMENT, id=document_id, space=space_id,
                                owner=owner).consume())
+
+
+class Neo4jDocuments:
+    """The DocumentStore role over the store's kit (neo4j/kit.py)."""
+
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
+
+    def add_document(self, document: Document) -> None:
+        insert(self._db, document)
+
+    def get_document(self, space_id: str, document_id: str) -> Document | None:
+        return get(self._db, space_id, document_id)
+
+    def list_documents(
+        self, space_id: str, limit: int, after: PageAfter | None = None
+    ) -> list[Document]:
+        return listing(self._db, space_id, limit, after)
+
+    def update_document(
+        self,
+        space_id: str,
+        document_id: str,
+        status: DocumentStatus,
+        error: str | None = None,
+        chunks_total: int | None = None,
+        chunks_done: int | None = None,
+        uploaded_by_key: str | None = None,
+    ) -> Document:
+        return update(self._db, space_id, document_id, status, error, chunks_total,
+                      chunks_done, uploaded_by_key)
+
+    def find_document_by_sha256(self, space_id: str, sha256: str) -> Document | None:
+        return by_sha256(self._db, space_id, sha256)
+
+    def documents_with_status(self, statuses: Sequence[DocumentStatus]) -> list[Document]:
+        return with_status(self._db, statuses)
+
+    def claim_document(self, space_id: str, document_id: str, owner: str, now: datetime,
+                       until: datetime) -> Document | None:
+        return claim(self._db, space_id, document_id, owner, now, until)
+
+    def release_document(self, space_id: str, document_id: str, owner: str) -> None:
+        release(self._db, space_id, document_id, owner)

@@ -11,14 +11,14 @@ from memspace.domain.models import Memory
 from memspace.domain.ports import Checked, PageAfter
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.cypher import repos as cypher
+from memspace.stores.neo4j.kit import Neo4jKit
 from memspace.stores.neo4j.repos import SCHEMA
 from memspace.stores.neo4j.schema import ensure_schema
-from memspace.stores.neo4j.store import Neo4jStore
 
 
 class Neo4jEvidence:
-    def __init__(self, store: Neo4jStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
         self._db.retrying(lambda: ensure_schema(self._db.driver, self._db.database, SCHEMA))
 
     def evidence_policy(self, space_id: str) -> str:

@@ -12,6 +12,7 @@ from memspace.domain.ports import PageAfter
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import handoffs as cypher
+from memspace.stores.neo4j.kit import Neo4jKit
 
 
 def insert(db: Neo4jConnection, handoff: Handoff) -> None:
@@ -46,3 +47,21 @@ def _handoffs(db: Neo4jConnection, space_id: str, limit: int, after: PageAfter |
         params |= {"at": rec.utc(after.created_at), "id": after.id}
     query = cypher.handoffs(agent is not None, topic is not None, after is not None)
     return [rec.handoff_from(r["handoff"]) for r in db.read(query, **params)]
+
+
+class Neo4jHandoffs:
+    """The HandoffStore role over the store's kit (neo4j/kit.py)."""
+
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
+
+    def add_handoff(self, handoff: Handoff) -> None:
+        insert(self._db, handoff)
+
+    def latest_handoff(self, space_id: str, agent: str | None = None,
+                       topic: str | None = None) -> Handoff | None:
+        return latest(self._db, space_id, agent, topic)
+
+    def list_handoffs(self, space_id: str, limit: int, after: PageAfter | None = None,
+                      agent: str | None = None) -> list[Handoff]:
+        return page(self._db, space_id, limit, after, agent)

@@ -13,11 +13,12 @@ from memspace.domain.models import Usage
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import ledger as cypher
+from memspace.stores.neo4j.kit import Neo4jKit
 
 
 def record_usage(db: Neo4jConnection, turn: Callable[[str], AbstractContextManager[None]],
                  space_id: str, usage: Usage) -> None:
-    """Inside the space's turn (`turn`: Neo4jStore._space_turn), as it locks the Space node."""
+    """Inside the space's turn (`turn`: the kit's SpaceTurns, kit.py), as it locks the Space node."""
     def work(tx: Transaction) -> None:
         found = tx.run(cypher.RECORD_USAGE, space=space_id, calls=usage.llm_calls,
                        prompt=usage.prompt_tokens, completion=usage.completion_tokens).single(strict=True)
@@ -59,3 +60,26 @@ def complete(db: Neo4jConnection, space_id: str, scope: str, key: str, result: s
 def release(db: Neo4jConnection, space_id: str, scope: str, key: str) -> None:
     db.write(lambda tx: tx.run(cypher.RELEASE_IDEMPOTENCY, space=space_id, scope=scope,
                                key=key).consume())
+
+
+class Neo4jLedger:
+    """The LedgerStore role over the store's kit (neo4j/kit.py)."""
+
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
+        self._turn = kit.turn
+
+    def record_usage(self, space_id: str, usage: Usage) -> None:
+        record_usage(self._db, self._turn, space_id, usage)
+
+    def usage_totals(self, space_id: str) -> Usage:
+        return usage_totals(self._db, space_id)
+
+    def claim_idempotency(self, space_id: str, scope: str, key: str, at: datetime) -> str | None:
+        return claim(self._db, space_id, scope, key, at)
+
+    def complete_idempotency(self, space_id: str, scope: str, key: str, result: str) -> None:
+        complete(self._db, space_id, scope, key, result)
+
+    def release_idempotency(self, space_id: str, scope: str, key: str) -> None:
+        release(self._db, space_id, scope, key)

@@ -13,15 +13,15 @@ from memspace.domain.models import Memory
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.cypher import lifecycle as cypher
 from memspace.stores.neo4j.cypher.memories import BEGIN_SPACE_WRITE
-from memspace.stores.neo4j.store import Neo4jStore
+from memspace.stores.neo4j.kit import Neo4jKit
 
 
 class Neo4jLifecycle:
     """Status changes in the graph's database, through the graph store's connection."""
 
-    def __init__(self, store: Neo4jStore) -> None:
-        self._db = store._db
-        self._turn = store._space_turn
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
+        self._turn = kit.turn
 
     def mark(self, space_id: str, memory_id: str, status: MemoryStatus, reason: str, by: str,
              at: datetime, expected_version: int | None = None) -> Memory:

@@ -1,9 +1,10 @@
 """Memories in the Neo4j store: the atomic write batch, the group commit of plain adds,
 forgetting, and the reads by id, content, writer, page and change (the MemoryWriteStore and
-MemoryReadStore roles).
+MemoryReadStore roles). What an older version stored is brought up to date at start-up by
+memory_backfill.py.
 
-Writes take the space's turn (`turn`: Neo4jStore._space_turn) and, inside it, tell the vector
-cache what they wrote, so the cache sees a space's writes in order."""
+Writes take the space's turn (`turn`: the kit's SpaceTurns, kit.py) and, inside it, tell the
+vector cache what they wrote, so the cache sees a space's writes in order."""
 
 from __future__ import annotations
 
@@ -19,9 +20,8 @@ from memspace.domain.bitemporal import valid_from_of
 from memspace.domain.errors import Conflict, DuplicateContent, NotFound
 from memspace.domain.models import Memory, MemoryFilter, RelationType
 from memspace.domain.ports import Change, ChangeAfter, PageAfter, WriteBatch
-from memspace.domain.text import index_terms
 from memspace.stores.neo4j import records as rec
-from memspace.stores.neo4j.connection import Neo4jConnection, Row
+from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import memories as cypher
 from memspace.stores.neo4j.cypher.fields import memory_filter
 from memspace.stores.neo4j.vector_index import IndexFeed
@@ -35,47 +35,6 @@ from memspace.stores.vector_cache import VectorCache
 INDEX_IN_THE_WRITE = 64
 
 Turn = Callable[[str], AbstractContextManager[None]]
-
-
-def backfill_terms(db: Neo4jConnection, batch: int = 2_000) -> None:
-    """Give memories stored before index terms existed their terms (from their content)."""
-    while True:
-        rows = db.read(cypher.MEMORIES_WITHOUT_TERMS, limit=batch)
-        if not rows:
-            return
-        filled = [{"id": r["id"], "terms": index_terms(r["content"])} for r in rows]
-
-        def fill(tx: Transaction, rows: list[dict[str, str]] = filled) -> None:
-            tx.run(cypher.SET_TERMS, rows=rows).consume()
-
-        db.write(fill)
-
-
-def backfill_follows(db: Neo4jConnection, batch: int = 2_000) -> int:
-    """Give turns stored before `follows` existed the turn they continue, the way
-    services/conversation.py found their context: the writer's latest memory before them,
-    kept only if its content is that context (as SQLite's migration 11 does). Runs once: the
-    property key is made known at the end, so an interrupted run is redone at the next start.
-    Returns how many were linked."""
-    if db.read(cypher.HAS_FOLLOWS_KEY)[0]["n"]:
-        return 0
-    links: list[dict[str, str]] = []
-    before: Row | None = None
-    for row in db.read(cypher.TURNS_IN_ORDER):
-        context = row["context"]
-        if (context and before is not None
-                and (before["space"], before["writer"]) == (row["space"], row["writer"])
-                and (before["content"] == context or context.startswith("…"))):
-            links.append({"id": row["id"], "follows": before["id"]})
-        before = row
-    for start in range(0, len(links), batch):
-
-        def fill(tx: Transaction, rows: list[dict[str, str]] = links[start:start + batch]) -> None:
-            tx.run(cypher.SET_FOLLOWS, rows=rows).consume()
-
-        db.write(fill)
-    db.write(lambda tx: tx.run(cypher.REGISTER_FOLLOWS_KEY).consume())
-    return len(links)
 
 
 def groupable(batch: WriteBatch) -> bool:
@@ -102,9 +61,6 @@ def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed
     if len(set(hashes)) != len(hashes):
         raise Conflict("the batch holds the same content twice; write it once")
 
-    def count(tx: Transaction, query: str, ids: list[str]) -> int:
-        return cast(int, tx.run(query, ids=ids, space=space).single(strict=True)["found"])
-
     committed: dict[str, int] = {}
 
     def work(tx: Transaction) -> None:
@@ -115,42 +71,9 @@ def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed
         for offset, row in enumerate(rows, start=1):
             row["props"]["seq"] = begun["base"] + offset
             row["props"]["changed"] = begun["version"]
-        if olds:
-            tx.run(cypher.LOCK_MEMORIES, ids=olds, space=space).consume()
-            if count(tx, cypher.COUNT_ACTIVE, olds) != len(olds):
-                raise Conflict(
-                    "a memory to supersede is no longer active (another change replaced or "
-                    "forgot it); search again and correct the current version"
-                )
-        if hashes:
-            taken = tx.run(cypher.ACTIVE_WITH_HASHES, hashes=hashes, space=space, skip=olds)
-            repeats = {r["hash"]: r["id"] for r in taken}
-            if repeats:
-                raise DuplicateContent(repeats)
-        if documents and count(tx, cypher.COUNT_DOCUMENTS, documents) != len(documents):
-            raise NotFound("a memory names a document that is not in this space")
+        _check_batch(tx, space, olds, hashes, documents)
         tx.run(cypher.CREATE_MEMORIES, props=[row["props"] for row in rows]).consume()
-        if ends and count(tx, cypher.COUNT_MEMORIES, ends) != len(ends):
-            raise NotFound("a relation points at a memory that is not in this space")
-        if documents:
-            links = [{"document": m.document_id, "memory": m.id}
-                     for m in batch.memories if m.document_id]
-            tx.run(cypher.LINK_DOCUMENTS, rows=links, space=space).consume()
-        for kind in RelationType:
-            edges = [rec.relation_props(r) for r in batch.relations if r.type is kind]
-            if edges:
-                tx.run(cypher.create_relations(kind.value), rows=edges, space=space).consume()
-        if olds:
-            starts = {m.id: rec.utc(valid_from_of(m)) for m in batch.memories}
-            sup = [{"old": old, "new": batch.supersede[old],
-                    "validTo": starts.get(batch.supersede[old], at)} for old in olds]
-            tx.run(cypher.SUPERSEDE, rows=sup, space=space, at=at,
-                   version=begun["version"]).consume()
-        if batch.source is not None:
-            advanced = tx.run(cypher.ADVANCE_DOCUMENT, document=batch.source.document_id,
-                              space=space, done=batch.source.chunk + 1).single(strict=True)
-            if advanced["found"] == 0:
-                raise NotFound(f"no document '{batch.source.document_id}' in this space")
+        _link_batch(tx, batch, at, olds, ends, documents, begun["version"])
 
     with turn(space):
         db.write(work, conflict="a memory with one of these ids already exists")
@@ -160,6 +83,58 @@ def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed
                 list(zip(rows, batch.memories, strict=True))))
     feed.add((m.id, row["embedding"]) for row, m in zip(rows, batch.memories, strict=True))
     return version
+
+
+def _count(tx: Transaction, query: str, ids: list[str], space: str) -> int:
+    return cast(int, tx.run(query, ids=ids, space=space).single(strict=True)["found"])
+
+
+def _check_batch(tx: Transaction, space: str, olds: list[str], hashes: list[str],
+                 documents: list[str]) -> None:
+    """Inside a batch's transaction, before its memories are created: what it supersedes is
+    locked and still active, no active memory holds its content, and the documents it names
+    are in the space."""
+    if olds:
+        tx.run(cypher.LOCK_MEMORIES, ids=olds, space=space).consume()
+        if _count(tx, cypher.COUNT_ACTIVE, olds, space) != len(olds):
+            raise Conflict(
+                "a memory to supersede is no longer active (another change replaced or "
+                "forgot it); search again and correct the current version"
+            )
+    if hashes:
+        taken = tx.run(cypher.ACTIVE_WITH_HASHES, hashes=hashes, space=space, skip=olds)
+        repeats = {r["hash"]: r["id"] for r in taken}
+        if repeats:
+            raise DuplicateContent(repeats)
+    if documents and _count(tx, cypher.COUNT_DOCUMENTS, documents, space) != len(documents):
+        raise NotFound("a memory names a document that is not in this space")
+
+
+def _link_batch(tx: Transaction, batch: WriteBatch, at: datetime | None, olds: list[str],
+                ends: list[str], documents: list[str], version: int) -> None:
+    """Inside a batch's transaction, once its memories are created: their documents'
+    links, its relations, the supersedes and the document's progress."""
+    space = batch.space_id
+    if ends and _count(tx, cypher.COUNT_MEMORIES, ends, space) != len(ends):
+        raise NotFound("a relation points at a memory that is not in this space")
+    if documents:
+        links = [{"document": m.document_id, "memory": m.id}
+                 for m in batch.memories if m.document_id]
+        tx.run(cypher.LINK_DOCUMENTS, rows=links, space=space).consume()
+    for kind in RelationType:
+        edges = [rec.relation_props(r) for r in batch.relations if r.type is kind]
+        if edges:
+            tx.run(cypher.create_relations(kind.value), rows=edges, space=space).consume()
+    if olds:
+        starts = {m.id: rec.utc(valid_from_of(m)) for m in batch.memories}
+        sup = [{"old": old, "new": batch.supersede[old],
+                "validTo": starts.get(batch.supersede[old], at)} for old in olds]
+        tx.run(cypher.SUPERSEDE, rows=sup, space=space, at=at, version=version).consume()
+    if batch.source is not None:
+        advanced = tx.run(cypher.ADVANCE_DOCUMENT, document=batch.source.document_id,
+                          space=space, done=batch.source.chunk + 1).single(strict=True)
+        if advanced["found"] == 0:
+            raise NotFound(f"no document '{batch.source.document_id}' in this space")
 
 
 def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed,

@@ -8,9 +8,9 @@ from typing import Any
 
 from memspace.domain.notes import NoteJob, NoteState
 from memspace.stores.neo4j.cypher import note_jobs as cypher
+from memspace.stores.neo4j.kit import Neo4jKit
 from memspace.stores.neo4j.records import utc
 from memspace.stores.neo4j.schema import SchemaPart, ensure_schema
-from memspace.stores.neo4j.store import Neo4jStore
 
 
 def _job(p: dict[str, Any]) -> NoteJob:
@@ -27,8 +27,8 @@ SCHEMA = SchemaPart(cypher.NOTE_JOB_SCHEMA, ("NoteJob",), cypher.NOTE_JOB_PROPER
 class Neo4jNoteJobs:
     """Note jobs in the graph's database, through the graph store's connection."""
 
-    def __init__(self, store: Neo4jStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
         self._db.retrying(lambda: ensure_schema(self._db.driver, self._db.database, SCHEMA))
 
     def add_note_job(self, job: NoteJob) -> None:

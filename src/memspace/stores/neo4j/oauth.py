@@ -12,9 +12,9 @@ from neo4j import Transaction
 from memspace.domain.models import Access
 from memspace.domain.oauth import FamilyToken, LoginLink, OAuthClient, TokenFamily, TokenKind
 from memspace.stores.neo4j.cypher import oauth as cypher
+from memspace.stores.neo4j.kit import Neo4jKit
 from memspace.stores.neo4j.records import utc
 from memspace.stores.neo4j.schema import SchemaPart, ensure_schema
-from memspace.stores.neo4j.store import Neo4jStore
 
 Props = dict[str, Any]
 
@@ -54,8 +54,8 @@ SCHEMA = SchemaPart(cypher.OAUTH_SCHEMA, cypher.OAUTH_LABELS, cypher.OAUTH_PROPE
 class Neo4jOAuthStore:
     """OAuth records in the graph's database, through the graph store's connection."""
 
-    def __init__(self, store: Neo4jStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
         self._db.retrying(lambda: ensure_schema(self._db.driver, self._db.database, SCHEMA))
 
     def save_client(self, client: OAuthClient) -> None:

@@ -10,6 +10,7 @@ from memspace.domain.models import Neighbour, Relation, RelationType
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import relations as cypher
+from memspace.stores.neo4j.kit import Neo4jKit
 
 
 def of_memory(db: Neo4jConnection, space_id: str, memory_id: str) -> list[Relation]:
@@ -41,3 +42,25 @@ def neighbours(db: Neo4jConnection, space_id: str, memory_ids: Sequence[str], ho
                   r["direction"])
         for r in rows
     ]
+
+
+class Neo4jRelations:
+    """The RelationStore role over the store's kit (neo4j/kit.py)."""
+
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
+
+    def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
+        return of_memory(self._db, space_id, memory_id)
+
+    def open_conflicts(self, space_id: str, limit: int) -> list[Relation]:
+        return open_conflicts(self._db, space_id, limit)
+
+    def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
+        return among(self._db, space_id, memory_ids)
+
+    def neighbours(
+        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
+    ) -> list[Neighbour]:
+        return neighbours(self._db, space_id, memory_ids, hops, per_origin)
+

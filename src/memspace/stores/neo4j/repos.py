@@ -10,8 +10,8 @@ from typing import Any
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.errors import Conflict
 from memspace.stores.neo4j.cypher import repos as cypher
+from memspace.stores.neo4j.kit import Neo4jKit
 from memspace.stores.neo4j.schema import SchemaPart, ensure_schema
-from memspace.stores.neo4j.store import Neo4jStore
 
 
 def _when(value: str | None) -> datetime | None:
@@ -37,8 +37,8 @@ SCHEMA = SchemaPart(cypher.REPO_SCHEMA, cypher.REPO_LABELS, cypher.REPO_PROPERTY
 class Neo4jRepos:
     """Repositories and the code index in the graph's database, through its connection."""
 
-    def __init__(self, store: Neo4jStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
         self._db.retrying(lambda: ensure_schema(self._db.driver, self._db.database, SCHEMA))
 
     def add_repo(self, repo: Repo) -> None:

@@ -1,10 +1,12 @@
-"""The Neo4j backend's role objects (stores/roles.py), each over the store's connection."""
+"""The Neo4j backend's role objects (stores/roles.py), each over the store's kit
+(kit.py: what the store shares with them), the cache over the store itself."""
 
 from __future__ import annotations
 
 from memspace.stores.neo4j.cold import Neo4jColdSearch
 from memspace.stores.neo4j.conflicts import Neo4jConflicts
 from memspace.stores.neo4j.evidence import Neo4jEvidence
+from memspace.stores.neo4j.kit import Neo4jKit
 from memspace.stores.neo4j.lifecycle import Neo4jLifecycle
 from memspace.stores.neo4j.note_jobs import Neo4jNoteJobs
 from memspace.stores.neo4j.oauth import Neo4jOAuthStore
@@ -16,8 +18,8 @@ from memspace.stores.role_table import StoreRoles
 from memspace.stores.space_cache import CacheRole
 
 
-def _cold(store: Neo4jStore) -> Neo4jColdSearch:
-    return Neo4jColdSearch(store._db)
+def _cold(kit: Neo4jKit) -> Neo4jColdSearch:
+    return Neo4jColdSearch(kit.db)
 
 
 def _cache(store: Neo4jStore, budget_bytes: int) -> CacheRole:

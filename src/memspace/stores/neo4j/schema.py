@@ -93,7 +93,7 @@ STATEMENTS: tuple[str, ...] = (
 
 # Registered up front so that reads on a fresh database, before any node carries one of these,
 # do not draw "property key does not exist" notices (warnings under `python -X dev`). `follows`
-# is registered by memories.backfill_follows, which uses its absence to spot an older store.
+# is registered by memory_backfill.backfill_follows, which uses its absence to spot an older store.
 LABELS = ("Space", "ApiKey", "Memory", "Document", "IdempotencyKey", "Handoff", "StoreInfo",
           "StatusMark")
 RELATIONSHIP_TYPES = ("GRANTS", "UPDATES", "EXTENDS", "DERIVES", "HAS_FACT")

@@ -15,9 +15,9 @@ from memspace.domain.security import (
 )
 from memspace.domain.text import content_hash, index_terms
 from memspace.stores.neo4j.cypher import security as cypher
+from memspace.stores.neo4j.kit import Neo4jKit
 from memspace.stores.neo4j.records import utc
 from memspace.stores.neo4j.schema import SchemaPart, ensure_schema
-from memspace.stores.neo4j.store import Neo4jStore
 
 SCHEMA = SchemaPart(cypher.AUDIT_SCHEMA, ("AuditEntry",), cypher.SECURITY_PROPERTY_KEYS)
 
@@ -28,9 +28,9 @@ def _entry(p: dict[str, Any]) -> AuditEntry:
 
 
 class Neo4jSecurity:
-    def __init__(self, store: Neo4jStore) -> None:
-        self._db = store._db
-        self._vectors = store.vector_cache
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
+        self._vectors = kit.vectors
         self._db.retrying(lambda: ensure_schema(self._db.driver, self._db.database, SCHEMA))
 
     def get_space_policy(self, space_id: str) -> SpacePolicy:

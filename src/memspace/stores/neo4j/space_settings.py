@@ -7,12 +7,12 @@ from memspace.domain.errors import NotFound
 from memspace.domain.models import Space
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.cypher import directory as cypher
-from memspace.stores.neo4j.store import Neo4jStore
+from memspace.stores.neo4j.kit import Neo4jKit
 
 
 class Neo4jSpaceSettings:
-    def __init__(self, store: Neo4jStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: Neo4jKit) -> None:
+        self._db = kit.db
 
     def set_space_text(self, space_id: str, description: str | None,
                        instructions: str | None) -> Space:

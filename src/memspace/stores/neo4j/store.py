@@ -7,14 +7,14 @@ everything else `Unavailable` naming the URI.
 Laid out like stores/sqlite/: the connection (connection.py), the records it reads
 (records.py), the Cypher (cypher/, one module per role), search (search.py), and one module
 per role (directory, memories, relations, ledger, handoffs, documents); this class holds the
-writers' turns, the group commit and the vector cache.
+group commit, and the kit its roles share (kit.py: the connection, the writers' turns, the
+vector cache). The spaces and keys, the ledger, handoffs and documents are role objects
+over that kit whose methods it passes on as its own.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -22,34 +22,30 @@ from pathlib import Path
 import numpy as np
 
 from memspace.domain.models import (
-    ApiKey,
-    Document,
-    DocumentStatus,
-    Handoff,
     HybridHits,
     Memory,
     MemoryFilter,
-    Neighbour,
-    Relation,
     ScoredMemory,
-    Space,
     SpaceStats,
-    Usage,
 )
-from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
+from memspace.domain.ports import Vector, WriteBatch
 from memspace.domain.text import query_terms, words
 from memspace.stores.neo4j import (
     directory,
-    documents,
-    handoffs,
-    ledger,
     memories,
-    relations,
     search,
 )
 from memspace.stores.neo4j.connection import Neo4jConnection
+from memspace.stores.neo4j.directory import Neo4jDirectory
+from memspace.stores.neo4j.documents import Neo4jDocuments
 from memspace.stores.neo4j.group_commit import GroupCommit
+from memspace.stores.neo4j.handoffs import Neo4jHandoffs
+from memspace.stores.neo4j.kit import Neo4jKit
+from memspace.stores.neo4j.ledger import Neo4jLedger
 from memspace.stores.neo4j.lifecycle_backfill import backfill_lifecycle
+from memspace.stores.neo4j.memory_backfill import backfill_follows, backfill_terms
+from memspace.stores.neo4j.memory_reads import Neo4jMemoryReads
+from memspace.stores.neo4j.relations import Neo4jRelations
 from memspace.stores.neo4j.schema import ensure_schema
 from memspace.stores.neo4j.valid_time_backfill import backfill_valid_time
 from memspace.stores.neo4j.vector_index import IndexFeed
@@ -83,20 +79,69 @@ class Neo4jStore:
         (stores/vector_snapshot.py); None reads every space's vectors from Neo4j again."""
         self._db = Neo4jConnection(uri, user, password, database, connect_timeout_s, retry_window_s)
         self._vectors = self.vector_cache = VectorCache(snapshot_dir)  # sizes exported by /metrics
-        self._space_locks: dict[str, threading.Lock] = {}
+        # What the roles beside this store are built over (stores/neo4j/roles.py).
+        self.kit = Neo4jKit(self._db, self._vectors)
+        self._pass_on_roles()
+        self._space_turn = self.kit.turn  # this process's writers of a space take turns
         self._groups: GroupCommit[WriteBatch] = GroupCommit(self._write_group)
         self._counts = SpaceCounts()  # memories and relations per space, by version
-        self._space_locks_guard = threading.Lock()
         try:
             self._db.retrying(lambda: ensure_schema(self._db.driver, database))
-            memories.backfill_terms(self._db)
-            memories.backfill_follows(self._db)
+            backfill_terms(self._db)
+            backfill_follows(self._db)
             backfill_lifecycle(self._db)
             backfill_valid_time(self._db)
         except BaseException:
             self._db.close()
             raise
         self._feed = IndexFeed(self._db)  # the vector index's property, set after each write
+
+    def _pass_on_roles(self) -> None:
+        """The roles the store passes on as they are, each over the kit: their methods become
+        the store's (GraphStore is all of them at once)."""
+        directory_role = Neo4jDirectory(self.kit)
+        self.create_space = directory_role.create_space
+        self.get_space = directory_role.get_space
+        self.get_space_by_slug = directory_role.get_space_by_slug
+        self.list_spaces = directory_role.list_spaces
+        self.create_key = directory_role.create_key
+        self.get_key = directory_role.get_key
+        self.get_key_by_hash = directory_role.get_key_by_hash
+        self.list_keys = directory_role.list_keys
+        self.revoke_key = directory_role.revoke_key
+        self.set_active_space = directory_role.set_active_space
+        reads_role = Neo4jMemoryReads(self.kit)
+        self.get_memory = reads_role.get_memory
+        self.find_active_by_hash = reads_role.find_active_by_hash
+        self.existing_hashes = reads_role.existing_hashes
+        self.latest_by_writer = reads_role.latest_by_writer
+        self.list_memories = reads_role.list_memories
+        self.memories_of_document = reads_role.memories_of_document
+        self.list_changes = reads_role.list_changes
+        relation_role = Neo4jRelations(self.kit)
+        self.relations_of = relation_role.relations_of
+        self.open_conflicts = relation_role.open_conflicts
+        self.relations_among = relation_role.relations_among
+        self.neighbours = relation_role.neighbours
+        document_role = Neo4jDocuments(self.kit)
+        self.add_document = document_role.add_document
+        self.get_document = document_role.get_document
+        self.list_documents = document_role.list_documents
+        self.update_document = document_role.update_document
+        self.find_document_by_sha256 = document_role.find_document_by_sha256
+        self.documents_with_status = document_role.documents_with_status
+        self.claim_document = document_role.claim_document
+        self.release_document = document_role.release_document
+        ledger_role = Neo4jLedger(self.kit)
+        self.record_usage = ledger_role.record_usage
+        self.usage_totals = ledger_role.usage_totals
+        self.claim_idempotency = ledger_role.claim_idempotency
+        self.complete_idempotency = ledger_role.complete_idempotency
+        self.release_idempotency = ledger_role.release_idempotency
+        handoff_role = Neo4jHandoffs(self.kit)
+        self.add_handoff = handoff_role.add_handoff
+        self.latest_handoff = handoff_role.latest_handoff
+        self.list_handoffs = handoff_role.list_handoffs
 
     def ping(self) -> None:
         self._db.ping()
@@ -110,22 +155,6 @@ class Neo4jStore:
     def holds_memories(self) -> bool:
         return directory.holds_memories(self._db)
 
-    @contextmanager
-    def _space_turn(self, space_id: str) -> Iterator[None]:
-        """This process's writers of one space take turns before they reach the server.
-
-        Every write transaction of a space locks its Space node first, so they serialise in
-        Neo4j anyway; but 16 of them queued on that one lock made Neo4j's deadlock detector
-        (Forseti) abort 27 of 320 adds with DeadlockDetected, and one add wait 120 s (the
-        probe of issue 11, tests/load/test_load.py). Queued here, at most one transaction per
-        space and process waits on the server's lock; other servers sharing the database still
-        serialise on the Space node, and a transient error left is retried (connection.py).
-        """
-        with self._space_locks_guard:
-            lock = self._space_locks.setdefault(space_id, threading.Lock())
-        with lock:
-            yield
-
     def close(self) -> None:
         self._feed.close()
         self._db.close()
@@ -137,18 +166,6 @@ class Neo4jStore:
 
     # -- spaces and keys ----------------------------------------------------------------------
 
-    def create_space(self, space: Space) -> None:
-        directory.create_space(self._db, space)
-
-    def get_space(self, space_id: str) -> Space | None:
-        return directory.space(self._db, space_id)
-
-    def get_space_by_slug(self, slug: str) -> Space | None:
-        return directory.space_by_slug(self._db, slug)
-
-    def list_spaces(self) -> list[Space]:
-        return directory.spaces(self._db)
-
     def space_stats(self, space_id: str) -> SpaceStats:
         known = self._counts.get(space_id)
         row = directory.stats(self._db, space_id, known.version if known is not None else -1)
@@ -158,24 +175,6 @@ class Neo4jStore:
                            int(row["version"]))
         self._counts.keep(space_id, stats)
         return stats
-
-    def create_key(self, key: ApiKey) -> None:
-        directory.create_key(self._db, key)
-
-    def get_key(self, key_id: str) -> ApiKey | None:
-        return directory.key(self._db, key_id)
-
-    def get_key_by_hash(self, sha256: str) -> ApiKey | None:
-        return directory.key_by_hash(self._db, sha256)
-
-    def list_keys(self) -> list[ApiKey]:
-        return directory.keys(self._db)
-
-    def revoke_key(self, key_id: str, at: datetime) -> None:
-        directory.revoke_key(self._db, key_id, at)
-
-    def set_active_space(self, key_id: str, space_id: str | None) -> None:
-        directory.set_active_space(self._db, key_id, space_id)
 
     # -- memories -----------------------------------------------------------------------------
 
@@ -195,46 +194,6 @@ class Neo4jStore:
 
     def forget(self, space_id: str, memory_id: str, reason: str, by: str, at: datetime) -> Memory:
         return memories.forget(self._db, self._space_turn, space_id, memory_id, reason, by, at)
-
-    def get_memory(self, space_id: str, memory_id: str) -> Memory | None:
-        return memories.one(self._db, space_id, memory_id)
-
-    def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None:
-        return memories.active_by_hash(self._db, space_id, content_hash)
-
-    def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
-        return memories.existing_hashes(self._db, space_id, hashes)
-
-    def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
-        return memories.latest_by_writer(self._db, space_id, created_by, since)
-
-    def list_memories(
-        self, where: MemoryFilter, limit: int, after: PageAfter | None = None
-    ) -> list[Memory]:
-        return memories.page(self._db, where, limit, after)
-
-    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
-        return memories.of_document(self._db, space_id, document_id, limit)
-
-    def list_changes(
-        self, where: MemoryFilter, limit: int, after: ChangeAfter | None = None,
-        since: datetime | None = None,
-    ) -> list[Change]:
-        return memories.changes(self._db, where, limit, after, since)
-
-    def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
-        return relations.of_memory(self._db, space_id, memory_id)
-
-    def open_conflicts(self, space_id: str, limit: int) -> list[Relation]:
-        return relations.open_conflicts(self._db, space_id, limit)
-
-    def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
-        return relations.among(self._db, space_id, memory_ids)
-
-    def neighbours(
-        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
-    ) -> list[Neighbour]:
-        return relations.neighbours(self._db, space_id, memory_ids, hops, per_origin)
 
     # -- search -------------------------------------------------------------------------------
 
@@ -310,70 +269,3 @@ class Neo4jStore:
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
         return search.inactive_seqs(self._db, space_id, upto_seq)
-
-    # -- usage and idempotency ----------------------------------------------------------------
-
-    def record_usage(self, space_id: str, usage: Usage) -> None:
-        ledger.record_usage(self._db, self._space_turn, space_id, usage)
-
-    def usage_totals(self, space_id: str) -> Usage:
-        return ledger.usage_totals(self._db, space_id)
-
-    def claim_idempotency(self, space_id: str, scope: str, key: str, at: datetime) -> str | None:
-        return ledger.claim(self._db, space_id, scope, key, at)
-
-    def complete_idempotency(self, space_id: str, scope: str, key: str, result: str) -> None:
-        ledger.complete(self._db, space_id, scope, key, result)
-
-    def release_idempotency(self, space_id: str, scope: str, key: str) -> None:
-        ledger.release(self._db, space_id, scope, key)
-
-    # -- handoffs and documents ---------------------------------------------------------------
-
-    def add_handoff(self, handoff: Handoff) -> None:
-        handoffs.insert(self._db, handoff)
-
-    def latest_handoff(self, space_id: str, agent: str | None = None,
-                       topic: str | None = None) -> Handoff | None:
-        return handoffs.latest(self._db, space_id, agent, topic)
-
-    def list_handoffs(self, space_id: str, limit: int, after: PageAfter | None = None,
-                      agent: str | None = None) -> list[Handoff]:
-        return handoffs.page(self._db, space_id, limit, after, agent)
-
-    def add_document(self, document: Document) -> None:
-        documents.insert(self._db, document)
-
-    def get_document(self, space_id: str, document_id: str) -> Document | None:
-        return documents.get(self._db, space_id, document_id)
-
-    def list_documents(
-        self, space_id: str, limit: int, after: PageAfter | None = None
-    ) -> list[Document]:
-        return documents.listing(self._db, space_id, limit, after)
-
-    def update_document(
-        self,
-        space_id: str,
-        document_id: str,
-        status: DocumentStatus,
-        error: str | None = None,
-        chunks_total: int | None = None,
-        chunks_done: int | None = None,
-        uploaded_by_key: str | None = None,
-    ) -> Document:
-        return documents.update(self._db, space_id, document_id, status, error, chunks_total,
-                                chunks_done, uploaded_by_key)
-
-    def find_document_by_sha256(self, space_id: str, sha256: str) -> Document | None:
-        return documents.by_sha256(self._db, space_id, sha256)
-
-    def documents_with_status(self, statuses: Sequence[DocumentStatus]) -> list[Document]:
-        return documents.with_status(self._db, statuses)
-
-    def claim_document(self, space_id: str, document_id: str, owner: str, now: datetime,
-                       until: datetime) -> Document | None:
-        return documents.claim(self._db, space_id, document_id, owner, now, until)
-
-    def release_document(self, space_id: str, document_id: str, owner: str) -> None:
-        documents.release(self._db, space_id, document_id, owner)

@@ -15,8 +15,8 @@ from memspace.domain.conflicts import (
 )
 from memspace.domain.errors import NotFound, StaleVersion
 from memspace.stores.sqlite import memories
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import req_ts, ts
-from memspace.stores.sqlite.store import SqliteStore
 
 
 def _conflict(row: sqlite3.Row) -> RecordedConflict:
@@ -37,8 +37,8 @@ _OPEN = ("resolved_at IS NULL AND NOT EXISTS (SELECT 1 FROM json_each(c.memory_i
 class SqliteConflicts:
     """The conflict queue's records in the same SQLite file as the graph."""
 
-    def __init__(self, store: SqliteStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
 
     def record(self, conflict: RecordedConflict) -> bool:
         with self._db.tx() as conn:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime
 
-from memspace.domain.errors import NotFound
+from memspace.domain.errors import Conflict, NotFound
 from memspace.domain.models import Access, ApiKey, Space, SpaceStats
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import key_from_row, space_from_row, ts
 
 
@@ -98,3 +99,47 @@ def revoke_key(conn: sqlite3.Connection, key_id: str, at: datetime) -> None:
 
 def set_active_space(conn: sqlite3.Connection, key_id: str, space_id: str | None) -> None:
     conn.execute("UPDATE api_keys SET active_space_id = ? WHERE id = ?", (space_id, key_id))
+
+
+class SqliteDirectory:
+    """The SpaceStore and KeyStore role over the store's kit (sqlite/kit.py)."""
+
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
+
+    def create_space(self, space: Space) -> None:
+        try:
+            with self._db.tx() as conn:
+                insert_space(conn, space)
+        except Conflict as exc:
+            raise Conflict(f"a space with slug '{space.slug}' already exists") from exc
+
+    def get_space(self, space_id: str) -> Space | None:
+        return space(self._db.conn(), "id", space_id)
+
+    def get_space_by_slug(self, slug: str) -> Space | None:
+        return space(self._db.conn(), "slug", slug)
+
+    def list_spaces(self) -> list[Space]:
+        return spaces(self._db.conn())
+
+    def create_key(self, key: ApiKey) -> None:
+        with self._db.tx() as conn:
+            insert_key(conn, key)
+
+    def get_key(self, key_id: str) -> ApiKey | None:
+        return key(self._db.conn(), "id", key_id)
+
+    def get_key_by_hash(self, sha256: str) -> ApiKey | None:
+        return key(self._db.conn(), "sha256", sha256)
+
+    def list_keys(self) -> list[ApiKey]:
+        return keys(self._db.conn())
+
+    def revoke_key(self, key_id: str, at: datetime) -> None:
+        with self._db.tx() as conn:
+            revoke_key(conn, key_id, at)
+
+    def set_active_space(self, key_id: str, space_id: str | None) -> None:
+        with self._db.tx() as conn:
+            set_active_space(conn, key_id, space_id)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from datetime import datetime
 
 from memspace.domain.chunks import ChunkSource
 from memspace.domain.errors import Conflict, NotFound
 from memspace.domain.models import Document, DocumentStatus, Memory
 from memspace.domain.ports import PageAfter
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import document_from_row, ts
 
 
@@ -122,3 +124,55 @@ def advance(conn: sqlite3.Connection, space_id: str, source: ChunkSource) -> Non
     )
     if cur.rowcount != 1:
         raise NotFound(f"no document '{source.document_id}' in this space")
+
+
+class SqliteDocuments:
+    """The DocumentStore role over the store's kit (sqlite/kit.py)."""
+
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
+
+    def add_document(self, document: Document) -> None:
+        with self._db.tx() as conn:
+            insert(conn, document)
+
+    def get_document(self, space_id: str, document_id: str) -> Document | None:
+        return get(self._db.conn(), space_id, document_id)
+
+    def list_documents(
+        self, space_id: str, limit: int, after: PageAfter | None = None
+    ) -> list[Document]:
+        return listing(self._db.conn(), space_id, limit, after)
+
+    def update_document(
+        self,
+        space_id: str,
+        document_id: str,
+        status: DocumentStatus,
+        error: str | None = None,
+        chunks_total: int | None = None,
+        chunks_done: int | None = None,
+        uploaded_by_key: str | None = None,
+    ) -> Document:
+        with self._db.tx() as conn:
+            update(conn, space_id, document_id, status, error, chunks_total, chunks_done,
+                   uploaded_by_key)
+        updated = self.get_document(space_id, document_id)
+        assert updated is not None
+        return updated
+
+    def find_document_by_sha256(self, space_id: str, sha256: str) -> Document | None:
+        return by_sha256(self._db.conn(), space_id, sha256)
+
+    def documents_with_status(self, statuses: Sequence[DocumentStatus]) -> list[Document]:
+        return with_status(self._db.conn(), statuses)
+
+    def claim_document(self, space_id: str, document_id: str, owner: str, now: datetime,
+                       until: datetime) -> Document | None:
+        with self._db.tx() as conn:
+            held = claim(conn, space_id, document_id, owner, ts(now), ts(until))
+        return self.get_document(space_id, document_id) if held else None
+
+    def release_document(self, space_id: str, document_id: str, owner: str) -> None:
+        with self._db.tx() as conn:
+            release(conn, space_id, document_id, owner)

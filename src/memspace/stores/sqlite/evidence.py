@@ -8,13 +8,13 @@ from datetime import datetime
 from memspace.domain.evidence_codec import evidence_text
 from memspace.domain.models import Memory
 from memspace.domain.ports import Checked, PageAfter
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, ts
-from memspace.stores.sqlite.store import SqliteStore
 
 
 class SqliteEvidence:
-    def __init__(self, store: SqliteStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
 
     def evidence_policy(self, space_id: str) -> str:
         row = self._db.conn().execute(

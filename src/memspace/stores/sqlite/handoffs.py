@@ -8,6 +8,7 @@ import sqlite3
 from memspace.domain.errors import NotFound
 from memspace.domain.models import Handoff
 from memspace.domain.ports import PageAfter
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import req_ts, ts
 
 
@@ -69,3 +70,22 @@ def _from_row(row: sqlite3.Row) -> Handoff:
         created_at=req_ts(row["created_at"]), created_by=row["created_by"],
         evidence=tuple(lists.get("evidence", ())),
     )
+
+
+class SqliteHandoffs:
+    """The HandoffStore role over the store's kit (sqlite/kit.py)."""
+
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
+
+    def add_handoff(self, handoff: Handoff) -> None:
+        with self._db.tx() as conn:
+            insert(conn, handoff)
+
+    def latest_handoff(self, space_id: str, agent: str | None = None,
+                       topic: str | None = None) -> Handoff | None:
+        return latest(self._db.conn(), space_id, agent, topic)
+
+    def list_handoffs(self, space_id: str, limit: int, after: PageAfter | None = None,
+                      agent: str | None = None) -> list[Handoff]:
+        return page(self._db.conn(), space_id, limit, after, agent)

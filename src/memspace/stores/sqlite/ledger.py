@@ -7,6 +7,7 @@ from datetime import datetime
 
 from memspace.domain.errors import Conflict
 from memspace.domain.models import Usage
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import ts
 
 
@@ -59,3 +60,29 @@ def release(conn: sqlite3.Connection, space_id: str, scope: str, key: str) -> No
         "DELETE FROM idempotency WHERE space_id = ? AND scope = ? AND key = ? "
         "AND result IS NULL", (space_id, scope, key),
     )
+
+
+class SqliteLedger:
+    """The LedgerStore role over the store's kit (sqlite/kit.py)."""
+
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
+
+    def record_usage(self, space_id: str, usage: Usage) -> None:
+        with self._db.tx() as conn:
+            record_usage(conn, space_id, usage)
+
+    def usage_totals(self, space_id: str) -> Usage:
+        return usage_totals(self._db.conn(), space_id)
+
+    def claim_idempotency(self, space_id: str, scope: str, key: str, at: datetime) -> str | None:
+        with self._db.tx() as conn:
+            return claim(conn, space_id, scope, key, at)
+
+    def complete_idempotency(self, space_id: str, scope: str, key: str, result: str) -> None:
+        with self._db.tx() as conn:
+            complete(conn, space_id, scope, key, result)
+
+    def release_idempotency(self, space_id: str, scope: str, key: str) -> None:
+        with self._db.tx() as conn:
+            release(conn, space_id, scope, key)

@@ -10,8 +10,8 @@ from memspace.domain.errors import Conflict, NotFound, StaleVersion
 from memspace.domain.lifecycle import MemoryStatus, Revision
 from memspace.domain.models import Memory
 from memspace.stores.sqlite import memories
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, req_ts, ts
-from memspace.stores.sqlite.store import SqliteStore
 
 
 def _revision(row: sqlite3.Row) -> Revision:
@@ -22,8 +22,8 @@ def _revision(row: sqlite3.Row) -> Revision:
 class SqliteLifecycle:
     """Status changes in the same SQLite file as the graph."""
 
-    def __init__(self, store: SqliteStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
 
     def mark(self, space_id: str, memory_id: str, status: MemoryStatus, reason: str, by: str,
              at: datetime, expected_version: int | None = None) -> Memory:

@@ -7,8 +7,8 @@ import sqlite3
 from datetime import datetime
 
 from memspace.domain.notes import NoteJob, NoteState
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import parse_ts, req_ts, ts
-from memspace.stores.sqlite.store import SqliteStore
 
 
 def _job(row: sqlite3.Row) -> NoteJob:
@@ -22,8 +22,8 @@ def _job(row: sqlite3.Row) -> NoteJob:
 class SqliteNoteJobs:
     """Note jobs in the same SQLite file as the graph, through the graph store's connection."""
 
-    def __init__(self, store: SqliteStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
 
     def add_note_job(self, job: NoteJob) -> None:
         with self._db.tx() as conn:

@@ -8,8 +8,8 @@ from datetime import datetime
 
 from memspace.domain.models import Access
 from memspace.domain.oauth import FamilyToken, LoginLink, OAuthClient, TokenFamily, TokenKind
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import parse_ts, req_ts, ts
-from memspace.stores.sqlite.store import SqliteStore
 
 
 def _client(row: sqlite3.Row) -> OAuthClient:
@@ -40,8 +40,8 @@ def _insert_tokens(conn: sqlite3.Connection, tokens: list[FamilyToken]) -> None:
 class SqliteOAuthStore:
     """OAuth records in the same SQLite file as the graph, through the graph store's connection."""
 
-    def __init__(self, store: SqliteStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
 
     def save_client(self, client: OAuthClient) -> None:
         with self._db.tx() as conn:

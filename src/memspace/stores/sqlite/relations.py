@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from memspace.domain.models import Neighbour, Relation, RelationType
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, relation_from_row
 
 
@@ -98,3 +99,25 @@ def neighbours(conn: sqlite3.Connection, space_id: str, memory_ids: Sequence[str
         )
         for r in rows
     ]
+
+
+class SqliteRelations:
+    """The RelationStore role over the store's kit (sqlite/kit.py)."""
+
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
+
+    def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
+        return of_memory(self._db.conn(), space_id, memory_id)
+
+    def open_conflicts(self, space_id: str, limit: int) -> list[Relation]:
+        return open_conflicts(self._db.conn(), space_id, limit)
+
+    def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
+        return among(self._db.conn(), space_id, memory_ids)
+
+    def neighbours(
+        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
+    ) -> list[Neighbour]:
+        return neighbours(self._db.conn(), space_id, memory_ids, hops, per_origin)
+

@@ -8,8 +8,8 @@ from datetime import datetime
 
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.errors import Conflict
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import parse_ts, req_ts, ts
-from memspace.stores.sqlite.store import SqliteStore
 
 _CHUNK = "id, space_id, repo_id, path, start_line, end_line, symbol, language, body"
 
@@ -27,8 +27,8 @@ def _chunk(row: sqlite3.Row) -> CodeChunk:
 class SqliteRepos:
     """Repositories and the code index in the same SQLite file as the graph."""
 
-    def __init__(self, store: SqliteStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
 
     def add_repo(self, repo: Repo) -> None:
         with self._db.tx() as conn:

@@ -1,4 +1,5 @@
-"""The SQLite backend's role objects (stores/roles.py), each over the store's connection."""
+"""The SQLite backend's role objects (stores/roles.py), each over the store's kit
+(kit.py: what the store shares with them), the cache over the store itself."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from memspace.stores.space_cache import CacheRole
 from memspace.stores.sqlite.cold import SqliteColdSearch
 from memspace.stores.sqlite.conflicts import SqliteConflicts
 from memspace.stores.sqlite.evidence import SqliteEvidence
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.lifecycle import SqliteLifecycle
 from memspace.stores.sqlite.note_jobs import SqliteNoteJobs
 from memspace.stores.sqlite.oauth import SqliteOAuthStore
@@ -16,8 +18,8 @@ from memspace.stores.sqlite.space_settings import SqliteSpaceSettings
 from memspace.stores.sqlite.store import SqliteStore
 
 
-def _cold(store: SqliteStore) -> SqliteColdSearch:
-    return SqliteColdSearch(store._db)
+def _cold(kit: SqliteKit) -> SqliteColdSearch:
+    return SqliteColdSearch(kit.db)
 
 
 def _cache(store: SqliteStore, budget_bytes: int) -> CacheRole:

@@ -14,8 +14,8 @@ from memspace.domain.security import (
     SpacePolicy,
 )
 from memspace.domain.text import content_hash, index_terms
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import req_ts, ts
-from memspace.stores.sqlite.store import SqliteStore
 
 
 def _entry(row: sqlite3.Row) -> AuditEntry:
@@ -24,9 +24,9 @@ def _entry(row: sqlite3.Row) -> AuditEntry:
 
 
 class SqliteSecurity:
-    def __init__(self, store: SqliteStore) -> None:
-        self._db = store._db
-        self._vectors = store.vector_cache
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
+        self._vectors = kit.vectors
 
     def get_space_policy(self, space_id: str) -> SpacePolicy:
         row = self._db.conn().execute(

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from memspace.domain.errors import NotFound
 from memspace.domain.models import Space
+from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import space_from_row
-from memspace.stores.sqlite.store import SqliteStore
 
 
 class SqliteSpaceSettings:
-    def __init__(self, store: SqliteStore) -> None:
-        self._db = store._db
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
 
     def set_space_text(self, space_id: str, description: str | None,
                        instructions: str | None) -> Space:

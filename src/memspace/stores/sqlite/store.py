@@ -2,50 +2,40 @@
 
 Laid out like stores/neo4j/: the connection (connection.py), the rows it reads (records.py),
 search (search.py), and one module of statements per role (directory, memories, relations,
-ledger, handoffs, documents); this class holds the transactions and the vector cache."""
+ledger, handoffs, documents); this class holds the transactions and the vector cache.
+The spaces and keys, the ledger, handoffs and documents are role objects over the kit (kit.py)
+whose methods it passes on as its own."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 
-from memspace.domain.errors import Conflict
 from memspace.domain.models import (
-    ApiKey,
-    Document,
-    DocumentStatus,
-    Handoff,
     HybridHits,
     Memory,
     MemoryFilter,
-    Neighbour,
-    Relation,
     ScoredMemory,
-    Space,
     SpaceStats,
-    Usage,
 )
-from memspace.domain.ports import Change, ChangeAfter, PageAfter, Vector, WriteBatch
+from memspace.domain.ports import Vector, WriteBatch
 from memspace.domain.text import query_terms, words
 from memspace.stores.sliced_ranking import sliced
 from memspace.stores.space_counts import SpaceCounts
 from memspace.stores.space_vectors import Row as CacheRow
-from memspace.stores.sqlite import (
-    directory,
-    documents,
-    handoffs,
-    ledger,
-    memories,
-    relations,
-    search,
-)
+from memspace.stores.sqlite import directory, memories, search
 from memspace.stores.sqlite.connection import SqliteConnection
+from memspace.stores.sqlite.directory import SqliteDirectory
+from memspace.stores.sqlite.documents import SqliteDocuments
+from memspace.stores.sqlite.handoffs import SqliteHandoffs
+from memspace.stores.sqlite.kit import SqliteKit
+from memspace.stores.sqlite.ledger import SqliteLedger
+from memspace.stores.sqlite.memory_reads import SqliteMemoryReads
 from memspace.stores.sqlite.migrations import backfill_terms, migrate
-from memspace.stores.sqlite.records import ts
+from memspace.stores.sqlite.relations import SqliteRelations
 from memspace.stores.vector_cache import VectorCache
 
 
@@ -60,9 +50,59 @@ class SqliteStore:
         # Snapshots of the vector cache beside the database file (stores/vector_snapshot.py).
         snapshots = None if self._db.in_memory else Path(self._db.path + ".vectors")
         self._vectors = self.vector_cache = VectorCache(snapshots)  # sizes exported by /metrics
+        # What the roles beside this store are built over (stores/sqlite/roles.py).
+        self.kit = SqliteKit(self._db, self._vectors)
+        self._pass_on_roles()
         self._counts = SpaceCounts()  # memories and relations per space, by version
         migrate(self._db.keeper)
         backfill_terms(self._db.keeper)
+
+    def _pass_on_roles(self) -> None:
+        """The roles the store passes on as they are, each over the kit: their methods become
+        the store's (GraphStore is all of them at once)."""
+        directory_role = SqliteDirectory(self.kit)
+        self.create_space = directory_role.create_space
+        self.get_space = directory_role.get_space
+        self.get_space_by_slug = directory_role.get_space_by_slug
+        self.list_spaces = directory_role.list_spaces
+        self.create_key = directory_role.create_key
+        self.get_key = directory_role.get_key
+        self.get_key_by_hash = directory_role.get_key_by_hash
+        self.list_keys = directory_role.list_keys
+        self.revoke_key = directory_role.revoke_key
+        self.set_active_space = directory_role.set_active_space
+        reads_role = SqliteMemoryReads(self.kit)
+        self.get_memory = reads_role.get_memory
+        self.find_active_by_hash = reads_role.find_active_by_hash
+        self.existing_hashes = reads_role.existing_hashes
+        self.latest_by_writer = reads_role.latest_by_writer
+        self.list_memories = reads_role.list_memories
+        self.memories_of_document = reads_role.memories_of_document
+        self.list_changes = reads_role.list_changes
+        relation_role = SqliteRelations(self.kit)
+        self.relations_of = relation_role.relations_of
+        self.open_conflicts = relation_role.open_conflicts
+        self.relations_among = relation_role.relations_among
+        self.neighbours = relation_role.neighbours
+        document_role = SqliteDocuments(self.kit)
+        self.add_document = document_role.add_document
+        self.get_document = document_role.get_document
+        self.list_documents = document_role.list_documents
+        self.update_document = document_role.update_document
+        self.find_document_by_sha256 = document_role.find_document_by_sha256
+        self.documents_with_status = document_role.documents_with_status
+        self.claim_document = document_role.claim_document
+        self.release_document = document_role.release_document
+        ledger_role = SqliteLedger(self.kit)
+        self.record_usage = ledger_role.record_usage
+        self.usage_totals = ledger_role.usage_totals
+        self.claim_idempotency = ledger_role.claim_idempotency
+        self.complete_idempotency = ledger_role.complete_idempotency
+        self.release_idempotency = ledger_role.release_idempotency
+        handoff_role = SqliteHandoffs(self.kit)
+        self.add_handoff = handoff_role.add_handoff
+        self.latest_handoff = handoff_role.latest_handoff
+        self.list_handoffs = handoff_role.list_handoffs
 
     def ping(self) -> None:
         self._db.ping()
@@ -82,22 +122,6 @@ class SqliteStore:
 
     # -- spaces and keys ----------------------------------------------------------------------
 
-    def create_space(self, space: Space) -> None:
-        try:
-            with self._db.tx() as conn:
-                directory.insert_space(conn, space)
-        except Conflict as exc:
-            raise Conflict(f"a space with slug '{space.slug}' already exists") from exc
-
-    def get_space(self, space_id: str) -> Space | None:
-        return directory.space(self._db.conn(), "id", space_id)
-
-    def get_space_by_slug(self, slug: str) -> Space | None:
-        return directory.space(self._db.conn(), "slug", slug)
-
-    def list_spaces(self) -> list[Space]:
-        return directory.spaces(self._db.conn())
-
     def space_stats(self, space_id: str) -> SpaceStats:
         """Memory and relation counts are recounted only when the space's version moved (every
         write bumps it): counting 100,000 rows took 10 ms of each search's profile."""
@@ -108,27 +132,6 @@ class SqliteStore:
             counted = replace(directory.stats(conn, space_id), version=version)
             self._counts.keep(space_id, counted)
         return replace(counted, documents=directory.document_count(conn, space_id))
-
-    def create_key(self, key: ApiKey) -> None:
-        with self._db.tx() as conn:
-            directory.insert_key(conn, key)
-
-    def get_key(self, key_id: str) -> ApiKey | None:
-        return directory.key(self._db.conn(), "id", key_id)
-
-    def get_key_by_hash(self, sha256: str) -> ApiKey | None:
-        return directory.key(self._db.conn(), "sha256", sha256)
-
-    def list_keys(self) -> list[ApiKey]:
-        return directory.keys(self._db.conn())
-
-    def revoke_key(self, key_id: str, at: datetime) -> None:
-        with self._db.tx() as conn:
-            directory.revoke_key(conn, key_id, at)
-
-    def set_active_space(self, key_id: str, space_id: str | None) -> None:
-        with self._db.tx() as conn:
-            directory.set_active_space(conn, key_id, space_id)
 
     # -- memories -----------------------------------------------------------------------------
 
@@ -143,46 +146,6 @@ class SqliteStore:
         memory = self.get_memory(space_id, memory_id)
         assert memory is not None
         return memory
-
-    def get_memory(self, space_id: str, memory_id: str) -> Memory | None:
-        return memories.one(self._db.conn(), space_id, memory_id)
-
-    def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None:
-        return memories.active_by_hash(self._db.conn(), space_id, content_hash)
-
-    def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
-        return memories.existing_hashes(self._db.conn(), space_id, hashes)
-
-    def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
-        return memories.latest_by_writer(self._db.conn(), space_id, created_by, since)
-
-    def list_memories(
-        self, where: MemoryFilter, limit: int, after: PageAfter | None = None
-    ) -> list[Memory]:
-        return memories.page(self._db.conn(), where, limit, after)
-
-    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
-        return memories.of_document(self._db.conn(), space_id, document_id, limit)
-
-    def list_changes(
-        self, where: MemoryFilter, limit: int, after: ChangeAfter | None = None,
-        since: datetime | None = None,
-    ) -> list[Change]:
-        return memories.changes(self._db.conn(), where, limit, after, since)
-
-    def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
-        return relations.of_memory(self._db.conn(), space_id, memory_id)
-
-    def open_conflicts(self, space_id: str, limit: int) -> list[Relation]:
-        return relations.open_conflicts(self._db.conn(), space_id, limit)
-
-    def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
-        return relations.among(self._db.conn(), space_id, memory_ids)
-
-    def neighbours(
-        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
-    ) -> list[Neighbour]:
-        return relations.neighbours(self._db.conn(), space_id, memory_ids, hops, per_origin)
 
     # -- search -------------------------------------------------------------------------------
 
@@ -264,83 +227,3 @@ class SqliteStore:
             (space_id, upto_seq),
         ).fetchall()
         return [int(r[0]) for r in rows]
-
-    # -- usage and idempotency ----------------------------------------------------------------
-
-    def record_usage(self, space_id: str, usage: Usage) -> None:
-        with self._db.tx() as conn:
-            ledger.record_usage(conn, space_id, usage)
-
-    def usage_totals(self, space_id: str) -> Usage:
-        return ledger.usage_totals(self._db.conn(), space_id)
-
-    def claim_idempotency(self, space_id: str, scope: str, key: str, at: datetime) -> str | None:
-        with self._db.tx() as conn:
-            return ledger.claim(conn, space_id, scope, key, at)
-
-    def complete_idempotency(self, space_id: str, scope: str, key: str, result: str) -> None:
-        with self._db.tx() as conn:
-            ledger.complete(conn, space_id, scope, key, result)
-
-    def release_idempotency(self, space_id: str, scope: str, key: str) -> None:
-        with self._db.tx() as conn:
-            ledger.release(conn, space_id, scope, key)
-
-    # -- handoffs and documents ---------------------------------------------------------------
-
-    def add_handoff(self, handoff: Handoff) -> None:
-        with self._db.tx() as conn:
-            handoffs.insert(conn, handoff)
-
-    def latest_handoff(self, space_id: str, agent: str | None = None,
-                       topic: str | None = None) -> Handoff | None:
-        return handoffs.latest(self._db.conn(), space_id, agent, topic)
-
-    def list_handoffs(self, space_id: str, limit: int, after: PageAfter | None = None,
-                      agent: str | None = None) -> list[Handoff]:
-        return handoffs.page(self._db.conn(), space_id, limit, after, agent)
-
-    def add_document(self, document: Document) -> None:
-        with self._db.tx() as conn:
-            documents.insert(conn, document)
-
-    def get_document(self, space_id: str, document_id: str) -> Document | None:
-        return documents.get(self._db.conn(), space_id, document_id)
-
-    def list_documents(
-        self, space_id: str, limit: int, after: PageAfter | None = None
-    ) -> list[Document]:
-        return documents.listing(self._db.conn(), space_id, limit, after)
-
-    def update_document(
-        self,
-        space_id: str,
-        document_id: str,
-        status: DocumentStatus,
-        error: str | None = None,
-        chunks_total: int | None = None,
-        chunks_done: int | None = None,
-        uploaded_by_key: str | None = None,
-    ) -> Document:
-        with self._db.tx() as conn:
-            documents.update(conn, space_id, document_id, status, error, chunks_total, chunks_done,
-                             uploaded_by_key)
-        updated = self.get_document(space_id, document_id)
-        assert updated is not None
-        return updated
-
-    def find_document_by_sha256(self, space_id: str, sha256: str) -> Document | None:
-        return documents.by_sha256(self._db.conn(), space_id, sha256)
-
-    def documents_with_status(self, statuses: Sequence[DocumentStatus]) -> list[Document]:
-        return documents.with_status(self._db.conn(), statuses)
-
-    def claim_document(self, space_id: str, document_id: str, owner: str, now: datetime,
-                       until: datetime) -> Document | None:
-        with self._db.tx() as conn:
-            held = documents.claim(conn, space_id, document_id, owner, ts(now), ts(until))
-        return self.get_document(space_id, document_id) if held else None
-
-    def release_document(self, space_id: str, document_id: str, owner: str) -> None:
-        with self._db.tx() as conn:
-            documents.release(conn, space_id, document_id, owner)

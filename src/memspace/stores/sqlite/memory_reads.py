@@ -1,0 +1,45 @@
+"""The memory reads of the embedded store (the MemoryReadStore role, and a document's
+memories) over the store's kit (sqlite/kit.py); the statements are memories.py's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from memspace.domain.models import Memory, MemoryFilter
+from memspace.domain.ports import Change, ChangeAfter, PageAfter
+from memspace.stores.sqlite import memories
+from memspace.stores.sqlite.kit import SqliteKit
+
+
+class SqliteMemoryReads:
+    """Memories by id, content, writer, page, document and change."""
+
+    def __init__(self, kit: SqliteKit) -> None:
+        self._db = kit.db
+
+    def get_memory(self, space_id: str, memory_id: str) -> Memory | None:
+        return memories.one(self._db.conn(), space_id, memory_id)
+
+    def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None:
+        return memories.active_by_hash(self._db.conn(), space_id, content_hash)
+
+    def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
+        return memories.existing_hashes(self._db.conn(), space_id, hashes)
+
+    def latest_by_writer(self, space_id: str, created_by: str, since: datetime) -> Memory | None:
+        return memories.latest_by_writer(self._db.conn(), space_id, created_by, since)
+
+    def list_memories(
+        self, where: MemoryFilter, limit: int, after: PageAfter | None = None
+    ) -> list[Memory]:
+        return memories.page(self._db.conn(), where, limit, after)
+
+    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
+        return memories.of_document(self._db.conn(), space_id, document_id, limit)
+
+    def list_changes(
+        self, where: MemoryFilter, limit: int, after: ChangeAfter | None = None,
+        since: datetime | None = None,
+    ) -> list[Change]:
+        return memories.changes(self._db.conn(), where, limit, after, since)
