@@ -53,9 +53,9 @@ def main() -> None:
                                                               strict=True)]))
         print(f"loaded {args.memories:,} memories in {time.perf_counter() - start:.0f} s",
               flush=True)
-        store._db.driver.execute_query(  # type: ignore[attr-defined]
+        store.kit.db.driver.execute_query(  # type: ignore[attr-defined]
             "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
-        search = cold.Neo4jColdSearch(store._db)  # type: ignore[attr-defined]
+        search = cold.Neo4jColdSearch(store.kit.db)  # type: ignore[attr-defined]
         times: dict[str, list[float]] = {"lucene candidates": [], "pass over the rows": []}
         same, held = 0, []
         for _ in range(args.searches):
@@ -83,7 +83,7 @@ def main() -> None:
         print(f"  top 10 in common: {same / (10 * args.searches):.2f} (memories holding the "
               f"keyword: median {statistics.median(held):.0f})")
     finally:
-        with store._db.driver.session() as session:  # type: ignore[attr-defined]
+        with store.kit.db.driver.session() as session:  # type: ignore[attr-defined]
             session.run("MATCH (m:Memory {spaceId: $s}) CALL (m) { DETACH DELETE m } "
                         "IN TRANSACTIONS OF 5000 ROWS", s=space.id).consume()
             session.run("MATCH (s:Space {id: $s}) DETACH DELETE s", s=space.id).consume()

@@ -126,7 +126,7 @@ def test_a_large_cold_space_on_neo4j_finds_keywords_through_lucene_without_a_pas
 
     store = neo4j_store
     space_id, ids = _load(store)
-    store._db.driver.execute_query(
+    store.kit.db.driver.execute_query(
         "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
     monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
     cold = _cold(store)

@@ -79,7 +79,7 @@ def test_a_sliced_keyword_search_does_not_read_the_whole_space(store: SqliteStor
         space_id = filled(store, others)
         where = MemoryFilter(space_id, at=at)
         assert len(store.keyword_search(MemoryFilter(space_id), "ledger", 5)) == 5  # cache warm
-        cost, hits = steps(store._db.conn(),
+        cost, hits = steps(store.kit.db.conn(),
                            partial(store.keyword_search, where, "ledger", 5))
         assert len(hits) == 5
         costs.append(cost)
@@ -98,7 +98,7 @@ def test_a_write_with_relations_checks_its_ends_by_id(store: SqliteStore) -> Non
         store.write(WriteBatch(space_id, [old]))
         new = builders.memory(space_id, "the crane is serviced weekly", vector(rng))
         batch = WriteBatch(space_id, [new], [builders.relation(new, old)])
-        costs.append(steps(store._db.conn(), partial(store.write, batch))[0])
+        costs.append(steps(store.kit.db.conn(), partial(store.write, batch))[0])
     small, large = costs
     assert large <= 2 * small + 5, costs
 
@@ -124,10 +124,10 @@ def test_the_walk_to_neighbours_follows_edges_not_the_space(store: SqliteStore) 
     costs = []
     for links in (50, 3_000):
         space_id, apart = chained(store, links)
-        walk, found = steps(store._db.conn(), partial(store.neighbours, space_id, [apart[0]], 2, 10))
+        walk, found = steps(store.kit.db.conn(), partial(store.neighbours, space_id, [apart[0]], 2, 10))
         assert {n.memory.id for n in found} == set(apart[1:])
-        one, of_one = steps(store._db.conn(), partial(store.relations_of, space_id, apart[1]))
-        among, of_all = steps(store._db.conn(), partial(store.relations_among, space_id, apart))
+        one, of_one = steps(store.kit.db.conn(), partial(store.relations_of, space_id, apart[1]))
+        among, of_all = steps(store.kit.db.conn(), partial(store.relations_among, space_id, apart))
         assert len(of_one) == len(of_all) == 2
         costs += [walk, one + among]
     walk_small, edges_small, walk_large, edges_large = costs
