@@ -11,12 +11,15 @@ evidence is several turns, often of different sessions: docs/conversations.md, L
   mmr L/T          maximal marginal relevance over the top 30: a hit is chosen by its score
                    less L x (its highest cosine to a hit already chosen - T, when above 0)
   chain cap N      at most N hits of one chain of `follows` links among the candidates
+  session cap N    at most N hits of one of the benchmark's sessions (its own labels, which no
+                   rule could read: an analysis of how much a cap could do, not a rule)
   speakers rr      a query naming several speakers: their turns taken in turn
   residual B       after the top 3, hits re-scored by B x their cosine to what of the query the
                    top 3 do not cover (the query less its projection on their vectors)
   split and        a question with "X and Y" also asked as "... X ..." and "... Y ...": the
                    best hit of a part not in the top 9 takes the 10th place
-The last rows are the baseline's own R@k all at k = 20, 30, 50: how deep the evidence sits.
+The last rows are the baseline's own R@k all at k = 20, 30, 50 (how deep the evidence sits),
+and where the evidence turns of the multi-evidence questions it misses are.
 
 Usage: rerank_variants.py [--only locomo|chats] [--locomo ../shared/bench/locomo10]
                           [--chats bench/data/chats.json]
@@ -61,6 +64,7 @@ class Asked:
     parts: list[list[str]]  # memory ids of each part's top 10 ("split and")
     turns: dict[str, set[str]]  # memory id -> turn ids
     texts: dict[str, str]  # memory id -> the content as sent (the embedder's cache key)
+    sessions: dict[str, int]  # memory id -> its session in the benchmark (analysis only)
     tune: bool
 
 
@@ -89,11 +93,13 @@ def record(bench: Bench, embedder: CachedEmbedder) -> list[Asked]:
             who = app.access.authenticate(app.admin.create_key(slug, {slug: Access.READWRITE}).raw)
             turns: dict[str, set[str]] = defaultdict(set)
             texts: dict[str, str] = {}
+            sessions: dict[str, int] = {}
             for t in c.turns:
                 mid = app.memories.add(who, t.content, space=slug, speaker=t.speaker,
                                        observed_at=t.observed_at).memories[0].id
                 turns[mid].add(t.dia_id)
                 texts[mid] = t.content
+                sessions[mid] = t.session
 
             def ask(text: str, who: Any = who, slug: str = slug) -> list[str]:
                 return [h.memory.id for h in app.search.search(who, SearchRequest(
@@ -104,7 +110,7 @@ def record(bench: Bench, embedder: CachedEmbedder) -> list[Asked]:
                 ask(q["question"])
                 ranked = seen[0]
                 parts = [ask(p) for p in halves(q["question"])]
-                out.append(Asked(q, ranked, parts, turns, texts, c.name in bench.tune))
+                out.append(Asked(q, ranked, parts, turns, texts, sessions, c.name in bench.tune))
     finally:
         search_module.blend = original
         app.close()
@@ -138,11 +144,15 @@ def mmr(weight: float, floor: float) -> Variant:
     return run
 
 
-def chain_cap(cap: int) -> Variant:
+def chain_cap(cap: int, sessions: bool = False) -> Variant:
+    """At most `cap` hits of one chain of links among the candidates; `sessions`: of one of
+    the benchmark's own sessions instead (no rule could read them: how much a cap could do)."""
     def run(a: Asked, e: CachedEmbedder) -> list[str]:
         found = {r.memory.id: r.memory for r in a.ranked}
 
         def first(m: str) -> str:
+            if sessions:
+                return str(a.sessions.get(m))
             while (f := found[m].follows) in found and f is not None:
                 m = f
             return m
@@ -193,6 +203,7 @@ VARIANTS: dict[str, Variant] = {
     "mmr 0.5/0.80": mmr(0.5, 0.80),
     "mmr 2/0.80": mmr(2.0, 0.80),
     "chain cap 3": chain_cap(3),
+    "session cap 3": chain_cap(3, sessions=True),
     "speakers rr": speakers_rr,
     "residual 0.1": residual(0.1),
     "residual 0.2": residual(0.2),
@@ -212,6 +223,35 @@ def cells(asked: list[Asked], order: list[list[str]], ks: tuple[int, ...], kinds
     return "  ".join(f"{hits[(kind, k)] / len(asked):.3f}" for k in ks for kind in kinds)
 
 
+def missed(asked: list[Asked]) -> str:
+    """R@10 all of questions with one evidence turn and with several, and where the evidence
+    turns a multi-evidence question misses sit: in a session with no hit in the top 10, and
+    not among the candidates of either list at all."""
+    tally: dict[str, int] = defaultdict(int)
+    for a in asked:
+        evidence = set(a.question["evidence"])
+        top = a.ranked[:10]
+        seen = set().union(*(a.turns.get(r.memory.id, set()) for r in top))
+        kind = "multi" if len(evidence) > 1 else "single"
+        tally[kind] += 1
+        tally[kind + " hit"] += evidence <= seen
+        if kind == "single" or evidence <= seen:
+            continue
+        where = {d: a.sessions[m] for m, ds in a.turns.items() for d in ds}
+        found = set().union(*(a.turns.get(r.memory.id, set()) for r in a.ranked))
+        shown = {a.sessions[r.memory.id] for r in top}
+        for d in evidence - seen:
+            tally["missing"] += 1
+            tally["other session"] += where.get(d) not in shown
+            tally["no candidate"] += d not in found
+    share = max(tally["missing"], 1)
+    return (f"R@10 all, one evidence turn {tally['single hit'] / max(tally['single'], 1):.3f} "
+            f"(n={tally['single']}), several {tally['multi hit'] / max(tally['multi'], 1):.3f} "
+            f"(n={tally['multi']}); their missed evidence turns ({tally['missing']}): "
+            f"{tally['other session'] / share:.0%} in a session with no top-10 hit, "
+            f"{tally['no candidate'] / share:.0%} not a candidate")
+
+
 def report(name: str, asked: list[Asked], embedder: CachedEmbedder) -> None:
     orders = {label: [v(a, embedder) for a in asked] for label, v in VARIANTS.items()}
     for part, tune in (("tune part", True), ("reported part", False)):
@@ -224,6 +264,7 @@ def report(name: str, asked: list[Asked], embedder: CachedEmbedder) -> None:
                                            ("any", "all")))
         deep = cells(picked, [orders["baseline"][i] for i in rows], (20, 30, 50), ("all",))
         print(f"  baseline R@20/30/50 all: {deep}")
+        print(f"  {missed(picked)}")
 
 
 def main() -> None:
