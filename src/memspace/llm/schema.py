@@ -120,9 +120,10 @@ class MemoryVerdict(BaseModel):
     model_config = _SCHEMA_CONFIG
 
     memory: int = Field(description="the number of a listed existing memory")
-    same_subject: bool = Field(description="the fact and the memory are about the same thing")
     memory_says: str = Field(default="", description="the memory's value for it, a few words")
     fact_says: str = Field(default="", description="the fact's value for it, a few words")
+    same_subject: bool = Field(description="the fact and the memory are about the same thing")
+    still_true: bool = Field(default=True, description="the memory still holds after the note")
     relation: Verdict
 
     @field_validator("relation", mode="before")

@@ -126,19 +126,21 @@ def relations_from(fact: str, answer: RelateAnswer,
     relations: dict[int, ExtractedRelation] = {}
     for verdict in answer.memories:
         memory = by_number.get(verdict.memory)
-        if memory is None or verdict.memory in relations or verdict.relation == "none":
+        if memory is None or verdict.memory in relations:
             continue
-        if verdict.relation == "updates" and not (verdict.same_subject
-                                                  and swaps_value(verdict, fact, memory.content)):
-            log.info("no UPDATES from %r to candidate %d: the values named (%r -> %r) do not "
-                     "show a change", fact, verdict.memory, verdict.memory_says, verdict.fact_says)
+        kind = verdict.relation
+        if kind == "updates" or (not verdict.still_true and kind != "derives"):
+            # A small model often names the swap and still answers "none": the values decide.
+            kind = "updates" if swaps_value(verdict, fact, memory.content) else "none"
+            if kind == "none" and verdict.relation == "updates":
+                log.info("no UPDATES from %r to candidate %d: the values named (%r -> %r) do "
+                         "not show a change", fact, verdict.memory, verdict.memory_says,
+                         verdict.fact_says)
+        if kind == "none" or (kind == "extends" and not verdict.same_subject):
             continue
-        if verdict.relation == "extends" and not verdict.same_subject:
-            continue
-        reason = f"{verdict.memory_says} -> {verdict.fact_says}" \
-            if verdict.relation == "updates" else ""
+        reason = f"{verdict.memory_says} -> {verdict.fact_says}" if kind == "updates" else ""
         relations[verdict.memory] = ExtractedRelation(
-            verdict.memory, RelationType(verdict.relation.upper()), reason)
+            verdict.memory, RelationType(kind.upper()), reason)
     return tuple(relations.values())
 
 
