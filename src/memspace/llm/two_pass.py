@@ -130,8 +130,10 @@ def relations_from(fact: str, answer: RelateAnswer,
             continue
         kind = verdict.relation
         if kind == "updates" or (not verdict.still_true and kind != "derives"):
-            # A small model often names the swap and still answers "none": the values decide.
-            kind = "updates" if swaps_value(verdict, fact, memory.content) else "none"
+            # A small model often names the swap and still answers "none": the values decide,
+            # on a memory said to be about the same subject.
+            kind = "updates" if verdict.same_subject and swaps_value(
+                verdict, fact, memory.content) else "none"
             if kind == "none" and verdict.relation == "updates":
                 log.info("no UPDATES from %r to candidate %d: the values named (%r -> %r) do "
                          "not show a change", fact, verdict.memory, verdict.memory_says,
