@@ -1,7 +1,7 @@
 """Fact-extraction quality: run LitellmExtractor over labelled cases and print figures. Asserts nothing.
 
 Usage: extraction_eval.py [--cases PATH] [--limit N] [--misses] [--local] [--timeout S] [--no-floor]
-                          [--dump PATH [--resume]] [--replay PATH]
+                          [--passes 1|2] [--dump PATH [--resume]] [--replay PATH]
 
 The model comes from MEMSPACE_LLM_MODEL (plus MEMSPACE_LLM_API_BASE / MEMSPACE_LLM_API_KEY for an
 OpenAI-compatible server), read through memspace.config.Settings like the service does, e.g.
@@ -50,6 +50,7 @@ from memspace.domain.extraction import ExtractedFact, ExtractedRelation, Extract
 from memspace.domain.models import RelationType
 from memspace.llm.extractor import LitellmExtractor
 from memspace.llm.grounding import ground
+from memspace.llm.two_pass import TwoPassExtractor
 
 
 def main() -> int:
@@ -65,6 +66,9 @@ def main() -> int:
                         help="with --dump: cases already in the dump are read back, the rest asked")
     parser.add_argument("--replay", type=Path, default=None,
                         help="score the answers of a --dump file instead of asking the model")
+    parser.add_argument("--passes", type=int, choices=(1, 2), default=None,
+                        help="1: one call per add; 2: facts, then one call per fact for its "
+                             "relations (llm/two_pass.py). Default MEMSPACE_EXTRACTION_PASSES (1)")
     parser.add_argument("--no-floor", action="store_true",
                         help="skip loading the local embedder for the similarity-floor figure")
     parser.add_argument("--timeout", type=float, default=None,
@@ -80,6 +84,8 @@ def main() -> int:
             "llm_api_key": SecretStr("local"), "llm_timeout_s": args.timeout or 600.0})
     elif args.timeout:
         settings = settings.model_copy(update={"llm_timeout_s": args.timeout})
+    if args.passes:
+        settings = settings.model_copy(update={"extraction_passes": args.passes})
     if args.replay:
         settings = settings.model_copy(update={"llm_model": settings.llm_model or "openai/local"})
     if not settings.llm_model:
@@ -91,7 +97,10 @@ def main() -> int:
     cases = load_cases(args.cases)[:args.limit]
     api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
     # The guard runs here rather than inside the extractor, so one call gives both figures.
-    extractor = LitellmExtractor(settings.llm_model, api_base=settings.llm_api_base, api_key=api_key,
+    # With two passes the relation calls are then made for every fact, also those the guard
+    # would drop before them in an add: the calls and tokens printed are an upper bound.
+    kind = TwoPassExtractor if settings.extraction_passes == 2 else LitellmExtractor
+    extractor = kind(settings.llm_model, api_base=settings.llm_api_base, api_key=api_key,
                                  timeout_s=settings.llm_timeout_s, grounding=False)
     replayed = load_dump(args.replay) if args.replay else None
     if args.resume and args.dump and args.dump.exists():
@@ -120,8 +129,10 @@ def main() -> int:
             show(case, kept)
     model = f"{settings.llm_model} (answers replayed from {args.replay})" if args.replay \
         else settings.llm_model
-    raw.report(model, "the model's answer, unguarded")
-    guarded.report(model, "after the grounding guard (what an add stores)")
+    model += f", {settings.extraction_passes} pass{'es' if settings.extraction_passes == 2 else ''}"
+    raw.report(model, "the model's answer, unguarded", settings.extraction_passes)
+    guarded.report(model, "after the grounding guard (what an add stores)",
+                   settings.extraction_passes)
     if guard_seconds:
         print(f"grounding guard: {statistics.mean(guard_seconds) * 1e3:.2f} ms mean per add, "
               f"{max(guard_seconds) * 1e3:.2f} ms max, no model call")
@@ -135,7 +146,7 @@ class Failed(Extraction):
     message: str = ""
 
 
-def answer(case: Case, extractor: LitellmExtractor,
+def answer(case: Case, extractor: LitellmExtractor | TwoPassExtractor,
            replayed: dict[str, tuple[Extraction, float]] | None) -> tuple[Extraction, float]:
     """The model's answer to one case and its seconds: asked now, or read from a dump."""
     if replayed is not None and case.id in replayed:

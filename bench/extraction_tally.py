@@ -18,6 +18,7 @@ from memspace.domain.extraction import Candidate, Extraction
 from memspace.domain.text import STOP_WORDS
 from memspace.embeddings.local import E5_SMALL, LocalEmbedder
 from memspace.llm.extractor import PROMPT
+from memspace.llm.two_pass import FACTS_PROMPT, RELATE_PROMPT
 
 # The floor of the model the service embeds with by default (embeddings/local.py).
 UPDATE_SIMILARITY_FLOOR = E5_SMALL.calibration.update_floor
@@ -176,8 +177,9 @@ class Tally:
         self.completion_tokens.append(completion_tokens)
         self.seconds.append(seconds)
 
-    def report(self, model: str, title: str) -> None:
-        print(f"\n== {title}\nmodel {model}, prompt {PROMPT}: {len(self.calls)} adds, "
+    def report(self, model: str, title: str, passes: int = 1) -> None:
+        prompt = PROMPT if passes == 1 else f"{FACTS_PROMPT} + {RELATE_PROMPT} per fact"
+        print(f"\n== {title}\nmodel {model}, prompt {prompt}: {len(self.calls)} adds, "
               f"{self.scored} answered, {len(self.failures)} failed")
         print("\nrelation   precision            recall")
         for kind in TYPES:
@@ -198,7 +200,8 @@ class Tally:
         print(f"stored flat (no fact left)        {ratio(self.flat, self.scored)} adds")
         print(f"fact count exact                  {ratio(self.count_ok, self.scored)} cases"
               " (a flat add counts as one fact)")
-        print(f"valid JSON on the first call      {ratio(self.first_valid, len(self.calls))} adds")
+        if passes == 1:  # with two passes the calls per add vary with the facts
+            print(f"valid JSON on the first call      {ratio(self.first_valid, len(self.calls))} adds")
         print("\nkind               relations exactly right")
         for kind, results in sorted(self.by_kind.items()):
             print(f"{kind:<18} {ratio(sum(results), len(results))}")

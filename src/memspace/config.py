@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     llm_api_base: str | None = None
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = Field(default=30.0, gt=0)
+    # 1: one model call per add (facts and relations together). 2: facts first, then one call
+    # per fact for its relations (llm/two_pass.py; docs/extraction.md has the cost).
+    extraction_passes: int = Field(default=1, ge=1, le=2)
 
     embedding_model: str = "local"
     # Where e5-small-v2 is installed (embeddings/fetch.py reads the same variable); None:

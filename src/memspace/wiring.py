@@ -133,8 +133,10 @@ def build_extractor(settings: Settings) -> FactExtractor | None:
     if not settings.llm_model:
         return None
     from memspace.llm.extractor import LitellmExtractor
+    from memspace.llm.two_pass import TwoPassExtractor
 
-    return LitellmExtractor(
+    kind = TwoPassExtractor if settings.extraction_passes == 2 else LitellmExtractor
+    return kind(
         settings.llm_model,
         api_base=settings.llm_api_base,
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,

@@ -14,21 +14,20 @@ with the defaults.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from types import ModuleType
-from typing import Any
-
-from pydantic import ValidationError
+from typing import Any, TypeVar
 
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.extraction import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.models import RelationType
+from memspace.llm.answers import InvalidAnswer, parse_json
 from memspace.llm.grounding import ground
 from memspace.llm.prompts import PromptTemplate, load_prompt
 from memspace.llm.schema import FactsAnswer, response_format
@@ -44,9 +43,8 @@ ANSWER_BASE_TOKENS = 256
 ECHO_CHARS = 2_000
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*(.*?)\s*```$", re.DOTALL)
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 # "litellm.InternalServerError: InternalServerError: OpenAIException - <the provider's words>"
 _LITELLM_PREFIX = re.compile(r"^litellm\.\w+: (?:\w+(?: Error)?: )?")
 
@@ -62,8 +60,16 @@ def _litellm() -> ModuleType:
     return litellm
 
 
-class InvalidAnswer(ValueError):
-    """The model's text is not a FactsAnswer; the message says what is wrong, for the retry."""
+@dataclass
+class Spent:
+    """Calls and tokens spent so far on one extraction (all its passes)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def figures(self) -> tuple[int, int, int]:
+        return self.calls, self.prompt_tokens, self.completion_tokens
 
 
 class LitellmExtractor:
@@ -99,46 +105,56 @@ class LitellmExtractor:
         )
         messages: list[dict[str, str]] = [{"role": "system", "content": system},
                                           {"role": "user", "content": user}]
-        calls = prompt_tokens = completion_tokens = 0
+        spent = Spent()
+        answer = self._ask(messages, response_format(len(candidates)), answer_budget(content),
+                           parse_answer, _retry_request, spent)
+        facts = self._to_facts(answer, {c.number for c in candidates})
+        extraction = Extraction(facts, spent.calls, spent.prompt_tokens, spent.completion_tokens)
+        if not self._grounding:
+            return extraction
+        return ground(extraction, content, candidates, speaker, observed_at)
+
+    def _ask(self, messages: list[dict[str, str]], fmt: dict[str, Any], max_tokens: int,
+             parse: Callable[[str], T], retry: Callable[[InvalidAnswer], str], spent: Spent) -> T:
+        """One completion, parsed, within the call budget; what it costs is added to `spent`.
+
+        Raises:
+            ExtractionFailed: transport failure, or no valid answer within the call budget.
+        """
+        calls = 0
         while True:
             calls += 1
+            spent.calls += 1
             try:
-                response = self._complete(messages, len(candidates), answer_budget(content))
+                response = self._complete(messages, fmt, max_tokens)
             except Exception as exc:  # litellm maps every provider failure to its own types
                 wait = self._rate_limit_wait(exc)
                 if wait is not None and calls < self._max_calls:
                     log.info("model %s rate limited (429); retrying once after %.1f s", self.model, wait)
                     time.sleep(wait)
                     continue
-                raise ExtractionFailed(self._describe(exc), calls, prompt_tokens,
-                                       completion_tokens) from exc
+                raise ExtractionFailed(self._describe(exc), *spent.figures()) from exc
             usage = getattr(response, "usage", None)
-            prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
-            completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
+            spent.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
+            spent.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
             text = _answer_text(response)
             try:
-                answer = parse_answer(text)
+                return parse(text)
             except InvalidAnswer as err:
                 if calls >= self._max_calls:
                     raise ExtractionFailed(
                         f"model {self.model} gave no valid answer in {calls} call(s): {err}",
-                        calls, prompt_tokens, completion_tokens) from err
+                        *spent.figures()) from err
                 log.info("model %s gave an unusable answer (%s); asking again", self.model, err)
                 messages = [*messages, {"role": "assistant", "content": text[:ECHO_CHARS]},
-                            {"role": "user", "content": _retry_request(err)}]
-                continue
-            facts = self._to_facts(answer, {c.number for c in candidates})
-            extraction = Extraction(facts, calls, prompt_tokens, completion_tokens)
-            if not self._grounding:
-                return extraction
-            return ground(extraction, content, candidates, speaker, observed_at)
+                            {"role": "user", "content": retry(err)}]
 
-    def _complete(self, messages: list[dict[str, str]], candidates: int, max_tokens: int) -> Any:
+    def _complete(self, messages: list[dict[str, str]], fmt: dict[str, Any], max_tokens: int) -> Any:
         # drop_params: a provider that rejects `response_format` or `temperature` (reasoning
         # models take only their default) gets the call without it instead of failing; the
         # prompt asks for the same JSON and parse_answer checks it either way.
         return _litellm().completion(
-            model=self.model, messages=messages, response_format=response_format(candidates),
+            model=self.model, messages=messages, response_format=fmt,
             temperature=0, timeout=self._timeout_s, num_retries=0, drop_params=True,
             max_tokens=max_tokens, api_base=self._api_base, api_key=self._api_key,
         )
@@ -213,30 +229,7 @@ def parse_answer(text: str) -> FactsAnswer:
     Raises:
         InvalidAnswer: no JSON object, or one that does not match FactsAnswer.
     """
-    body = _THINK.sub("", text).strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1)
-    if not body:
-        raise InvalidAnswer("the answer was empty")
-    start, end = body.find("{"), body.rfind("}")
-    if start < 0:
-        raise InvalidAnswer(f"not valid JSON: no object in the answer (it starts {body[:40]!r})")
-    if end < start:
-        raise InvalidAnswer("not valid JSON: the object is cut off (it opens with '{' and never closes)")
-    try:
-        data = json.loads(body[start:end + 1])
-    except json.JSONDecodeError as exc:
-        raise InvalidAnswer(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from exc
-    except (ValueError, RecursionError) as exc:  # a 5,000-digit number; nesting 1,000 deep
-        raise InvalidAnswer(f"not valid JSON ({type(exc).__name__}: {str(exc)[:80]})") from exc
-    try:
-        return FactsAnswer.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}"
-            for e in exc.errors(include_url=False)[:5])
-        raise InvalidAnswer(f"JSON does not match the schema ({problems})") from exc
+    return parse_json(text, FactsAnswer)
 
 
 def _answer_text(response: Any) -> str:

@@ -107,3 +107,49 @@ def response_format(candidates: int | None = None) -> dict[str, Any]:
         else:
             relations["maxItems"] = 0
     return {"type": "json_schema", "json_schema": {"name": "facts", "schema": schema, "strict": False}}
+
+
+# -- the second pass (llm/two_pass.py): one fact against its own nearest memories -----------
+
+Verdict = Literal["none", "updates", "extends", "derives"]
+
+
+class MemoryVerdict(BaseModel):
+    """How one fact stands to one existing memory, with the values an UPDATES would swap."""
+
+    model_config = _SCHEMA_CONFIG
+
+    memory: int = Field(description="the number of a listed existing memory")
+    memory_says: str = Field(default="", description="the memory's value for it, a few words")
+    fact_says: str = Field(default="", description="the fact's value for it, a few words")
+    same_subject: bool = Field(description="the fact and the memory are about the same thing")
+    still_true: bool = Field(default=True, description="the memory still holds after the note")
+    relation: Verdict
+
+    @field_validator("relation", mode="before")
+    @classmethod
+    def _lowercase_relation(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("memory_says", "fact_says", mode="before")
+    @classmethod
+    def _null_is_empty(cls, value: object) -> object:
+        return "" if value is None else value
+
+
+class RelateAnswer(BaseModel):
+    """The second pass's answer: a verdict per listed memory."""
+
+    model_config = _SCHEMA_CONFIG
+
+    memories: list[MemoryVerdict] = Field(default_factory=list)
+
+
+def relate_format(numbers: list[int]) -> dict[str, Any]:
+    """`response_format` for a RelateAnswer on the memories `numbers`: one verdict each, only
+    those numbers (a grammar-constrained server cannot name another)."""
+    schema = RelateAnswer.model_json_schema(mode="serialization")
+    schema["$defs"]["MemoryVerdict"]["properties"]["memory"]["enum"] = list(numbers)
+    schema["properties"]["memories"].update(minItems=len(numbers), maxItems=len(numbers))
+    return {"type": "json_schema", "json_schema": {"name": "relations", "schema": schema,
+                                                   "strict": False}}
