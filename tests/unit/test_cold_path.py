@@ -4,6 +4,7 @@ background (docs/scaling.md)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from memspace.services.search import SearchRequest
 from memspace.stores.cache_budget import CacheBudget
 from memspace.stores.space_cache import CacheRole
 from memspace.stores.sqlite import SqliteStore
-from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
+from tests.support.fakes import HashEmbedder, MemoryBlobStore, ScriptedExtractor, StepClock, fact
 
 
 def test_the_budget_drops_the_least_recently_used_space_first() -> None:
@@ -144,3 +145,45 @@ def test_idle_reports_a_load_that_does_not_finish(tmp_path: Path) -> None:
         assert time.monotonic() - started < 5
     finally:
         app.store.close()
+
+
+def test_context_and_a_model_add_read_a_cold_space_from_the_store_not_inside_the_request(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """get_context's relevant notes and a model-mode add's candidates come from the store's
+    own indexes while the space is cold; only the background loader reads it into memory."""
+    model = ScriptedExtractor()
+    settings = Settings(_env_file=None, cache_mb=64)  # type: ignore[call-arg]
+    app = build(settings, store=SqliteStore(tmp_path / "m.db"), embedder=HashEmbedder(),
+                clock=StepClock(), blobs=MemoryBlobStore(), extractor=model)
+    try:
+        app.admin.create_space("acme")
+        who = _who(app, ["acme"])
+        for text in ("Deploys need two approvals", "The cafeteria opens at eight"):
+            model.facts(fact(text))
+            app.memories.add(who, text)
+        space_id = app.store.list_spaces()[0].id
+        cache = app.search._cache
+        assert isinstance(cache, CacheRole)
+        held = app.store.vector_cache
+        assert not held.holds(space_id)  # the model-mode adds found their candidates cold
+        loads: list[str] = []
+        real_refresh = held._refresh
+
+        def refresh(source: object, space: str, *args: object) -> object:
+            if space not in held._spaces:  # a load, not the refresh of a space held
+                loads.append(threading.current_thread().name)
+            return real_refresh(source, space, *args)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(held, "_refresh", refresh)
+        briefing = app.briefings.brief(who, query="how many approvals do deploys need")
+        assert "Deploys need two approvals" in briefing.text
+        model.facts(fact("Deploys need three approvals", updates=(0, "updates")))
+        added = app.memories.add(who, "Deploys now need three approvals")
+        offered = [c.content for c in model.calls[-1][1]]
+        assert "Deploys need two approvals" in offered  # found cold, from the store
+        assert added.superseded
+        _warmed(cache)  # the context's cold read queued the load
+        assert held.holds(space_id)
+        assert loads and threading.main_thread().name not in loads  # never inside a request
+    finally:
+        app.close()

@@ -13,7 +13,7 @@ from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
 from memspace.domain.extraction import Candidate, FactExtractor
 from memspace.domain.lifecycle import MemoryStatus
-from memspace.domain.models import Memory, MemoryFilter, Space, Usage
+from memspace.domain.models import Memory, Space, Usage
 from memspace.domain.ports import Clock, WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services.access import Principal
@@ -149,7 +149,7 @@ class AddPipeline:
         assert self._extractor is not None
         text = request.content or ""
         [probe] = self._embedder.embed([text])
-        nearest = self._store.vector_search(MemoryFilter(space.id), probe, CANDIDATES)
+        nearest = self._close.nearest(space.id, probe, CANDIDATES)  # a cold space: its indexes
         candidates = [n.memory for n in nearest]
         offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(candidates)]
         try:

@@ -15,13 +15,21 @@ from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Memory, MemoryFilter, Space
-from memspace.domain.ports import Clock, HandoffStore, MemoryReadStore, RelationStore, SearchStore
+from memspace.domain.ports import (
+    Clock,
+    ColdSearch,
+    HandoffStore,
+    MemoryReadStore,
+    RelationStore,
+    SearchStore,
+)
 from memspace.domain.quoting import NOTICE
 from memspace.domain.role_ports import LifecycleStore
 from memspace.domain.space_ports import SpaceStore
 from memspace.services import briefing_sections as sec
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.briefing_pack import Briefing, pack
+from memspace.services.memory_rules import ColdNeighbours
 from memspace.services.ranking import blend
 from memspace.services.time_travel import described, time_slice
 
@@ -61,10 +69,14 @@ class BriefingService:
                  quarantines: Callable[[str], bool] | None = None,
                  marks: LifecycleStore | None = None,
                  broken: sec.BrokenNotes | None = None,
-                 open_conflicts: Callable[[str], int] | None = None) -> None:
+                 open_conflicts: Callable[[str], int] | None = None,
+                 cold: ColdNeighbours | None = None) -> None:
         """`broken`: the notes whose cited code moved or broke, per space (a code check);
         without it that section is empty. `quarantines`: whether a space keeps suspicious
-        memories out of context (services/guard.py)."""
+        memories out of context (services/guard.py). `cold`: where a space this process does
+        not hold is ranked from the store's own indexes and loaded in the background, as a
+        search does (docs/scaling.md), instead of being loaded inside the request."""
+        self._cold = cold
         self._quarantines = quarantines or (lambda _space_id: False)
         self._store = store
         self._embedder = embedder
@@ -181,6 +193,14 @@ class BriefingService:
         entries += [sec.recent_entry(m, i == 0) for i, m in enumerate(recent)]
         return entries
 
+    def _ranker(self, space_id: str) -> ColdSearch:
+        """The space held in memory, else the store's own indexes (the space then loads in
+        the background for the next request)."""
+        if self._cold is None or self._cold[0].is_warm(space_id):
+            return self._store
+        self._cold[0].warm_later(space_id)
+        return self._cold[1]
+
     def _relevance(self, space: Space, query: str | None,
                    notes: list[str], at: TimeSlice | None = None
                    ) -> dict[str, tuple[float, Memory]]:
@@ -188,13 +208,15 @@ class BriefingService:
         if not query:
             return {}
         where = MemoryFilter(space.id, include_inactive=at is not None)
+        ranker = self._ranker(space.id)
         try:
             [vector] = self._embedder.embed_queries([query])
-            by_vector = self._store.vector_search(where, vector, CANDIDATES // 2)
         except Unavailable as exc:  # words still rank while the model is down
-            by_vector = []
             notes.append(f"Ranked by words only (embedder unavailable: {exc.message})")
-        ranked = blend(by_vector, self._store.text_search(where, query, CANDIDATES // 2), query)
+            ranked = blend([], ranker.text_search(where, query, CANDIDATES // 2), query)
+        else:
+            hits = ranker.hybrid_search(where, vector, query, CANDIDATES // 2)
+            ranked = blend(hits.by_vector, hits.by_text, query)
         ranked = [r for r in ranked if at is None or holds(r.memory, at)]
         top = ranked[0].score if ranked and ranked[0].score > 0 else 1.0
         return {hit.memory.id: (hit.score / top, hit.memory) for hit in ranked}
