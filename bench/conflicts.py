@@ -66,7 +66,7 @@ def main() -> None:
 def run(app, dims: int, n: int, rounds: int, store: str) -> None:  # type: ignore[no-untyped-def]
     slug = f"queue-bench-{uuid.uuid4().hex[:8]}"
     app.admin.create_space(slug)
-    space = app.store.get_space_by_slug(slug)
+    space = app.store.directory.get_space_by_slug(slug)
     rng = np.random.default_rng(7)
     base = datetime.now(UTC) - timedelta(days=30)
     made: list[Memory] = []
@@ -78,7 +78,7 @@ def run(app, dims: int, n: int, rounds: int, store: str) -> None:  # type: ignor
             batch.append(Memory(new_id(), space.id, text, f"c{i % 9}",
                                 (vector / np.linalg.norm(vector)).tolist(), True,
                                 base + timedelta(seconds=i), "bench", content_hash(text)))
-        app.store.write(WriteBatch(space.id, batch))
+        app.store.writes.write(WriteBatch(space.id, batch))
         made += batch
     recorder = ConflictRecorder(build_conflicts(app.store), SystemClock())
     brief_plain = type(app.briefings)(app.store, app.embedder, app.access, SystemClock(),
@@ -94,7 +94,7 @@ def run(app, dims: int, n: int, rounds: int, store: str) -> None:  # type: ignor
             if kind == 0:
                 app.lifecycle.mark(OPERATOR, a.id, "disputed", "bench", slug)
             elif kind == 1:
-                app.store.write(WriteBatch(space.id, [], [Relation(
+                app.store.writes.write(WriteBatch(space.id, [], [Relation(
                     b.id, a.id, RelationType.UPDATES, b.created_at, "bench", "bench")]))
             elif kind == 2:
                 recorder.suggested(space.id, b, a, 0.3, 0.84)
