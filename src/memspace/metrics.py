@@ -157,15 +157,29 @@ class WatchedStore:
     `backend` and `kit` are the real store's, so the roles beside it are found the same way."""
 
     def __init__(self, inner: GraphStore, metrics: Metrics) -> None:
+        self._inner, self._metrics = inner, metrics
         self.backend, self.kit = inner.backend, inner.kit
         self.vector_cache = getattr(inner, "vector_cache", None)  # its sizes, on /metrics
         for name in ROLES:
             setattr(self, name, watched(getattr(inner, name), metrics))
-        self.store_info = _counted(metrics, inner.store_info)
-        self.set_store_info = _counted(metrics, inner.set_store_info)
-        self.holds_memories = _counted(metrics, inner.holds_memories)
-        self.ping = _counted(metrics, inner.ping)
-        self.close = _counted(metrics, inner.close)
+
+    def _call(self, name: str, *args: Any) -> Any:
+        return _counted(self._metrics, getattr(self._inner, name))(*args)
+
+    def store_info(self, key: str) -> str | None:
+        return cast(str | None, self._call("store_info", key))
+
+    def set_store_info(self, key: str, value: str) -> None:
+        self._call("set_store_info", key, value)
+
+    def holds_memories(self) -> bool:
+        return bool(self._call("holds_memories"))
+
+    def ping(self) -> None:
+        self._call("ping")
+
+    def close(self) -> None:
+        self._call("close")
 
 
 class WatchedExtractor:
