@@ -34,7 +34,7 @@ def test_a_group_writes_each_batch_as_if_alone(neo4j_store: Neo4jStore) -> None:
     other = memory(space.id, "Postgres 16 runs the billing database")
     twice = [memory(space.id, "Kafka carries the events"), memory(space.id, "Kafka carries the events")]
 
-    outcomes = neo4j_store._write_group(space.id, [
+    outcomes = neo4j_store.writes._write_group(space.id, [
         WriteBatch(space.id, [first]), WriteBatch(space.id, [repeat]),
         WriteBatch(space.id, [again]), WriteBatch(space.id, twice), WriteBatch(space.id, [other])])
 
