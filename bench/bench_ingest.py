@@ -65,7 +65,7 @@ def raw_rate(app: Container, texts: list[str]) -> float:
 
 def chunk_texts(app: Container, document: Document) -> list[str]:
     operator = AccessService.operator()
-    space = app.store.get_space(document.space_id)
+    space = app.store.directory.get_space(document.space_id)
     assert space is not None
     content = app.documents.content(operator, document.id, space.slug, 0, 50)
     texts = [c["text"] for c in content["chunks"]]

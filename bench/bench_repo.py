@@ -112,7 +112,7 @@ def run(app, checkout: Path, args: argparse.Namespace, rng: random.Random) -> No
     # anchored notes: random non-blank lines of Python files, anchored as a write would
     python = [p for p in git(checkout, "ls-files", "*.py").split() if p.startswith("src/")]
     sid = app.access.resolve(OP, space).space.id
-    target_space = app.store.get_space(sid)
+    target_space = app.store.directory.get_space(sid)
     notes: list[Memory] = []
     while len(notes) < args.notes:
         path = rng.choice(python)
@@ -122,12 +122,13 @@ def run(app, checkout: Path, args: argparse.Namespace, rng: random.Random) -> No
             continue
         cited = app.evidence.check(target_space, [f"{path}:{line}"]).citations
         text = f"note {len(notes)} about {path}:{line}"
-        notes.append(Memory(new_id(), sid, text, "bench", None, True, app.store.get_space(sid).created_at,
+        created = app.store.directory.get_space(sid).created_at
+        notes.append(Memory(new_id(), sid, text, "bench", None, True, created,
                             "bench", content_hash(text), evidence=cited,
                             verification=str(overall(cited)), verified_at=None))
     for start in range(0, len(notes), 500):
         batch = notes[start:start + 500]
-        app.store.write(WriteBatch(sid, [replace(m) for m in batch]))
+        app.store.writes.write(WriteBatch(sid, [replace(m) for m in batch]))
     cited_files = sorted({m.evidence[0].path for m in notes})
     edited = rng.sample(cited_files, max(1, len(cited_files) // 10))
     for path in edited:  # lines added above every cited line: those notes re-anchor

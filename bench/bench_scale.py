@@ -106,7 +106,7 @@ def load(args: argparse.Namespace, data_dir: str, run: str) -> dict[str, Any]:
                                     category="general", embedding=vectors[n].tolist(),
                                     active=True, created_at=now, created_by="bench",
                                     content_hash=content_hash(text)))
-            app.store.write(WriteBatch(space.id, batch))
+            app.store.writes.write(WriteBatch(space.id, batch))
     seconds = time.perf_counter() - started
     key = app.admin.create_key("scale", {s: Access.READWRITE for s in slugs}).raw
     flush = getattr(app.store, "flush_vector_index", None)

@@ -89,11 +89,11 @@ def seed_store(data_dir: Path, size: int) -> tuple[str, list[str]]:
                 text += f" (see {names[-1]})"
             batch.append(Memory(uuid.uuid4().hex, space.id, text, "fact", vecs[i].tolist(), True,
                                 clock.now(), "bench", content_hash(text)))
-        app.store.write(WriteBatch(space.id, batch))
+        app.store.writes.write(WriteBatch(space.id, batch))
     app.handoffs.save(AccessService.operator(), "Benchmarks half done", "bench", "stdio",
                       ["start time"], ["hook p95"], [], [], "bench")
     # loads the space's vectors and words once, which saves their snapshot for later starts
-    app.store.keyword_search(MemoryFilter(space.id), names[0], 1)
+    app.store.search.keyword_search(MemoryFilter(space.id), names[0], 1)
     app.close()
     return key, names
 

@@ -61,7 +61,7 @@ def load(store: GraphStore, space: Space, texts: list[str], vecs: np.ndarray) ->
                                           memory.created_at, "bench"))
             batch.append(memory)
             previous = memory
-        store.write(WriteBatch(space.id, batch, relations))
+        store.writes.write(WriteBatch(space.id, batch, relations))
     return len(texts) / (time.perf_counter() - started)
 
 
@@ -81,29 +81,29 @@ def run(name: str, store: GraphStore, size: int, queries: int, seed: int,
     vecs = vectors(size, np.random.default_rng(seed))
     space = Space(uuid.uuid4().hex, f"bench-{uuid.uuid4().hex[:8]}", "bench", "",
                   SystemClock().now(), SystemClock().now())
-    store.create_space(space)
+    store.directory.create_space(space)
     rate = load(store, space, texts, vecs)
     where = MemoryFilter(space.id)
     probes = vectors(queries, np.random.default_rng(seed + 1))
     words = [f"who {rng.choice(VERBS)} the {rng.choice(SUBJECTS)} {rng.choice(THINGS)}"
              for _ in range(queries)]
     started = time.perf_counter()
-    store.vector_search(where, probes[0].tolist(), 10)
+    store.search.vector_search(where, probes[0].tolist(), 10)
     cold = (time.perf_counter() - started) * 1000
     it = iter(range(10**9))
 
     def vector() -> object:
-        return store.vector_search(where, probes[next(it) % queries].tolist(), 10)
+        return store.search.vector_search(where, probes[next(it) % queries].tolist(), 10)
 
     def hybrid(expand: bool) -> Callable[[], object]:
         def go() -> object:
             i = next(it) % queries
             probe = probes[i].tolist()
-            hits = store.hybrid_search(where, probe, words[i], 50)
+            hits = store.search.hybrid_search(where, probe, words[i], 50)
             fused = blend(hits.by_vector, hits.by_text, words[i], hits.cosines,
                           hits.text_scores)[:10]
             if expand:
-                store.neighbours(space.id, [r.memory.id for r in fused], hops=2, per_origin=5)
+                store.relations.neighbours(space.id, [r.memory.id for r in fused], hops=2, per_origin=5)
             return fused
         return go
 
@@ -112,7 +112,7 @@ def run(name: str, store: GraphStore, size: int, queries: int, seed: int,
     again = reopen()
     try:
         started = time.perf_counter()
-        again.vector_search(where, probes[0].tolist(), 10)
+        again.search.vector_search(where, probes[0].tolist(), 10)
         restarted = (time.perf_counter() - started) * 1000
     finally:
         again.close()

@@ -43,12 +43,12 @@ def main() -> None:
                                  neo4j_uri=args.neo4j))
     embed, rng = HashEmbedder(), random.Random(3)
     space = builders.space("cold-keyword")
-    store.create_space(space)
+    store.directory.create_space(space)
     try:
         start = time.perf_counter()
         for first in range(0, args.memories, 2_000):
             texts = [sentence(rng, n) for n in range(first, min(args.memories, first + 2_000))]
-            store.write(WriteBatch(space.id, [builders.memory(space.id, t, v)
+            store.writes.write(WriteBatch(space.id, [builders.memory(space.id, t, v)
                                               for t, v in zip(texts, embed.embed(texts),
                                                               strict=True)]))
         print(f"loaded {args.memories:,} memories in {time.perf_counter() - start:.0f} s",

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memspace.bootstrap import build, build_conflicts
+from memspace.bootstrap import build
 from memspace.config import Settings
 from memspace.domain.models import Memory, Relation, RelationType
 from memspace.domain.ports import WriteBatch
@@ -30,6 +30,7 @@ from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access import AccessService
 from memspace.services.clock import SystemClock, new_id
 from memspace.services.conflict_records import ConflictRecorder
+from memspace.stores.roles import kit_of, roles_of
 
 OPERATOR = AccessService.operator()
 
@@ -66,7 +67,7 @@ def main() -> None:
 def run(app, dims: int, n: int, rounds: int, store: str) -> None:  # type: ignore[no-untyped-def]
     slug = f"queue-bench-{uuid.uuid4().hex[:8]}"
     app.admin.create_space(slug)
-    space = app.store.get_space_by_slug(slug)
+    space = app.store.directory.get_space_by_slug(slug)
     rng = np.random.default_rng(7)
     base = datetime.now(UTC) - timedelta(days=30)
     made: list[Memory] = []
@@ -78,9 +79,9 @@ def run(app, dims: int, n: int, rounds: int, store: str) -> None:  # type: ignor
             batch.append(Memory(new_id(), space.id, text, f"c{i % 9}",
                                 (vector / np.linalg.norm(vector)).tolist(), True,
                                 base + timedelta(seconds=i), "bench", content_hash(text)))
-        app.store.write(WriteBatch(space.id, batch))
+        app.store.writes.write(WriteBatch(space.id, batch))
         made += batch
-    recorder = ConflictRecorder(build_conflicts(app.store), SystemClock())
+    recorder = ConflictRecorder(roles_of(app.store).conflicts(kit_of(app.store)), SystemClock())
     brief_plain = type(app.briefings)(app.store, app.embedder, app.access, SystemClock(),
                                       lambda t: len(t) // 4)
     brief_counted = type(app.briefings)(app.store, app.embedder, app.access, SystemClock(),
@@ -94,7 +95,7 @@ def run(app, dims: int, n: int, rounds: int, store: str) -> None:  # type: ignor
             if kind == 0:
                 app.lifecycle.mark(OPERATOR, a.id, "disputed", "bench", slug)
             elif kind == 1:
-                app.store.write(WriteBatch(space.id, [], [Relation(
+                app.store.writes.write(WriteBatch(space.id, [], [Relation(
                     b.id, a.id, RelationType.UPDATES, b.created_at, "bench", "bench")]))
             elif kind == 2:
                 recorder.suggested(space.id, b, a, 0.3, 0.84)

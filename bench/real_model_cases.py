@@ -35,7 +35,7 @@ def superseded(app: Container, case: Case) -> str:
     space = Space(app, *case.seeded)
     old = space.seeded[case.seeded[0]]
     result = app.memories.add(space.agent, case.content, space.slug)
-    current = app.store.get_memory(space.id, old.id)
+    current = app.store.reads.get_memory(space.id, old.id)
     ok = result.superseded == [old.id] and current is not None and not current.active
     return "ok" if ok else f"no: mode={result.mode} superseded={result.superseded} " \
         f"facts={[m.content for m in result.memories]}"
@@ -49,7 +49,7 @@ def extracted(app: Container, case: Case) -> str:
     while (job := app.notes.states(space.id, [note.id])[note.id]).state is NoteState.PENDING:
         assert time.monotonic() < deadline
         time.sleep(0.2)
-    after = app.store.get_memory(space.id, note.id)
+    after = app.store.reads.get_memory(space.id, note.id)
     facts = space.memories()
     ok = job.state is NoteState.EXTRACTED and after is not None and not after.active \
         and len(facts) >= 2
@@ -63,7 +63,7 @@ def linked(app: Container, case: Case) -> str:
     new_ids = {m.id for m in result.memories}
     links = [r for r in result.relations if r.target_id == old.id and r.source_id in new_ids
              and r.type in (RelationType.EXTENDS, RelationType.DERIVES)]
-    current = app.store.get_memory(space.id, old.id)
+    current = app.store.reads.get_memory(space.id, old.id)
     ok = bool(links) and current is not None and current.active and result.superseded == []
     return "ok" if ok else f"no: mode={result.mode} relations={[(r.type.value) for r in result.relations]} " \
         f"superseded={result.superseded} facts={[m.content for m in result.memories]}"

@@ -244,9 +244,9 @@ def in_process(conversations: Sequence[Conversation], settings: Settings,
             result = app.memories.add(who, t.content, space=slugs[c.name], speaker=t.speaker,
                                       observed_at=t.observed_at)
             dia[result.memories[0].id].add(t.dia_id)
-        space_id = app.store.get_space_by_slug(slugs[c.name]).id  # type: ignore[union-attr]
+        space_id = app.store.directory.get_space_by_slug(slugs[c.name]).id  # type: ignore[union-attr]
         where = MemoryFilter(space_id)
-        app.store.vector_cache.load(app.store, space_id)  # type: ignore[attr-defined]
+        app.store.vector_cache.load(app.store.search, space_id)  # type: ignore[attr-defined]
         for name in ("search_memory", "vector list alone", "full-text list alone",
                      "search_memory cold"):
             answers[name][c.name] = []
@@ -269,9 +269,9 @@ def in_process(conversations: Sequence[Conversation], settings: Settings,
             answers["search_memory"][c.name].append([dia[i] for i in ranked])
             [vector] = embedder.embed_queries([q["question"]])
             answers["vector list alone"][c.name].append(
-                [dia[h.memory.id] for h in app.store.vector_search(where, vector, 20)])
+                [dia[h.memory.id] for h in app.store.search.vector_search(where, vector, 20)])
             answers["full-text list alone"][c.name].append(
-                [dia[h.memory.id] for h in app.store.text_search(where, q["question"], 20)])
+                [dia[h.memory.id] for h in app.store.search.text_search(where, q["question"], 20)])
     print(f"loaded and asked in {time.perf_counter() - start:.0f} s")
     app.close()
     return {"answers": answers, "latencies": latencies}

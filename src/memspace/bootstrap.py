@@ -5,12 +5,13 @@ then each service with the roles it asks for."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from memspace.config import Settings
 from memspace.domain.embedder import Embedder
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
-from memspace.domain.graph_port import GraphStore
+from memspace.domain.graph_port import GraphStore, roles_for
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
 from memspace.domain.ports import Clock, ColdSearch, SpaceCache
@@ -24,39 +25,39 @@ from memspace.domain.role_ports import (
 from memspace.domain.security import SecurityStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.llm.tokens import TokenCounter
-from memspace.metrics import Metrics, meter_services, watched_ports
+from memspace.metrics import Metrics, meter_services, watched, watched_ports
 from memspace.present.json import add_json
 from memspace.services.access import AccessService
 from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
-from memspace.services.briefing import BriefingService
+from memspace.services.briefing import BriefingPorts, BriefingService
 from memspace.services.changes import ChangeFeed
 from memspace.services.clock import SystemClock
 from memspace.services.code_search import CodeSearchService
 from memspace.services.conflict_records import ConflictRecorder
-from memspace.services.conflicts import ConflictService, proposal_writer
-from memspace.services.context import ProfileService
+from memspace.services.conflicts import ConflictPorts, ConflictService, proposal_writer
+from memspace.services.context import ProfilePorts, ProfileService
 from memspace.services.document_files import DocumentFiles
-from memspace.services.documents import DocumentService
+from memspace.services.documents import DocumentPorts, DocumentService
 from memspace.services.evidence import EvidenceService
-from memspace.services.extraction_jobs import NoteExtraction
-from memspace.services.graph import GraphService
+from memspace.services.extraction_jobs import NoteExtraction, NotePorts
+from memspace.services.graph import GraphService, GraphViewPorts
 from memspace.services.guard import ContentGuard
 from memspace.services.handoffs import HandoffService
 from memspace.services.ingest_worker import IngestionWorker
-from memspace.services.ingestion import IngestionService
-from memspace.services.lifecycle import LifecycleService
+from memspace.services.ingestion import IngestionPorts, IngestionService
+from memspace.services.lifecycle import LifecyclePorts, LifecycleService
 from memspace.services.memories import MemoryService
-from memspace.services.memory_rules import ColdNeighbours
+from memspace.services.memory_rules import ColdNeighbours, MemoryPorts
 from memspace.services.mining import GitMining
 from memspace.services.oauth import OAuthService
-from memspace.services.portability import PortabilityService
+from memspace.services.portability import PortabilityPorts, PortabilityService
 from memspace.services.repos import RepoService
-from memspace.services.search import SearchService
+from memspace.services.search import SearchPorts, SearchService
 from memspace.services.security import SecurityService
-from memspace.services.seeding import Seeder
-from memspace.services.seeding_conflicts import ConflictSeeds
-from memspace.services.spaces import SpaceService
+from memspace.services.seeding import Seeder, SeedPorts
+from memspace.services.seeding_conflicts import ConflictSeedPorts, ConflictSeeds
+from memspace.services.spaces import SpacePorts, SpaceService
 from memspace.services.uploads import UploadTickets
 from memspace.services.verification import VerificationService, broken_notes
 from memspace.stores.roles import TABLES, kit_of, roles_of
@@ -115,10 +116,15 @@ def build_search_paths(settings: Settings,
     (docs/scaling.md); (None, None) for a store without an in-process cache, or one whose
     reads cannot run beside its writes (an in-memory SQLite database: the background load
     would meet "table is locked"), which loads a space on its first search as before."""
-    if not store.concurrent_reads or store.backend not in TABLES:
+    if not store.search.concurrent_reads or store.backend not in TABLES:
         return None, None
     roles = roles_of(store)
     return roles.cache(store, settings.cache_mb * 2**20), roles.cold(kit_of(store))
+
+
+# The roles built beside the store (stores/roles.py), as Ports names them.
+BESIDE = ("note_jobs", "code_index", "evidence", "security", "marks", "texts", "oauth",
+          "conflicts")
 
 
 @dataclass
@@ -146,8 +152,8 @@ class Ports:
 
 
 def build_ports(settings: Settings, store: GraphStore, extractor: FactExtractor | None) -> Ports:
-    """Every role from the table of the store's backend; with MEMSPACE_METRICS the store and
-    the extractor are watched (metrics.py)."""
+    """Every role from the table of the store's backend; with MEMSPACE_METRICS each role of the
+    store and beside it, and the extractor, are watched (metrics.py)."""
     roles, kit = roles_of(store), kit_of(store)
     cache, cold = build_search_paths(settings, store)
     metrics = Metrics() if settings.metrics else None
@@ -161,6 +167,9 @@ def build_ports(settings: Settings, store: GraphStore, extractor: FactExtractor 
         cache=cache, cold=cold, metrics=metrics)
     if metrics is not None:
         ports.store, ports.extractor = watched_ports(metrics, store, extractor)
+        for name in BESIDE:
+            if getattr(ports, name) is not None:
+                setattr(ports, name, watched(getattr(ports, name), metrics))
     return ports
 
 
@@ -190,61 +199,61 @@ def build(
 
 def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
               files: DocumentFiles) -> Container:
-    """The services over the ports, each given the roles it asks for."""
+    """The services over the ports, each handed the store's roles its `*Ports` names (or the
+    one role it takes) and the roles built beside the store."""
     store = p.store
+    only = partial(roles_for, store=store)  # a view of the store holding those roles alone
     recorder = ConflictRecorder(p.conflicts, clock)
     audit = AuditLog(p.security, clock)
     guard = ContentGuard(p.security, audit)  # the security step of every write path
-    access = AccessService(store, clock)
-    profiles = ProfileService(store, access)
+    access = AccessService(store.directory, clock)
+    profiles = ProfileService(only(ProfilePorts), access)
     limits = build_limits(settings)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
-    notes = (NoteExtraction(store, p.note_jobs, batched, p.extractor, clock, recorder)
+    notes = (NoteExtraction(only(NotePorts), p.note_jobs, batched, p.extractor, clock, recorder)
              if p.note_jobs is not None and p.extractor is not None else None)
     evidence = EvidenceService(p.code_index, p.evidence, access, clock)
-    verification = VerificationService(store, p.code_index, p.evidence, access, clock)
-    memories = MemoryService(store, batched, access, clock, limits, p.extractor, notes=notes,
-                             evidence=evidence, guard=guard, cold=p.cold_reads, conflicts=recorder,
-                             answer_form=add_json)
+    verification = VerificationService(store.reads, p.code_index, p.evidence, access, clock)
+    memories = MemoryService(only(MemoryPorts), batched, access, clock, limits, p.extractor,
+                             notes=notes, evidence=evidence, guard=guard, cold=p.cold_reads,
+                             conflicts=recorder, answer_form=add_json)
     reader = build_reader(settings)
-    ingestion = IngestionService(store, access, memories, reader, files, clock,
+    ingestion = IngestionService(only(IngestionPorts), access, memories, reader, files, clock,
                                  settings.max_upload_bytes, batched.prefetch)
     if p.metrics is not None:
         meter_services(p.metrics, memories, ingestion, notes, p.extractor is not None)
-    admin = AdminService(store, clock, audit, p.texts)
+    admin = AdminService(store.directory, clock, audit, p.texts)
     # The demo loads without a model, so it looks the same on every machine.
-    flat = MemoryService(store, batched, access, clock, limits, evidence=evidence, guard=guard,
-                         cold=p.cold_reads, conflicts=recorder, answer_form=add_json)
-    lifecycle = LifecycleService(store, p.marks, access, clock)
+    flat = MemoryService(only(MemoryPorts), batched, access, clock, limits, evidence=evidence,
+                         guard=guard, cold=p.cold_reads, conflicts=recorder, answer_form=add_json)
+    lifecycle = LifecycleService(only(LifecyclePorts), p.marks, access, clock)
     seeder = Seeder(admin, access, flat, IngestionService(
-        store, access, flat, reader, files, clock, settings.max_upload_bytes, batched.prefetch),
-        store, clock, ConflictSeeds(flat, lifecycle, recorder, access, store, batched, clock))
-    repos = RepoService(p.code_index, store, access, clock, verification)
-    conflicts = ConflictService(store, p.conflicts, p.marks, access, clock, proposal_writer(flat))
+        only(IngestionPorts), access, flat, reader, files, clock, settings.max_upload_bytes,
+        batched.prefetch), only(SeedPorts), clock,
+        ConflictSeeds(flat, lifecycle, recorder, access, only(ConflictSeedPorts), batched, clock))
+    repos = RepoService(p.code_index, store.directory, access, clock, verification)
+    conflicts = ConflictService(only(ConflictPorts), p.conflicts, p.marks, access, clock,
+                                proposal_writer(flat))
+    briefings = BriefingService(only(BriefingPorts), embedder, access, clock, TokenCounter().count,
+                                quarantines=guard.quarantines, marks=p.marks, cold=p.cold_reads,
+                                broken=broken_notes(p.evidence), open_conflicts=conflicts.count)
+    search = SearchService(only(SearchPorts), embedder, access, profiles, settings.max_query_chars,
+                           guard.quarantines, limits.turns, p.cache, p.cold, clock)
     return Container(
         settings=settings, metrics=p.metrics, store=store, embedder=embedder, access=access,
-        admin=admin, memories=memories,
-        search=SearchService(store, embedder, access, profiles, settings.max_query_chars,
-                             guard.quarantines, limits.turns, p.cache, p.cold, clock),
-        documents=DocumentService(store, access, files, settings.max_page_size),
+        admin=admin, memories=memories, search=search, briefings=briefings,
+        documents=DocumentService(only(DocumentPorts), access, files, settings.max_page_size),
         ingestion=ingestion, worker=IngestionWorker(ingestion, notes), notes=notes,
-        seeder=seeder, profiles=profiles, spaces=SpaceService(access, store, conflicts.count),
-        graphs=GraphService(store, access, clock),
-        briefings=BriefingService(store, embedder, access, clock, TokenCounter().count,
-                                  quarantines=guard.quarantines, marks=p.marks,
-                                  broken=broken_notes(p.evidence),
-                                  open_conflicts=conflicts.count, cold=p.cold_reads),
-        handoffs=HandoffService(store, access, clock, evidence, guard),
-        uploads=UploadTickets(store, access, clock, upload_secret(settings)),
-        portability=PortabilityService(store, embedder, access, files, admin, guard, audit,
-                                       p.conflicts),
-        oauth=OAuthService(p.oauth, access, admin, clock, audit),
-        evidence=evidence, repos=repos, verification=verification,
-        code=CodeSearchService(p.code_index, access),
-        mining=GitMining(repos, p.code_index, memories),
-        security=SecurityService(admin, p.security, guard, audit, store),
-        lifecycle=lifecycle,
-        changes=ChangeFeed(store, p.marks, access, TokenCounter().count),
-        conflicts=conflicts,
+        seeder=seeder, profiles=profiles, graphs=GraphService(only(GraphViewPorts), access, clock),
+        spaces=SpaceService(access, only(SpacePorts), conflicts.count),
+        handoffs=HandoffService(store.handoffs, access, clock, evidence, guard),
+        uploads=UploadTickets(store.directory, access, clock, upload_secret(settings)),
+        portability=PortabilityService(only(PortabilityPorts), embedder, access, files, admin,
+                                       guard, audit, p.conflicts),
+        oauth=OAuthService(p.oauth, access, admin, clock, audit), evidence=evidence,
+        repos=repos, verification=verification, code=CodeSearchService(p.code_index, access),
+        mining=GitMining(repos, p.code_index, memories), lifecycle=lifecycle,
+        security=SecurityService(admin, p.security, guard, audit, store.reads),
+        changes=ChangeFeed(store.reads, p.marks, access, TokenCounter().count), conflicts=conflicts,
     )

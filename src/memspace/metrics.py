@@ -1,9 +1,10 @@
 """Prometheus metrics (`MEMSPACE_METRICS=true`, served at /metrics), hooked in at the edges.
 
-Nothing in domain/ or services/ knows about them: bootstrap wraps the ports (the store, the
-fact extractor) and the methods of the services whose results are counted (`meter_services`),
-and the MCP server times each tool call. Labels are closed sets (tool names, modes, statuses,
-error kinds): no memory content, no space, no key or actor ever becomes a label or a value.
+Nothing in domain/ or services/ knows about them: bootstrap wraps the ports (each role of the
+store and each role beside it, counting their errors; the fact extractor) and the methods of
+the services whose results are counted (`meter_services`), and the MCP server times each
+tool call. Labels are closed sets (tool names, modes, statuses, error kinds): no memory
+content, no space, no key or actor ever becomes a label or a value.
 
     memspace_tool_call_duration_seconds{tool,status}  histogram; status "ok" or the error code
     memspace_memory_adds_total{mode,status}           mode extracted | flat | fallback | pending
@@ -21,13 +22,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics
 
 from memspace.domain.errors import ExtractionFailed, MemspaceError
 from memspace.domain.extraction import Candidate, Extraction, FactExtractor
-from memspace.domain.graph_port import GraphStore
+from memspace.domain.graph_port import ROLES, GraphStore
 from memspace.domain.models import Document, DocumentStatus, Usage
 from memspace.domain.notes import NoteJob, NoteState
 from memspace.services.access import Principal
@@ -114,11 +115,23 @@ class Metrics:
                                  else "unexpected").inc()
 
 
-class WatchedStore:
-    """A GraphStore that counts the errors coming out of the real one, and is otherwise it
-    (attributes such as `backend` are the real store's, so its roles are found the same way)."""
+def _counted(metrics: Metrics, call: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(call)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return call(*args, **kwargs)
+        except Exception as exc:
+            metrics.store_error(exc)
+            raise
 
-    def __init__(self, inner: GraphStore, metrics: Metrics) -> None:
+    return counted
+
+
+class WatchedRole:
+    """One role object of the store (or beside it), counting the errors its calls raise; its
+    methods are the real role's, each wrapped on first use."""
+
+    def __init__(self, inner: object, metrics: Metrics) -> None:
         self._inner = inner
         self._metrics = metrics
 
@@ -126,17 +139,50 @@ class WatchedStore:
         value = getattr(self._inner, name)
         if not callable(value):
             return value
-
-        @functools.wraps(value)
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return value(*args, **kwargs)
-            except Exception as exc:
-                self._metrics.store_error(exc)
-                raise
-
+        counted = _counted(self._metrics, value)
         self.__dict__[name] = counted  # later calls skip __getattr__
         return counted
+
+
+R = TypeVar("R")
+
+
+def watched(role: R, metrics: Metrics) -> R:
+    """`role` as the services should see it when metrics are on."""
+    return cast(R, WatchedRole(role, metrics))
+
+
+class WatchedStore:
+    """The store with each of its roles watched (WatchedRole), and its own calls counted too;
+    `backend` and `kit` are the real store's, so the roles beside it are found the same way."""
+
+    def __init__(self, inner: GraphStore, metrics: Metrics) -> None:
+        self._inner, self._metrics = inner, metrics
+        self.backend, self.kit = inner.backend, inner.kit
+        self.vector_cache = getattr(inner, "vector_cache", None)  # its sizes, on /metrics
+        flush = getattr(inner, "flush_vector_index", None)  # Neo4j's: the benches wait on it
+        if flush is not None:
+            self.flush_vector_index = flush
+        for name in ROLES:
+            setattr(self, name, watched(getattr(inner, name), metrics))
+
+    def _call(self, name: str, *args: Any) -> Any:
+        return _counted(self._metrics, getattr(self._inner, name))(*args)
+
+    def store_info(self, key: str) -> str | None:
+        return cast(str | None, self._call("store_info", key))
+
+    def set_store_info(self, key: str, value: str) -> None:
+        self._call("set_store_info", key, value)
+
+    def holds_memories(self) -> bool:
+        return bool(self._call("holds_memories"))
+
+    def ping(self) -> None:
+        self._call("ping")
+
+    def close(self) -> None:
+        self._call("close")
 
 
 class WatchedExtractor:
@@ -194,5 +240,5 @@ def meter_services(metrics: Metrics, memories: MemoryService, ingestion: Ingesti
 def watched_ports(metrics: Metrics, store: GraphStore,
                   extractor: FactExtractor | None) -> tuple[GraphStore, FactExtractor | None]:
     """The store and the extractor as the services should see them when metrics are on."""
-    watched = cast(GraphStore, WatchedStore(store, metrics))
-    return watched, (WatchedExtractor(extractor, metrics) if extractor is not None else None)
+    return (cast(GraphStore, WatchedStore(store, metrics)),
+            WatchedExtractor(extractor, metrics) if extractor is not None else None)

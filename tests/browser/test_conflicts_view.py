@@ -32,7 +32,7 @@ def queue_of_three(deployment: Deployment, key: str, space: str) -> dict[str, st
     friday = app.memories.add(who, "Releases ship on Fridays", space).memories[0]
     thursday = app.memories.add(who, "Payment retries back off for an hour", space).memories[0]
     space_id = app.access.resolve(who, space).space.id
-    app.store.write(WriteBatch(space_id, [], [Relation(thursday.id, friday.id,
+    app.store.writes.write(WriteBatch(space_id, [], [Relation(thursday.id, friday.id,
                                                        RelationType.UPDATES, thursday.created_at,
                                                        "agent-b", "moved")]))
     return {"held": held.id, "doubted": doubted.id, "friday": friday.id}

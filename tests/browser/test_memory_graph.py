@@ -47,7 +47,7 @@ def seed_graph(deployment: Deployment, key: str, space: str) -> dict[str, str]:
         memory = Memory(new_id(), space_id, text, "architecture", vector, True, now, "extractor",
                         content_hash(text))
         edge = Relation(memory.id, adyen.id, kind, now, "extractor", "adds detail")
-        app.store.write(WriteBatch(space_id, [memory], [edge], at=now))
+        app.store.writes.write(WriteBatch(space_id, [memory], [edge], at=now))
     return {"stripe": stripe.id, "adyen": adyen.id, "xss": xss.id}
 
 

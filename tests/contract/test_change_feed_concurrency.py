@@ -16,7 +16,7 @@ WRITERS, EACH, PAGE = 4, 20, 7
 
 def test_a_reader_paging_during_concurrent_writes_misses_and_repeats_nothing(store: GraphStore) -> None:
     space = b.space("feed")
-    store.create_space(space)
+    store.directory.create_space(space)
     embed = HashEmbedder()
     written: list[str] = []
     lock = threading.Lock()
@@ -27,7 +27,7 @@ def test_a_reader_paging_during_concurrent_writes_misses_and_repeats_nothing(sto
             for i in range(EACH):
                 text = f"writer {n} fact {i}"
                 memory = b.memory(space.id, text, embed.embed([text])[0])
-                store.write(WriteBatch(space.id, [memory]))
+                store.writes.write(WriteBatch(space.id, [memory]))
                 with lock:
                     written.append(memory.id)
         except BaseException as exc:  # reported by the main thread
@@ -39,7 +39,7 @@ def test_a_reader_paging_during_concurrent_writes_misses_and_repeats_nothing(sto
 
     def read_page() -> bool:
         nonlocal after
-        page = store.list_changes(where, PAGE, after)
+        page = store.reads.list_changes(where, PAGE, after)
         if page:
             seen.extend(page)
             after = ChangeAfter(page[-1].stamp, page[-1].memory.id)

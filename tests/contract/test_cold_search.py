@@ -25,16 +25,16 @@ WORDS = ("deploy", "rollback", "invoice", "pricing", "cdn", "latency", "budget",
 def _load(store: GraphStore, n: int = 120) -> tuple[str, list[str]]:
     rng = random.Random(39)
     space = b.space(f"cold-{rng.randrange(10**9)}")
-    store.create_space(space)
+    store.directory.create_space(space)
     memories = []
     for i in range(n):
         content = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(3, 9))) + f" note {i}"
         memory = b.memory(space.id, content, EMBED.embed([content])[0])
         memories.append(memory.__class__(**{**memory.__dict__,
                                             "category": "ops" if i % 3 == 0 else "sales"}))
-    store.write(WriteBatch(space.id, memories))
+    store.writes.write(WriteBatch(space.id, memories))
     for memory in memories[::10]:
-        store.forget(space.id, memory.id, "test", "tester", datetime.now(UTC))
+        store.writes.forget(space.id, memory.id, "test", "tester", datetime.now(UTC))
     return space.id, [m.id for m in memories]
 
 
@@ -65,7 +65,7 @@ def test_cold_hybrid_search_ranks_what_the_warm_one_ranks(store: GraphStore,
     flt = MemoryFilter(space_id, **where)  # type: ignore[arg-type]
     for text in ("deploy rollback latency", "refund the customer invoice", "cache replica"):
         [vector] = EMBED.embed_queries([text])
-        warm_hits = store.hybrid_search(flt, vector, text, 20)
+        warm_hits = store.search.hybrid_search(flt, vector, text, 20)
         cold_hits = cold.hybrid_search(flt, vector, text, 20)
         _same_ranking(cold_hits.by_text, warm_hits.by_text)
         _same_ranking(cold_hits.by_vector, warm_hits.by_vector)
@@ -79,9 +79,9 @@ def test_cold_keyword_and_text_search_find_the_warm_memories(store: GraphStore) 
     cold = _cold(store)
     flt = MemoryFilter(space_id)
     _same_ranking(cold.keyword_search(flt, "invoise refund", 50),
-                  store.keyword_search(flt, "invoise refund", 50))
+                  store.search.keyword_search(flt, "invoise refund", 50))
     _same_ranking(cold.text_search(flt, "pricing schema", 30),
-                  store.text_search(flt, "pricing schema", 30))
+                  store.search.text_search(flt, "pricing schema", 30))
     forgotten = set(ids[::10])
     assert not forgotten & {h.memory.id for h in cold.keyword_search(flt, "note", 200)}
 
@@ -102,7 +102,7 @@ def test_a_large_cold_space_on_neo4j_is_ranked_by_its_vector_and_full_text_index
     flt = MemoryFilter(space_id, category="ops")
     text = "refund customer invoice"
     [vector] = EMBED.embed_queries([text])
-    warm_hits = store.hybrid_search(flt, vector, text, 10)
+    warm_hits = store.search.hybrid_search(flt, vector, text, 10)
     cold_hits = cold.hybrid_search(flt, vector, text, 10)
     # the vector index is approximate; over 120 memories it finds the exact top 10, re-ranked
     # by the exact cosine
@@ -110,7 +110,7 @@ def test_a_large_cold_space_on_neo4j_is_ranked_by_its_vector_and_full_text_index
     # Lucene ranks the same index terms by the whole database's statistics: the same
     # memories match (all of them: 50 is more than the category holds), in an order of its own
     every_cold = cold.hybrid_search(flt, vector, text, 50).by_text
-    every_warm = store.hybrid_search(flt, vector, text, 50).by_text
+    every_warm = store.search.hybrid_search(flt, vector, text, 50).by_text
     assert len(every_warm) < 50
     assert {h.memory.id for h in every_cold} == {h.memory.id for h in every_warm}
     for hit in cold_hits.by_text + cold_hits.by_vector:
@@ -138,7 +138,7 @@ def test_a_large_cold_space_on_neo4j_finds_keywords_through_lucene_without_a_pas
                   MemoryFilter(space_id, include_inactive=True)):
         for keyword, exact in (("invoise refund", False), ("invoice refund", True),
                                ("latncy", False), ("latncy", True)):
-            warm = store.keyword_search(where, keyword, 200, exact)
+            warm = store.search.keyword_search(where, keyword, 200, exact)
             with monkeypatch.context() as patched:
                 patched.setattr(cold, "_read", no_pass)  # the pass over the space's rows
                 found = cold.keyword_search(where, keyword, 200, exact)

@@ -30,14 +30,14 @@ AT = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 def _space(store: GraphStore) -> str:
     space = b.space()
-    store.create_space(space)
+    store.directory.create_space(space)
     return space.id
 
 
 def _pair(store: GraphStore, sid: str) -> tuple[Memory, Memory]:
     old = b.memory(sid, "The cache holds entries for 10 minutes")
     new = b.memory(sid, "Invoices are archived after 7 years")
-    store.write(WriteBatch(sid, [old, new]))
+    store.writes.write(WriteBatch(sid, [old, new]))
     return new, old
 
 
@@ -48,7 +48,7 @@ def _record(sid: str, new: Memory, old: Memory, at: datetime = AT,
 
 
 def _updates(store: GraphStore, sid: str, memory_id: str) -> list[tuple[str, str]]:
-    return [(r.source_id, r.target_id) for r in store.relations_of(sid, memory_id)
+    return [(r.source_id, r.target_id) for r in store.relations.relations_of(sid, memory_id)
             if r.type is RelationType.UPDATES]
 
 
@@ -57,7 +57,7 @@ def test_a_record_is_kept_once_newest_first_and_only_in_its_space(store: GraphSt
     sid, other = _space(store), _space(store)
     new, old = _pair(store, sid)
     third = b.memory(sid, "Standups are at 09:30")
-    store.write(WriteBatch(sid, [third]))
+    store.writes.write(WriteBatch(sid, [third]))
     first = _record(sid, new, old)
     second = _record(sid, third, old, AT + timedelta(minutes=5), ConflictKind.CONTRADICTION)
 
@@ -77,12 +77,12 @@ def test_a_settlement_supersedes_records_history_and_closes_the_record(store: Gr
     new, old = _pair(store, sid)
     record = _record(sid, new, old)
     conflicts.record(record)
-    before = store.space_stats(sid).version
+    before = store.directory.space_stats(sid).version
 
     conflicts.settle(Settlement(record, new.id, (old.id,), "the newer note is right", "lead",
                                 AT + timedelta(hours=1), {new.id: 1, old.id: 1}))
 
-    gone = store.get_memory(sid, old.id)
+    gone = store.reads.get_memory(sid, old.id)
     assert gone is not None and not gone.active
     assert (gone.status, gone.superseded_by) == (MemoryStatus.SUPERSEDED, new.id)
     assert _updates(store, sid, old.id) == [(new.id, old.id)]
@@ -92,7 +92,7 @@ def test_a_settlement_supersedes_records_history_and_closes_the_record(store: Gr
     assert all("the newer note is right" in m.reason and record.id in m.reason for m in history)
     assert conflicts.open_recorded(sid, 10) == []
     assert conflicts.get_recorded(sid, record.id) is None
-    assert store.space_stats(sid).version > before
+    assert store.directory.space_stats(sid).version > before
 
 
 def test_a_stale_settlement_changes_nothing(store: GraphStore) -> None:
@@ -106,7 +106,7 @@ def test_a_stale_settlement_changes_nothing(store: GraphStore) -> None:
     with pytest.raises(StaleVersion):
         conflicts.settle(Settlement(record, new.id, (old.id,), "x", "lead", AT,
                                     {new.id: 1, old.id: 1}))
-    still = store.get_memory(sid, old.id)
+    still = store.reads.get_memory(sid, old.id)
     assert still is not None and still.active and still.status is MemoryStatus.DISPUTED
     assert _updates(store, sid, old.id) == []
     assert [c.id for c in conflicts.open_recorded(sid, 10)] == [record.id]
@@ -126,13 +126,13 @@ def test_nothing_kept_leaves_it_historical_and_a_dispute_kept_is_current(
                                 "agent-b", AT)
     conflicts.settle(Settlement(disputed, doubted.id, (), "measured: it is 10", "lead", AT,
                                 {doubted.id: 2}))
-    kept = store.get_memory(sid, doubted.id)
+    kept = store.reads.get_memory(sid, doubted.id)
     assert kept is not None and (kept.status, kept.version, kept.active) == (
         MemoryStatus.CURRENT, 3, True)
 
     lone = _record(sid, wrong, doubted, kind=ConflictKind.CONTRADICTION)
     conflicts.settle(Settlement(lone, None, (wrong.id,), "neither: it was a typo", "lead", AT))
-    gone = store.get_memory(sid, wrong.id)
+    gone = store.reads.get_memory(sid, wrong.id)
     assert gone is not None and (gone.active, gone.status, gone.superseded_by) == (
         False, MemoryStatus.HISTORICAL, None)
 
@@ -141,19 +141,19 @@ def test_settling_two_heads_adds_no_second_edge_between_them(store: GraphStore) 
     conflicts = roles_of(store).conflicts(kit_of(store))
     sid = _space(store)
     old = b.memory(sid, "We ship on Fridays")
-    store.write(WriteBatch(sid, [old]))
+    store.writes.write(WriteBatch(sid, [old]))
     new = b.memory(sid, "We ship on Thursdays")
     # An UPDATES whose old end stayed current: a supersession that never finished.
-    store.write(WriteBatch(sid, [new], [b.relation(new, old, RelationType.UPDATES)]))
-    assert [(r.source_id, r.target_id) for r in store.open_conflicts(sid, 10)] == [
+    store.writes.write(WriteBatch(sid, [new], [b.relation(new, old, RelationType.UPDATES)]))
+    assert [(r.source_id, r.target_id) for r in store.relations.open_conflicts(sid, 10)] == [
         (new.id, old.id)]
     heads = RecordedConflict(conflict_id(sid, ConflictKind.TWO_HEADS, (new.id, old.id)), sid,
                              ConflictKind.TWO_HEADS, (new.id, old.id), "both current", "a", AT)
     conflicts.settle(Settlement(heads, old.id, (new.id,), "Fridays still", "lead", AT,
                                 {new.id: 1, old.id: 1}))
     assert _updates(store, sid, old.id) == [(new.id, old.id)]
-    assert store.open_conflicts(sid, 10) == []
-    back = store.get_memory(sid, new.id)
+    assert store.relations.open_conflicts(sid, 10) == []
+    back = store.reads.get_memory(sid, new.id)
     assert back is not None and back.superseded_by == old.id
 
 
@@ -161,7 +161,7 @@ def test_a_proposal_is_open_until_its_text_is_stored(store: GraphStore) -> None:
     conflicts = roles_of(store).conflicts(kit_of(store))
     sid = _space(store)
     existing = replace(b.memory(sid, "Sessions use opaque tokens"), type=MemoryType.DECISION)
-    store.write(WriteBatch(sid, [existing]))
+    store.writes.write(WriteBatch(sid, [existing]))
     text = "Sessions use JWTs"
     proposal = Proposal(text, MemoryType.DECISION, "agent-b", AT, content_hash(text), "auth")
     record = RecordedConflict(
@@ -169,5 +169,5 @@ def test_a_proposal_is_open_until_its_text_is_stored(store: GraphStore) -> None:
         sid, ConflictKind.WRITE_CONFLICT, (existing.id,), "refused", "agent-b", AT, proposal)
     conflicts.record(record)
     assert conflicts.open_recorded(sid, 10) == [record]
-    store.write(WriteBatch(sid, [b.memory(sid, text)]))
+    store.writes.write(WriteBatch(sid, [b.memory(sid, text)]))
     assert conflicts.open_recorded(sid, 10) == []

@@ -30,8 +30,8 @@ def file(r: Repo, path: str, sha: str, *spans: tuple[int, int, str | None]) -> I
 def test_repositories_files_and_chunks_round_trip(store: GraphStore) -> None:
     index = roles_of(store).repos(kit_of(store))
     space, other = b.space(f"s-{uuid.uuid4().hex[:6]}"), b.space(f"o-{uuid.uuid4().hex[:6]}")
-    store.create_space(space)
-    store.create_space(other)
+    store.directory.create_space(space)
+    store.directory.create_space(other)
     r = repo(space.id)
     index.add_repo(r)
     with pytest.raises(Conflict):
@@ -63,7 +63,7 @@ def test_repositories_files_and_chunks_round_trip(store: GraphStore) -> None:
 def test_policy_citations_and_verification_state(store: GraphStore) -> None:
     evidence = roles_of(store).evidence(kit_of(store))
     space = b.space(f"e-{uuid.uuid4().hex[:6]}")
-    store.create_space(space)
+    store.directory.create_space(space)
     assert evidence.evidence_policy(space.id) == "optional"
     evidence.set_evidence_policy(space.id, "required")
     assert evidence.evidence_policy(space.id) == "required"
@@ -73,14 +73,14 @@ def test_policy_citations_and_verification_state(store: GraphStore) -> None:
     m = replace(b.memory(space.id, "Retries back off"), evidence=cited, verification="verified",
                 verified_at=b.BASE)
     plain = b.memory(space.id, "No citation here")
-    store.write(WriteBatch(space.id, [m, plain]))
-    got = store.get_memory(space.id, m.id)
+    store.writes.write(WriteBatch(space.id, [m, plain]))
+    got = store.reads.get_memory(space.id, m.id)
     assert got is not None and got.evidence == cited and got.verification == "verified"
     assert got.verified_at == b.BASE
     assert [x.id for x in evidence.anchored_memories(space.id)] == [m.id]
     moved = (replace(cited[0], line=9, state=Verification.BROKEN), cited[1])
     evidence.set_verification(space.id, [Checked(m.id, moved, "broken")], b.BASE)
-    got = store.get_memory(space.id, m.id)
+    got = store.reads.get_memory(space.id, m.id)
     assert got is not None and got.evidence[0].line == 9 and got.verification == "broken"
     assert [x.id for x in evidence.memories_in_state(space.id, "broken", 10)] == [m.id]
     assert evidence.memories_in_state(space.id, "verified", 10) == []

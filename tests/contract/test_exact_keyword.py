@@ -16,16 +16,16 @@ CONTENTS = ["add_memory refuses long text", "add_memroy is a typo of it",
 
 def test_exact_keyword_search_takes_every_word_as_typed(store: GraphStore) -> None:
     space = b.space()
-    store.create_space(space)
+    store.directory.create_space(space)
     ids = []
     for content in CONTENTS:
         memory = b.memory(space.id, content, EMBED.embed([content])[0])
-        store.write(WriteBatch(space.id, [memory]))
+        store.writes.write(WriteBatch(space.id, [memory]))
         ids.append(memory.id)
     where = MemoryFilter(space.id)
 
     def found(keyword: str, exact: bool) -> set[str]:
-        return {h.memory.id for h in store.keyword_search(where, keyword, 10, exact)}
+        return {h.memory.id for h in store.search.keyword_search(where, keyword, 10, exact)}
 
     assert found("add_memory", exact=True) == {ids[0]}
     assert found("add_memory", exact=False) == {ids[0], ids[1]}

@@ -20,7 +20,7 @@ AT = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 def _space(store: GraphStore) -> str:
     space = b.space()
-    store.create_space(space)
+    store.directory.create_space(space)
     return space.id
 
 
@@ -29,10 +29,10 @@ def test_type_importance_and_canonical_read_back_as_written(store: GraphStore) -
     typed = replace(b.memory(sid, "Deploys need two approvals"), type=MemoryType.CONSTRAINT,
                     importance=5, canonical=True)
     plain = b.memory(sid, "The office plant is a fern")
-    store.write(WriteBatch(sid, [typed, plain]))
+    store.writes.write(WriteBatch(sid, [typed, plain]))
 
-    assert store.get_memory(sid, typed.id) == typed
-    got = store.get_memory(sid, plain.id)
+    assert store.reads.get_memory(sid, typed.id) == typed
+    got = store.reads.get_memory(sid, plain.id)
     assert got is not None
     assert (got.type, got.status, got.importance, got.canonical) == (
         MemoryType.NOTE, MemoryStatus.CURRENT, 3, False)
@@ -41,14 +41,14 @@ def test_type_importance_and_canonical_read_back_as_written(store: GraphStore) -
 def test_a_correction_leaves_the_old_one_superseded_pointing_at_the_new(store: GraphStore) -> None:
     sid = _space(store)
     old = b.memory(sid, "We ship on Fridays")
-    store.write(WriteBatch(sid, [old]))
+    store.writes.write(WriteBatch(sid, [old]))
     new = b.memory(sid, "We ship on Thursdays")
-    store.write(WriteBatch(sid, [new], [b.relation(new, old, RelationType.UPDATES)],
+    store.writes.write(WriteBatch(sid, [new], [b.relation(new, old, RelationType.UPDATES)],
                            {old.id: new.id}))
 
-    got = store.get_memory(sid, old.id)
+    got = store.reads.get_memory(sid, old.id)
     assert got is not None and (got.status, got.superseded_by) == (MemoryStatus.SUPERSEDED, new.id)
-    gone = store.forget(sid, new.id, "no longer shipping", "test", AT)
+    gone = store.writes.forget(sid, new.id, "no longer shipping", "test", AT)
     assert (gone.status, gone.superseded_by) == (MemoryStatus.HISTORICAL, None)
 
 
@@ -57,12 +57,12 @@ def test_listing_filters_by_type_and_status(store: GraphStore) -> None:
     decision = replace(b.memory(sid, "Postgres is the database"), type=MemoryType.DECISION)
     task = replace(b.memory(sid, "Write the migration guide"), type=MemoryType.TASK)
     old = replace(b.memory(sid, "MySQL is the database"), type=MemoryType.DECISION)
-    store.write(WriteBatch(sid, [decision, task, old]))
+    store.writes.write(WriteBatch(sid, [decision, task, old]))
     fix = replace(b.memory(sid, "MariaDB is the database"), type=MemoryType.DECISION)
-    store.write(WriteBatch(sid, [fix], [b.relation(fix, old, RelationType.UPDATES)], {old.id: fix.id}))
+    store.writes.write(WriteBatch(sid, [fix], [b.relation(fix, old, RelationType.UPDATES)], {old.id: fix.id}))
 
     def ids(**filters: object) -> set[str]:
-        return {m.id for m in store.list_memories(MemoryFilter(sid, **filters), 50)}  # type: ignore[arg-type]
+        return {m.id for m in store.reads.list_memories(MemoryFilter(sid, **filters), 50)}  # type: ignore[arg-type]
 
     assert ids(types=(MemoryType.DECISION,)) == {decision.id, fix.id}
     assert ids(types=(MemoryType.DECISION, MemoryType.TASK)) == {decision.id, fix.id, task.id}
@@ -75,8 +75,8 @@ def test_a_mark_sets_the_status_bumps_the_version_and_records_who_when_why(
     marks = roles_of(store).lifecycle(kit_of(store))
     sid = _space(store)
     memory = replace(b.memory(sid, "The cache holds 10 minutes"), type=MemoryType.FACT)
-    store.write(WriteBatch(sid, [memory]))
-    store_version = store.space_stats(sid).version
+    store.writes.write(WriteBatch(sid, [memory]))
+    store_version = store.directory.space_stats(sid).version
 
     marked = marks.mark(sid, memory.id, MemoryStatus.DISPUTED, "the load test disagrees",
                         "agent-a", AT, expected_version=1)
@@ -90,8 +90,8 @@ def test_a_mark_sets_the_status_bumps_the_version_and_records_who_when_why(
     assert [(r.version, r.status, r.reason, r.by, r.at) for r in history] == [
         (2, "disputed", "the load test disagrees", "agent-a", AT),
         (3, "current", "load test was misconfigured", "agent-b", AT.replace(hour=10))]
-    assert store.space_stats(sid).version > store_version  # the change feed sees it
-    changes = store.list_changes(MemoryFilter(sid), 10)
+    assert store.directory.space_stats(sid).version > store_version  # the change feed sees it
+    changes = store.reads.list_changes(MemoryFilter(sid), 10)
     assert [c.memory.id for c in changes] == [memory.id]
 
 
@@ -100,7 +100,7 @@ def test_a_mark_refuses_a_stale_version_a_superseded_memory_and_a_foreign_one(
     marks = roles_of(store).lifecycle(kit_of(store))
     sid, other = _space(store), _space(store)
     memory = b.memory(sid, "Retries back off to 30 s")
-    store.write(WriteBatch(sid, [memory]))
+    store.writes.write(WriteBatch(sid, [memory]))
     marks.mark(sid, memory.id, MemoryStatus.DISPUTED, "doubt", "a", AT)
 
     with pytest.raises(StaleVersion):
@@ -108,7 +108,7 @@ def test_a_mark_refuses_a_stale_version_a_superseded_memory_and_a_foreign_one(
     with pytest.raises(NotFound):
         marks.mark(other, memory.id, MemoryStatus.HISTORICAL, "not yours", "b", AT)
     new = b.memory(sid, "Retries back off to 60 s")
-    store.write(WriteBatch(sid, [new], [b.relation(new, memory, RelationType.UPDATES)],
+    store.writes.write(WriteBatch(sid, [new], [b.relation(new, memory, RelationType.UPDATES)],
                            {memory.id: new.id}))
     with pytest.raises(Conflict):
         marks.mark(sid, memory.id, MemoryStatus.CURRENT, "revive", "b", AT)
@@ -124,9 +124,9 @@ def test_neo4j_memories_stored_before_statuses_get_them_at_start(neo4j_store: ob
     assert isinstance(neo4j_store, Neo4jStore)
     sid = _space(neo4j_store)
     live, replaced, forgotten = (b.memory(sid, t) for t in ("live one", "replaced one", "gone one"))
-    neo4j_store.write(WriteBatch(sid, [live, replaced, forgotten]))
-    neo4j_store.write(WriteBatch(sid, [], supersede={replaced.id: live.id}))
-    neo4j_store.forget(sid, forgotten.id, "wrong", "test", AT)
+    neo4j_store.writes.write(WriteBatch(sid, [live, replaced, forgotten]))
+    neo4j_store.writes.write(WriteBatch(sid, [], supersede={replaced.id: live.id}))
+    neo4j_store.writes.forget(sid, forgotten.id, "wrong", "test", AT)
     # As an older version left them: no type, status, importance or canonical.
     neo4j_store.kit.db.write(lambda tx: tx.run(
         "MATCH (m:Memory {spaceId: $space}) REMOVE m.type, m.status, m.importance, m.canonical",

@@ -15,7 +15,7 @@ AT = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 def test_a_note_job_reads_back_as_written_with_its_observation_offset(store: GraphStore) -> None:
     jobs = roles_of(store).note_jobs(kit_of(store))
     space = b.space()
-    store.create_space(space)
+    store.directory.create_space(space)
     observed = datetime(2026, 2, 27, 17, 45, tzinfo=timezone(timedelta(hours=-5)))
     job = NoteJob("note-1-" + space.id, space.id, NoteState.PENDING, AT, "Priya", observed, "decision")
     jobs.add_note_job(job)
@@ -28,7 +28,7 @@ def test_a_note_job_reads_back_as_written_with_its_observation_offset(store: Gra
 def test_pending_jobs_come_oldest_first_and_settled_ones_leave_the_list(store: GraphStore) -> None:
     jobs = roles_of(store).note_jobs(kit_of(store))
     space = b.space()
-    store.create_space(space)
+    store.directory.create_space(space)
     made = [NoteJob(f"note-{n}-{space.id}", space.id, NoteState.PENDING, AT + timedelta(seconds=n))
             for n in (2, 0, 1)]
     for job in made:
@@ -47,7 +47,7 @@ def test_pending_jobs_come_oldest_first_and_settled_ones_leave_the_list(store: G
 def test_a_settled_job_is_not_settled_again(store: GraphStore) -> None:
     jobs = roles_of(store).note_jobs(kit_of(store))
     space = b.space()
-    store.create_space(space)
+    store.directory.create_space(space)
     job = NoteJob("note-x-" + space.id, space.id, NoteState.PENDING, AT)
     jobs.add_note_job(job)
     jobs.settle_note_job(space.id, job.memory_id, NoteState.EXTRACTED, "replaced by 2 facts", AT)
@@ -59,8 +59,8 @@ def test_a_settled_job_is_not_settled_again(store: GraphStore) -> None:
 def test_note_jobs_stay_in_their_space(store: GraphStore) -> None:
     jobs = roles_of(store).note_jobs(kit_of(store))
     mine, other = b.space(), b.space()
-    store.create_space(mine)
-    store.create_space(other)
+    store.directory.create_space(mine)
+    store.directory.create_space(other)
     job = NoteJob("note-y-" + mine.id, mine.id, NoteState.PENDING, AT)
     jobs.add_note_job(job)
     jobs.settle_note_job(other.id, job.memory_id, NoteState.FLAT, "wrong space", AT)

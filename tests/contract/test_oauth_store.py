@@ -23,9 +23,9 @@ def _id() -> str:
 def setup(store: GraphStore) -> tuple[OAuthStore, str, str, str]:
     """(oauth store, key id, client id, space id)."""
     space = Space(_id(), f"s-{_id()[:8]}", "s", "", NOW, NOW)
-    store.create_space(space)
+    store.directory.create_space(space)
     key = ApiKey(_id(), "alice", "msk_x", _id(), {space.id: Access.READWRITE}, None, None, NOW)
-    store.create_key(key)
+    store.directory.create_key(key)
     oauth = roles_of(store).oauth(kit_of(store))
     client = OAuthClient(_id(), "agent", ("http://127.0.0.1:9/cb",), NOW, '{"client_id": "x"}')
     oauth.save_client(client)

@@ -54,7 +54,7 @@ def test_every_write_path_records_where_a_memory_came_from(app: Container) -> No
     doc = app.ingestion.upload(agent, "runbook.md", b"Restart the worker with make restart.",
                                space=slug).document
     app.ingestion.process(doc)
-    kinds = {m.content: provenance_of(m) for m in app.store.list_memories(MemoryFilter(
+    kinds = {m.content: provenance_of(m) for m in app.store.reads.list_memories(MemoryFilter(
         app.admin.space(slug).id), 50)}
     assert kinds[by_agent.content].kind is ProvenanceKind.AGENT
     assert kinds[by_agent.content].source == f"key ci-bot-{slug}"
@@ -67,14 +67,14 @@ def test_every_write_path_records_where_a_memory_came_from(app: Container) -> No
     lines = [json.dumps(r) for r in app.portability.export(AccessService.operator(), slug)]
     other, _ = space(app)
     app.portability.import_space(AccessService.operator(), other, lines, new_ids=True)
-    imported = app.store.list_memories(MemoryFilter(app.admin.space(other).id), 50)
+    imported = app.store.reads.list_memories(MemoryFilter(app.admin.space(other).id), 50)
     # An import keeps where each fact came from; an export from before provenance says import.
     assert sorted(provenance_of(m).kind for m in imported) == sorted(kinds[c].kind for c in kinds)
     legacy = [json.dumps({k: v for k, v in json.loads(line).items() if k != "provenance"})
               for line in lines]
     third, _ = space(app)
     app.portability.import_space(AccessService.operator(), third, legacy, new_ids=True)
-    assert {provenance_of(m).kind for m in app.store.list_memories(
+    assert {provenance_of(m).kind for m in app.store.reads.list_memories(
         MemoryFilter(app.admin.space(third).id), 50)} == {ProvenanceKind.IMPORT}
 
 
@@ -100,8 +100,8 @@ def test_a_memory_stored_before_provenance_gets_one_inferred(app: Container) -> 
                  category="general", embedding=HashEmbedder().embed(["Legacy fact from 2024"])[0],
                  active=True, created_at=app.admin.space(slug).created_at, created_by="cli:bob",
                  content_hash=content_hash("Legacy fact from 2024"))
-    app.store.write(WriteBatch(sid, [old]))
-    stored = app.store.get_memory(sid, old.id)
+    app.store.writes.write(WriteBatch(sid, [old]))
+    stored = app.store.reads.get_memory(sid, old.id)
     assert stored is not None and stored.provenance is None
     assert provenance_of(stored).kind is ProvenanceKind.HUMAN
     assert "(inferred)" in provenance_of(stored).source

@@ -60,18 +60,18 @@ def test_neo4j_memories_stored_before_valid_time_get_it_at_start(neo4j_store: ob
 
     assert isinstance(neo4j_store, Neo4jStore)
     space = b.space()
-    neo4j_store.create_space(space)
+    neo4j_store.directory.create_space(space)
     sid = space.id
     observed = datetime(2026, 2, 1, 12, 0, tzinfo=timezone(timedelta(hours=-5)))
     old = replace(b.memory(sid, "The cache holds 5 minutes"), observed_at=observed)
     new = b.memory(sid, "The cache holds 10 minutes")
     gone = b.memory(sid, "The door code is 4321")
-    neo4j_store.write(WriteBatch(sid, [old, gone]))
-    neo4j_store.write(WriteBatch(sid, [new], [b.relation(new, old, RelationType.UPDATES)],
+    neo4j_store.writes.write(WriteBatch(sid, [old, gone]))
+    neo4j_store.writes.write(WriteBatch(sid, [new], [b.relation(new, old, RelationType.UPDATES)],
                                  {old.id: new.id}, at=new.created_at))
-    neo4j_store.forget(sid, gone.id, "wrong", "test", AT)
+    neo4j_store.writes.forget(sid, gone.id, "wrong", "test", AT)
     written = {m.id: (m.valid_from, m.valid_to) for m in
-               (neo4j_store.get_memory(sid, i) for i in (old.id, new.id, gone.id)) if m}
+               (neo4j_store.reads.get_memory(sid, i) for i in (old.id, new.id, gone.id)) if m}
     assert written[old.id] == (observed.astimezone(UTC), new.created_at)
     # As an older version left them: no valid time at all.
     neo4j_store.kit.db.write(lambda tx: tx.run(
@@ -79,6 +79,6 @@ def test_neo4j_memories_stored_before_valid_time_get_it_at_start(neo4j_store: ob
 
     assert backfill_valid_time(neo4j_store.kit.db, space=sid) == 4  # three starts, one end
     again = {m.id: (m.valid_from, m.valid_to) for m in
-             (neo4j_store.get_memory(sid, i) for i in (old.id, new.id, gone.id)) if m}
+             (neo4j_store.reads.get_memory(sid, i) for i in (old.id, new.id, gone.id)) if m}
     assert again == written
     assert backfill_valid_time(neo4j_store.kit.db, space=sid) == 0

@@ -139,7 +139,7 @@ def test_list_search_and_the_rule_agree_with_the_table(app: Container, store: Gr
     slug, who, ids = written(app)
     label_of = {v: k for k, v in ids.items()}
     space_id = app.access.resolve(who, slug).space.id
-    every = [m for m in (store.get_memory(space_id, i) for i in ids.values()) if m is not None]
+    every = [m for m in (store.reads.get_memory(space_id, i) for i in ids.values()) if m is not None]
     for as_of, known_at, expected in EXPECTED:
         case = f"asOf={as_of} knownAt={known_at}"
         _, page = app.memories.list(who, slug, limit=50, as_of=as_of, known_at=known_at)
@@ -246,14 +246,14 @@ def test_the_store_keeps_a_slice_in_its_keyword_fetch(app: Container, store: Gra
     space_id = app.access.resolve(who, slug).space.id
     for n in (0, 1, SLICE_DEPTH, 2 * SLICE_DEPTH):
         at = TimeSlice(day(1, hours=n) + timedelta(minutes=30), None)
-        kept = store.keyword_search(MemoryFilter(space_id, at=at), "nightly build", 1)
+        kept = store.search.keyword_search(MemoryFilter(space_id, at=at), "nightly build", 1)
         assert [h.memory.id for h in kept] == [versions[n]], n
         found = app.search.search(who, SearchRequest(keyword="nightly", space=slug, limit=1,
                                                      include_profile=False, as_of=at.as_of))
         assert [h.memory.id for h in found.hits] == [versions[n]], n
     before = TimeSlice(day(1) - timedelta(hours=1), None)
-    assert store.keyword_search(MemoryFilter(space_id, at=before), "nightly", 5) == []
-    every = store.keyword_search(MemoryFilter(space_id, at=TimeSlice(None, day(1, hours=3))),
+    assert store.search.keyword_search(MemoryFilter(space_id, at=before), "nightly", 5) == []
+    every = store.search.keyword_search(MemoryFilter(space_id, at=TimeSlice(None, day(1, hours=3))),
                                  "nightly", 3)
     assert [h.memory.id for h in every] == [versions[3]]  # knownAt: the version current then
 

@@ -40,7 +40,7 @@ class Space:
         return self.app.admin.space(self.slug).id
 
     def contents(self) -> list[str]:
-        rows = self.app.store.list_memories(MemoryFilter(self.id, include_inactive=True), 500)
+        rows = self.app.store.reads.list_memories(MemoryFilter(self.id, include_inactive=True), 500)
         return sorted(m.content for m in rows)
 
 
@@ -102,7 +102,7 @@ def test_correct(app: Container, policy: SecretsPolicy) -> None:
     if policy is SecretsPolicy.REFUSE:
         refused(lambda: app.memories.correct(s.who, old.id, WITH, s.slug))
         assert s.contents() == ["The deploy user is svc-deploy"]
-        current = app.store.get_memory(s.id, old.id)
+        current = app.store.reads.get_memory(s.id, old.id)
         assert current is not None and current.active  # not superseded by a refused correction
         return
     app.memories.correct(s.who, old.id, WITH, s.slug)
@@ -213,7 +213,7 @@ def test_policies_audit_and_scrub_on_each_store(app: Container, store: GraphStor
     fixed = app.security.scan(s.slug, fix=True)
     assert fixed.redacted and s.contents() == [REDACTED]
     assert app.security.scan(s.slug).hits == []
-    kept = app.store.get_memory(s.id, added.id)
+    kept = app.store.reads.get_memory(s.id, added.id)
     assert kept is not None and kept.version == added.version and kept.active
     # The keyword index no longer knows the secret's word: it was rewritten with the text.
     found = app.search.search(s.who, SearchRequest(query=SECRET, keyword=SECRET, space=s.slug))

@@ -103,9 +103,9 @@ async def test_catching_up_with_since_returns_each_change_exactly_once(
             deployment.app.memories.add_many(writer, texts, space)
             if burst % 3 == 2:
                 await catch_up()
-        stored = deployment.app.store.get_space_by_slug(space)
+        stored = deployment.app.store.directory.get_space_by_slug(space)
         assert stored is not None
-        made = [m.id for m in deployment.app.store.list_memories(MemoryFilter(stored.id), 1000)]
+        made = [m.id for m in deployment.app.store.reads.list_memories(MemoryFilter(stored.id), 1000)]
         oldest = made[-1]  # read as created in the first catch-up, forgotten now
         data(await client.call_tool("add_memory", {"space": space, "action": "forget",
                                                   "memoryId": oldest, "reason": "test"}))
@@ -124,12 +124,12 @@ async def test_a_chain_with_two_active_heads_shows_in_the_profile(deployment: De
     async with mcp_client(deployment.url, key) as client:
         old = data(await client.call_tool("add_memory", {"content": "Support hours end at 17:00"}))
         new = data(await client.call_tool("add_memory", {"content": "Support hours end at 18:00"}))
-        stored = deployment.app.store.get_space_by_slug(space)
+        stored = deployment.app.store.directory.get_space_by_slug(space)
         assert stored is not None
-        old_m = deployment.app.store.get_memory(stored.id, old["memories"][0]["id"])
-        new_m = deployment.app.store.get_memory(stored.id, new["memories"][0]["id"])
+        old_m = deployment.app.store.reads.get_memory(stored.id, old["memories"][0]["id"])
+        new_m = deployment.app.store.reads.get_memory(stored.id, new["memories"][0]["id"])
         assert old_m is not None and new_m is not None
-        deployment.app.store.write(WriteBatch(stored.id, [], [
+        deployment.app.store.writes.write(WriteBatch(stored.id, [], [
             Relation(new_m.id, old_m.id, RelationType.UPDATES, new_m.created_at, "hand")]))
         profile = await _resource(client, "memspace://profile")
         assert [(c["from"], c["to"]) for c in profile["openConflicts"]] == [(new_m.id, old_m.id)]

@@ -240,17 +240,17 @@ def test_a_restart_resumes_a_document_where_it_stopped(tmp_path: Path, embedder:
     text = " ".join(f"Fact number {i} is about the restart test." for i in range(12)).encode()
     document = first.ingestion.upload(who, "facts.txt", text, "restart").document
     stopped = first.ingestion.process(document, should_stop=lambda: bool(
-        (d := first.store.get_document(document.space_id, document.id)) and d.chunks_done >= 2))
+        (d := first.store.documents.get_document(document.space_id, document.id)) and d.chunks_done >= 2))
     assert (stopped.status.value, stopped.chunks_done) == ("processing", 2)
     first.close()
     second = build(settings, embedder=embedder)
     with running_server(second):
         deadline = time.monotonic() + 120
-        while (current := second.store.get_document(document.space_id, document.id)) is not None \
+        while (current := second.store.documents.get_document(document.space_id, document.id)) is not None \
                 and current.status.value != "done":
             assert time.monotonic() < deadline
             time.sleep(0.05)
     assert current is not None and current.chunks_done == current.chunks_total == 6
-    space = second.store.get_space_by_slug("restart")
-    assert space is not None and second.store.space_stats(space.id).active_memories == 6
+    space = second.store.directory.get_space_by_slug("restart")
+    assert space is not None and second.store.directory.space_stats(space.id).active_memories == 6
     second.close()

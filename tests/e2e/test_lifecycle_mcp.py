@@ -32,12 +32,12 @@ async def test_an_agent_resumes_another_agents_work_page_by_page_through_a_tie(
             "content": "The billing export runs nightly at 02:00 UTC", "type": "procedure"}))
         begin = start["memories"][0]["createdAt"]
         # A bulk write by the first agent's side: four memories in one commit, one millisecond.
-        stored = deployment.app.store.get_space_by_slug(space)
+        stored = deployment.app.store.directory.get_space_by_slug(space)
         assert stored is not None
         tied = [deployment.app.memories.new_memory(stored.id, f"Tied import line {n}",
                                                     "import", "agent-one") for n in range(4)]
         at = tied[0].created_at
-        deployment.app.store.write(WriteBatch(stored.id, [replace(m, created_at=at)
+        deployment.app.store.writes.write(WriteBatch(stored.id, [replace(m, created_at=at)
                                                           for m in tied]))
 
         seen: list[str] = []

@@ -16,8 +16,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
-from memspace.domain.errors import Unavailable
-from memspace.domain.models import Access
+from memspace.domain.errors import NotFound, Unavailable
+from memspace.domain.models import Access, DocumentStatus
 from memspace.metrics import Metrics, WatchedStore
 from memspace.stores.roles import roles_of
 from memspace.stores.sqlite import SqliteStore
@@ -161,4 +161,8 @@ def test_store_errors_are_counted_by_kind_and_the_store_keeps_its_roles(tmp_path
     with pytest.raises(Unavailable):
         store.ping()
     assert metrics.registry.get_sample_value("memspace_store_errors_total", {"kind": "Unavailable"}) == 1
+    with pytest.raises(NotFound):  # each role is watched: an error of a read is counted by kind
+        store.documents.update_document("no-space", "no-document", DocumentStatus.DONE)
+    assert metrics.registry.get_sample_value("memspace_store_errors_total", {"kind": "NotFound"}) == 1
+    assert store.reads.get_memory("no-space", "no-memory") is None  # and answers as the real one
     real.close()

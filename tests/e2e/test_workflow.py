@@ -39,11 +39,11 @@ def failure(result) -> dict:  # type: ignore[no-untyped-def]
 
 def _conflict(deployment: Deployment, slug: str, new_id: str, old_id: str) -> None:
     """Two active heads of one chain: an UPDATES edge written without superseding."""
-    space = deployment.app.store.get_space_by_slug(slug)
+    space = deployment.app.store.directory.get_space_by_slug(slug)
     assert space is not None
-    new = deployment.app.store.get_memory(space.id, new_id)
+    new = deployment.app.store.reads.get_memory(space.id, new_id)
     assert new is not None
-    deployment.app.store.write(WriteBatch(space.id, [], [
+    deployment.app.store.writes.write(WriteBatch(space.id, [], [
         Relation(new_id, old_id, RelationType.UPDATES, new.created_at, "hand")]))
 
 

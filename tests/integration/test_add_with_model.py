@@ -41,9 +41,9 @@ class Team:
         self.agent: Principal = app.access.authenticate(raw)
 
     def active(self) -> list[str]:
-        space = self.app.store.get_space_by_slug(self.slug)
+        space = self.app.store.directory.get_space_by_slug(self.slug)
         assert space is not None
-        return sorted(m.content for m in self.app.store.list_memories(MemoryFilter(space.id), 50))
+        return sorted(m.content for m in self.app.store.reads.list_memories(MemoryFilter(space.id), 50))
 
     def add(self, content: str, *steps: Reply | Status | Delay, **kw: object):  # type: ignore[no-untyped-def]
         self.llm.script(*steps)

@@ -48,13 +48,13 @@ def test_seed_loads_the_demo_once_with_its_history(run, tmp_path: Path) -> None:
     settings = Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
     container = build(settings)
     try:
-        space = container.store.get_space_by_slug("acme-rebuild")
+        space = container.store.directory.get_space_by_slug("acme-rebuild")
         assert space is not None
-        memories = container.store.list_memories(MemoryFilter(space.id, include_inactive=True), 100)
-        kinds = {r.type for m in memories for r in container.store.relations_of(space.id, m.id)}
+        memories = container.store.reads.list_memories(MemoryFilter(space.id, include_inactive=True), 100)
+        kinds = {r.type for m in memories for r in container.store.relations.relations_of(space.id, m.id)}
         assert kinds == {RelationType.UPDATES, RelationType.EXTENDS, RelationType.DERIVES}
         assert sum(not m.active for m in memories) == 2
-        documents = container.store.list_documents(space.id, 10)
+        documents = container.store.documents.list_documents(space.id, 10)
         assert {d.status.value for d in documents} == {"done"} and len(documents) == 3
         # one open conflict of each kind (docs/conflicts.md)
         operator = AccessService.operator()

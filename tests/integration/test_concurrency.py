@@ -61,9 +61,9 @@ def test_simultaneous_updates_end_with_one_head_and_no_lost_fact(
         for t in threads:
             t.join(timeout=60)
         assert errors == []
-        space = app.store.get_space_by_slug(slug)
+        space = app.store.directory.get_space_by_slug(slug)
         assert space is not None
-        everything = app.store.list_memories(MemoryFilter(space.id, include_inactive=True), 10)
+        everything = app.store.reads.list_memories(MemoryFilter(space.id, include_inactive=True), 10)
         heads = [m for m in everything if m.active]
         assert len(everything) == 3 and len(heads) == 1
         # The chain is linear: Monday <- one update <- the other, the head replaced nothing twice.

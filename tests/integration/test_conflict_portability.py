@@ -33,7 +33,7 @@ def app_on(kind: str, request: pytest.FixtureRequest, tmp_path: Path, role: str)
 
 def populate(app: Container, slug: str) -> None:
     app.admin.create_space(slug)
-    space = app.store.get_space_by_slug(slug)
+    space = app.store.directory.get_space_by_slug(slug)
     assert space is not None
     add = lambda text: app.memories.add(OPERATOR, text, slug).memories[0]  # noqa: E731
     cache, redis = add("The cache keeps entries for ten minutes"), add("Redis runs on two hosts")
@@ -47,7 +47,7 @@ def populate(app: Container, slug: str) -> None:
     record.refused(space.id, claim, proposal, 0.9)
     app.lifecycle.mark(OPERATOR, doubted.id, "disputed", "the dashboard says five", slug)
     thursday = add("We ship on Thursdays")
-    app.store.write(WriteBatch(space.id, [], [Relation(thursday.id, friday.id,
+    app.store.writes.write(WriteBatch(space.id, [], [Relation(thursday.id, friday.id,
                                                        RelationType.UPDATES, thursday.created_at,
                                                        "agent-b", "moved")]))
 

@@ -47,7 +47,7 @@ class Team:
         reader = app.admin.create_key("reader", {self.slug: Access.READ}).raw
         self.lead: Principal = app.access.authenticate(lead)
         self.reader: Principal = app.access.authenticate(reader)
-        space = app.store.get_space_by_slug(self.slug)
+        space = app.store.directory.get_space_by_slug(self.slug)
         assert space is not None
         self.space_id = space.id
 
@@ -85,10 +85,10 @@ def _every_kind(team: Team) -> dict[str, str]:
     app.lifecycle.mark(team.lead, backups, "disputed", "the load test saw 20 minutes", team.slug)
     # A supersession that never finished: an UPDATES whose old end is still current.
     first = team.add("Releases ship on Fridays")
-    stored = app.store.get_memory(sid, first)
+    stored = app.store.reads.get_memory(sid, first)
     assert stored is not None
     new = app.memories.new_memory(sid, "Releases ship on Thursdays", "fact", "agent-b")
-    app.store.write(WriteBatch(sid, [new], [Relation(new.id, first, RelationType.UPDATES,
+    app.store.writes.write(WriteBatch(sid, [new], [Relation(new.id, first, RelationType.UPDATES,
                                                      new.created_at, "agent-b", "moved")]))
     return team.kinds()
 
@@ -167,7 +167,7 @@ def test_a_stale_view_or_a_bad_choice_changes_nothing(team: Team) -> None:
         team.app.conflicts.resolve(team.reader, pair.id, a.id, [b.id], "x", space=team.slug)
     with pytest.raises(NotFound):  # another space of the same caller holds no such conflict
         team.app.conflicts.resolve(team.lead, pair.id, a.id, [b.id], "x", space=team.other)
-    both = team.app.store.list_memories(MemoryFilter(team.space_id), 50)
+    both = team.app.store.reads.list_memories(MemoryFilter(team.space_id), 50)
     assert {a.id, b.id} <= {m.id for m in both if m.active}
 
 
@@ -178,12 +178,12 @@ def test_two_heads_and_a_dispute_are_settled_both_ways(team: Team) -> None:
     newer, older = heads.memories
     team.app.conflicts.resolve(team.lead, heads.id, older.id, [newer.id], "Fridays still",
                                heads.version, team.slug)
-    gone = team.app.store.get_memory(team.space_id, newer.id)
+    gone = team.app.store.reads.get_memory(team.space_id, newer.id)
     assert gone is not None and (gone.active, gone.superseded_by) == (False, older.id)
     doubted = listed[kinds["disputed"]]
     team.app.conflicts.resolve(team.lead, doubted.id, doubted.memories[0].id, None,
                                "measured again: ten minutes", doubted.version, team.slug)
-    back = team.app.store.get_memory(team.space_id, doubted.memories[0].id)
+    back = team.app.store.reads.get_memory(team.space_id, doubted.memories[0].id)
     assert back is not None and back.status.value == "current"
     assert set(team.kinds()) == {"suggested_update", "contradiction"}
 
@@ -208,7 +208,7 @@ def test_a_note_saved_without_waiting_leaves_its_suggested_update_in_the_queue(
 
 def test_a_dropped_proposal_is_never_stored_and_the_claim_held_is_marked(team: Team) -> None:
     held = team.add("Sessions use opaque tokens")
-    stored = team.app.store.get_memory(team.space_id, held)
+    stored = team.app.store.reads.get_memory(team.space_id, held)
     assert stored is not None
     proposed = team.app.memories.new_memory(team.space_id, "Sessions use JWTs", "fact", "agent-b")
     ConflictRecorder(roles_of(team.app.store).conflicts(kit_of(team.app.store)), SystemClock()).refused(
@@ -219,7 +219,7 @@ def test_a_dropped_proposal_is_never_stored_and_the_claim_held_is_marked(team: T
                                       "opaque tokens stay", waiting.version, team.slug)
     assert done.dropped_proposal and done.kept is not None and done.superseded == ()
     assert team.app.conflicts.listing(team.lead, team.slug).open == 0
-    texts = {m.content for m in team.app.store.list_memories(
+    texts = {m.content for m in team.app.store.reads.list_memories(
         MemoryFilter(team.space_id, include_inactive=True), 50)}
     assert "Sessions use JWTs" not in texts
     marks = team.app.lifecycle.marks(team.space_id, [held])

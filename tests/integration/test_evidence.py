@@ -58,7 +58,7 @@ def add(app: Container, space: str, content: str, *evidence: str, dry_run: bool 
 
 def count(app: Container, space: str) -> int:
     sid = app.access.resolve(OP, space).space.id
-    return len(app.store.list_memories(MemoryFilter(sid), 1000))
+    return len(app.store.reads.list_memories(MemoryFilter(sid), 1000))
 
 
 def test_a_citation_is_resolved_anchored_and_shown(app: Container, repo: GitRepo) -> None:
@@ -269,7 +269,7 @@ def test_export_and_import_keep_the_citations(app: Container, repo: GitRepo) -> 
     app.portability.import_space(OP, target, iter(json.dumps(r) for r in lines), True,
                                  create=True)
     sid = app.access.resolve(OP, target).space.id
-    [copied] = app.store.list_memories(MemoryFilter(sid), 10)
+    [copied] = app.store.reads.list_memories(MemoryFilter(sid), 10)
     assert [c.text for c in copied.evidence] == [c.text for c in saved.evidence]
     assert copied.verification == "unverified"  # its repository did not travel with it
     app.repos.add(OP, f"again-{os.urandom(3).hex()}", str(repo.root), target)

@@ -45,9 +45,9 @@ def populate(app: Container, slug: str) -> None:
                      observed_at=said)
     app.memories.add(OPERATOR, "Bo: The GitHub-hosted one.", slug, speaker="Bo",
                      observed_at=said)
-    space = app.store.get_space_by_slug(slug)
+    space = app.store.directory.get_space_by_slug(slug)
     assert space is not None
-    app.store.write(WriteBatch(space.id, [], [b.relation(extra, second, RelationType.EXTENDS)]))
+    app.store.writes.write(WriteBatch(space.id, [], [b.relation(extra, second, RelationType.EXTENDS)]))
     app.handoffs.save(OPERATOR, "Moved CI to GitHub Actions", "ci-bot", "ci", ["workflows"],
                       ["drop Jenkins"], ["keep the cache?"], [".github/workflows/ci.yml"], slug)
     uploaded = app.ingestion.upload(OPERATOR, "deploys.md", NOTE, slug, "Deploy rules")

@@ -48,7 +48,7 @@ def test_the_migration_note_does_not_bring_back_the_sentry_fact(app: Container) 
     space = app.admin.create_space(slug)
     agent = app.access.authenticate(app.admin.create_key("agent", {slug: Access.READWRITE}).raw)
     app.memories.add_many(agent, [SENTRY, LOKI], slug)  # seeded flat: no model call
-    seeded = {m.content: m for m in app.store.list_memories(MemoryFilter(space.id), 10)}
+    seeded = {m.content: m for m in app.store.reads.list_memories(MemoryFilter(space.id), 10)}
 
     result = app.memories.add(agent, NOTE, slug,
                               observed_at=datetime(2026, 5, 14, 15, 20, tzinfo=UTC))
@@ -68,10 +68,10 @@ def test_the_migration_note_does_not_bring_back_the_sentry_fact(app: Container) 
             assert "rollbar" in memory.content.lower(), said
     # Only the Sentry memory may be replaced; the Loki one stays active and unrelated.
     assert set(result.superseded) <= {seeded[SENTRY].id}, said
-    loki = app.store.get_memory(space.id, seeded[LOKI].id)
+    loki = app.store.reads.get_memory(space.id, seeded[LOKI].id)
     assert loki is not None and loki.active
     assert all(r.target_id != loki.id for r in result.relations if r.type is RelationType.UPDATES)
-    active = [m.content for m in app.store.list_memories(MemoryFilter(space.id), 10)]
+    active = [m.content for m in app.store.reads.list_memories(MemoryFilter(space.id), 10)]
     assert active.count(SENTRY) <= 1 and active.count(LOKI) == 1
 
 
@@ -87,6 +87,6 @@ def test_a_start_date_the_text_states_becomes_valid_from(app: Container) -> None
     assert result.mode == "extracted" and result.memories, said
     starts = {valid_from_of(m) for m in result.memories if "2024" in m.content}
     assert datetime(2024, 3, 1, tzinfo=UTC) in starts, said
-    found = app.store.list_memories(
+    found = app.store.reads.list_memories(
         MemoryFilter(space.id, at=TimeSlice(as_of=datetime(2024, 6, 1, tzinfo=UTC))), 10)
     assert any("stripe" in m.content.lower() for m in found), said

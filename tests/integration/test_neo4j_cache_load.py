@@ -25,14 +25,14 @@ def test_rows_come_back_once_each_across_ranges_with_their_vectors(
         neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(neo4j_search, "SEQS_PER_READ", 3)
     space = b.space("cache-load")
-    neo4j_store.create_space(space)
+    neo4j_store.directory.create_space(space)
     texts = [f"fact number {n}" for n in range(7)]
     memories = [b.memory(space.id, t, None if n == 4 else EMBED.embed([t])[0])
                 for n, t in enumerate(texts)]
-    neo4j_store.write(WriteBatch(space.id, memories[:5]))
-    neo4j_store.write(WriteBatch(space.id, memories[5:]))
+    neo4j_store.writes.write(WriteBatch(space.id, memories[:5]))
+    neo4j_store.writes.write(WriteBatch(space.id, memories[5:]))
 
-    rows = neo4j_store.vectors_after(space.id, 0)
+    rows = neo4j_store.search.vectors_after(space.id, 0)
     assert [seq for seq, *_ in rows] == sorted({seq for seq, *_ in rows})
     assert len(rows) == 7
     for (_, vector, _, terms, content), memory in zip(rows, memories, strict=True):
@@ -43,13 +43,14 @@ def test_rows_come_back_once_each_across_ranges_with_their_vectors(
         else:
             assert isinstance(vector, bytes | bytearray)
             assert np.frombuffer(vector, dtype="<f4").tolist() == pytest.approx(memory.embedding)
-    assert [seq for seq, *_ in neo4j_store.vectors_after(space.id, rows[3][0])] == [r[0] for r in rows[4:]]
+    after = neo4j_store.search.vectors_after(space.id, rows[3][0])
+    assert [seq for seq, *_ in after] == [r[0] for r in rows[4:]]
 
 
 def test_turns_stored_before_follows_existed_get_the_turn_they_continue(
         neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
     space = b.space("legacy-turns")
-    neo4j_store.create_space(space)
+    neo4j_store.directory.create_space(space)
     long_turn = "x" * 500
 
     def turn(content: str, writer: str = "agent", context: str | None = None) -> Memory:
@@ -65,7 +66,7 @@ def test_turns_stored_before_follows_existed_get_the_turn_they_continue(
         "e": turn("Bo: what?", context="something else"),  # its writer's last memory is d
     }
     for memory in rows.values():  # one write each, in the order they were saved
-        neo4j_store.write(WriteBatch(space.id, [memory]))
+        neo4j_store.writes.write(WriteBatch(space.id, [memory]))
     # As an older version left them: no links, and (for the check) no `follows` key yet.
     neo4j_store.kit.db.write(lambda tx: tx.run(
         "MATCH (m:Memory {spaceId: $space}) REMOVE m.follows", space=space.id).consume())
@@ -75,7 +76,7 @@ def test_turns_stored_before_follows_existed_get_the_turn_they_continue(
     ids = {name: m.id for name, m in rows.items()}
     follows = {}
     for name in rows:
-        stored = neo4j_store.get_memory(space.id, ids[name])
+        stored = neo4j_store.reads.get_memory(space.id, ids[name])
         assert stored is not None
         follows[name] = stored.follows
     assert follows == {"a": None, "b": ids["a"], "other": None, "c": ids["b"], "d": ids["c"],

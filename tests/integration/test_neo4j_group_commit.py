@@ -25,16 +25,16 @@ def memory(space_id: str, content: str):
 
 def test_a_group_writes_each_batch_as_if_alone(neo4j_store: Neo4jStore) -> None:
     space = b.space("group-commit")
-    neo4j_store.create_space(space)
+    neo4j_store.directory.create_space(space)
     stored = memory(space.id, "The pager rotates weekly")
-    neo4j_store.write(WriteBatch(space.id, [stored]))
+    neo4j_store.writes.write(WriteBatch(space.id, [stored]))
     first = memory(space.id, "Deploys freeze on Fridays")
     again = memory(space.id, "Deploys freeze on Fridays")
     repeat = memory(space.id, "The pager rotates weekly")
     other = memory(space.id, "Postgres 16 runs the billing database")
     twice = [memory(space.id, "Kafka carries the events"), memory(space.id, "Kafka carries the events")]
 
-    outcomes = neo4j_store._write_group(space.id, [
+    outcomes = neo4j_store.writes._write_group(space.id, [
         WriteBatch(space.id, [first]), WriteBatch(space.id, [repeat]),
         WriteBatch(space.id, [again]), WriteBatch(space.id, twice), WriteBatch(space.id, [other])])
 
@@ -44,18 +44,18 @@ def test_a_group_writes_each_batch_as_if_alone(neo4j_store: Neo4jStore) -> None:
     assert isinstance(outcomes[2], DuplicateContent)
     assert outcomes[2].existing == {first.content_hash: first.id}  # the group's earlier batch
     assert outcomes[3] is not None and "same content twice" in str(outcomes[3])
-    listed = neo4j_store.list_memories(MemoryFilter(space.id), 10)
+    listed = neo4j_store.reads.list_memories(MemoryFilter(space.id), 10)
     assert sorted(m.content for m in listed) == sorted(
         ["The pager rotates weekly", "Deploys freeze on Fridays",
          "Postgres 16 runs the billing database"])
     # The cache took the group's rows directly and ranks them like a store read would.
-    hits = neo4j_store.vector_search(MemoryFilter(space.id), EMBED.embed([other.content])[0], 3)
+    hits = neo4j_store.search.vector_search(MemoryFilter(space.id), EMBED.embed([other.content])[0], 3)
     assert hits[0].memory.id == other.id
 
 
 def test_concurrent_writers_each_store_once_and_repeats_are_duplicates(neo4j_store: Neo4jStore) -> None:
     space = b.space("group-race")
-    neo4j_store.create_space(space)
+    neo4j_store.directory.create_space(space)
     contents = [f"fact {i % 8} of the rollout" for i in range(32)]  # each said four times
     duplicates: list[str] = []
     errors: list[BaseException] = []
@@ -64,7 +64,7 @@ def test_concurrent_writers_each_store_once_and_repeats_are_duplicates(neo4j_sto
     def writer(content: str) -> None:
         start.wait(10)
         try:
-            neo4j_store.write(WriteBatch(space.id, [memory(space.id, content)]))
+            neo4j_store.writes.write(WriteBatch(space.id, [memory(space.id, content)]))
         except DuplicateContent:
             duplicates.append(content)
         except BaseException as exc:
@@ -76,7 +76,7 @@ def test_concurrent_writers_each_store_once_and_repeats_are_duplicates(neo4j_sto
     for thread in threads:
         thread.join(60)
     assert errors == []
-    listed = neo4j_store.list_memories(MemoryFilter(space.id), 50)
+    listed = neo4j_store.reads.list_memories(MemoryFilter(space.id), 50)
     assert sorted(m.content for m in listed) == sorted(set(contents))
     assert len(duplicates) == len(contents) - 8
 
@@ -86,7 +86,7 @@ def test_two_servers_adding_the_same_contents_store_each_once(neo4j_uri: str,
     """Two stores on one database (two server processes) share no group commit: only the
     space's lock, taken before the statement checks the contents, keeps repeats out."""
     space = b.space("group-two-servers")
-    neo4j_store.create_space(space)
+    neo4j_store.directory.create_space(space)
     other = Neo4jStore(neo4j_uri, **PATIENT)
     # each said eight times, four times through each store
     contents = [f"step {i % 6} of the migration" for i in range(48)]
@@ -97,7 +97,7 @@ def test_two_servers_adding_the_same_contents_store_each_once(neo4j_uri: str,
     def writer(n: int, content: str) -> None:
         start.wait(10)
         try:
-            (neo4j_store, other)[n // 6 % 2].write(WriteBatch(space.id, [memory(space.id, content)]))
+            (neo4j_store, other)[n // 6 % 2].writes.write(WriteBatch(space.id, [memory(space.id, content)]))
         except DuplicateContent:
             duplicates.append(content)
         except BaseException as exc:
@@ -112,6 +112,6 @@ def test_two_servers_adding_the_same_contents_store_each_once(neo4j_uri: str,
     finally:
         other.close()
     assert errors == []
-    listed = neo4j_store.list_memories(MemoryFilter(space.id), 50)
+    listed = neo4j_store.reads.list_memories(MemoryFilter(space.id), 50)
     assert sorted(m.content for m in listed) == sorted(set(contents))
     assert len(duplicates) == len(contents) - 6

@@ -139,7 +139,7 @@ def test_a_write_cut_by_the_outage_leaves_nothing_half_written(own_neo4j: OwnNeo
 
 def _cut_write(store: Neo4jStore, own_neo4j: OwnNeo4j) -> None:
     space = b.space("cut")
-    store.create_space(space)
+    store.directory.create_space(space)
     embed = HashEmbedder()
     memories = [b.memory(space.id, f"bulk fact {i}", embed.embed([f"bulk fact {i}"])[0])
                 for i in range(20_000)]
@@ -148,7 +148,7 @@ def _cut_write(store: Neo4jStore, own_neo4j: OwnNeo4j) -> None:
 
     def write() -> None:
         try:
-            store.write(WriteBatch(space.id, memories, relations))
+            store.writes.write(WriteBatch(space.id, memories, relations))
             outcome.append(None)
         except BaseException as exc:  # the outcome is what the test inspects
             outcome.append(exc)
@@ -160,12 +160,12 @@ def _cut_write(store: Neo4jStore, own_neo4j: OwnNeo4j) -> None:
     writer.join(timeout=120)
     assert outcome and isinstance(outcome[0], Unavailable), "the write finished before the kill"
     own_neo4j.start()
-    stored = store.list_memories(MemoryFilter(space.id, include_inactive=True), 25_000)
-    stats = store.space_stats(space.id)
+    stored = store.reads.list_memories(MemoryFilter(space.id, include_inactive=True), 25_000)
+    stats = store.directory.space_stats(space.id)
     assert (len(stored), stats.relations) == (0, 0)
     # The space still takes writes: nothing was left locked or half-numbered.
-    store.write(WriteBatch(space.id, memories[:2], [relations[0]]))
-    assert store.space_stats(space.id).relations == 1
+    store.writes.write(WriteBatch(space.id, memories[:2], [relations[0]]))
+    assert store.directory.space_stats(space.id).relations == 1
 
 
 def _wait_for_a_running_write(uri: str, writer: threading.Thread) -> None:

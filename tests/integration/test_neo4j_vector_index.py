@@ -41,17 +41,17 @@ def _nearest(store: Neo4jStore, embedding: list[float], space_id: str) -> list[s
 
 def test_every_write_reaches_the_vector_index(neo4j_store: Neo4jStore) -> None:
     space = b.space("vector-index")
-    neo4j_store.create_space(space)
+    neo4j_store.directory.create_space(space)
     plain = b.memory(space.id, "Deploys need two approvals", EMBED.embed(["deploys approvals"])[0])
-    neo4j_store.write(WriteBatch(space.id, [plain]))  # a plain add: the group commit
+    neo4j_store.writes.write(WriteBatch(space.id, [plain]))  # a plain add: the group commit
     bulk = [b.memory(space.id, f"bulk fact {n}", EMBED.embed([f"bulk fact {n}"])[0])
             for n in range(3)]
-    neo4j_store.write(WriteBatch(space.id, bulk))
+    neo4j_store.writes.write(WriteBatch(space.id, bulk))
     fixed = b.memory(space.id, "Deploys need three approvals",
                      EMBED.embed(["deploys three approvals"])[0])
-    neo4j_store.write(WriteBatch(space.id, [fixed], supersede={plain.id: fixed.id}))
+    neo4j_store.writes.write(WriteBatch(space.id, [fixed], supersede={plain.id: fixed.id}))
     no_vector = b.memory(space.id, "a memory without a vector")
-    neo4j_store.write(WriteBatch(space.id, [no_vector]))
+    neo4j_store.writes.write(WriteBatch(space.id, [no_vector]))
 
     assert neo4j_store.flush_vector_index(60)
     pending = _query(neo4j_store, "MATCH (m:Memory) WHERE m.spaceId = $space "
@@ -69,9 +69,9 @@ def test_every_write_reaches_the_vector_index(neo4j_store: Neo4jStore) -> None:
 def test_a_memory_left_unindexed_by_a_stop_is_indexed_at_the_next_start(
         neo4j_uri: str, neo4j_store: Neo4jStore) -> None:
     space = b.space("vector-index-stop")
-    neo4j_store.create_space(space)
+    neo4j_store.directory.create_space(space)
     memory = b.memory(space.id, "The ledger export runs nightly", EMBED.embed(["ledger export"])[0])
-    neo4j_store.write(WriteBatch(space.id, [memory]))
+    neo4j_store.writes.write(WriteBatch(space.id, [memory]))
     assert neo4j_store.flush_vector_index(60)
     # what a write leaves when the process stops before its feed runs
     neo4j_store.kit.db.write(lambda tx: tx.run(
@@ -93,9 +93,9 @@ def test_the_full_text_index_serves_ad_hoc_cypher_after_the_commit(neo4j_store: 
     # memspace's keyword search runs in process (stores/keyword_index.py); the index is kept,
     # eventually consistent, for queries teams write themselves
     space = b.space("text-index")
-    neo4j_store.create_space(space)
+    neo4j_store.directory.create_space(space)
     memory = b.memory(space.id, "The ledger export runs nightly", EMBED.embed(["ledger"])[0])
-    neo4j_store.write(WriteBatch(space.id, [memory]))
+    neo4j_store.writes.write(WriteBatch(space.id, [memory]))
     [config] = _query(neo4j_store, "SHOW FULLTEXT INDEXES YIELD name, options "
                                    "WHERE name = $name RETURN options.indexConfig AS c",
                       name=TEXT_INDEX)
@@ -110,10 +110,10 @@ def test_the_full_text_index_serves_ad_hoc_cypher_after_the_commit(neo4j_store: 
 
 def test_a_bulk_batch_is_indexed_by_its_own_write(neo4j_store: Neo4jStore) -> None:
     space = b.space("vector-index-bulk")
-    neo4j_store.create_space(space)
+    neo4j_store.directory.create_space(space)
     bulk = [b.memory(space.id, f"imported fact {n}", EMBED.embed([f"imported fact {n}"])[0])
             for n in range(INDEX_IN_THE_WRITE)]
-    neo4j_store.write(WriteBatch(space.id, bulk))
+    neo4j_store.writes.write(WriteBatch(space.id, bulk))
     # no flush of the feed: the write itself set every embedding, and left no mark
     rows = _query(neo4j_store, "MATCH (m:Memory) WHERE m.spaceId = $space "
                                "RETURN m.id AS id, m.embedding IS NOT NULL AS indexed, "

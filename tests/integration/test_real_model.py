@@ -59,9 +59,9 @@ def app(llm_endpoint: LLMEndpoint, embedder: LocalEmbedder,
 def updates_edges(app: Container, space: Space) -> list[Relation]:
     """Every UPDATES edge of the space, each checked to point at an inactive memory."""
     found = {(r.source_id, r.target_id): r for m in space.memories(active_only=False)
-             for r in app.store.relations_of(space.id, m.id) if r.type is RelationType.UPDATES}
+             for r in app.store.relations.relations_of(space.id, m.id) if r.type is RelationType.UPDATES}
     for relation in found.values():
-        old = app.store.get_memory(space.id, relation.target_id)
+        old = app.store.reads.get_memory(space.id, relation.target_id)
         assert old is not None and not old.active, f"{old} is still active"
     return list(found.values())
 
@@ -94,7 +94,7 @@ def test_a_correction_supersedes_the_old_fact(app: Container) -> None:
     result = app.memories.add(space.agent, correction.content, space.slug)
 
     assert result.mode == "extracted" and result.superseded == [old.id], result
-    current = app.store.get_memory(space.id, old.id)
+    current = app.store.reads.get_memory(space.id, old.id)
     assert current is not None and not current.active
     edges = updates_edges(app, space)  # linked: the new fact says what it replaced
     assert edges and all(e.target_id == old.id for e in edges), edges
@@ -134,12 +134,12 @@ def test_a_note_saved_without_waiting_is_found_at_once_and_replaced_by_its_facts
         job = wait_settled(app, space.id, note.id)
     finally:
         app.worker.stop(timeout_s=CALL_TIMEOUT_S)
-    after = app.store.get_memory(space.id, note.id)
+    after = app.store.reads.get_memory(space.id, note.id)
     assert job.state is NoteState.EXTRACTED, job
     assert after is not None and not after.active  # replaced, and kept as the facts' history
     facts = space.memories()
     assert len(facts) >= 2 and all(m.id != note.id for m in facts), [m.content for m in facts]
-    links = app.store.relations_of(space.id, note.id)
+    links = app.store.relations.relations_of(space.id, note.id)
     assert {r.source_id for r in links if r.type is RelationType.DERIVES} == {m.id for m in facts}
     assert updates_edges(app, space) == []  # a fresh space: nothing for its facts to replace
 

@@ -49,7 +49,7 @@ def seeded_space(app: Container) -> tuple[str, Principal, dict[str, str]]:
     space = app.admin.create_space(slug)
     agent = app.access.authenticate(app.admin.create_key("agent", {slug: Access.READWRITE}).raw)
     app.memories.add_many(agent, [SENTRY, LOKI], slug)  # seeded flat: no model call
-    ids = {m.content: m.id for m in app.store.list_memories(MemoryFilter(space.id), 10)}
+    ids = {m.content: m.id for m in app.store.reads.list_memories(MemoryFilter(space.id), 10)}
     return slug, agent, ids
 
 
@@ -82,8 +82,8 @@ def test_a_note_that_says_a_memory_again_replaces_nothing(app: Container) -> Non
            f"relations {result.relations}, warnings {result.warnings}"
     assert result.status in ("created", "duplicate"), said
     assert result.superseded == [], said
-    space = app.store.get_space_by_slug(slug)
+    space = app.store.directory.get_space_by_slug(slug)
     assert space is not None
     for memory_id in ids.values():
-        kept = app.store.get_memory(space.id, memory_id)
+        kept = app.store.reads.get_memory(space.id, memory_id)
         assert kept is not None and kept.active, said

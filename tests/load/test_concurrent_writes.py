@@ -47,9 +47,9 @@ def at_once(count: int, work: Callable[[int], str]) -> tuple[Counter[str], list[
 
 
 def active(rig: Rig, slug: str) -> list[str]:
-    space = rig.app.store.get_space_by_slug(slug)
+    space = rig.app.store.directory.get_space_by_slug(slug)
     assert space is not None
-    return [m.content for m in rig.app.store.list_memories(MemoryFilter(space.id), 100_000)]
+    return [m.content for m in rig.app.store.reads.list_memories(MemoryFilter(space.id), 100_000)]
 
 
 def test_identical_adds_at_the_same_moment_store_one_memory(rig: Rig) -> None:
@@ -106,7 +106,7 @@ def test_chunks_of_two_uploads_racing_are_stored_once(rig: Rig) -> None:
     assert outcomes == Counter({DocumentStatus.DONE.value: 2})
     stored = active(rig, slug)
     assert len(stored) == len(set(stored)) > 0
-    done = [rig.app.store.get_document(d.space_id, d.id) for d in documents]
+    done = [rig.app.store.documents.get_document(d.space_id, d.id) for d in documents]
     assert sum(d.fact_count for d in done if d is not None) == len(stored)  # each linked once
 
 

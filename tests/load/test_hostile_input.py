@@ -120,7 +120,7 @@ async def test_times_at_the_edge_of_the_calendar_are_refused_with_the_reason(
         assert "out of range" in said and "UTC" in said
         said = error_text(await mcp.call_tool("listMemories", {"since": "9999-12-31T23:00:00-14:00"}))
         assert "out of range" in said
-    space = served.app.store.get_space_by_slug(served.slug)
+    space = served.app.store.directory.get_space_by_slug(served.slug)
     assert space is not None
     query = fingerprint("memories", space.id, category=None, inactive=False)
     cursor = base64.urlsafe_b64encode(json.dumps({"q": query, "t": EDGE, "i": "x"}).encode())

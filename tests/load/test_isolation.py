@@ -199,13 +199,13 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
                 live = [t for t, on in model.get(slug, {}).items() if on]
                 if refusal is None and not live:
                     refusal = NotFound
-                before = {s: rig.app.store.get_space_by_slug(s) for s in slugs}
-                versions = {s: rig.app.store.space_stats(v.id).version
+                before = {s: rig.app.store.directory.get_space_by_slug(s) for s in slugs}
+                versions = {s: rig.app.store.directory.space_stats(v.id).version
                             for s, v in before.items() if v is not None}
                 _, renamed = rig.app.memories.rename_category(who, slug, "general", "general2")
                 _, back = rig.app.memories.rename_category(who, slug, "general2", "general")
                 assert {m.content for m in renamed} == set(live), context
-                after = {s: rig.app.store.space_stats(v.id).version
+                after = {s: rig.app.store.directory.space_stats(v.id).version
                          for s, v in before.items() if v is not None}
                 assert all(after[s] == versions[s] for s in slugs if s != slug), context
                 for text in live:  # each is at a new id now
@@ -296,9 +296,9 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
         counts[action] = counts.get(action, 0) + 1
 
     for slug in slugs:
-        space = rig.app.store.get_space_by_slug(slug)
+        space = rig.app.store.directory.get_space_by_slug(slug)
         assert space is not None
-        stored = rig.app.store.list_memories(MemoryFilter(space.id), 1_000_000)
+        stored = rig.app.store.reads.list_memories(MemoryFilter(space.id), 1_000_000)
         assert sorted(m.content for m in stored) == sorted(t for t, on in model[slug].items() if on)
     # conflicts were really settled, not only refused (one in ~20 steps is a mark)
     assert counts.get("settled", 0) >= (1 if ops >= 1_000 else 0), counts

@@ -61,4 +61,5 @@ class Space:
         self.seeded = {m.content: m for m in self.memories(active_only=False)}
 
     def memories(self, active_only: bool = True) -> list[Memory]:
-        return self.app.store.list_memories(MemoryFilter(self.id, include_inactive=not active_only), 100)
+        where = MemoryFilter(self.id, include_inactive=not active_only)
+        return self.app.store.reads.list_memories(where, 100)

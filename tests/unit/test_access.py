@@ -18,7 +18,7 @@ from tests.unit.conftest import World
 
 def test_only_the_sha256_of_a_key_is_stored(world: World) -> None:
     created = world.app.admin.create_key("a", {"acme": Access.READ})
-    stored = world.app.store.get_key(created.key.id)
+    stored = world.app.store.directory.get_key(created.key.id)
     assert stored is not None and stored.sha256 == hash_key(created.raw)
     assert created.raw not in repr(stored) and created.raw.startswith(stored.prefix + "_")
 
@@ -56,9 +56,9 @@ def test_a_key_resolves_its_spaces_from_its_own_read(world: World) -> None:
     assert who.spaces is not None and set(who.spaces) == {"acme"}
     reads: list[str] = []
     for name in ("get_space", "get_space_by_slug"):
-        original = getattr(store, name)
-        setattr(store, name, lambda value, _o=original, _n=name: reads.append(_n) or _o(value))
-    assert world.app.access.resolve(who, " acme ").space == store.get_space_by_slug("acme")
+        original = getattr(store.directory, name)
+        setattr(store.directory, name, lambda value, _o=original, _n=name: reads.append(_n) or _o(value))
+    assert world.app.access.resolve(who, " acme ").space == store.directory.get_space_by_slug("acme")
     assert world.app.access.resolve(who, None).space.slug == "acme"  # the default space
     with pytest.raises(NotFound):
         world.app.access.resolve(who, "other")
@@ -80,7 +80,7 @@ def test_the_active_space_wins_over_the_default(world: World) -> None:
     with pytest.raises(NotFound, match="no space given"):
         world.app.access.resolve(who, None)
     world.app.access.set_active_space(who, "other")
-    key = world.app.store.get_key(who.key_id or "")
+    key = world.app.store.directory.get_key(who.key_id or "")
     assert key is not None  # principals are re-read from the store on every request
     assert world.app.access.resolve(Principal.from_key(key), None).space.slug == "other"
 
@@ -113,7 +113,7 @@ def test_a_recently_seen_key_still_authenticates_while_the_store_is_down(
     def down(_: str) -> None:
         raise Unavailable("store down")
 
-    monkeypatch.setattr(world.app.store, "get_key_by_hash", down)
+    monkeypatch.setattr(world.app.store.directory, "get_key_by_hash", down)
     assert world.app.access.authenticate(seen.raw).name == "seen"
     with pytest.raises(Unavailable):
         world.app.access.authenticate(unseen.raw)

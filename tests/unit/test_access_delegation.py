@@ -21,7 +21,7 @@ R, RW = Access.READ, Access.READWRITE
 
 
 def ids(world: World) -> tuple[str, str]:
-    spaces = [world.app.store.get_space_by_slug(s) for s in ("acme", "other")]
+    spaces = [world.app.store.directory.get_space_by_slug(s) for s in ("acme", "other")]
     assert spaces[0] is not None and spaces[1] is not None
     return spaces[0].id, spaces[1].id
 

@@ -29,7 +29,7 @@ def test_sections_come_in_a_fixed_order(world: World) -> None:
     world.app.memories.add(who, "Acme fact", space="acme")
     world.app.memories.add(writer, "Other fact")
     world.app.access.set_active_space(who, "acme")
-    key = world.app.store.get_key(who.key_id or "")
+    key = world.app.store.directory.get_key(who.key_id or "")
     assert key is not None
     who = Principal.from_key(key)
     text = world.app.briefings.brief(who, max_tokens=1000).text

@@ -19,11 +19,11 @@ START = "2025-01-01T00:00:00Z"
 
 def test_pages_come_oldest_first_and_a_tie_is_neither_skipped_nor_repeated(world: World) -> None:
     who = world.principal({"acme": "rw"})
-    space = world.app.store.get_space_by_slug("acme")
+    space = world.app.store.directory.get_space_by_slug("acme")
     assert space is not None
     at = b.memory(space.id, "x").created_at  # five memories in one write: one stamp, one time
     batch = [replace(b.memory(space.id, f"tied note {n}"), created_at=at) for n in range(5)]
-    world.app.store.write(WriteBatch(space.id, batch))
+    world.app.store.writes.write(WriteBatch(space.id, batch))
 
     seen: list[str] = []
     page = world.app.changes.since(who, since=START, limit=2, space="acme")

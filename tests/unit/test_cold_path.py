@@ -69,7 +69,7 @@ def test_a_cold_space_is_answered_by_the_store_then_warms_in_the_background(
         app.memories.add(who, text)
     cache = app.search._cache
     assert isinstance(cache, CacheRole)
-    space_id = app.store.list_spaces()[0].id
+    space_id = app.store.directory.list_spaces()[0].id
     # the adds read close memories (the restatement check) on the store: nothing held yet
     assert not app.store.vector_cache.holds(space_id)
     ask = SearchRequest(query="how many approvals do deploys need")
@@ -102,7 +102,7 @@ def test_spaces_past_the_budget_leave_least_recently_used_first(tmp_path: Path) 
         cache = app.search._cache
         assert isinstance(cache, CacheRole)
         held = app.store.vector_cache
-        ids = {s.slug: s.id for s in app.store.list_spaces()}
+        ids = {s.slug: s.id for s in app.store.directory.list_spaces()}
         assert not any(held.holds(space_id) for space_id in ids.values())  # adds load nothing
         for slug in slugs:
             assert app.search.search(who, SearchRequest(query="deploys", space=slug)).path == "cold"
@@ -130,7 +130,7 @@ def test_a_space_larger_than_the_budget_is_never_held(tmp_path: Path) -> None:
             assert found.path == "cold" and found.hits
             _warmed(cache)
         assert app.store.vector_cache.stats()[0] == 0
-        assert app.store.vector_cache.budget.too_large(app.store.list_spaces()[0].id)
+        assert app.store.vector_cache.budget.too_large(app.store.directory.list_spaces()[0].id)
     finally:
         app.store.close()
 
@@ -161,7 +161,7 @@ def test_context_and_a_model_add_read_a_cold_space_from_the_store_not_inside_the
         for text in ("Deploys need two approvals", "The cafeteria opens at eight"):
             model.facts(fact(text))
             app.memories.add(who, text)
-        space_id = app.store.list_spaces()[0].id
+        space_id = app.store.directory.list_spaces()[0].id
         cache = app.search._cache
         assert isinstance(cache, CacheRole)
         held = app.store.vector_cache

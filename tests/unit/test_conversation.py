@@ -24,7 +24,8 @@ def world() -> Iterator[World]:
 
 
 def _stored(world: World, memory_id: str) -> Memory:
-    found = world.app.store.get_memory(world.app.store.get_space_by_slug("acme").id, memory_id)  # type: ignore[union-attr]
+    space = world.app.store.directory.get_space_by_slug("acme")
+    found = world.app.store.reads.get_memory(space.id, memory_id)  # type: ignore[union-attr]
     assert found is not None
     return found
 
@@ -121,7 +122,7 @@ def test_a_turn_is_searched_by_its_own_vector_embedded_once(world: World) -> Non
     # the context is for the full-text terms and the neighbour lift, not the vector
     assert texts == [["Caroline: Powerful!"]]
     [alone] = embed(["Caroline: Powerful!"])
-    [nearest] = world.app.store.nearest_active(stored.space_id, alone, 1, 0.0)
+    [nearest] = world.app.store.search.nearest_active(stored.space_id, alone, 1, 0.0)
     assert nearest.memory.id == reply.id and nearest.score == pytest.approx(1.0)
 
 

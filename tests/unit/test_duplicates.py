@@ -20,12 +20,12 @@ def test_the_store_refuses_a_second_active_memory_with_the_same_content(world: W
     twin = world.app.memories.new_memory(
         first.space_id, "backups  run at 02:00", "general", "agent")
     with pytest.raises(DuplicateContent) as refused:
-        world.app.store.write(WriteBatch(first.space_id, [twin]))
+        world.app.store.writes.write(WriteBatch(first.space_id, [twin]))
     assert refused.value.existing == {first.content_hash: first.id}
     assert refused.value.code == "duplicate" and first.id in refused.value.message
     world.app.memories.forget(who, first.id)
-    world.app.store.write(WriteBatch(first.space_id, [twin]))  # once forgotten it may return
-    active = world.app.store.list_memories(MemoryFilter(first.space_id), 10)
+    world.app.store.writes.write(WriteBatch(first.space_id, [twin]))  # once forgotten it may return
+    active = world.app.store.reads.list_memories(MemoryFilter(first.space_id), 10)
     assert [m.id for m in active] == [twin.id]
 
 

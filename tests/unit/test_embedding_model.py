@@ -31,9 +31,9 @@ def store(tmp_path: Path) -> Iterator[SqliteStore]:
 
 def holding_a_memory(store: SqliteStore) -> SqliteStore:
     space = b.space()
-    store.create_space(space)
+    store.directory.create_space(space)
     [vector] = HashEmbedder().embed(["x"])
-    store.write(WriteBatch(space.id, [b.memory(space.id, "a memory", embedding=vector)]))
+    store.writes.write(WriteBatch(space.id, [b.memory(space.id, "a memory", embedding=vector)]))
     return store
 
 

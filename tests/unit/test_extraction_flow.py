@@ -19,7 +19,7 @@ def _model(world: World) -> ScriptedExtractor:
 
 
 def _space_id(world: World, slug: str = "acme") -> str:
-    space = world.app.store.get_space_by_slug(slug)
+    space = world.app.store.directory.get_space_by_slug(slug)
     assert space is not None
     return space.id
 
@@ -73,7 +73,7 @@ def test_updates_deactivates_the_old_memory(model_world: World) -> None:
     assert result.superseded == [old.id]
     assert [(r.type.value, r.target_id, r.reason) for r in result.relations] == [
         ("UPDATES", old.id, "updates because test")]
-    retired = model_world.app.store.get_memory(_space_id(model_world), old.id)
+    retired = model_world.app.store.reads.get_memory(_space_id(model_world), old.id)
     assert retired is not None and not retired.active
     assert retired.invalidated_by == result.memories[0].id
 
@@ -88,7 +88,7 @@ def test_extends_and_derives_keep_everything_active(model_world: World) -> None:
     result = model_world.app.memories.add(who, "Billing is on Postgres 16")
     assert result.superseded == []
     assert sorted(r.type.value for r in result.relations) == ["DERIVES", "DERIVES", "EXTENDS"]
-    active = model_world.app.store.list_memories(MemoryFilter(_space_id(model_world)), 10)
+    active = model_world.app.store.reads.list_memories(MemoryFilter(_space_id(model_world)), 10)
     assert len(active) == 4 and {m.id for m in base} <= {m.id for m in active}
 
 
@@ -101,7 +101,7 @@ def test_an_update_between_unrelated_facts_is_refused(model_world: World) -> Non
     result = model_world.app.memories.add(who, "Kubernetes clusters autoscale nodes")
     assert result.superseded == [] and result.relations == []
     assert "look unrelated" in result.warnings[0]
-    kept = model_world.app.store.get_memory(_space_id(model_world), lunch.id)
+    kept = model_world.app.store.reads.get_memory(_space_id(model_world), lunch.id)
     assert kept is not None and kept.active
 
 
@@ -160,9 +160,9 @@ def test_two_updates_of_one_memory_at_once_leave_one_head_and_lose_nothing(
         agent_a, old.id, "The on-call rotation is daily")
     result = model_world.app.memories.add(agent_b, "On-call now rotates every two weeks")
     space_id = _space_id(model_world)
-    heads = model_world.app.store.list_memories(MemoryFilter(space_id), 10)
+    heads = model_world.app.store.reads.list_memories(MemoryFilter(space_id), 10)
     assert [m.content for m in heads] == ["The on-call rotation is every two weeks"]
-    everything = model_world.app.store.list_memories(MemoryFilter(space_id, include_inactive=True), 10)
+    everything = model_world.app.store.reads.list_memories(MemoryFilter(space_id, include_inactive=True), 10)
     assert len(everything) == 3  # nothing lost: old, A's correction, B's fact
     a_fix = next(m for m in everything if m.content == "The on-call rotation is daily")
     assert a_fix.invalidated_by == result.memories[0].id
@@ -203,5 +203,5 @@ def test_model_usage_adds_up_per_space(model_world: World) -> None:
     model_world.app.memories.add(who, "One")
     model.fail(ExtractionFailed("rate limited (429)", 1, 7, 0))
     model_world.app.memories.add(who, "Two")
-    totals = model_world.app.store.usage_totals(_space_id(model_world))
+    totals = model_world.app.store.ledger.usage_totals(_space_id(model_world))
     assert (totals.llm_calls, totals.prompt_tokens, totals.completion_tokens) == (2, 17, 1)

@@ -172,9 +172,9 @@ def agent(app: Container) -> Principal:
 
 
 def active(app: Container) -> list[str]:
-    space = app.store.get_space_by_slug("acme")
+    space = app.store.directory.get_space_by_slug("acme")
     assert space is not None
-    return sorted(m.content for m in app.store.list_memories(MemoryFilter(space.id), 50))
+    return sorted(m.content for m in app.store.reads.list_memories(MemoryFilter(space.id), 50))
 
 
 def test_a_regurgitated_candidate_is_dropped_from_the_add_and_counted_in_warnings(
@@ -264,7 +264,7 @@ def test_a_pending_note_keeps_its_grounded_facts_and_says_how_many_were_dropped(
     assert job.reason == ("replaced by 1 fact, superseding 1 earlier memory; dropped 1 the note "
                           "does not say")
     assert active(app) == ["Builds run on Buildkite instead of Jenkins."]
-    space = app.store.get_space_by_slug("acme")
+    space = app.store.directory.get_space_by_slug("acme")
     assert space is not None
-    [fact] = app.store.list_memories(MemoryFilter(space.id), 10)
-    assert any(r.type is RelationType.UPDATES for r in app.store.relations_of(space.id, fact.id))
+    [fact] = app.store.reads.list_memories(MemoryFilter(space.id), 10)
+    assert any(r.type is RelationType.UPDATES for r in app.store.relations.relations_of(space.id, fact.id))

@@ -31,13 +31,14 @@ def blobs(world: World) -> MemoryBlobStore:
 
 
 def space_id(world: World, slug: str = "acme") -> str:
-    space = world.app.store.get_space_by_slug(slug)
+    space = world.app.store.directory.get_space_by_slug(slug)
     assert space is not None
     return space.id
 
 
 def contents(world: World, slug: str = "acme") -> list[str]:
-    rows = world.app.store.list_memories(MemoryFilter(space_id(world, slug), include_inactive=True), 100)
+    where = MemoryFilter(space_id(world, slug), include_inactive=True)
+    rows = world.app.store.reads.list_memories(where, 100)
     return sorted(m.content for m in rows)
 
 
@@ -101,7 +102,7 @@ def test_an_unreadable_file_is_kept_and_its_document_fails_with_the_reason(
     failed = world.app.ingestion.process(uploaded)
     assert failed.status is DocumentStatus.FAILED and reason in (failed.error or "")
     assert blobs(world).blobs[f"{uploaded.space_id}/{uploaded.id}/original"] == data
-    assert world.app.store.get_document(uploaded.space_id, uploaded.id) == failed
+    assert world.app.store.documents.get_document(uploaded.space_id, uploaded.id) == failed
     assert contents(world) == ["Something already known"]
     assert world.app.ingestion.process(failed).status is DocumentStatus.FAILED
 
@@ -117,7 +118,7 @@ def test_refused_uploads_store_nothing(world: World, name: str, data: bytes,
     who = world.principal({"acme": "rw"})
     with pytest.raises(error, match=re.escape(words)):
         world.app.ingestion.upload(who, name, data)
-    assert blobs(world).blobs == {} and world.app.store.list_documents(space_id(world), 10) == []
+    assert blobs(world).blobs == {} and world.app.store.documents.list_documents(space_id(world), 10) == []
 
 
 def test_a_read_key_cannot_upload(world: World) -> None:
@@ -129,7 +130,7 @@ def test_a_full_disk_refuses_the_upload_and_records_nothing(world: World) -> Non
     blobs(world).fail_puts_after = 0
     with pytest.raises(Unavailable, match="disk full"):
         world.app.ingestion.upload(world.principal({"acme": "rw"}), "notes.txt", NOTES)
-    assert world.app.store.list_documents(space_id(world), 10) == []
+    assert world.app.store.documents.list_documents(space_id(world), 10) == []
 
 
 def test_an_interrupted_document_resumes_at_its_first_chunk_not_done(world: World) -> None:
@@ -154,7 +155,7 @@ def test_a_failure_mid_way_keeps_what_was_done_and_a_retry_goes_on(world: World)
     small_chunks(world)
     queued = world.app.ingestion.upload(who, "runbook.txt", NOTES).document
     store = world.app.store
-    write = store.write
+    write = store.writes.write
     calls = 0
 
     def flaky(batch: WriteBatch) -> None:
@@ -164,9 +165,9 @@ def test_a_failure_mid_way_keeps_what_was_done_and_a_retry_goes_on(world: World)
             raise Unavailable("the store did not answer")
         write(batch)
 
-    store.write = flaky  # type: ignore[method-assign]
+    store.writes.write = flaky  # type: ignore[method-assign]
     failed = world.app.ingestion.process(queued)
-    store.write = write  # type: ignore[method-assign]
+    store.writes.write = write  # type: ignore[method-assign]
     assert failed.status is DocumentStatus.FAILED and failed.chunks_done == 1
     assert failed.error is not None and failed.error.startswith(
         "stopped at chunk 2 of 3 (line 3): the store did not answer")
@@ -232,7 +233,7 @@ def test_with_a_model_each_chunk_is_one_extraction_and_its_facts_link_back(model
     assert [c[0] for c in model_world.extractor.calls] == [
         "Deploys go out on Thursdays.", "Every deploy needs two approvals.", "Rollbacks are announced."]
     assert (done.status, done.fact_count) == (DocumentStatus.DONE, 4)
-    rows = model_world.app.store.list_memories(MemoryFilter(document.space_id), 10)
+    rows = model_world.app.store.reads.list_memories(MemoryFilter(document.space_id), 10)
     assert {m.document_id for m in rows} == {document.id}
     assert {m.origin for m in rows} == {"line 1", "line 3", "line 5"}
 
@@ -253,7 +254,7 @@ def test_the_worker_resumes_unfinished_documents_and_takes_new_uploads(tmp_path:
         assert wait_for(app, fresh).status is DocumentStatus.DONE
     finally:
         app.worker.stop()
-    rows = app.store.list_memories(MemoryFilter(left.space_id), 10)
+    rows = app.store.reads.list_memories(MemoryFilter(left.space_id), 10)
     assert sorted(m.content for m in rows) == ["Left over from the last run.",
                                                "Uploaded while running."]
     app.close()
@@ -263,7 +264,7 @@ def wait_for(app: Container, document: Document, bound_s: float = 30.0) -> Docum
     """Poll until the document is done or failed; the bound only guards against a hang."""
     deadline = time.monotonic() + bound_s
     while True:
-        current = app.store.get_document(document.space_id, document.id)
+        current = app.store.documents.get_document(document.space_id, document.id)
         assert current is not None
         if current.status in (DocumentStatus.DONE, DocumentStatus.FAILED):
             return current

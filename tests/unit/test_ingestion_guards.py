@@ -17,7 +17,7 @@ from tests.unit.test_ingestion import NOTES, small_chunks
 
 
 def memories(world: World, document: Document) -> list[str]:
-    rows = world.app.store.list_memories(MemoryFilter(document.space_id), 100)
+    rows = world.app.store.reads.list_memories(MemoryFilter(document.space_id), 100)
     return sorted(m.content for m in rows)
 
 
@@ -82,7 +82,7 @@ def test_a_clean_stop_releases_the_lease_so_the_next_start_goes_on_at_once(world
     who = world.principal({"acme": "rw"})
     queued = world.app.ingestion.upload(who, "runbook.txt", NOTES).document
     stopped = world.app.ingestion.process(queued, should_stop=lambda: bool(
-        (d := world.app.store.get_document(queued.space_id, queued.id)) and d.chunks_done >= 1))
+        (d := world.app.store.documents.get_document(queued.space_id, queued.id)) and d.chunks_done >= 1))
     assert (stopped.status, stopped.chunks_done) == (DocumentStatus.PROCESSING, 1)
     restarted = copy.copy(world.app.ingestion)
     restarted.worker_id = "the-restarted-server"

@@ -21,7 +21,7 @@ def failed_half_way(world: World) -> tuple[str, str]:
     world.app.ingestion._reader = FileReader(  # type: ignore[attr-defined]
         ReaderLimits(chunk_chars=40, max_chunk_chars=200))
     queued = world.app.ingestion.upload(uploader, "runbook.txt", NOTES).document
-    store, write = world.app.store, world.app.store.write
+    store, write = world.app.store, world.app.store.writes.write
     calls = 0
 
     def flaky(batch: WriteBatch) -> None:
@@ -31,9 +31,9 @@ def failed_half_way(world: World) -> tuple[str, str]:
             raise Unavailable("the store did not answer")
         write(batch)
 
-    store.write = flaky  # type: ignore[method-assign]
+    store.writes.write = flaky  # type: ignore[method-assign]
     failed = world.app.ingestion.process(queued)
-    store.write = write  # type: ignore[method-assign]
+    store.writes.write = write  # type: ignore[method-assign]
     assert (failed.status, failed.chunks_done, failed.chunks_total) == (DocumentStatus.FAILED, 1, 3)
     return failed.id, failed.space_id
 
@@ -52,7 +52,7 @@ def test_a_reader_of_the_space_cannot_retry(world: World) -> None:
     reader = world.principal({"acme": "r"})
     with pytest.raises(Forbidden, match="can only read space 'acme'"):
         world.app.ingestion.retry(reader, document_id, "acme")
-    document = world.app.store.get_document(space_id, document_id)
+    document = world.app.store.documents.get_document(space_id, document_id)
     assert document is not None and document.status is DocumentStatus.FAILED
 
 

@@ -38,8 +38,8 @@ def test_unusable_content_is_refused_and_nothing_is_written(
     who = world.principal({"acme": "rw"})
     with pytest.raises(InvalidInput, match=words):
         world.app.memories.add(who, content)
-    space = world.app.store.get_space_by_slug("acme")
-    assert space is not None and world.app.store.space_stats(space.id).active_memories == 0
+    space = world.app.store.directory.get_space_by_slug("acme")
+    assert space is not None and world.app.store.directory.space_stats(space.id).active_memories == 0
 
 
 def test_correct_replaces_the_fact_and_keeps_the_old_one_as_history(world: World) -> None:
@@ -96,9 +96,9 @@ def test_memories_of_another_space_are_not_found(world: World) -> None:
         world.app.memories.get(theirs, memory.id)
     with pytest.raises(NotFound):
         world.app.memories.correct(theirs, memory.id, "Their version")
-    space = world.app.store.get_space_by_slug("acme")
+    space = world.app.store.directory.get_space_by_slug("acme")
     assert space is not None
-    assert [m.active for m in world.app.store.list_memories(MemoryFilter(space.id), 10)] == [True]
+    assert [m.active for m in world.app.store.reads.list_memories(MemoryFilter(space.id), 10)] == [True]
 
 
 def test_listing_pages_are_bound_to_their_query(world: World) -> None:
@@ -121,9 +121,9 @@ def test_bulk_add_skips_repeats_and_writes_the_rest(world: World) -> None:
     result = world.app.memories.add_many(
         who, ["First", "Second", "first", "Already known", "Third"], batch_size=2)
     assert (result.created, result.duplicates) == (3, 2)
-    space = world.app.store.get_space_by_slug("acme")
+    space = world.app.store.directory.get_space_by_slug("acme")
     assert space is not None
-    stored = world.app.store.list_memories(MemoryFilter(space.id), 10)
+    stored = world.app.store.reads.list_memories(MemoryFilter(space.id), 10)
     assert sorted(m.content for m in stored) == ["Already known", "First", "Second", "Third"]
 
 
@@ -147,7 +147,7 @@ def test_bulk_add_embeds_the_next_batch_while_the_last_is_written(world: World) 
     store = world.app.store
     writing, release = threading.Event(), threading.Event()
     embedded_while_writing: list[bool] = []
-    real_write, real_embed = store.write, world.app.embedder.embed
+    real_write, real_embed = store.writes.write, world.app.embedder.embed
 
     def slow_write(batch: WriteBatch) -> None:
         if batch.memories[0].content == "Alpha":
@@ -166,13 +166,13 @@ def test_bulk_add_embeds_the_next_batch_while_the_last_is_written(world: World) 
             release.set()
         return real_embed(texts)
 
-    store.write = slow_write  # type: ignore[method-assign]
+    store.writes.write = slow_write  # type: ignore[method-assign]
     world.app.embedder.embed = watching_embed  # type: ignore[method-assign]
     try:
         result = world.app.memories.add_many(who, ["Alpha", "Beta", "Gamma", "Delta"],
                                              batch_size=2)
     finally:
-        store.write = real_write  # type: ignore[method-assign]
+        store.writes.write = real_write  # type: ignore[method-assign]
         world.app.embedder.embed = real_embed  # type: ignore[method-assign]
     assert embedded_while_writing[:2] == [False, True]  # batch 2 embedded during write 1
     assert (result.created, result.duplicates) == (3, 1)
@@ -182,24 +182,24 @@ def test_bulk_add_embeds_the_next_batch_while_the_last_is_written(world: World) 
 def test_a_failed_bulk_write_ends_the_import_after_the_batches_written(world: World) -> None:
     who = world.principal({"acme": "rw"})
     store = world.app.store
-    real_write = store.write
+    real_write = store.writes.write
 
     def failing_write(batch: WriteBatch) -> None:
         if batch.memories[0].content == "Gamma":
             raise Unavailable("the store went away")
         real_write(batch)
 
-    store.write = failing_write  # type: ignore[method-assign]
+    store.writes.write = failing_write  # type: ignore[method-assign]
     try:
         with pytest.raises(Unavailable, match="went away"):
             world.app.memories.add_many(who, ["Alpha", "Beta", "Gamma", "Delta", "Eps"],
                                         batch_size=2)
     finally:
-        store.write = real_write  # type: ignore[method-assign]
+        store.writes.write = real_write  # type: ignore[method-assign]
     assert stored(world) == ["Alpha", "Beta"]  # never a batch past the failed one
 
 
 def stored(world: World) -> list[str]:
-    space = world.app.store.get_space_by_slug("acme")
+    space = world.app.store.directory.get_space_by_slug("acme")
     assert space is not None
-    return sorted(m.content for m in world.app.store.list_memories(MemoryFilter(space.id), 10))
+    return sorted(m.content for m in world.app.store.reads.list_memories(MemoryFilter(space.id), 10))

@@ -35,13 +35,13 @@ def notes(app: Container) -> NoteExtraction:
 
 
 def space_id(app: Container, slug: str = "acme") -> str:
-    space = app.store.get_space_by_slug(slug)
+    space = app.store.directory.get_space_by_slug(slug)
     assert space is not None
     return space.id
 
 
 def active(app: Container) -> list[str]:
-    return sorted(m.content for m in app.store.list_memories(MemoryFilter(space_id(app)), 100))
+    return sorted(m.content for m in app.store.reads.list_memories(MemoryFilter(space_id(app)), 100))
 
 
 def job_of(app: Container, memory_id: str) -> NoteJob:
@@ -81,14 +81,14 @@ def test_the_worker_replaces_the_note_with_its_facts_and_keeps_it_as_history(mod
     assert done.state is NoteState.EXTRACTED and done.reason == "replaced by 2 facts"
     assert model(model_world).calls[0][0] == NOTE and model(model_world).calls[0][2] == "Priya"
     assert active(app) == ["Ana leads the mobile team", "The mobile app ships every two weeks"]
-    retired = app.store.get_memory(space_id(app), note.id)
+    retired = app.store.reads.get_memory(space_id(app), note.id)
     assert retired is not None and not retired.active and retired.invalidated_by is not None
-    links = app.store.relations_of(space_id(app), note.id)
+    links = app.store.relations.relations_of(space_id(app), note.id)
     assert sorted((r.type, r.reason) for r in links) == [(RelationType.DERIVES, FROM_NOTE)] * 2
     shown = memory_detail_json(app.memories.get(who, note.id))["memory"]
     assert (shown["status"], shown["extraction"], shown["extractionReason"]) == (
         "superseded", "extracted", "replaced by 2 facts")
-    usage = app.store.usage_totals(space_id(app))
+    usage = app.store.ledger.usage_totals(space_id(app))
     assert (usage.llm_calls, usage.prompt_tokens, usage.completion_tokens) == (1, 300, 40)
 
 
@@ -112,7 +112,7 @@ def test_a_note_that_is_one_fact_as_saved_stays_and_is_marked_extracted(model_wo
     [done] = run_pending(model_world.app)
 
     assert done.state is NoteState.EXTRACTED
-    kept = model_world.app.store.get_memory(space_id(model_world.app), note.id)
+    kept = model_world.app.store.reads.get_memory(space_id(model_world.app), note.id)
     assert kept is not None and kept.active and active(model_world.app) == ["Standup is at 9:30"]
 
 
@@ -120,7 +120,7 @@ def test_a_background_update_retires_the_old_fact_and_the_note(model_world: Worl
     who = model_world.principal({"acme": "rw"})
     app = model_world.app
     app.memories.add_many(who, ["The deploy window is Friday afternoon"], "acme")
-    old = app.store.list_memories(MemoryFilter(space_id(app)), 5)[0]
+    old = app.store.reads.list_memories(MemoryFilter(space_id(app)), 5)[0]
     app.memories.add(who, "deploys moved to thursday", "acme", wait=False)
     model(model_world).facts(fact("The deploy window is Thursday afternoon", old=(0, "updates")))
 
@@ -130,7 +130,7 @@ def test_a_background_update_retires_the_old_fact_and_the_note(model_world: Worl
     offered = model(model_world).calls[0][1]
     assert [c.content for c in offered] == ["The deploy window is Friday afternoon"]
     assert active(app) == ["The deploy window is Thursday afternoon"]
-    again = app.store.get_memory(space_id(app), old.id)
+    again = app.store.reads.get_memory(space_id(app), old.id)
     assert again is not None and not again.active
 
 

@@ -22,9 +22,9 @@ def test_a_patch_makes_the_next_version_and_keeps_the_old_one(world: World) -> N
                                         expected_version=2).memories[0]
     assert (replaced.content, replaced.version) == (
         "Deploys need three approvals from the on-call team", 3)
-    old = world.app.store.get_memory(first.space_id, first.id)
+    old = world.app.store.reads.get_memory(first.space_id, first.id)
     assert old is not None and (old.status, old.superseded_by) == (MemoryStatus.SUPERSEDED, new.id)
-    links = world.app.store.relations_of(first.space_id, new.id)
+    links = world.app.store.relations.relations_of(first.space_id, new.id)
     assert {r.reason for r in links} == {"patched (append)", "patched (replace)"}
 
 
@@ -35,7 +35,7 @@ def test_a_replace_whose_text_is_absent_fails_loudly_and_changes_nothing(world: 
         world.app.memories.patch(who, first.id, replace_old="03:00", replace_new="04:00")
     with pytest.raises(InvalidInput, match="exactly one"):
         world.app.memories.patch(who, first.id, append="a", prepend="b")
-    still = world.app.store.get_memory(first.space_id, first.id)
+    still = world.app.store.reads.get_memory(first.space_id, first.id)
     assert still is not None and still.active and still.version == 1
 
 
@@ -82,19 +82,19 @@ def test_rename_category_moves_every_current_memory_in_one_write(world: World) -
     a = world.app.memories.add(who, "Terraform state lives in S3", "acme", category="infra")
     b = world.app.memories.add(who, "Nodes run Ubuntu 24.04", "acme", category="infra")
     world.app.memories.add(who, "Other team infra note", "other", category="infra")
-    version = world.app.store.space_stats(a.memories[0].space_id).version
+    version = world.app.store.directory.space_stats(a.memories[0].space_id).version
 
     slug, renamed = world.app.memories.rename_category(who, "acme", "Infra", "platform")
 
     assert slug == "acme" and {m.content for m in renamed} == {
         "Terraform state lives in S3", "Nodes run Ubuntu 24.04"}
-    assert world.app.store.space_stats(a.memories[0].space_id).version == version + 1  # one write
+    assert world.app.store.directory.space_stats(a.memories[0].space_id).version == version + 1  # one write
     hits = world.app.search.search(who, SearchRequest("where is terraform state?",
                                                       category="platform", space="acme")).hits
     assert hits and hits[0].memory.content == "Terraform state lives in S3"
     assert world.app.search.search(who, SearchRequest("terraform", category="infra",
                                                       space="acme")).hits == ()
-    old = world.app.store.get_memory(a.memories[0].space_id, b.memories[0].id)
+    old = world.app.store.reads.get_memory(a.memories[0].space_id, b.memories[0].id)
     assert old is not None and old.superseded_by in {m.id for m in renamed}
     _, kept = world.app.memories.list(who, "other", category="infra")
     assert len(kept.items) == 1

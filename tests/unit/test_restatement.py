@@ -38,19 +38,19 @@ def test_a_restatement_becomes_the_next_version_and_supersedes_the_old(world: Wo
     new = fuller.memories[0]
     # the type and importance of the line carry over unless the caller gave them
     assert (new.version, new.type, new.importance) == (2, MemoryType.DECISION, 5)
-    old = world.app.store.get_memory(new.space_id, first.id)
+    old = world.app.store.reads.get_memory(new.space_id, first.id)
     assert old is not None and (old.status, old.superseded_by) == (MemoryStatus.SUPERSEDED, new.id)
     assert add_json(fuller)["status"] == "updated"
 
 
 def test_a_reversal_of_a_decision_is_a_conflict_and_nothing_is_stored(world: World) -> None:
     first = _add(world, JWT).memories[0]
-    before = world.app.store.space_stats(first.space_id).active_memories
+    before = world.app.store.directory.space_stats(first.space_id).active_memories
 
     clash = _add(world, REVERSED)
 
     assert (clash.status, clash.memories) == ("conflict", [])
-    assert world.app.store.space_stats(first.space_id).active_memories == before
+    assert world.app.store.directory.space_stats(first.space_id).active_memories == before
     data = add_json(clash)["conflict"]
     assert data["memory"]["id"] == first.id
     assert data["resolve"]["replaces"] == {"tool": "add_memory", "arguments": {
@@ -64,7 +64,7 @@ def test_a_conflict_resolved_by_supersedes_replaces_the_old_claim(world: World) 
     replaced = _add(world, REVERSED, supersedes=(first.id,))
     assert (replaced.status, replaced.superseded) == ("created", [first.id])
     assert replaced.memories[0].version == 2
-    old = world.app.store.get_memory(first.space_id, first.id)
+    old = world.app.store.reads.get_memory(first.space_id, first.id)
     assert old is not None and old.superseded_by == replaced.memories[0].id
 
 
@@ -72,7 +72,7 @@ def test_a_conflict_resolved_by_force_keeps_both(world: World) -> None:
     first = _add(world, JWT).memories[0]
     both = _add(world, REVERSED, force=True)
     assert both.status == "created" and both.superseded == []
-    still = world.app.store.get_memory(first.space_id, first.id)
+    still = world.app.store.reads.get_memory(first.space_id, first.id)
     assert still is not None and still.active
 
 

@@ -35,7 +35,7 @@ def test_the_profile_is_read_beside_the_ranking_only_where_the_store_allows(
 ) -> None:
     who = world.principal({"acme": "rw"})
     world.app.memories.add(who, "Deploys need two approvals")
-    monkeypatch.setattr(world.app.store, "concurrent_reads", concurrent)
+    monkeypatch.setattr(world.app.store.search, "concurrent_reads", concurrent)
     threads: list[str] = []
     profile = world.app.profiles.profile
 
@@ -58,7 +58,7 @@ def test_a_profile_that_cannot_be_read_fails_the_search_with_its_reason(
 ) -> None:
     who = world.principal({"acme": "rw"})
     world.app.memories.add(who, "Deploys need two approvals")
-    monkeypatch.setattr(world.app.store, "concurrent_reads", True)
+    monkeypatch.setattr(world.app.store.search, "concurrent_reads", True)
 
     def down(*args: Any, **kwargs: Any) -> Any:
         raise Unavailable("Neo4j at bolt://x is not answering")
@@ -113,17 +113,18 @@ def test_warm_up_loads_every_space_and_makes_one_searchs_reads_once(
     world.app.memories.add(who, "Rollbacks need one approval", space="other")
     store = world.app.store
     calls: list[str] = []
-    for name in ("vector_search", "hybrid_search", "keyword_search", "neighbours",
-                 "open_conflicts"):
-        real = getattr(store, name)
+    for role, name in (("search", "vector_search"), ("search", "hybrid_search"),
+                       ("search", "keyword_search"), ("relations", "neighbours"),
+                       ("relations", "open_conflicts")):
+        real = getattr(getattr(store, role), name)
 
         def spy(*args: object, _real: object = real, _name: str = name, **kwargs: object) -> object:
             calls.append(_name)
             return _real(*args, **kwargs)  # type: ignore[operator]
 
-        monkeypatch.setattr(store, name, spy)
+        monkeypatch.setattr(getattr(store, role), name, spy)
     world.app.search.warm_up()
-    assert calls.count("vector_search") == len(store.list_spaces())  # every space's cache
+    assert calls.count("vector_search") == len(store.directory.list_spaces())  # every space's cache
     # the reads of a search (ranking, neighbours, keyword, profile) once, not per space
     assert [c for c in calls if c != "vector_search"] == [
         "hybrid_search", "neighbours", "keyword_search", "open_conflicts"]

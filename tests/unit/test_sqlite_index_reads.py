@@ -42,12 +42,12 @@ def filled(store: SqliteStore, others: int) -> str:
     """A space of `others` memories without the keyword, and 20 holding it."""
     rng = np.random.default_rng(3)
     space = builders.space()
-    store.create_space(space)
+    store.directory.create_space(space)
     notes = ([builders.memory(space.id, f"note {n} about the harbour crane", vector(rng))
               for n in range(others)]
              + [builders.memory(space.id, f"the ledger balance {n}", vector(rng))
                 for n in range(20)])
-    store.write(WriteBatch(space.id, notes))
+    store.writes.write(WriteBatch(space.id, notes))
     return space.id
 
 
@@ -78,9 +78,9 @@ def test_a_sliced_keyword_search_does_not_read_the_whole_space(store: SqliteStor
     for others in (50, 3_000):
         space_id = filled(store, others)
         where = MemoryFilter(space_id, at=at)
-        assert len(store.keyword_search(MemoryFilter(space_id), "ledger", 5)) == 5  # cache warm
+        assert len(store.search.keyword_search(MemoryFilter(space_id), "ledger", 5)) == 5  # cache warm
         cost, hits = steps(store.kit.db.conn(),
-                           partial(store.keyword_search, where, "ledger", 5))
+                           partial(store.search.keyword_search, where, "ledger", 5))
         assert len(hits) == 5
         costs.append(cost)
     small, large = costs
@@ -95,10 +95,10 @@ def test_a_write_with_relations_checks_its_ends_by_id(store: SqliteStore) -> Non
     for others in (50, 3_000):
         space_id = filled(store, others)
         old = builders.memory(space_id, "the crane is serviced monthly", vector(rng))
-        store.write(WriteBatch(space_id, [old]))
+        store.writes.write(WriteBatch(space_id, [old]))
         new = builders.memory(space_id, "the crane is serviced weekly", vector(rng))
         batch = WriteBatch(space_id, [new], [builders.relation(new, old)])
-        costs.append(steps(store.kit.db.conn(), partial(store.write, batch))[0])
+        costs.append(steps(store.kit.db.conn(), partial(store.writes.write, batch))[0])
     small, large = costs
     assert large <= 2 * small + 5, costs
 
@@ -107,13 +107,13 @@ def chained(store: SqliteStore, links: int) -> tuple[str, list[str]]:
     """A space whose `links` memories each EXTEND the one before, and a short chain apart."""
     rng = np.random.default_rng(7)
     space = builders.space()
-    store.create_space(space)
+    store.directory.create_space(space)
     notes = [builders.memory(space.id, f"step {n} of the rollout", vector(rng))
              for n in range(links)]
-    store.write(WriteBatch(space.id, notes, [builders.relation(b, a)
+    store.writes.write(WriteBatch(space.id, notes, [builders.relation(b, a)
                                               for a, b in pairwise(notes)]))
     apart = [builders.memory(space.id, f"aside {n}", vector(rng)) for n in range(3)]
-    store.write(WriteBatch(space.id, apart, [builders.relation(apart[1], apart[0]),
+    store.writes.write(WriteBatch(space.id, apart, [builders.relation(apart[1], apart[0]),
                                              builders.relation(apart[2], apart[1])]))
     return space.id, [m.id for m in apart]
 
@@ -124,10 +124,11 @@ def test_the_walk_to_neighbours_follows_edges_not_the_space(store: SqliteStore) 
     costs = []
     for links in (50, 3_000):
         space_id, apart = chained(store, links)
-        walk, found = steps(store.kit.db.conn(), partial(store.neighbours, space_id, [apart[0]], 2, 10))
+        walk, found = steps(store.kit.db.conn(),
+                            partial(store.relations.neighbours, space_id, [apart[0]], 2, 10))
         assert {n.memory.id for n in found} == set(apart[1:])
-        one, of_one = steps(store.kit.db.conn(), partial(store.relations_of, space_id, apart[1]))
-        among, of_all = steps(store.kit.db.conn(), partial(store.relations_among, space_id, apart))
+        one, of_one = steps(store.kit.db.conn(), partial(store.relations.relations_of, space_id, apart[1]))
+        among, of_all = steps(store.kit.db.conn(), partial(store.relations.relations_among, space_id, apart))
         assert len(of_one) == len(of_all) == 2
         costs += [walk, one + among]
     walk_small, edges_small, walk_large, edges_large = costs

@@ -35,7 +35,7 @@ def test_a_store_from_before_migration_14_migrates_and_infers_provenance(
     conn.close()
     store = SqliteStore(path)
     try:
-        rows = {m.id: m for m in store.list_memories(MemoryFilter("s"), 10)}
+        rows = {m.id: m for m in store.reads.list_memories(MemoryFilter("s"), 10)}
         assert {i: provenance_of(m).kind for i, m in rows.items()} == {
             "a": ProvenanceKind.HUMAN, "b": ProvenanceKind.AGENT, "c": ProvenanceKind.DOCUMENT}
         assert all(m.provenance is None and m.suspicious is None for m in rows.values())

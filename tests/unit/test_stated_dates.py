@@ -51,12 +51,12 @@ def test_an_extracted_fact_starts_at_the_date_it_states(model_world: World) -> N
     stated, plain = result.memories
     assert valid_from_of(stated) == datetime(2024, 3, 1, tzinfo=UTC)
     assert valid_from_of(plain) == plain.created_at
-    space = model_world.app.store.get_space_by_slug("acme")
+    space = model_world.app.store.directory.get_space_by_slug("acme")
     assert space is not None
-    ids = {m.id for m in model_world.app.store.list_memories(
+    ids = {m.id for m in model_world.app.store.reads.list_memories(
         MemoryFilter(space.id, at=TimeSlice(as_of=datetime(2024, 6, 1, tzinfo=UTC))), 10)}
     assert ids == {stated.id}  # valid then; the Monday note began only when it was written
-    ids = {m.id for m in model_world.app.store.list_memories(
+    ids = {m.id for m in model_world.app.store.reads.list_memories(
         MemoryFilter(space.id, at=TimeSlice(as_of=datetime(2024, 2, 1, tzinfo=UTC))), 10)}
     assert ids == set()
 

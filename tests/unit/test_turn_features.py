@@ -75,7 +75,7 @@ def test_by_default_a_turn_keeps_its_link_but_not_the_question_before() -> None:
             "agent", {"acme": Access.READWRITE}).raw)
         asked = app.memories.add(who, "Ana: how was the trip?", speaker="Ana").memories[0]
         reply = app.memories.add(who, "Bo: great", speaker="Bo").memories[0]
-        stored = app.store.get_memory(reply.space_id, reply.id)
+        stored = app.store.reads.get_memory(reply.space_id, reply.id)
         assert stored is not None and stored.follows == asked.id and stored.context is None
         assert app.search.features == TurnFeatures.parse("neighbours,speaker,time")
         hits = app.search.search(who, SearchRequest(query="trip", space="acme")).hits

@@ -234,8 +234,8 @@ def test_an_add_with_two_passes_replaces_the_memory_the_values_show(
     finally:
         scripted.fallback = None
 
-    space = app.store.get_space_by_slug("acme")
+    space = app.store.directory.get_space_by_slug("acme")
     assert space is not None
-    active = sorted(m.content for m in app.store.list_memories(MemoryFilter(space.id), 10))
+    active = sorted(m.content for m in app.store.reads.list_memories(MemoryFilter(space.id), 10))
     assert result.usage.llm_calls == 2 and len(result.superseded) == 1
     assert active == ["Desk bookings are made in Robin.", "The print shop closes at 19:00."]

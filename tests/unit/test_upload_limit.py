@@ -67,7 +67,7 @@ async def test_a_declared_length_over_the_limit_is_refused_before_the_body_is_re
     refused = await post(served, body, declared=PIECES * PIECE + 200)
     assert refused.status_code == 413 and "the upload limit is 262,144 bytes" in refused.json()["message"]
     assert body.pulled == 0
-    assert served[0].store.list_documents(served[0].store.list_spaces()[0].id, 10) == []
+    assert served[0].store.documents.list_documents(served[0].store.directory.list_spaces()[0].id, 10) == []
 
 
 async def test_a_body_without_a_length_is_cut_off_once_past_the_limit(
@@ -78,4 +78,4 @@ async def test_a_body_without_a_length_is_cut_off_once_past_the_limit(
     assert refused.status_code == 413 and "nothing was stored" in refused.json()["message"]
     # Read up to the limit plus the form's allowance and one piece in flight, never to the end.
     assert 0 < body.pulled * PIECE <= LIMIT + FORM_OVERHEAD + 2 * PIECE < PIECES * PIECE
-    assert served[0].store.list_documents(served[0].store.list_spaces()[0].id, 10) == []
+    assert served[0].store.documents.list_documents(served[0].store.directory.list_spaces()[0].id, 10) == []

@@ -23,7 +23,7 @@ class ManualClock:
 
 
 def tickets(world: World, clock: ManualClock, secret: bytes = b"s" * 32) -> UploadTickets:
-    return UploadTickets(world.app.store, world.app.access, clock, secret)
+    return UploadTickets(world.app.store.directory, world.app.access, clock, secret)
 
 
 def test_a_ticket_stands_for_its_key_in_its_one_space(world: World) -> None:
@@ -82,7 +82,7 @@ def test_a_ticket_is_header_safe_and_its_signature_covers_the_payload(world: Wor
     assert re.fullmatch(r"mst_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", token)  # no padding, no spaces
     payload, _, signature = token.removeprefix("mst_").partition(".")
     claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    other = world.app.store.get_space_by_slug("other")
+    other = world.app.store.directory.get_space_by_slug("other")
     assert other is not None
     forged = base64.urlsafe_b64encode(json.dumps(claims | {"s": other.id}).encode()).rstrip(b"=")
     with pytest.raises(Unauthenticated) as refused:
@@ -98,7 +98,7 @@ def test_a_ticket_is_header_safe_and_its_signature_covers_the_payload(world: Wor
 
 def test_the_ticket_s_principal_is_its_key_in_that_one_space(world: World) -> None:
     who = world.principal({"acme": "rw", "other": "rw"}, name="ana")
-    acme = world.app.store.get_space_by_slug("acme")
+    acme = world.app.store.directory.get_space_by_slug("acme")
     assert acme is not None
     holder = tickets(world, ManualClock()).redeem(tickets(world, ManualClock()).issue(who, "acme").token)
     assert (holder.name, holder.key_id, holder.grants, holder.default_space_id, holder.active_space_id,
@@ -117,13 +117,13 @@ def test_revoking_the_key_or_its_write_grant_stops_its_tickets(
     assert refused.value.message == "the API key behind this upload ticket was revoked"
     lowered = world.principal({"acme": "rw"})
     ticket = issuer.issue(lowered, "acme").token
-    get_key = world.app.store.get_key
+    get_key = world.app.store.directory.get_key
 
     def read_only_now(key_id: str) -> ApiKey | None:  # the store has no grant edit; a key re-read
         key = get_key(key_id)
         return key and replace(key, grants=dict.fromkeys(key.grants, Access.READ))
 
-    monkeypatch.setattr(world.app.store, "get_key", read_only_now)
+    monkeypatch.setattr(world.app.store.directory, "get_key", read_only_now)
     with pytest.raises(Unauthenticated) as read_only:
         issuer.redeem(ticket)
     assert read_only.value.message == "the API key behind this upload ticket may no longer write that space"

@@ -67,16 +67,16 @@ def test_a_correction_that_loses_the_race_is_refused_as_stale(
     who = world.principal({"acme": "rw"})
     rival = world.principal({"acme": "rw"}, name="rival")
     [memory] = world.app.memories.add(who, "The API limit is 100 per minute").memories
-    store: Any = world.app.store
-    write = store.write
+    writes: Any = world.app.store.writes
+    write = writes.write
 
     def rival_first(batch: WriteBatch) -> None:
         # Both read v1; the rival's correction commits between our check and our write.
-        monkeypatch.setattr(store, "write", write)
+        monkeypatch.setattr(writes, "write", write)
         world.app.memories.correct(rival, memory.id, "The API limit is 300 per minute")
         write(batch)
 
-    monkeypatch.setattr(store, "write", rival_first)
+    monkeypatch.setattr(writes, "write", rival_first)
     with pytest.raises(StaleVersion) as refused:
         world.app.memories.correct(who, memory.id, "The API limit is 500 per minute",
                                    expected_version=1)
@@ -89,15 +89,15 @@ def test_a_forget_that_loses_the_race_is_refused_as_stale(
 ) -> None:
     who = world.principal({"acme": "rw"})
     [memory] = world.app.memories.add(who, "The VPN needs a hardware token").memories
-    store: Any = world.app.store
-    forget = store.forget
+    writes: Any = world.app.store.writes
+    forget = writes.forget
 
     def someone_first(*args: Any) -> Any:
-        monkeypatch.setattr(store, "forget", forget)
+        monkeypatch.setattr(writes, "forget", forget)
         world.app.memories.correct(who, memory.id, "The VPN needs an app token")
         return forget(*args)
 
-    monkeypatch.setattr(store, "forget", someone_first)
+    monkeypatch.setattr(writes, "forget", someone_first)
     with pytest.raises(StaleVersion, match="you have v1, current is v2"):
         world.app.memories.forget(who, memory.id, expected_version=1)
 

@@ -1,9 +1,12 @@
-"""GraphStore: every role of the graph together, as the adapters implement it (the roles
-themselves are in domain/ports.py and domain/space_ports.py)."""
+"""GraphStore: a store is its roles, one object per role (domain/ports.py,
+domain/space_ports.py), as attributes: `store.reads.get_memory(...)`,
+`store.writes.write(batch)`. Each backend builds them over one kit it shares with them
+(stores/*/kit.py). A service names the roles it calls in its `*Ports` protocol and is handed
+only those (`roles_for`)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from memspace.domain.ports import (
     DocumentStore,
@@ -13,17 +16,65 @@ from memspace.domain.ports import (
     RelationStore,
     SearchStore,
 )
-from memspace.domain.space_ports import KeyStore, LedgerStore, SpaceStore
+from memspace.domain.space_ports import DirectoryStore, LedgerStore
+
+# The role attributes of every store, in the order the store builds them.
+ROLES = ("directory", "reads", "writes", "relations", "search", "documents", "ledger", "handoffs")
 
 
-class GraphStore(SpaceStore, KeyStore, MemoryReadStore, MemoryWriteStore, RelationStore, SearchStore,
-                 LedgerStore, HandoffStore, DocumentStore, Protocol):
-    """Every role: what the adapters (stores/sqlite, stores/neo4j) implement and bootstrap wires.
-    Every memory query is scoped to one space. A service asks only for the roles it calls."""
+class WithDirectory(Protocol):
+    @property
+    def directory(self) -> DirectoryStore: ...  # spaces (and their counts) and API keys
+
+
+class WithReads(Protocol):
+    @property
+    def reads(self) -> MemoryReadStore: ...
+
+
+class WithWrites(Protocol):
+    @property
+    def writes(self) -> MemoryWriteStore: ...
+
+
+class WithRelations(Protocol):
+    @property
+    def relations(self) -> RelationStore: ...
+
+
+class WithSearch(Protocol):
+    @property
+    def search(self) -> SearchStore: ...
+
+
+class WithDocuments(Protocol):
+    @property
+    def documents(self) -> DocumentStore: ...
+
+
+class WithLedger(Protocol):
+    @property
+    def ledger(self) -> LedgerStore: ...  # model usage and idempotency keys
+
+
+class WithHandoffs(Protocol):
+    @property
+    def handoffs(self) -> HandoffStore: ...
+
+
+class GraphStore(WithDirectory, WithReads, WithWrites, WithRelations, WithSearch, WithDocuments,
+                 WithLedger, WithHandoffs, Protocol):
+    """What the adapters (stores/sqlite, stores/neo4j) implement and bootstrap wires: the role
+    objects, the facts about the store as a whole, and its lifecycle. Every memory query is
+    scoped to one space. A service's `*Ports` names the roles it calls with the `With*`
+    protocols above."""
 
     # Its package under stores/ ("sqlite", "neo4j"), whose roles.py lists the role objects
-    # built beside it (stores/roles.py).
+    # built beside it (stores/roles.py) over its `kit`.
     backend: str
+
+    @property
+    def kit(self) -> object: ...
 
     def store_info(self, key: str) -> str | None:
         """A fact about the store as a whole (e.g. "embedding_model"), or None if never set."""
@@ -37,3 +88,32 @@ class GraphStore(SpaceStore, KeyStore, MemoryReadStore, MemoryWriteStore, Relati
         """Raises Unavailable when the store cannot answer."""
 
     def close(self) -> None: ...
+
+
+class RoleView:
+    """Some of a store's roles and nothing else: what a service is handed."""
+
+    def __init__(self, roles: dict[str, Any]) -> None:
+        self.__dict__.update(roles)
+
+    def __repr__(self) -> str:
+        return f"RoleView({', '.join(self.__dict__)})"
+
+
+P = TypeVar("P")
+
+
+def role_names(ports: type) -> list[str]:
+    """The roles a `*Ports` protocol names: its properties, its bases' included."""
+    return [name for name in ROLES if isinstance(getattr(ports, name, None), property)]
+
+
+def roles_for(ports: type, store: P) -> P:
+    """The roles of `store` that `ports` (a service's `*Ports` protocol) names, and no other:
+    reaching another raises AttributeError. Typed as the store, so that mypy checks at the
+    service's constructor that the store plays every role its `*Ports` asks for."""
+    names = role_names(ports)
+    if not names:
+        raise TypeError(f"{ports.__name__} names no role of the store (domain/graph_port.py)")
+    view: Any = RoleView({name: getattr(store, name) for name in names})
+    return view  # type: ignore[no-any-return]

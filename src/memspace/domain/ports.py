@@ -91,6 +91,10 @@ class MemoryReadStore(Protocol):
     ) -> list[Memory]:
         """Newest first (created_at, then id, descending)."""
 
+    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
+        """The memories a document's chunks produced, in the order they were written, whether
+        still active or since superseded."""
+
     def list_changes(
         self, where: MemoryFilter, limit: int, after: ChangeAfter | None = None,
         since: datetime | None = None,
@@ -260,10 +264,6 @@ class DocumentStore(Protocol):
 
     def release_document(self, space_id: str, document_id: str, owner: str) -> None:
         """Drop `owner`'s lease (a clean stop), so the next start resumes the document at once."""
-
-    def memories_of_document(self, space_id: str, document_id: str, limit: int) -> list[Memory]:
-        """The memories a document's chunks produced, in the order they were written, whether
-        still active or since superseded."""
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""The store roles of spaces, keys and each space's ledger (model usage, idempotency keys).
-GraphStore (domain/ports.py) includes them."""
+"""The store roles of spaces, keys and each space's ledger (model usage, idempotency keys): a
+store holds them as `store.directory` and `store.ledger` (domain/graph_port.py)."""
 
 from __future__ import annotations
 

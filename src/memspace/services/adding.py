@@ -63,7 +63,7 @@ class AddPipeline:
         """The memory to write: with the turn it continues, if any (services/conversation.py),
         and its content's vector."""
         if memory.document_id is None:
-            before = preceding_turn(self._store, memory.space_id, memory.created_by,
+            before = preceding_turn(self._store.reads, memory.space_id, memory.created_by,
                                     memory.created_at, memory.observed_at)
             if before is not None:
                 context = (context_of(before) if self._limits.turns.context
@@ -81,16 +81,16 @@ class AddPipeline:
             # up beside its write, in _add_flat).
             related = {r.source_id for r in result.relations}
             result.similar = similar_on_save(
-                self._store, space.id, [m for m in result.memories if m.id not in related],
+                self._store.search, space.id, [m for m in result.memories if m.id not in related],
                 threshold=self._embedder.calibration.similar_on_save, nearest=self._close.nearest_active)
         if result.usage:
-            self._store.record_usage(space.id, result.usage)
+            self._store.ledger.record_usage(space.id, result.usage)
         return result
 
     def _add_new(self, principal: Principal, space: Space, request: AddRequest,
                  wait: bool) -> AddResult:
         text = request.content or ""
-        existing = self._store.find_active_by_hash(space.id, content_hash(text))
+        existing = self._store.reads.find_active_by_hash(space.id, content_hash(text))
         if existing is not None:
             return AddResult("duplicate", "flat" if self._extractor is None else "extracted",
                              space.slug, [existing])
@@ -119,15 +119,15 @@ class AddPipeline:
         # Nothing relates a flat memory to the space, so the close ones are listed for the
         # caller to review (services/similar.py), looked up while the write commits: each takes
         # ~10 ms at 100,000 memories, one on this process's CPU, the other waiting on the store.
-        nearby = (similar_beside(self._store, space.id, memory,
+        nearby = (similar_beside(self._store.search, space.id, memory,
                                  self._embedder.calibration.similar_on_save,
                                  self._close.nearest_active)
                   if request.source is None else None)
         try:
-            self._store.write(WriteBatch(space.id, [memory], at=memory.created_at,
+            self._store.writes.write(WriteBatch(space.id, [memory], at=memory.created_at,
                                          source=request.source))
         except DuplicateContent as exc:  # the same text committed first by a concurrent add
-            known = self._store.get_memory(space.id, exc.existing[memory.content_hash])
+            known = self._store.reads.get_memory(space.id, exc.existing[memory.content_hash])
             if known is None:
                 raise
             return AddResult("duplicate", "flat", space.slug, [known], warnings=list(warnings),
@@ -180,7 +180,7 @@ class AddPipeline:
             lambda fact, cat: self._made.of_request(principal, space, request, fact,
                                                   request.category or cat, extracted=True),
             self._embedder.embed,
-            lambda digest: self._store.find_active_by_hash(space.id, digest),
+            lambda digest: self._store.reads.find_active_by_hash(space.id, digest),
             principal.actor,
             floor=self._embedder.calibration.update_floor,
         )
@@ -191,14 +191,14 @@ class AddPipeline:
                 return AddResult("duplicate", "extracted", space.slug, plan.known,
                                  warnings=plan.warnings, usage=spent)
             try:
-                self._store.write(plan.batch(space.id, at, request.source))
+                self._store.writes.write(plan.batch(space.id, at, request.source))
                 break
             except DuplicateContent as exc:  # facts a concurrent add committed first
                 if attempt == 2 * MAX_RETARGETS:
                     raise
-                drop_repeats(plan, exc.existing, space.id, self._store)
+                drop_repeats(plan, exc.existing, space.id, self._store.reads)
             except Conflict:
-                if attempt == 2 * MAX_RETARGETS or not retarget(plan, space.id, self._store):
+                if attempt == 2 * MAX_RETARGETS or not retarget(plan, space.id, self._store.reads):
                     raise
         if self._conflicts is not None:
             self._conflicts.written(space.id, plan, self._embedder.calibration.update_floor)

@@ -13,19 +13,12 @@ from typing import Protocol
 from memspace.domain.bitemporal import TimeSlice, holds
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput, Unavailable
+from memspace.domain.graph_port import WithDirectory, WithHandoffs, WithReads, WithRelations, WithSearch
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Memory, MemoryFilter, Space
-from memspace.domain.ports import (
-    Clock,
-    ColdSearch,
-    HandoffStore,
-    MemoryReadStore,
-    RelationStore,
-    SearchStore,
-)
+from memspace.domain.ports import Clock, ColdSearch
 from memspace.domain.quoting import NOTICE
 from memspace.domain.role_ports import LifecycleStore
-from memspace.domain.space_ports import SpaceStore
 from memspace.services import briefing_sections as sec
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.briefing_pack import Briefing, pack
@@ -59,7 +52,7 @@ DETAILS = {
 }
 
 
-class BriefingPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, HandoffStore, Protocol):
+class BriefingPorts(WithDirectory, WithReads, WithRelations, WithSearch, WithHandoffs, Protocol):
     """The store roles a briefing reads."""
 
 
@@ -110,7 +103,7 @@ class BriefingService:
         q = (query or "").strip() or None
         notes: list[str] = []
         entries = [] if at else self._conflicts(target.space) + self._broken_notes(target.space)
-        handoff = None if at else self._store.latest_handoff(target.space.id)
+        handoff = None if at else self._store.handoffs.latest_handoff(target.space.id)
         if handoff is not None:
             entries.append(sec.handoff_entry(handoff))
         entries += self._memories(target.space, q, notes, level.excerpt_words, at)
@@ -139,7 +132,7 @@ class BriefingService:
     def _conflicts(self, space: Space) -> list[sec.Entry]:
         """Disputed memories (with the reason they were marked), then supersessions that never
         finished (an UPDATES whose two ends are both active)."""
-        disputed = self._store.list_memories(
+        disputed = self._store.reads.list_memories(
             MemoryFilter(space.id, statuses=(MemoryStatus.DISPUTED,)), OPEN_CONFLICTS)
         reasons: dict[str, str] = {}
         if self._marks is not None and disputed:
@@ -147,9 +140,9 @@ class BriefingService:
                 reasons[mark.memory_id] = mark.reason  # the latest mark wins
         entries = [sec.disputed_entry(m, reasons.get(m.id), i == 0)
                    for i, m in enumerate(disputed)]
-        for relation in self._store.open_conflicts(space.id, OPEN_CONFLICTS):
-            new = self._store.get_memory(space.id, relation.source_id)
-            old = self._store.get_memory(space.id, relation.target_id)
+        for relation in self._store.relations.open_conflicts(space.id, OPEN_CONFLICTS):
+            new = self._store.reads.get_memory(space.id, relation.source_id)
+            old = self._store.reads.get_memory(space.id, relation.target_id)
             if new is not None and old is not None:
                 entries.append(sec.unfinished_entry(new, old, not entries))
         return entries
@@ -169,7 +162,7 @@ class BriefingService:
         hidden = self._hidden(space)
 
         def typed(section: sec.Section) -> None:
-            pool = [m for m in self._store.list_memories(
+            pool = [m for m in self._store.reads.list_memories(
                 sec.shown(space, at, section.types), PER_SECTION)
                 if not hidden(m)]
             inbound = self._inbound(space, [m.id for m in pool])
@@ -188,7 +181,7 @@ class BriefingService:
                     for i, m in enumerate(relevant)]
         typed(sec.TASKS)
         # What changed last, in one line each (most also appear above, in full).
-        recent = [m for m in self._store.list_memories(sec.shown(space, at), RECENT_CHANGES)
+        recent = [m for m in self._store.reads.list_memories(sec.shown(space, at), RECENT_CHANGES)
                   if not hidden(m)]
         entries += [sec.recent_entry(m, i == 0) for i, m in enumerate(recent)]
         return entries
@@ -197,7 +190,7 @@ class BriefingService:
         """The space held in memory, else the store's own indexes (the space then loads in
         the background for the next request)."""
         if self._cold is None or self._cold[0].is_warm(space_id):
-            return self._store
+            return self._store.search
         self._cold[0].warm_later(space_id)
         return self._cold[1]
 
@@ -233,7 +226,7 @@ class BriefingService:
                   at: TimeSlice | None = None) -> list[Memory]:
         """The notes no typed section holds: the newest and what the query finds, ranked."""
         relevance = {i: s for i, (s, _) in found.items()}
-        pool = {m.id: m for m in self._store.list_memories(sec.shown(space, at), CANDIDATES)}
+        pool = {m.id: m for m in self._store.reads.list_memories(sec.shown(space, at), CANDIDATES)}
         pool.update((i, m) for i, (_, m) in found.items())
         hidden = self._hidden(space)
         kept = [m for m in pool.values() if m.id not in seen and m.type not in sec.IN_SECTIONS
@@ -249,7 +242,7 @@ class BriefingService:
         counts: dict[str, int] = {}
         if not ids:
             return counts
-        for near in self._store.neighbours(space.id, ids, hops=1,
+        for near in self._store.relations.neighbours(space.id, ids, hops=1,
                                            per_origin=sec.LINKS_SATURATE):
             if near.direction == "in":
                 counts[near.origin_id] = counts.get(near.origin_id, 0) + 1
@@ -258,8 +251,8 @@ class BriefingService:
     def _header(self, target: SpaceAccess, query: str | None, notes: list[str],
                 waiting: int = 0) -> str:
         # Read again: a key carries the spaces it was read with, instructions set since included.
-        space = self._store.get_space(target.space.id) or target.space
-        stats = self._store.space_stats(space.id)
+        space = self._store.directory.get_space(target.space.id) or target.space
+        stats = self._store.directory.space_stats(space.id)
         lines = [f"# Shared memory: space '{space.slug}' ({space.name}, {target.access.value})",
                  NOTICE]
         if space.description:

@@ -22,9 +22,10 @@ from memspace.domain.conflicts import (
     etag,
 )
 from memspace.domain.errors import InvalidInput, NotFound, StaleConflict
+from memspace.domain.graph_port import WithReads, WithRelations
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Memory, MemoryFilter
-from memspace.domain.ports import Clock, MemoryReadStore, PageAfter, RelationStore
+from memspace.domain.ports import Clock, PageAfter
 from memspace.domain.role_ports import ConflictStore, LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.add_types import AddRequest
@@ -41,7 +42,7 @@ MAX_REASON_CHARS = 500
 StoreProposal = Callable[[Principal, str, Proposal, tuple[str, ...]], Memory]
 
 
-class ConflictPorts(MemoryReadStore, RelationStore, Protocol):
+class ConflictPorts(WithReads, WithRelations, Protocol):
     """The store roles the queue reads beside its own."""
 
 
@@ -110,8 +111,8 @@ class ConflictService:
         """How many conflicts are open in a space the caller already resolved (whoAmI and
         get_context show it): three reads, no memory read one by one."""
         disputed = MemoryFilter(space_id, statuses=(MemoryStatus.DISPUTED,))
-        return (len(self._store.open_conflicts(space_id, MAX_OPEN))
-                + len(self._store.list_memories(disputed, MAX_OPEN))
+        return (len(self._store.relations.open_conflicts(space_id, MAX_OPEN))
+                + len(self._store.reads.list_memories(disputed, MAX_OPEN))
                 + len(self._conflicts.open_recorded(space_id, MAX_OPEN)))
 
     def open_of(self, space_id: str) -> list[OpenConflict]:
@@ -147,12 +148,12 @@ class ConflictService:
         record = self._record_of(target.space.id, found)
         versions = {m.id: m.version for m in found.memories if m.id in (kept_id, *settled)}
         if kept_id is not None and kept_id not in versions:
-            kept_memory = self._store.get_memory(target.space.id, kept_id)
+            kept_memory = self._store.reads.get_memory(target.space.id, kept_id)
             if kept_memory is not None:
                 versions[kept_id] = kept_memory.version
         self._conflicts.settle(Settlement(record, kept_id, settled, why, principal.actor, now,
                                           versions))
-        read = self._store.get_memory
+        read = self._store.reads.get_memory
         kept = read(target.space.id, kept_id) if kept_id else None
         olds = tuple(m for m in (read(target.space.id, g) for g in settled) if m is not None)
         return Resolution(target.space.slug, found, kept, olds, PROPOSAL in gone, why,
@@ -170,7 +171,7 @@ class ConflictService:
 
     def _two_heads(self, space_id: str) -> list[_Entry]:
         out = []
-        for relation in self._store.open_conflicts(space_id, MAX_OPEN):
+        for relation in self._store.relations.open_conflicts(space_id, MAX_OPEN):
             ids = (relation.source_id, relation.target_id)
             cid = conflict_id(space_id, ConflictKind.TWO_HEADS, ids)
             why = (f"'{relation.source_id}' updates '{relation.target_id}' but both are still "
@@ -183,7 +184,7 @@ class ConflictService:
 
     def _disputed(self, space_id: str) -> list[_Entry]:
         where = MemoryFilter(space_id, statuses=(MemoryStatus.DISPUTED,))
-        disputed = self._store.list_memories(where, MAX_OPEN)
+        disputed = self._store.reads.list_memories(where, MAX_OPEN)
         marks = {m.memory_id: m for m in self._marks.marks_of(space_id, [m.id for m in disputed])
                  if m.status == MemoryStatus.DISPUTED.value}
         out = []
@@ -212,7 +213,7 @@ class ConflictService:
 
     def _memories(self, space_id: str, ids: Sequence[str]) -> tuple[Memory, ...] | None:
         """The memories, or None when one of them is no longer current (no longer a conflict)."""
-        found = [self._store.get_memory(space_id, i) for i in ids]
+        found = [self._store.reads.get_memory(space_id, i) for i in ids]
         if any(m is None or not m.active for m in found):
             return None
         return tuple(m for m in found if m is not None)

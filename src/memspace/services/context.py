@@ -6,9 +6,8 @@ import threading
 from dataclasses import dataclass
 from typing import Protocol
 
+from memspace.domain.graph_port import WithDirectory, WithReads, WithRelations
 from memspace.domain.models import Memory, MemoryFilter, Relation, Space, SpaceStats
-from memspace.domain.ports import MemoryReadStore, RelationStore
-from memspace.domain.space_ports import SpaceStore
 from memspace.services.access import AccessService, Principal
 
 PROFILE_RECENT = 8
@@ -25,7 +24,7 @@ class Profile:
     recent: tuple[Memory, ...]
 
 
-class ProfilePorts(SpaceStore, MemoryReadStore, RelationStore, Protocol):
+class ProfilePorts(WithDirectory, WithReads, WithRelations, Protocol):
     """The store roles a profile reads."""
 
 
@@ -46,14 +45,14 @@ class ProfileService:
         return self.profile(self._access.resolve(principal, space).space)
 
     def profile(self, space: Space, recent: int = PROFILE_RECENT) -> Profile:
-        stats = self._store.space_stats(space.id)
+        stats = self._store.directory.space_stats(space.id)
         with self._guard:
             known = self._derived.get(space.id)
         if known is not None and known[:2] == (stats.version, recent):
             conflicts, newest = known[2], known[3]
         else:
-            conflicts = tuple(self._store.open_conflicts(space.id, OPEN_CONFLICTS))
-            newest = tuple(self._store.list_memories(MemoryFilter(space.id), recent))
+            conflicts = tuple(self._store.relations.open_conflicts(space.id, OPEN_CONFLICTS))
+            newest = tuple(self._store.reads.list_memories(MemoryFilter(space.id), recent))
             # Kept under the version read before them: a write in between makes them newer than
             # that version, and the version only grows, so they are never served after it.
             with self._guard:

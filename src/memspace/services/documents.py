@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from memspace.domain.chunks import Chunk
 from memspace.domain.errors import InvalidInput, NotFound
+from memspace.domain.graph_port import WithDocuments, WithReads
 from memspace.domain.models import Document, Memory
 from memspace.domain.ports import DocumentStore, PageAfter
 from memspace.services.access import AccessService, Principal
@@ -43,8 +45,12 @@ class DocumentPage:
     unavailable: str | None = None  # why there is no text at all
 
 
+class DocumentPorts(WithDocuments, WithReads, Protocol):
+    """The documents, and the memories their chunks produced."""
+
+
 class DocumentService:
-    def __init__(self, store: DocumentStore, access: AccessService, files: DocumentFiles,
+    def __init__(self, store: DocumentPorts, access: AccessService, files: DocumentFiles,
                  max_page_size: int = 100) -> None:
         self._store = store
         self._access = access
@@ -59,7 +65,7 @@ class DocumentService:
         size = clamp_limit(limit, self._max_page_size)
         query = fingerprint("documents", target.space.id)
         after = decode_cursor(cursor, query) if cursor else None
-        rows = self._store.list_documents(target.space.id, size + 1, after)
+        rows = self._store.documents.list_documents(target.space.id, size + 1, after)
         next_cursor = None
         if len(rows) > size:
             rows = rows[:size]
@@ -68,7 +74,7 @@ class DocumentService:
 
     def get(self, principal: Principal, document_id: str, space: str | None = None) -> Document:
         target = self._access.resolve(principal, space)
-        document = self._store.get_document(target.space.id, (document_id or "").strip())
+        document = self._store.documents.get_document(target.space.id, (document_id or "").strip())
         if document is None:
             raise NotFound(
                 f"no document '{document_id}' in space '{target.space.slug}'; listDocuments "
@@ -81,7 +87,7 @@ class DocumentService:
         """A document and the first `limit` memories its chunks produced, in document order."""
         document = self.get(principal, document_id, space)
         size = clamp_limit(limit, self._max_page_size)
-        return document, self._store.memories_of_document(document.space_id, document.id, size)
+        return document, self._store.reads.memories_of_document(document.space_id, document.id, size)
 
     def content(self, principal: Principal, document_id: str, space: str | None = None,
                 offset: int = 0, limit: int = DEFAULT_CHUNKS_PER_PAGE) -> DocumentPage:

@@ -24,6 +24,7 @@ from typing import Protocol
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, DuplicateContent, ExtractionFailed, MemspaceError
 from memspace.domain.extraction import Candidate, Extraction, FactExtractor, model_name
+from memspace.domain.graph_port import WithLedger, WithReads, WithRelations, WithSearch, WithWrites
 from memspace.domain.models import (
     Memory,
     MemoryFilter,
@@ -36,13 +37,8 @@ from memspace.domain.models import (
 from memspace.domain.notes import NoteJob, NoteJobStore, NoteState
 from memspace.domain.ports import (
     Clock,
-    MemoryReadStore,
-    MemoryWriteStore,
-    RelationStore,
-    SearchStore,
     WriteBatch,
 )
-from memspace.domain.space_ports import LedgerStore
 from memspace.domain.text import content_hash
 from memspace.services.clock import new_id
 from memspace.services.conflict_records import ConflictRecorder
@@ -58,7 +54,7 @@ FROM_NOTE = "split from the note saved without waiting"
 MAX_CATEGORY_CHARS = 64
 
 
-class NotePorts(MemoryReadStore, MemoryWriteStore, RelationStore, SearchStore, LedgerStore, Protocol):
+class NotePorts(WithReads, WithWrites, WithRelations, WithSearch, WithLedger, Protocol):
     """The store roles settling a pending note uses."""
 
 
@@ -106,7 +102,7 @@ class NoteExtraction:
         current = self._jobs.note_jobs(job.space_id, [job.memory_id]).get(job.memory_id)
         if current is None or current.state is not NoteState.PENDING:
             return current or job
-        note = self._store.get_memory(job.space_id, job.memory_id)
+        note = self._store.reads.get_memory(job.space_id, job.memory_id)
         if note is None or not note.active:
             if note is not None and self._already_replaced(note):
                 return self._settle(current, NoteState.EXTRACTED, "replaced by its facts")
@@ -144,7 +140,7 @@ class NoteExtraction:
             self._embedder.embed,
             # The note itself is about to be replaced: a fact that repeats it is written anew.
             lambda digest: None if digest == note.content_hash
-            else self._store.find_active_by_hash(note.space_id, digest),
+            else self._store.reads.find_active_by_hash(note.space_id, digest),
             note.created_by,
             floor=self._embedder.calibration.update_floor,
         )
@@ -184,23 +180,23 @@ class NoteExtraction:
             batch = WriteBatch(note.space_id, plan.memories, [*plan.relations, *from_note],
                                {**plan.supersede, note.id: plan.memories[0].id}, at=at)
             try:
-                self._store.write(batch)
+                self._store.writes.write(batch)
                 return "written"
             except DuplicateContent as exc:  # facts a concurrent add committed first
                 if attempt == 2 * MAX_RETARGETS:
                     raise
-                drop_repeats(plan, exc.existing, note.space_id, self._store)
+                drop_repeats(plan, exc.existing, note.space_id, self._store.reads)
             except Conflict:
-                now = self._store.get_memory(note.space_id, note.id)
+                now = self._store.reads.get_memory(note.space_id, note.id)
                 if now is None or not now.active:
                     return "note changed"
-                if attempt == 2 * MAX_RETARGETS or not retarget(plan, note.space_id, self._store):
+                if attempt == 2 * MAX_RETARGETS or not retarget(plan, note.space_id, self._store.reads):
                     raise
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _candidates(self, note: Memory) -> list[Memory]:
         [probe] = self._embedder.embed([note.content])
-        nearest = [n.memory for n in self._store.vector_search(MemoryFilter(note.space_id), probe,
+        nearest = [n.memory for n in self._store.search.vector_search(MemoryFilter(note.space_id), probe,
                                                                CANDIDATES + OVERFETCH)
                    if n.memory.id != note.id]
         pending = {memory_id for memory_id, job in
@@ -211,7 +207,7 @@ class NoteExtraction:
     def _already_replaced(self, note: Memory) -> bool:
         """The facts were written before a crash kept the job from being settled."""
         return any(r.type is RelationType.DERIVES and r.target_id == note.id and r.reason == FROM_NOTE
-                   for r in self._store.relations_of(note.space_id, note.id))
+                   for r in self._store.relations.relations_of(note.space_id, note.id))
 
     def _fact(self, note: Memory, text: str, category: str) -> Memory:
         label = " ".join(category.split()).lower()[:MAX_CATEGORY_CHARS] or note.category
@@ -224,7 +220,7 @@ class NoteExtraction:
 
     def _record_usage(self, space_id: str, usage: Usage) -> None:
         if usage:
-            self._store.record_usage(space_id, usage)
+            self._store.ledger.record_usage(space_id, usage)
 
     def _settle(self, job: NoteJob, state: NoteState, reason: str) -> NoteJob:
         at = self._clock.now()

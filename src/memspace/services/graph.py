@@ -7,8 +7,9 @@ from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.bitemporal import TimeSlice
+from memspace.domain.graph_port import WithHandoffs, WithReads, WithRelations
 from memspace.domain.models import Handoff, Memory, MemoryFilter, Relation
-from memspace.domain.ports import Clock, HandoffStore, MemoryReadStore, RelationStore
+from memspace.domain.ports import Clock
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import SystemClock
 from memspace.services.paging import clamp_limit
@@ -28,7 +29,7 @@ class GraphView:
     at: TimeSlice | None = None  # the slice drawn (docs/time.md); None: current facts
 
 
-class GraphViewPorts(MemoryReadStore, RelationStore, HandoffStore, Protocol):
+class GraphViewPorts(WithReads, WithRelations, WithHandoffs, Protocol):
     """The store roles the graph view reads."""
 
 
@@ -49,9 +50,9 @@ class GraphService:
         size = clamp_limit(limit, MAX_NODES)
         at = time_slice(as_of, known_at, self._clock)
         where = MemoryFilter(target.space.id, include_inactive=include_inactive, at=at)
-        memories = self._store.list_memories(where, size + 1)
+        memories = self._store.reads.list_memories(where, size + 1)
         truncated = len(memories) > size
         memories = memories[:size]
-        edges = self._store.relations_among(target.space.id, [m.id for m in memories])
-        handoff = self._store.latest_handoff(target.space.id)
+        edges = self._store.relations.relations_among(target.space.id, [m.id for m in memories])
+        handoff = self._store.handoffs.latest_handoff(target.space.id)
         return GraphView(target.space.slug, tuple(memories), tuple(edges), truncated, handoff, at)

@@ -42,9 +42,9 @@ from memspace.domain.errors import (
     UnreadableDocument,
 )
 from memspace.domain.files import DocumentReader
+from memspace.domain.graph_port import WithDirectory, WithDocuments
 from memspace.domain.models import Access, Document, DocumentStatus, Space
-from memspace.domain.ports import Clock, DocumentStore
-from memspace.domain.space_ports import KeyStore, SpaceStore
+from memspace.domain.ports import Clock
 from memspace.services import document_secrets
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
@@ -74,7 +74,7 @@ class Uploaded:
     duplicate: bool = False  # the same bytes were already uploaded to this space
 
 
-class IngestionPorts(SpaceStore, KeyStore, DocumentStore, Protocol):
+class IngestionPorts(WithDirectory, WithDocuments, Protocol):
     """The store roles document ingestion uses (its memories go through MemoryService)."""
 
 
@@ -115,7 +115,7 @@ class IngestionService:
         if len(data) > self.max_upload_bytes:
             raise too_large(self.max_upload_bytes, len(data), f"'{name}'")
         digest = hashlib.sha256(data).hexdigest()
-        existing = self._store.find_document_by_sha256(target.space.id, digest)
+        existing = self._store.documents.find_document_by_sha256(target.space.id, digest)
         if existing is not None:
             return Uploaded(existing, duplicate=True)
         kind = self._reader.kind_of(name, data)
@@ -127,9 +127,9 @@ class IngestionService:
         )
         self._files.put_original(document, data)
         try:
-            self._store.add_document(document)
+            self._store.documents.add_document(document)
         except Conflict:  # the same file arrived twice at once: the other upload won
-            existing = self._store.find_document_by_sha256(target.space.id, digest)
+            existing = self._store.documents.find_document_by_sha256(target.space.id, digest)
             if existing is None:
                 raise
             return Uploaded(existing, duplicate=True)
@@ -144,7 +144,7 @@ class IngestionService:
             Conflict: the document has not failed.
         """
         target = self._access.resolve(principal, space, write=True)
-        document = self._store.get_document(target.space.id, (document_id or "").strip())
+        document = self._store.documents.get_document(target.space.id, (document_id or "").strip())
         if document is None:
             raise NotFound(f"no document '{document_id}' in space '{target.space.slug}'; "
                            "listDocuments shows the documents of a space")
@@ -161,7 +161,7 @@ class IngestionService:
                                f"data folder ({exc.message}); upload the file again") from exc
             total = None  # read again by `process`
         # The retrier's key answers for it from now on (the uploader's may be the revoked one).
-        queued = self._store.update_document(document.space_id, document.id,
+        queued = self._store.documents.update_document(document.space_id, document.id,
                                              DocumentStatus.QUEUED, chunks_total=total,
                                              uploaded_by_key=principal.key_id)
         self._announce(queued)
@@ -171,12 +171,12 @@ class IngestionService:
         """Delete the stored files of uploads a crash stopped before their document was
         recorded; how many files. Only older ones: an upload in flight is not an orphan."""
         return self._files.sweep_orphans(
-            lambda space_id, document_id: self._store.get_document(space_id, document_id)
+            lambda space_id, document_id: self._store.documents.get_document(space_id, document_id)
             is not None, age_s)
 
     def unfinished(self) -> list[Document]:
         """Documents a previous run left queued or processing, oldest first."""
-        return self._store.documents_with_status(UNFINISHED)
+        return self._store.documents.documents_with_status(UNFINISHED)
 
     def process(self, document: Document, progress: Progress | None = None,
                 should_stop: Callable[[], bool] = lambda: False) -> Document:
@@ -185,8 +185,8 @@ class IngestionService:
         Returns the document as it ends: `done`, `failed` with the reason, or still
         `processing` when `should_stop` said so between two chunks (a later run goes on).
         """
-        current = self._store.get_document(document.space_id, document.id)
-        space = self._store.get_space(document.space_id)
+        current = self._store.documents.get_document(document.space_id, document.id)
+        space = self._store.directory.get_space(document.space_id)
         if current is None or space is None or current.status not in UNFINISHED:
             return current or document
         claimed = self._claim(current)
@@ -194,13 +194,13 @@ class IngestionService:
             return current
         current = claimed
         renewed = time.monotonic()
-        refusal = uploader_refusal(self._store, current)
+        refusal = uploader_refusal(self._store.directory, current)
         if refusal is not None:
             return self.fail(current, refusal)
         chunks = self._chunks(current)
         if isinstance(chunks, Document):
             return chunks
-        current = self._store.update_document(space.id, current.id, DocumentStatus.PROCESSING,
+        current = self._store.documents.update_document(space.id, current.id, DocumentStatus.PROCESSING,
                                               chunks_total=len(chunks))
         # Memories are written as the uploader (their createdBy), and into this space only.
         writer = Principal(name=current.created_by, key_id=None,
@@ -216,13 +216,13 @@ class IngestionService:
         report = document_secrets.carried(current)  # what the guard step did to earlier chunks
         for index in range(first, len(chunks)):
             if should_stop():
-                self._store.release_document(space.id, current.id, self.worker_id)
+                self._store.documents.release_document(space.id, current.id, self.worker_id)
                 return current
             if time.monotonic() - renewed > RENEW_EVERY_S:
                 if self._claim(current) is None:  # our lease ran out and another server has it
                     return current
                 renewed = time.monotonic()
-            refusal = uploader_refusal(self._store, current)
+            refusal = uploader_refusal(self._store.directory, current)
             if refusal is not None:
                 return self.fail(current, f"stopped at chunk {index + 1} of {len(chunks)}: "
                                           f"{refusal}")
@@ -244,18 +244,18 @@ class IngestionService:
             report += [entry] if entry else []
             if added is None or added.status != "created" or entry:
                 # nothing written (so the write did not advance it), or a report to keep
-                self._store.update_document(space.id, current.id, DocumentStatus.PROCESSING,
+                self._store.documents.update_document(space.id, current.id, DocumentStatus.PROCESSING,
                                             error=document_secrets.note(report),
                                             chunks_done=index + 1)
             current = replace(current, chunks_done=index + 1)
             if progress is not None:
                 progress(current)
-        return self._store.update_document(space.id, current.id, DocumentStatus.DONE,
+        return self._store.documents.update_document(space.id, current.id, DocumentStatus.DONE,
                                            error=document_secrets.note(report))
 
     def _claim(self, document: Document) -> Document | None:
         now = self._clock.now()
-        return self._store.claim_document(document.space_id, document.id, self.worker_id, now,
+        return self._store.documents.claim_document(document.space_id, document.id, self.worker_id, now,
                                           now + LEASE)
 
     def _chunks(self, document: Document) -> tuple[Chunk, ...] | Document:
@@ -279,7 +279,7 @@ class IngestionService:
 
     def fail(self, document: Document, reason: str) -> Document:
         """Mark the document failed with the reason (it stays retryable)."""
-        return self._store.update_document(document.space_id, document.id,
+        return self._store.documents.update_document(document.space_id, document.id,
                                            DocumentStatus.FAILED, reason)
 
     def _announce(self, document: Document) -> None:

@@ -12,9 +12,10 @@ from typing import Protocol
 
 from memspace.domain.bitemporal import holds
 from memspace.domain.errors import InvalidInput, NotFound
+from memspace.domain.graph_port import WithReads, WithRelations
 from memspace.domain.lifecycle import MARKABLE, MemoryStatus, MemoryType, Revision
 from memspace.domain.models import Memory, MemoryFilter
-from memspace.domain.ports import Clock, MemoryReadStore, RelationStore
+from memspace.domain.ports import Clock
 from memspace.domain.role_ports import LifecycleStore
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal
@@ -23,7 +24,7 @@ from memspace.services.time_travel import chain
 MAX_REASON_CHARS = 500
 
 
-class LifecyclePorts(MemoryReadStore, RelationStore, Protocol):
+class LifecyclePorts(WithReads, WithRelations, Protocol):
     """The store roles the lifecycle reads."""
 
 
@@ -98,7 +99,7 @@ class LifecycleService:
     def __init__(self, store: LifecyclePorts, marks: LifecycleStore, access: AccessService,
                  clock: Clock) -> None:
         self._store = store
-        self._relations = store
+        self._relations = store.relations
         self._marks = marks
         self._access = access
         self._clock = clock
@@ -115,11 +116,11 @@ class LifecycleService:
             raise InvalidInput("say why in `reason`: the next reader sees it in the history")
         if len(why) > MAX_REASON_CHARS:
             raise InvalidInput(f"reason is longer than {MAX_REASON_CHARS} characters")
-        memory = self._store.get_memory(target.space.id, (memory_id or "").strip())
+        memory = self._store.reads.get_memory(target.space.id, (memory_id or "").strip())
         if memory is None:
             raise NotFound(f"no memory '{memory_id}' in this space; use an id search_memory or "
                            "listMemories returned for the same space")
-        versions.check(self._store, target.space.id, memory, expected_version)
+        versions.check(self._store.reads, target.space.id, memory, expected_version)
         marked = self._marks.mark(target.space.id, memory.id, chosen, why, principal.actor,
                                   self._clock.now(), expected_version)
         [revision] = self._marks.marks_of(target.space.id, [memory.id])[-1:]
@@ -131,7 +132,7 @@ class LifecycleService:
         patches and restatements chain together), oldest first, each with who wrote it, when
         and why, and the status changes set on it by hand."""
         target = self._access.resolve(principal, space)
-        memory = self._store.get_memory(target.space.id, (memory_id or "").strip())
+        memory = self._store.reads.get_memory(target.space.id, (memory_id or "").strip())
         if memory is None:
             raise NotFound(f"no memory '{memory_id}' in this space; use an id search_memory or "
                            "listMemories returned for the same space")
@@ -143,7 +144,7 @@ class LifecycleService:
                                    for m, why in chain]
 
     def _chain(self, space_id: str, memory: Memory) -> list[tuple[Memory, str | None]]:
-        return chain(self._store, self._relations, space_id, memory)
+        return chain(self._store.reads, self._relations, space_id, memory)
 
     def marks(self, space_id: str, memory_ids: list[str]) -> list[Revision]:
         """The recorded status changes of memories the caller already resolved."""

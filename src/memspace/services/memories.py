@@ -60,8 +60,8 @@ class MemoryService:
     ) -> None:
         limits = limits or Limits()
         made = NewMemories(clock, embedder, extractor)
-        close = CloseMemories(store, cold)
-        correction = CorrectionCheck(access, store, limits)
+        close = CloseMemories(store.search, cold)
+        correction = CorrectionCheck(access, store.reads, limits)
         pipeline = AddPipeline(store, embedder, clock, made, close,
                                VersionedAdds(store, embedder, close, conflicts), limits,
                                extractor, notes, conflicts)

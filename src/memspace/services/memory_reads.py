@@ -75,17 +75,17 @@ class MemoryReads:
         """One memory with its direct relations, its neighbourhood (the history chain) and the
         document it came from, if any."""
         target = self._access.resolve(principal, space)
-        memory = memory_in(self._store, target.space.id, memory_id)
-        relations = self._store.relations_of(target.space.id, memory.id)
-        near = self._store.neighbours(target.space.id, [memory.id], hops=2, per_origin=20)
-        source = (self._store.get_document(target.space.id, memory.document_id)
+        memory = memory_in(self._store.reads, target.space.id, memory_id)
+        relations = self._store.relations.relations_of(target.space.id, memory.id)
+        near = self._store.relations.neighbours(target.space.id, [memory.id], hops=2, per_origin=20)
+        source = (self._store.documents.get_document(target.space.id, memory.document_id)
                   if memory.document_id else None)
-        titles = document_titles(self._store, target.space.id, [n.memory for n in near])
+        titles = document_titles(self._store.documents, target.space.id, [n.memory for n in near])
         if source is not None:
             titles[source.id] = source.title
         note = (self._notes.states(target.space.id, [memory.id]).get(memory.id)
                 if self._notes else None)
-        line = timeline(self._store, self._store, target.space.id, memory)
+        line = timeline(self._store.reads, self._store.relations, target.space.id, memory)
         return MemoryDetail(target.space.slug, memory, tuple(relations), tuple(near), source,
                             titles, note, tuple(line))
 
@@ -104,7 +104,7 @@ class MemoryReads:
         found: list[Memory] = []
         missing: list[str] = []
         for memory_id in wanted:
-            memory = self._store.get_memory(target.space.id, memory_id)
+            memory = self._store.reads.get_memory(target.space.id, memory_id)
             if memory is None:
                 missing.append(memory_id)
             else:
@@ -137,7 +137,7 @@ class MemoryReads:
                             **({"at": f"{at.as_of}|{at.known_at}"} if at else {}))
         after: PageAfter | None = decode_cursor(cursor, query) if cursor else None
         where = MemoryFilter(target.space.id, cat, include_inactive, kinds, states, at)
-        rows = self._store.list_memories(where, size + 1, after)
+        rows = self._store.reads.list_memories(where, size + 1, after)
         next_cursor = None
         if len(rows) > size:
             rows = rows[:size]
@@ -171,7 +171,7 @@ class MemoryReads:
         if pinned is not None:
             pinned = utc_time(pinned, "since")
         query = fingerprint("changes", target.space.id, category=cat)
-        rows = self._store.list_changes(MemoryFilter(target.space.id, cat), size, after, pinned)
+        rows = self._store.reads.list_changes(MemoryFilter(target.space.id, cat), size, after, pinned)
         if rows:
             after = ChangeAfter(rows[-1].stamp, rows[-1].memory.id)
         return target.space.slug, Page(rows, encode_change_cursor(query, after, pinned))

@@ -12,18 +12,21 @@ from typing import Any, Protocol
 
 from memspace.domain.chunks import ChunkSource
 from memspace.domain.errors import InvalidInput, NotFound
+from memspace.domain.graph_port import (
+    WithDocuments,
+    WithLedger,
+    WithReads,
+    WithRelations,
+    WithSearch,
+    WithWrites,
+)
 from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MAX_IMPORTANCE, MIN_IMPORTANCE, MemoryType
 from memspace.domain.models import Memory, Provenance, ProvenanceKind
 from memspace.domain.ports import (
     ColdSearch,
-    DocumentStore,
     MemoryReadStore,
-    MemoryWriteStore,
-    RelationStore,
-    SearchStore,
     SpaceCache,
 )
-from memspace.domain.space_ports import LedgerStore
 from memspace.domain.text import visible
 from memspace.services.access import Principal
 from memspace.services.add_types import AddResult
@@ -48,16 +51,15 @@ class Limits:
     turns: TurnFeatures = field(default_factory=TurnFeatures)
 
 
-class MemoryPorts(MemoryReadStore, MemoryWriteStore, RelationStore, SearchStore, LedgerStore,
-                  DocumentStore, Protocol):
+class MemoryPorts(WithReads, WithWrites, WithRelations, WithSearch, WithLedger, WithDocuments, Protocol):
     """The store roles the memory use cases call (all of MemoryService's collaborators)."""
 
 
-class WritePorts(MemoryReadStore, MemoryWriteStore, SearchStore, LedgerStore, Protocol):
+class WritePorts(WithReads, WithWrites, WithSearch, WithLedger, Protocol):
     """The store roles of the write side (an add, a correction, a rename, forgetting)."""
 
 
-class ReadPorts(MemoryReadStore, RelationStore, DocumentStore, Protocol):
+class ReadPorts(WithReads, WithRelations, WithDocuments, Protocol):
     """The store roles of the read side (one memory, listings, the change feed)."""
 
 

@@ -88,15 +88,16 @@ class MemoryWrites:
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
         scope = principal.key_id or principal.actor
-        stored = self._store.claim_idempotency(target.space.id, scope, key, self._clock.now())
+        stored = self._store.ledger.claim_idempotency(target.space.id, scope, key, self._clock.now())
         if stored is not None:
             return AddResult("replayed", None, target.space.slug, [], replay=json.loads(stored))
         try:
             result = self._warned(self._pipeline.add(principal, target.space, checked, wait), warnings)
         except BaseException:
-            self._store.release_idempotency(target.space.id, scope, key)
+            self._store.ledger.release_idempotency(target.space.id, scope, key)
             raise
-        self._store.complete_idempotency(target.space.id, scope, key, json.dumps(self._answer_form(result)))
+        self._store.ledger.complete_idempotency(target.space.id, scope, key,
+                                                json.dumps(self._answer_form(result)))
         return result
 
     @staticmethod
@@ -109,11 +110,11 @@ class MemoryWrites:
         """What the write would store and what is already close to it; nothing is written."""
         memory = replace(self._made.of_request(principal, space, request, request.content or "",
                                           request.category), version=version)
-        existing = self._store.find_active_by_hash(space.id, memory.content_hash)
+        existing = self._store.reads.find_active_by_hash(space.id, memory.content_hash)
         if existing is not None:
             return AddResult("duplicate", "flat", space.slug, [existing], warnings=warnings)
         memory = self._made.embedded(memory)
-        near = similar_on_save(self._store, space.id, [memory],
+        near = similar_on_save(self._store.search, space.id, [memory],
                                threshold=self._embedder.calibration.similar_on_save,
                                nearest=self._close.nearest_active)
         return AddResult("dry_run", "extracted" if self._pipeline.extracts else "flat",
@@ -154,7 +155,7 @@ class MemoryWrites:
             for start in range(0, len(texts), batch_size):
                 fresh: list[Memory] = []
                 chunk = texts[start:start + batch_size]
-                known = self._store.existing_hashes(space_id, [content_hash(t) for t in chunk])
+                known = self._store.reads.existing_hashes(space_id, [content_hash(t) for t in chunk])
                 for text in chunk:
                     digest = content_hash(text)
                     if digest in seen or digest in known:
@@ -177,12 +178,12 @@ class MemoryWrites:
     def _write_new(self, space_id: str, batch: list[Memory]) -> tuple[int, int]:
         """(created, duplicates) of one batch of add_many."""
         try:
-            self._store.write(WriteBatch(space_id, batch, at=batch[-1].created_at))
+            self._store.writes.write(WriteBatch(space_id, batch, at=batch[-1].created_at))
             return len(batch), 0
         except DuplicateContent as exc:  # a concurrent add saved some of these first
             kept = [m for m in batch if m.content_hash not in exc.existing]
             if kept:
-                self._store.write(WriteBatch(space_id, kept, at=kept[-1].created_at))
+                self._store.writes.write(WriteBatch(space_id, kept, at=kept[-1].created_at))
             return len(kept), len(batch) - len(kept)
 
     def correct(
@@ -225,14 +226,14 @@ class MemoryWrites:
             (reason or "").strip() or "corrected by hand",
         )
         try:
-            self._store.write(
+            self._store.writes.write(
                 WriteBatch(target.space.id, [memory], [relation], {old.id: memory.id},
                            at=memory.created_at)
             )
         except Conflict as exc:
             if expected_version is None:
                 raise
-            raise versions.after_lost_race(self._store, target.space.id, old.id,
+            raise versions.after_lost_race(self._store.reads, target.space.id, old.id,
                                            expected_version, exc) from exc
         return AddResult("created", "flat", target.space.slug, [memory], [relation],
                          superseded=[old.id], warnings=warnings)
@@ -247,8 +248,8 @@ class MemoryWrites:
         occurrence of `replace_old` with `replace_new`. Refused (StaleVersion) when
         `expected_version` is given and the memory moved on."""
         target = self._access.resolve(principal, space, write=True)
-        old = memory_in(self._store, target.space.id, memory_id)
-        versions.check(self._store, target.space.id, old, expected_version)
+        old = memory_in(self._store.reads, target.space.id, memory_id)
+        versions.check(self._store.reads, target.space.id, old, expected_version)
         text, what = patched(old, append, prepend, replace_old, replace_new)
         result = self.correct(principal, old.id, text, space, None,
                               (reason or "").strip() or f"patched ({what})", expected_version,
@@ -269,9 +270,9 @@ class MemoryWrites:
         With `expected_version`, refused (StaleVersion) unless that is still its version."""
         target = self._access.resolve(principal, space, write=True)
         if memory_id:
-            old = memory_in(self._store, target.space.id, memory_id)
+            old = memory_in(self._store.reads, target.space.id, memory_id)
         elif content and content.strip():
-            found = self._store.find_active_by_hash(target.space.id, content_hash(content))
+            found = self._store.reads.find_active_by_hash(target.space.id, content_hash(content))
             if found is None:
                 raise NotFound(
                     "no active memory has exactly that content; search_memory to find its id, "
@@ -280,15 +281,15 @@ class MemoryWrites:
             old = found
         else:
             raise InvalidInput("to forget, pass memoryId (preferred) or the exact content")
-        versions.check(self._store, target.space.id, old, expected_version)
+        versions.check(self._store.reads, target.space.id, old, expected_version)
         why = (reason or "").strip() or "forgotten on request"
         try:
-            return self._store.forget(target.space.id, old.id, why, principal.actor,
+            return self._store.writes.forget(target.space.id, old.id, why, principal.actor,
                                       self._clock.now())
         except Conflict as exc:
             if expected_version is None:
                 raise
-            raise versions.after_lost_race(self._store, target.space.id, old.id,
+            raise versions.after_lost_race(self._store.reads, target.space.id, old.id,
                                            expected_version, exc) from exc
 
 

@@ -28,6 +28,14 @@ from memspace.domain.chunks import Chunk
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, DuplicateContent, NotFound
 from memspace.domain.files import ExtractedText
+from memspace.domain.graph_port import (
+    WithDirectory,
+    WithDocuments,
+    WithHandoffs,
+    WithReads,
+    WithRelations,
+    WithWrites,
+)
 from memspace.domain.models import (
     Document,
     DocumentStatus,
@@ -38,17 +46,11 @@ from memspace.domain.models import (
     RelationType,
 )
 from memspace.domain.ports import (
-    DocumentStore,
-    HandoffStore,
-    MemoryReadStore,
-    MemoryWriteStore,
     PageAfter,
-    RelationStore,
     WriteBatch,
 )
 from memspace.domain.role_ports import ConflictStore
 from memspace.domain.security import SpacePolicy
-from memspace.domain.space_ports import SpaceStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService
 from memspace.services.audit import AuditLog
@@ -73,8 +75,8 @@ class ImportReport:
     conflicts: int = 0  # open conflicts restored (docs/conflicts.md)
 
 
-class PortabilityPorts(SpaceStore, MemoryReadStore, MemoryWriteStore, RelationStore, HandoffStore,
-                       DocumentStore, Protocol):
+class PortabilityPorts(WithDirectory, WithReads, WithWrites, WithRelations, WithHandoffs,
+                       WithDocuments, Protocol):
     """The store roles an export reads and an import writes."""
 
 
@@ -108,7 +110,7 @@ class PortabilityService:
         memories.sort(key=lambda m: (m.created_at, m.id))
         for memory in memories:
             yield memory_line(memory)
-        relations = self._store.relations_among(sid, [m.id for m in memories])
+        relations = self._store.relations.relations_among(sid, [m.id for m in memories])
         for rel in sorted(relations,
                           key=lambda r: (r.created_at, r.source_id, r.target_id, r.type.value)):
             yield {"type": "relation", "from": rel.source_id, "to": rel.target_id,
@@ -123,7 +125,7 @@ class PortabilityService:
         out: list[Handoff] = []
         after: PageAfter | None = None
         while True:
-            page = self._store.list_handoffs(space_id, PAGE, after)
+            page = self._store.handoffs.list_handoffs(space_id, PAGE, after)
             out += page
             if len(page) < PAGE:
                 return out
@@ -134,7 +136,7 @@ class PortabilityService:
         out: list[Memory] = []
         after: PageAfter | None = None
         while True:
-            page = self._store.list_memories(where, PAGE, after)
+            page = self._store.reads.list_memories(where, PAGE, after)
             out += page
             if len(page) < PAGE:
                 return out
@@ -144,7 +146,7 @@ class PortabilityService:
         out: list[Document] = []
         after: PageAfter | None = None
         while True:
-            page = self._store.list_documents(space_id, PAGE, after)
+            page = self._store.documents.list_documents(space_id, PAGE, after)
             out += page
             if len(page) < PAGE:
                 return out
@@ -177,7 +179,7 @@ class PortabilityService:
         """
         records = parse_export(lines)
         if (create and principal.operator and self._admin is not None
-                and self._store.get_space_by_slug(space) is None):
+                and self._store.directory.get_space_by_slug(space) is None):
             # Screened under a new space's policy first: a refused import creates nothing.
             screen_records(self._guard, None, records, principal.actor, SpacePolicy())
             self._admin.create_space(space)
@@ -229,14 +231,14 @@ class PortabilityService:
             tuple(r["nextSteps"]), tuple(r["openQuestions"]), tuple(r["links"]),
             time_of(r["createdAt"]) or datetime.min, r["createdBy"])
         try:
-            self._store.add_handoff(handoff)
+            self._store.handoffs.add_handoff(handoff)
         except Conflict as exc:
             raise Conflict(f"handoff '{handoff.id}' is already in this store: import with new "
                            "ids (--new-ids)") from exc
 
     def _write(self, batch: WriteBatch) -> None:
         try:
-            self._store.write(batch)
+            self._store.writes.write(batch)
         except DuplicateContent as exc:
             raise Conflict(
                 f"{exc.message}: this space already holds active memories saying exactly what "
@@ -260,7 +262,7 @@ class PortabilityService:
                        r["createdBy"], int(r["factCount"]), error, int(r["chunksTotal"]),
                        int(r["chunksDone"]))
         try:
-            self._store.add_document(doc)
+            self._store.documents.add_document(doc)
         except Conflict as exc:
             raise Conflict(
                 f"document '{doc.id}' ({doc.title}) is already in this store: the export was "

@@ -10,17 +10,13 @@ from typing import Protocol
 from memspace.domain.bitemporal import TimeSlice, forgotten
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput, Unavailable
+from memspace.domain.graph_port import WithDirectory, WithDocuments, WithReads, WithRelations, WithSearch
 from memspace.domain.models import MemoryFilter, Neighbour, Space, provenance_of
 from memspace.domain.ports import (
     Clock,
     ColdSearch,
-    DocumentStore,
-    MemoryReadStore,
-    RelationStore,
-    SearchStore,
     SpaceCache,
 )
-from memspace.domain.space_ports import SpaceStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.beside import beside
 from memspace.services.clock import SystemClock
@@ -51,7 +47,7 @@ MAX_RANKED = 500
 Ranker = ColdSearch  # the three searches a ranking reads, warm (the store) or cold
 
 
-class SearchPorts(SpaceStore, MemoryReadStore, RelationStore, SearchStore, DocumentStore, Protocol):
+class SearchPorts(WithDirectory, WithReads, WithRelations, WithSearch, WithDocuments, Protocol):
     """The store roles a search reads."""
 
 
@@ -93,18 +89,18 @@ class SearchService:
         then make the reads of one search once."""
         probe = [1.0] + [0.0] * (self._embedder.dimensions - 1)
         rehearsed = False
-        for space in self._store.list_spaces():
+        for space in self._store.directory.list_spaces():
             where = MemoryFilter(space.id)
             if self._cache is not None and self._cache.full():
                 break  # the rest load when first searched (in the background)
-            self._store.vector_search(where, probe, 1)
-            if self._store.space_stats(space.id).active_memories and not rehearsed:
+            self._store.search.vector_search(where, probe, 1)
+            if self._store.directory.space_stats(space.id).active_memories and not rehearsed:
                 # Every read a search makes, once: a server plans each statement on its first
                 # run (Neo4j: the first search after /readyz took 875 ms at 100,000 memories).
-                hits = self._store.hybrid_search(where, probe, "warm up", 1)
-                self._store.neighbours(space.id, [h.memory.id for h in hits.by_vector], hops=2,
+                hits = self._store.search.hybrid_search(where, probe, "warm up", 1)
+                self._store.relations.neighbours(space.id, [h.memory.id for h in hits.by_vector], hops=2,
                                        per_origin=RELATED_PER_HIT)
-                self._store.keyword_search(where, "warm up", 1)
+                self._store.search.keyword_search(where, "warm up", 1)
                 self._profiles.profile(space)
                 rehearsed = True
 
@@ -124,7 +120,7 @@ class SearchService:
         query, keyword, where = self._checked(target.space.id, request)
 
         def read_profile() -> Callable[[], Profile]:
-            return beside(self._store, lambda: self._profiles.profile(target.space))
+            return beside(self._store.search, lambda: self._profiles.profile(target.space))
 
         # The profile depends on nothing the search ranks, so it is read beside the rest of
         # the search: the ranking's own reads, then the neighbours'. Not beside a query's
@@ -170,10 +166,10 @@ class SearchService:
                 profile: Callable[[], Profile] | None) -> SearchResult:
         """The hits with their neighbourhoods and documents' titles, and why nothing matched;
         the profile, read beside them, is waited for last."""
-        related = self._store.neighbours(
+        related = self._store.relations.neighbours(
             space.id, [h.memory.id for h in hits], hops=2, per_origin=RELATED_PER_HIT
         )
-        titles = document_titles(self._store, space.id,
+        titles = document_titles(self._store.documents, space.id,
                                  [h.memory for h in hits] + [n.memory for n in related])
         by_origin: dict[str, list[Neighbour]] = {}
         for n in related:
@@ -182,7 +178,7 @@ class SearchService:
         shown = profile() if profile is not None else None
         message = None
         if not hits:
-            stats = shown.stats if shown is not None else self._store.space_stats(space.id)
+            stats = shown.stats if shown is not None else self._store.directory.space_stats(space.id)
             if not stats.active_memories:
                 message = f"no memories in {space.slug} yet: save what you learn with add_memory"
         return SearchResult(
@@ -207,9 +203,9 @@ class SearchService:
         """The memory the space is held in (warm), else the store's indexes (cold), the space
         then loading in the background. A category listing reads the store either way."""
         if self._cache is None or self._cold is None or not words:
-            return "warm", self._store
+            return "warm", self._store.search
         if self._cache.is_warm(space_id):
-            return "warm", self._store
+            return "warm", self._store.search
         self._cache.warm_later(space_id)
         return "cold", self._cold
 
@@ -271,5 +267,5 @@ class SearchService:
             rows = depth if (where.types or where.statuses or where.at) and deep else limit
             return "keyword", single(ranker.keyword_search(where, keyword, rows, exact),
                                     "keyword")
-        newest = self._store.list_memories(where, limit)
+        newest = self._store.reads.list_memories(where, limit)
         return "category", [Ranked(m, 1.0, ("category",)) for m in newest]

@@ -16,9 +16,9 @@ from typing import Literal, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from memspace.domain.errors import Conflict, InvalidInput
+from memspace.domain.graph_port import WithDirectory, WithWrites
 from memspace.domain.models import Document, Relation, RelationType
-from memspace.domain.ports import Clock, MemoryWriteStore, WriteBatch
-from memspace.domain.space_ports import SpaceStore
+from memspace.domain.ports import Clock, WriteBatch
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import AdminService, parse_grant
 from memspace.services.ingestion import IngestionService
@@ -77,7 +77,7 @@ class SeedReport:
     documents: list[Document] = field(default_factory=list)
 
 
-class SeedPorts(SpaceStore, MemoryWriteStore, Protocol):
+class SeedPorts(WithDirectory, WithWrites, Protocol):
     """What loading a seed plan reads and writes beyond the services it drives."""
 
 
@@ -106,7 +106,7 @@ class Seeder:
             plan = SeedPlan.model_validate_json(raw_plan)
         except ValidationError as exc:
             raise InvalidInput(f"the seed plan is not valid: {exc}") from exc
-        taken = [s.slug for s in plan.spaces if self._store.get_space_by_slug(s.slug)]
+        taken = [s.slug for s in plan.spaces if self._store.directory.get_space_by_slug(s.slug)]
         if taken:
             raise Conflict(f"space(s) {', '.join(taken)} already exist: the demo loads into a "
                            "store without them (use another MEMSPACE_DATA_DIR for a fresh one)")
@@ -154,7 +154,7 @@ class Seeder:
             at = self._clock.now()
             relations = [Relation(memory.id, _named(ids, ref), kind, at, who.actor, plan.reason)
                          for kind, ref in links]
-            self._store.write(WriteBatch(memory.space_id, [], relations, at=at))
+            self._store.writes.write(WriteBatch(memory.space_id, [], relations, at=at))
             report.relations += len(relations)
 
 

@@ -15,9 +15,10 @@ from pydantic import BaseModel
 
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput
+from memspace.domain.graph_port import WithReads, WithWrites
 from memspace.domain.lifecycle import MemoryType
 from memspace.domain.models import Memory, Relation, RelationType
-from memspace.domain.ports import Clock, MemoryReadStore, MemoryWriteStore, WriteBatch
+from memspace.domain.ports import Clock, WriteBatch
 from memspace.services.access import AccessService, Principal
 from memspace.services.add_types import AddRequest
 from memspace.services.conflict_records import ConflictRecorder
@@ -40,7 +41,7 @@ class ConflictPlan(BaseModel):
     type: str | None = None
 
 
-class ConflictSeedPorts(MemoryReadStore, MemoryWriteStore, Protocol):
+class ConflictSeedPorts(WithReads, WithWrites, Protocol):
     """What seeding conflicts reads and writes beyond the services it drives."""
 
 
@@ -68,7 +69,7 @@ class ConflictSeeds:
                                                           old.category, force=True))
             [new] = added.memories
             at = self._clock.now()
-            self._store.write(WriteBatch(space_id, [], [Relation(
+            self._store.writes.write(WriteBatch(space_id, [], [Relation(
                 new.id, old.id, RelationType.UPDATES, at, who.actor, plan.reason)], at=at))
         elif plan.kind == "write_conflict":
             proposed = replace(
@@ -89,7 +90,7 @@ class ConflictSeeds:
         return float(np.dot(np.asarray(one), np.asarray(two)))
 
     def _memory(self, space_id: str, memory_id: str) -> Memory:
-        found = self._store.get_memory(space_id, memory_id)
+        found = self._store.reads.get_memory(space_id, memory_id)
         if found is None:
             raise InvalidInput(f"the seed plan's conflict names memory '{memory_id}' of another "
                                "space")

@@ -7,9 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from memspace.domain.graph_port import WithDirectory, WithDocuments, WithLedger, WithReads
 from memspace.domain.models import Access, Document, Memory, MemoryFilter, Space, SpaceStats, Usage
-from memspace.domain.ports import DocumentStore, MemoryReadStore
-from memspace.domain.space_ports import LedgerStore, SpaceStore
 from memspace.services.access import AccessService, Principal, SpaceAccess
 
 
@@ -58,7 +57,7 @@ class Glance:
     documents: tuple[Document, ...]
 
 
-class SpacePorts(SpaceStore, LedgerStore, MemoryReadStore, DocumentStore, Protocol):
+class SpacePorts(WithDirectory, WithLedger, WithReads, WithDocuments, Protocol):
     """The store roles listing spaces, telling a key who it is and glancing at a space read."""
 
 
@@ -75,7 +74,7 @@ class SpaceService:
         return Identity(
             name=principal.name,
             key_id=principal.key_id,
-            spaces=tuple(GrantedSpace(v.space, v.access, self._store.usage_totals(v.space.id),
+            spaces=tuple(GrantedSpace(v.space, v.access, self._store.ledger.usage_totals(v.space.id),
                                       self._open_conflicts(v.space.id))
                          for v in visible),
             default_space=slugs.get(principal.default_space_id or ""),
@@ -88,9 +87,9 @@ class SpaceService:
         target = self._access.resolve(principal, space)
         sid = target.space.id
         return Glance(
-            target.space, target.access, self._store.space_stats(sid),
-            tuple(self._store.list_memories(MemoryFilter(sid), memories)) if memories else (),
-            tuple(self._store.list_documents(sid, documents)) if documents else (),
+            target.space, target.access, self._store.directory.space_stats(sid),
+            tuple(self._store.reads.list_memories(MemoryFilter(sid), memories)) if memories else (),
+            tuple(self._store.documents.list_documents(sid, documents)) if documents else (),
         )
 
     def activate(self, principal: Principal, slug: str) -> tuple[SpaceAccess, SpaceListing]:
@@ -101,7 +100,7 @@ class SpaceService:
     def listing(self, principal: Principal) -> SpaceListing:
         """Every space `principal` may see, most recently active first."""
         listed = [
-            ListedSpace(item.space, item.access, self._store.space_stats(item.space.id),
+            ListedSpace(item.space, item.access, self._store.directory.space_stats(item.space.id),
                         item.space.id == principal.active_space_id,
                         item.space.id == principal.default_space_id)
             for item in self._access.visible_spaces(principal)

@@ -10,8 +10,9 @@ from typing import Protocol
 
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
+from memspace.domain.graph_port import WithReads, WithWrites
 from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Space
-from memspace.domain.ports import Clock, MemoryReadStore, MemoryWriteStore, WriteBatch
+from memspace.domain.ports import Clock, WriteBatch
 from memspace.services.access import AccessService, Principal
 from memspace.services.add_types import AddRequest, AddResult, Clash
 from memspace.services.clock import new_id
@@ -24,7 +25,7 @@ RESTATED = "restated: the same claim, said more fully"
 REPLACED = "replaces it (supersedes)"
 
 
-class VersioningPorts(MemoryReadStore, MemoryWriteStore, Protocol):
+class VersioningPorts(WithReads, WithWrites, Protocol):
     """The store roles that versioning an add or renaming a category call."""
 
 
@@ -66,7 +67,7 @@ class VersionedAdds:
         """`supersedes: [ids]`: the new memory UPDATES each, which become superseded."""
         olds: list[Memory] = []
         for memory_id in dict.fromkeys(i.strip() for i in request.supersedes):
-            old = self._store.get_memory(space.id, memory_id)
+            old = self._store.reads.get_memory(space.id, memory_id)
             if old is None:
                 raise NotFound(f"supersedes names '{memory_id}', which is not a memory of this "
                                "space; pass ids search_memory or a conflict answer gave")
@@ -82,10 +83,10 @@ class VersionedAdds:
         relations = [Relation(new.id, old.id, RelationType.UPDATES, new.created_at,
                               new.created_by, why) for old in olds]
         try:
-            self._store.write(WriteBatch(space.id, [new], relations,
+            self._store.writes.write(WriteBatch(space.id, [new], relations,
                                          {old.id: new.id for old in olds}, at=new.created_at))
         except DuplicateContent as exc:  # the same text committed first by a concurrent add
-            known = self._store.get_memory(space.id, exc.existing[new.content_hash])
+            known = self._store.reads.get_memory(space.id, exc.existing[new.content_hash])
             if known is None:
                 raise
             return AddResult("duplicate", "flat", space.slug, [known])
@@ -117,7 +118,7 @@ class CategoryRenames:
         if before == after:
             raise InvalidInput(f"the category is already called '{after}'")
         where = MemoryFilter(target.space.id, before)
-        olds = self._store.list_memories(where, MAX_RENAMED + 1)
+        olds = self._store.reads.list_memories(where, MAX_RENAMED + 1)
         if len(olds) > MAX_RENAMED:
             raise InvalidInput(f"category '{before}' holds more than {MAX_RENAMED:,} memories; "
                                "one rename rewrites at most that many")
@@ -131,7 +132,7 @@ class CategoryRenames:
         why = f"category renamed from '{before}' to '{after}'"
         relations = [Relation(n.id, o.id, RelationType.UPDATES, now, principal.actor, why)
                      for n, o in zip(news, olds, strict=True)]
-        self._store.write(WriteBatch(target.space.id, news, relations,
+        self._store.writes.write(WriteBatch(target.space.id, news, relations,
                                      {o.id: n.id for o, n in zip(olds, news, strict=True)},
                                      at=now))
         return target.space.slug, news

@@ -1,7 +1,7 @@
 """What a backend's role table names (stores/roles.py finds the table of a store): the class,
 or builder, of each role beside the graph store, called with the store's kit (what the store
 shares with its roles: the connection, space locks, vector cache; `stores/*/kit.py`); the
-cache, which loads spaces through the store's reads, with the store itself."""
+cache, which loads spaces through the store's `search` role, with the store itself."""
 
 from __future__ import annotations
 
@@ -36,5 +36,5 @@ class StoreRoles:
     conflicts: Callable[[Any], ConflictStore]  # the conflict queue's records (docs/conflicts.md)
     cold: Callable[[Any], ColdSearch]  # search of a space not held in memory (docs/scaling.md)
     # The store's in-process cache of vectors and terms (docs/scaling.md) under a byte budget,
-    # called with the store (it reads a space's vectors through it) and the budget.
+    # called with the store (it reads a space's vectors through `store.search`) and the budget.
     cache: Callable[[Any, int], SpaceCache]

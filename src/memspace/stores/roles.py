@@ -39,7 +39,4 @@ def roles_of(store: GraphStore) -> StoreRoles:
 
 def kit_of(store: GraphStore) -> object:
     """What the store's roles are built over (its `kit`, stores/*/kit.py)."""
-    kit: object | None = getattr(store, "kit", None)
-    if kit is None:
-        raise TypeError(f"the {store.backend!r} store has no kit for its roles (stores/roles.py)")
-    return kit
+    return store.kit

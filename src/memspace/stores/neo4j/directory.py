@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from neo4j import Transaction
 
 from memspace.domain.errors import NotFound
-from memspace.domain.models import ApiKey, Space
+from memspace.domain.models import ApiKey, Space, SpaceStats
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection, Row
 from memspace.stores.neo4j.cypher import directory as cypher
@@ -92,10 +93,22 @@ def set_active_space(db: Neo4jConnection, key_id: str, space_id: str | None) -> 
 
 
 class Neo4jDirectory:
-    """The SpaceStore and KeyStore role over the store's kit (neo4j/kit.py)."""
+    """The SpaceStore and KeyStore role (the store's `directory`) over its kit (neo4j/kit.py)."""
 
     def __init__(self, kit: Neo4jKit) -> None:
         self._db = kit.db
+        self._counts = kit.counts
+
+    def space_stats(self, space_id: str) -> SpaceStats:
+        """Counted again only when the space's version moved since last counted."""
+        known = self._counts.get(space_id)
+        row = stats(self._db, space_id, known.version if known is not None else -1)
+        if row["active"] is None and known is not None:  # unchanged since last counted
+            return replace(known, documents=row["documents"])
+        counted = SpaceStats(row["active"], row["inactive"], row["relations"], row["documents"],
+                             int(row["version"]))
+        self._counts.keep(space_id, counted)
+        return counted
 
     def create_space(self, space: Space) -> None:
         create_space(self._db, space)

@@ -1,6 +1,7 @@
 """What a Neo4j store shares with the role objects built beside it (stores/neo4j/roles.py): the
 connection (retries, errors turned into domain errors), the writers' turns per space and the
-store's in-process vector cache. A role is built over the kit, never over the store's private
+store's in-process vector cache and each space's counts (kept by the writes, read by the
+directory's `space_stats`). A role is built over the kit, never over the store's private
 attributes."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from memspace.stores.neo4j.connection import Neo4jConnection
+from memspace.stores.space_counts import SpaceCounts
 from memspace.stores.vector_cache import VectorCache
 
 
@@ -42,4 +44,5 @@ class SpaceTurns:
 class Neo4jKit:
     db: Neo4jConnection
     vectors: VectorCache  # a role whose write changes what a search may show drops a space
-    turn: SpaceTurns = field(default_factory=SpaceTurns)  # shared by the store's own writes
+    turn: SpaceTurns = field(default_factory=SpaceTurns)  # shared by every role's writes
+    counts: SpaceCounts = field(default_factory=SpaceCounts)  # memories and relations, by version

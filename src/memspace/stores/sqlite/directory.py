@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from datetime import datetime
 
 from memspace.domain.errors import Conflict, NotFound
@@ -54,6 +55,12 @@ def stats(conn: sqlite3.Connection, space_id: str) -> SpaceStats:
     return SpaceStats(int(active), int(inactive), int(relations), document_count(conn, space_id))
 
 
+def version(conn: sqlite3.Connection, space_id: str) -> int:
+    """The space's version: every write of the space bumps it (0 for an unknown space)."""
+    row = conn.execute("SELECT version FROM spaces WHERE id = ?", (space_id,)).fetchone()
+    return int(row[0]) if row else 0
+
+
 def document_count(conn: sqlite3.Connection, space_id: str) -> int:
     return int(conn.execute(
         "SELECT count(*) FROM documents WHERE space_id = ?", (space_id,)).fetchone()[0])
@@ -102,10 +109,22 @@ def set_active_space(conn: sqlite3.Connection, key_id: str, space_id: str | None
 
 
 class SqliteDirectory:
-    """The SpaceStore and KeyStore role over the store's kit (sqlite/kit.py)."""
+    """The SpaceStore and KeyStore role (the store's `directory`) over its kit (sqlite/kit.py)."""
 
     def __init__(self, kit: SqliteKit) -> None:
         self._db = kit.db
+        self._counts = kit.counts
+
+    def space_stats(self, space_id: str) -> SpaceStats:
+        """Memory and relation counts are recounted only when the space's version moved (every
+        write bumps it): counting 100,000 rows took 10 ms of each search's profile."""
+        conn = self._db.conn()
+        now = version(conn, space_id)
+        counted = self._counts.get(space_id)
+        if counted is None or counted.version != now:
+            counted = replace(stats(conn, space_id), version=now)
+            self._counts.keep(space_id, counted)
+        return replace(counted, documents=document_count(conn, space_id))
 
     def create_space(self, space: Space) -> None:
         try:

@@ -1,11 +1,13 @@
 """What a SQLite store shares with the role objects built beside it (stores/sqlite/roles.py):
-the connection (its transactions and errors) and the store's in-process vector cache. A role is
+the connection (its transactions and errors), the store's in-process vector cache and each
+space's counts (kept by the writes, read by the directory's `space_stats`). A role is
 built over the kit, never over the store's private attributes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from memspace.stores.space_counts import SpaceCounts
 from memspace.stores.sqlite.connection import SqliteConnection
 from memspace.stores.vector_cache import VectorCache
 
@@ -14,3 +16,4 @@ from memspace.stores.vector_cache import VectorCache
 class SqliteKit:
     db: SqliteConnection
     vectors: VectorCache  # a role whose write changes what a search may show drops a space
+    counts: SpaceCounts = field(default_factory=SpaceCounts)  # memories and relations, by version

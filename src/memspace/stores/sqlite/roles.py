@@ -1,5 +1,5 @@
 """The SQLite backend's role objects (stores/roles.py), each over the store's kit
-(kit.py: what the store shares with them), the cache over the store itself."""
+(kit.py: what the store shares with them), the cache over the store's search (its VectorSource)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _cold(kit: SqliteKit) -> SqliteColdSearch:
 
 def _cache(store: SqliteStore, budget_bytes: int) -> CacheRole:
     store.vector_cache.budget.budget_bytes = budget_bytes
-    return CacheRole(store.vector_cache, store)
+    return CacheRole(store.vector_cache, store.search)
 
 
 ROLES = StoreRoles(
