@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.scripted_llm import ScriptedLLM
 from tests.support.stores import PATIENT
 
 if TYPE_CHECKING:
@@ -97,3 +98,19 @@ def llm_endpoint() -> Iterator[LLMEndpoint]:
             yield endpoint
     except LLMUnavailable as exc:
         skip_or_fail(f"no language model: {exc}")
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[ScriptedLLM]:
+    """An OpenAI-compatible server answering what each test scripts (tests/support/scripted_llm.py)."""
+    with ScriptedLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def scripted(llm: ScriptedLLM) -> Iterator[ScriptedLLM]:
+    """The scripted server, emptied for this test; every answer scripted must be asked for."""
+    llm.script()
+    yield llm
+    assert llm.remaining == 0, "the test left scripted answers unused"
+    assert llm.unscripted == 0, "the extractor made a call the test did not script"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,20 +28,6 @@ CANDIDATES = [
 def fact(text: str, category: str = "fact", *relations: tuple[int, str]) -> dict[str, object]:
     return {"text": text, "category": category,
             "relations": [{"candidate": n, "type": kind, "reason": f"{kind} {n}"} for n, kind in relations]}
-
-
-@pytest.fixture(scope="module")
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
-
-
-@pytest.fixture
-def scripted(llm: ScriptedLLM) -> Iterator[ScriptedLLM]:
-    llm.script()
-    yield llm
-    assert llm.remaining == 0, "the test left scripted answers unused"
-    assert llm.unscripted == 0, "the extractor made a call the test did not script"
 
 
 def extractor(url: str, timeout_s: float = 5.0) -> LitellmExtractor:

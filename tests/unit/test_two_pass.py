@@ -47,20 +47,6 @@ def verdicts(*items: dict[str, Any]) -> Reply:
     return Reply({"memories": list(items)}, prompt_tokens=200, completion_tokens=40)
 
 
-@pytest.fixture(scope="module")
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
-
-
-@pytest.fixture
-def scripted(llm: ScriptedLLM) -> Iterator[ScriptedLLM]:
-    llm.script()
-    yield llm
-    assert llm.remaining == 0, "the test left scripted answers unused"
-    assert llm.unscripted == 0, "the extractor made a call the test did not script"
-
-
 def two_pass(url: str) -> TwoPassExtractor:
     return TwoPassExtractor("openai/scripted", api_base=url, api_key="test", timeout_s=5)
 
