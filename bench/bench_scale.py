@@ -4,12 +4,16 @@ ratio and each replica's RSS. Prints; asserts nothing (docs/scaling.md reads its
 Usage:
   bench_scale.py --memories N --spaces S --replicas R --cache-mb M --store sqlite|neo4j
                  [--ops 400] [--add-share 0.15] [--neo4j-uri bolt://...] [--keep]
+                 [--load-only | --reuse RUN]
 
 Loading: S spaces of skewed sizes (the i-th ~ 1/i of the largest: a few large, many small),
 N memories in all, written straight to the store in batches with a stand-in embedder (random
 unit vectors, so a million memories do not wait for the model); their texts are drawn from a
 fixed vocabulary so that full text matches. On Neo4j the spaces' slugs start with
-`scale-<run>-` and --keep leaves them; otherwise they are deleted at the end.
+`scale-<run>-` and --keep leaves them; otherwise they are deleted at the end. --load-only loads,
+keeps and prints the run's name; --reuse RUN skips the load and runs the workload on a kept
+run's spaces (same --memories and --spaces), so a long load is paid once and the workload can
+be run on an idle machine, more than once.
 
 Workload: R replica processes on the same store (SQLite file in WAL, or the one Neo4j), each
 with MEMSPACE_CACHE_MB=M, run --ops operations each: a space drawn by Zipf (s = 1.1) over the
@@ -117,6 +121,15 @@ def load(args: argparse.Namespace, data_dir: str, run: str) -> dict[str, Any]:
             "load_s": seconds}
 
 
+def reuse(args: argparse.Namespace, data_dir: str) -> dict[str, Any]:
+    """A kept run's spaces, and a new key for the replicas."""
+    app = build(settings_for(args, data_dir))
+    slugs = [f"scale-{args.reuse}-{i}" for i in range(args.spaces)]
+    key = app.admin.create_key("scale", {s: Access.READWRITE for s in slugs}).raw
+    app.close()
+    return {"slugs": slugs, "key": key, "load_rate": float("nan"), "load_s": 0.0}
+
+
 def worker(args: argparse.Namespace) -> None:
     """One replica: its own process and cache, the workload, its figures as one JSON line."""
     from memspace.services.search import SearchRequest
@@ -186,21 +199,37 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=400, help="operations per replica")
     parser.add_argument("--add-share", type=float, default=0.15)
     parser.add_argument("--keep", action="store_true", help="(neo4j) leave the data")
+    parser.add_argument("--load-only", action="store_true",
+                        help="(neo4j) load, keep, print the run's name and stop")
+    parser.add_argument("--reuse", metavar="RUN",
+                        help="(neo4j) no load: the workload on a kept run's spaces")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--job", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args)
         return
+    if (args.load_only or args.reuse) and args.store != "neo4j":
+        parser.error("--load-only and --reuse keep data in Neo4j: add --store neo4j")
+    if args.load_only:
+        args.keep = True
     data_dir = tempfile.mkdtemp(prefix="memspace-scale-")
-    run = uuid.uuid4().hex[:6]
+    run = args.reuse or uuid.uuid4().hex[:6]
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
     print(f"store {args.store}, {args.memories:,} memories in {args.spaces} spaces "
           f"(largest {sizes(args.memories, args.spaces)[0]:,}), {args.replicas} replicas, "
           f"budget {args.cache_mb} MB, cores {os.cpu_count()} (shared: figures are ratios)")
-    loaded = load(args, data_dir, run)
-    print(f"load: {loaded['load_rate']:,.0f} memories/s ({loaded['load_s']:.0f} s, stand-in "
-          "embedder)")
+    if args.reuse:
+        args.keep = True
+        loaded = reuse(args, data_dir)
+        print(f"load: none, the kept run {run}")
+    else:
+        loaded = load(args, data_dir, run)
+        print(f"load: {loaded['load_rate']:,.0f} memories/s ({loaded['load_s']:.0f} s, stand-in "
+              f"embedder), run {run}")
+    if args.load_only:
+        print(f"kept: run the workload with --reuse {run}")
+        return
     try:
         replicas = []
         for n in range(args.replicas):

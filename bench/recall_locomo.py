@@ -228,7 +228,8 @@ def in_process(conversations: Sequence[Conversation], settings: Settings,
 
         _, cold_path = build_search_paths(settings, app.store)
         cold_search = SearchService(app.store, embedder, app.access, app.profiles,
-                                    settings.max_query_chars, _AlwaysCold(), cold_path)
+                                    settings.max_query_chars, features=app.search.features,
+                                    cache=_AlwaysCold(), cold=cold_path)
     run = int(time.time())
     slugs = {c.name: f"locomo-{c.name}-{run}" for c in conversations}
     for slug in slugs.values():
@@ -247,6 +248,9 @@ def in_process(conversations: Sequence[Conversation], settings: Settings,
         space_id = app.store.directory.get_space_by_slug(slugs[c.name]).id  # type: ignore[union-attr]
         where = MemoryFilter(space_id)
         app.store.vector_cache.load(app.store.search, space_id)  # type: ignore[attr-defined]
+        flush = getattr(app.store, "flush_vector_index", None)  # Neo4j: its indexes caught up
+        if cold_search is not None and flush is not None:
+            flush(600.0)
         for name in ("search_memory", "vector list alone", "full-text list alone",
                      "search_memory cold"):
             answers[name][c.name] = []

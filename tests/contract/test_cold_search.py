@@ -111,16 +111,47 @@ def test_a_large_cold_space_on_neo4j_is_ranked_by_its_vector_and_full_text_index
     found = cold_hits.by_vector
     assert len(found) >= len(warm_hits.by_vector) - 2
     _same_ranking(found, warm_hits.by_vector[:len(found)])
-    # Lucene ranks the same index terms by the whole database's statistics: the same
-    # memories match (all of them: 50 is more than the category holds), in an order of its own
+    # Lucene picks the text candidates (its statistics span the database); they are scored
+    # with the space's own statistics, so the text ranking is the warm one, score for score
+    _same_ranking(cold_hits.by_text, warm_hits.by_text)
     every_cold = cold.hybrid_search(flt, vector, text, 50).by_text
     every_warm = store.search.hybrid_search(flt, vector, text, 50).by_text
     assert len(every_warm) < 50
-    assert {h.memory.id for h in every_cold} == {h.memory.id for h in every_warm}
+    _same_ranking(every_cold, every_warm)
+    # every memory of either list carries the warm text score, the vector hits too
+    for memory_id, score in cold_hits.text_scores.items():
+        assert round(score, 4) == round(warm_hits.text_scores.get(memory_id, score), 4)
+    assert set(cold_hits.text_scores) >= {h.memory.id for h in cold_hits.by_vector}
     for hit in cold_hits.by_text + cold_hits.by_vector:
         assert hit.memory.active and hit.memory.category == "ops"
         assert 0.0 <= cold_hits.cosines.get(hit.memory.id, 0.0) <= 1.0
     assert set(ids[::10]).isdisjoint(h.memory.id for h in cold_hits.by_text)
+
+
+@pytest.mark.neo4j
+def test_a_large_cold_space_on_neo4j_estimates_common_terms_from_a_sample(
+        neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query term too common for Lucene to count (DF_CAP) takes its frequency from evenly
+    spaced memories of the space; when the sample is the whole space the estimate is exact,
+    and the ranking is the warm one."""
+    from memspace.stores.neo4j import cold as neo4j_cold
+
+    store = neo4j_store
+    space_id, _ = _load(store)
+    store.kit.db.driver.execute_query(
+        "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
+    monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
+    monkeypatch.setattr(neo4j_cold, "DF_CAP", 3)  # every query term is "too common"
+    flt = MemoryFilter(space_id)
+    text = "deploy the cache replica"
+    _same_ranking(_cold(store).text_search(flt, text, 30),
+                  store.search.text_search(flt, text, 30))
+    # a sample of a quarter of the space: near the warm ranking, not exact
+    monkeypatch.setattr(neo4j_cold, "SAMPLE_ROWS", 30)
+    sampled = _cold(store).text_search(flt, text, 30)
+    warm = store.search.text_search(flt, text, 30)
+    assert len(sampled) == len(warm)
+    assert len({h.memory.id for h in sampled[:10]} & {h.memory.id for h in warm[:10]}) >= 7
 
 
 @pytest.mark.neo4j

@@ -98,7 +98,7 @@ def hybrid(chunks: Iterable[Sequence[ColdRow]], where: MemoryFilter, query: np.n
             matched.append(_Matched(row.seq, tf, len(tokens), bool(keep[i]), present_cosine))
         rows_seen += len(chunk)
     by_vector = [(seq, c) for c, _, seq in sorted(best, reverse=True)]
-    bm25 = _bm25(matched, terms, df, rows_seen, total_terms).tolist()
+    bm25 = _bm25(matched, terms, SpaceStats(df, rows_seen, total_terms)).tolist()
     text = sorted(((m.seq, s) for m, s in zip(matched, bm25, strict=True)
                    if m.admitted and s > 0), key=lambda hit: (-hit[1], hit[0]))[:limit]
     scored_text = dict(zip((m.seq for m in matched), bm25, strict=True))
@@ -111,12 +111,37 @@ def hybrid(chunks: Iterable[Sequence[ColdRow]], where: MemoryFilter, query: np.n
     )
 
 
-def _bm25(matched: list[_Matched], terms: Sequence[str], df: dict[str, int], n: int,
-          total: int) -> np.ndarray:
+class SpaceStats(NamedTuple):
+    """A space's BM25 statistics for one query: each query term's document frequency, the
+    number of memories and the number of terms they hold in all."""
+
+    df: dict[str, int]
+    n: int
+    total: int
+
+
+def text_scores(rows: Sequence[tuple[int, str]], terms: Sequence[str],
+                stats: SpaceStats) -> dict[int, float]:
+    """BM25 of some of a space's memories, (seq, index terms) each, with the space's own
+    statistics: the warm ranking's score of each, whatever else was read."""
+    wanted = set(terms)
+    matched = []
+    for seq, joined in rows:
+        tokens = joined.split()
+        hit = wanted.intersection(tokens)
+        if hit:
+            matched.append(_Matched(seq, {t: tokens.count(t) for t in hit}, len(tokens), True,
+                                    None))
+    scores = _bm25(matched, terms, stats).tolist()
+    return {m.seq: float(s) for m, s in zip(matched, scores, strict=True)}
+
+
+def _bm25(matched: list[_Matched], terms: Sequence[str], stats: SpaceStats) -> np.ndarray:
     """Okapi BM25 of each matched row, in the arithmetic (float32, term by term in the query's
     order) of stores/term_index.py, so that ties and near-ties fall the same way warm and
     cold."""
     scores = np.zeros(len(matched), dtype=np.float32)
+    df, n, total = stats
     if not n:
         return scores
     lengths = np.fromiter((m.length for m in matched), np.float32, len(matched))
@@ -127,7 +152,8 @@ def _bm25(matched: list[_Matched], terms: Sequence[str], df: dict[str, int], n: 
         counts = [matched[i].tf[term] for i in rows.tolist()]
         tf: np.ndarray | float = 1.0 if all(c == 1 for c in counts) else \
             np.asarray(counts, dtype=np.float32)
-        idf = np.log1p((n - df[term] + 0.5) / (df[term] + 0.5))
+        seen = df.get(term, 0)
+        idf = np.log1p((n - seen + 0.5) / (seen + 0.5))
         norm = K1 * (1 - B + B * lengths[rows] / (total / n if total else 1.0))
         scores[rows] += (idf * tf * (K1 + 1) / (tf + norm)).astype(np.float32)
     return scores

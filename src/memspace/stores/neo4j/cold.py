@@ -8,10 +8,12 @@ the warm ranking reads, the space required inside the Lucene query). Neo4j 5.26
 cannot filter inside its vector index, so it is asked for `k` nodes over the whole store, k
 sized for the space's share of the store (VECTOR_OVERSAMPLE times that many per wanted hit),
 and the space is kept after. Lucene's statistics (document frequencies) span every space of the
-database; its scores are only compared within one list, which the blend normalises
-(services/ranking.py). Both indexes are eventually consistent: a memory written a moment ago
-(schema.py: the full-text index after the commit, vector_index.py: the vector within
-GATHER_S) may be missing from a large cold space's answer until they catch up.
+database, so Lucene only picks the text candidates: each is scored by BM25 with the space's own
+statistics (the query terms' frequencies counted by Lucene inside the space, the average length
+from a sample of the space), the warm ranking's score. Both indexes are eventually consistent:
+a memory written a moment ago (schema.py: the full-text index after the commit,
+vector_index.py: the vector within GATHER_S) may be missing from a large cold space's answer
+until they catch up.
 """
 
 from __future__ import annotations
@@ -44,6 +46,15 @@ MAX_K = 10_000
 KEYWORD_OVERSAMPLE = 8
 KEYWORD_MIN = 200
 KEYWORD_MAX = 5_000
+# A large space's text candidates from Lucene, re-scored with the space's own statistics.
+TEXT_OVERSAMPLE = 8
+TEXT_MIN = 200
+TEXT_MAX = 5_000
+# Query terms' document frequencies are counted by Lucene up to DF_CAP; a term more common
+# than that is estimated from SAMPLE_ROWS evenly spaced memories (which also give the average
+# length).
+DF_CAP = 2_000
+SAMPLE_ROWS = 1_000
 # Words Lucene's standard analyzer keeps whole (anything else is scanned for).
 _PLAIN = re.compile(r"[a-z0-9]+")
 
@@ -67,20 +78,21 @@ class Neo4jColdSearch(ScanSearch):
         by_vector = self._kept(where, self._db.read(
             cypher.BY_VECTOR_INDEX, index=VECTOR_INDEX, k=self._k(size, limit), vector=query,
             space=where.space_id), 2 * limit)
-        # Lucene's top 4 x limit: the first `limit` are the list, all of them score the
-        # vector hits too (the cache scores every memory of either list by both)
-        text_scored = self._text(where, text, 4 * limit)
-        by_text = text_scored[:limit]
+        wanted = query_terms(text)
+        stats = self._stats(where.space_id, wanted, size)
+        by_text = self._text(where, wanted, stats, limit)[:limit]
         found = list(dict.fromkeys([s for s, _ in by_vector] + [s for s, _ in by_text]))
         [row] = self._db.read(cypher.MEMORIES_WITH_COSINE, space=where.space_id, seqs=found,
                               vector=query)
-        memories = {seq: rec.memory_from(m) for seq, m, _ in row["rows"]}
+        memories = {seq: rec.memory_from(m) for seq, m, _, _ in row["rows"]}
         # Cypher's cosine is (1 + cos) / 2; back to the cosine the cache gives. The index's own
         # score is of its quantised copy: the candidates are re-ranked by the exact one.
-        cosines = {seq: 2 * float(c) - 1 for seq, _, c in row["rows"] if c is not None}
+        cosines = {seq: 2 * float(c) - 1 for seq, _, c, _ in row["rows"] if c is not None}
         by_vector = sorted(((s, cosines[s]) for s, _ in by_vector if s in cosines),
                            key=lambda hit: (-hit[1], hit[0]))[:limit]
-        texts = dict(text_scored)
+        # every memory of either list scored by both, as the cache scores them
+        texts = cold_scan.text_scores([(int(seq), str(t)) for seq, _, _, t in row["rows"]],
+                                      wanted, stats)
 
         def listed(hits: list[tuple[int, float]]) -> list[ScoredMemory]:
             return [ScoredMemory(memories[s], score) for s, score in hits if s in memories]
@@ -90,9 +102,12 @@ class Neo4jColdSearch(ScanSearch):
                              listed([(s, texts.get(s, 0.0)) for s in found]))
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
-        if self._size(where.space_id) <= SCAN_MAX:
+        size = self._size(where.space_id)
+        if size <= SCAN_MAX:
             return super().text_search(where, text, limit)
-        [found] = self._memories(where.space_id, [self._text(where, text, limit)[:limit]])
+        wanted = query_terms(text)
+        stats = self._stats(where.space_id, wanted, size)
+        [found] = self._memories(where.space_id, [self._text(where, wanted, stats, limit)[:limit]])
         return found
 
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int,
@@ -124,18 +139,53 @@ class Neo4jColdSearch(ScanSearch):
         share = max(size / max(total, 1), 1e-6)
         return min(MAX_K, max(limit, math.ceil(VECTOR_OVERSAMPLE * limit / share)))
 
-    def _text(self, where: MemoryFilter, text: str, limit: int) -> list[tuple[int, float]]:
-        """The `limit` best by Lucene's BM25 over the index terms the warm ranking reads
-        (domain.text.query_terms of the query against `m.terms`), the space required inside
-        the query."""
-        wanted = query_terms(text)
+    def _text(self, where: MemoryFilter, wanted: list[str], stats: cold_scan.SpaceStats,
+              limit: int) -> list[tuple[int, float]]:
+        """The admitted memories holding a query term, best first by BM25 with the space's own
+        statistics. Lucene (whose statistics span the database) only picks the candidates:
+        its best TEXT_OVERSAMPLE x limit (at least TEXT_MIN) over the index terms the warm
+        ranking reads, the space required inside the query; each is then scored as the warm
+        ranking would score it (cold_scan.text_scores)."""
         if not wanted:
             return []
         lucene = (f'+spaceId:"{where.space_id}" +(' +
                   " ".join(f"terms:{_escaped(w)}" for w in wanted) + ")")
-        return self._kept(where, self._db.read(
-            cypher.BY_TEXT_INDEX, index=COLD_TERMS_INDEX, lucene=lucene, k=2 * limit,
-            space=where.space_id), limit)
+        rows = self._db.read(cypher.BY_TEXT_INDEX, index=COLD_TERMS_INDEX, lucene=lucene,
+                             k=min(TEXT_MAX, max(TEXT_MIN, TEXT_OVERSAMPLE * limit)),
+                             space=where.space_id)
+        scores = cold_scan.text_scores([(int(r["seq"]), str(r["terms"])) for r in rows],
+                                       wanted, stats)
+        candidates = [ColdRow(int(r["seq"]), None, str(r["category"]), "", "",
+                              bool(r["active"])) for r in rows]
+        keep = admitted(where, candidates)
+        hits = [(c.seq, scores[c.seq]) for c, k in zip(candidates, keep, strict=True)
+                if k and scores.get(c.seq, 0.0) > 0]
+        return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
+
+    def _stats(self, space_id: str, wanted: list[str], size: int) -> cold_scan.SpaceStats:
+        """The space's own BM25 statistics for these query terms, from the store: each term's
+        document frequency counted by Lucene within the space (up to DF_CAP; a term that
+        common is estimated from an evenly spaced sample of the space's memories), and the
+        average number of terms a memory holds, from the same sample."""
+        if not wanted:
+            return cold_scan.SpaceStats({}, size, 0)
+        terms = list(dict.fromkeys(wanted))
+        queries = [[t, f'+spaceId:"{space_id}" +terms:{_escaped(t)}'] for t in terms]
+        counted = {str(r["term"]): int(r["df"]) for r in self._db.read(
+            cypher.TERM_COUNTS, index=COLD_TERMS_INDEX, queries=queries, cap=DF_CAP)}
+        step = max(1, size // SAMPLE_ROWS)
+        [sample] = self._db.read(cypher.TERMS_SAMPLE, space=space_id, terms=terms,
+                                 seqs=list(range(1, size + 1, step))[:SAMPLE_ROWS])
+        rows = int(sample["rows"])
+        if not rows:
+            return cold_scan.SpaceStats(counted, size, 0)
+        df = {}
+        for term in terms:
+            df[term] = counted.get(term, 0)
+            if df[term] >= DF_CAP:
+                share = sum(term in held for held in sample["present"]) / rows
+                df[term] = max(df[term], min(size, round(share * size)))
+        return cold_scan.SpaceStats(df, size, round(int(sample["length"]) / rows * size))
 
     def _kept(self, where: MemoryFilter, rows: list[Any], limit: int) -> list[tuple[int, float]]:
         """The index's (seq, score) the filter admits (cold_scan.admitted), best first."""

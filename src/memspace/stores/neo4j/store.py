@@ -19,6 +19,7 @@ from pathlib import Path
 
 from memspace.stores.neo4j import directory
 from memspace.stores.neo4j.connection import Neo4jConnection
+from memspace.stores.neo4j.cypher.cold import AWAIT_TEXT_INDEXES
 from memspace.stores.neo4j.directory import Neo4jDirectory
 from memspace.stores.neo4j.documents import Neo4jDocuments
 from memspace.stores.neo4j.handoffs import Neo4jHandoffs
@@ -98,6 +99,9 @@ class Neo4jStore:
         self._db.close()
 
     def flush_vector_index(self, timeout_s: float | None = None) -> bool:
-        """Wait until every memory written so far is in Neo4j's vector index (ad-hoc Cypher's
-        `db.index.vector.queryNodes`; memspace's searches do not wait for it)."""
-        return self._feed.flush(timeout_s)
+        """Wait until every memory written so far is in Neo4j's vector index and its full-text
+        indexes (what a large cold space is searched through, stores/neo4j/cold.py; memspace's
+        searches do not wait for them: the benches do)."""
+        flushed = self._feed.flush(timeout_s)
+        self._db.read(AWAIT_TEXT_INDEXES)
+        return flushed

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from memspace.stores.neo4j.cypher.fields import memory_fields
 
+# Until every committed write is in the full-text indexes (eventually consistent).
+AWAIT_TEXT_INDEXES = "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()"
 SPACE_SIZE = "MATCH (s:Space {id: $space}) RETURN coalesce(s.seq, 0) AS seq"
 STORE_SIZE = "MATCH (m:Memory) RETURN count(m) AS n"
 
@@ -28,8 +30,26 @@ ORDER BY score DESC
 BY_TEXT_INDEX = """
 CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $k}) YIELD node AS m, score
 WHERE m.spaceId = $space
-RETURN m.seq AS seq, m.category AS category, m.active AS active, score
+RETURN m.seq AS seq, m.category AS category, m.active AS active, score,
+       coalesce(m.terms, '') AS terms
 ORDER BY score DESC
+"""
+# A space's own document frequency of each query term: Lucene's matches for
+# `+spaceId:"…" +terms:<term>` (each `$queries` item is [term, that query]), counted up to $cap.
+TERM_COUNTS = """
+UNWIND $queries AS q
+CALL (q) {
+  CALL db.index.fulltext.queryNodes($index, q[1], {limit: $cap}) YIELD node
+  RETURN count(node) AS df
+}
+RETURN q[0] AS term, df
+"""
+# Evenly spaced memories of a space (by seq): how many terms they hold, and which query terms
+# each holds (the space's average length, and the frequency of terms too common to count).
+TERMS_SAMPLE = """
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
+WITH CASE WHEN coalesce(m.terms, '') = '' THEN [] ELSE split(m.terms, ' ') END AS ts
+RETURN count(*) AS rows, sum(size(ts)) AS length, collect([t IN $terms WHERE t IN ts]) AS present
 """
 # A large space's keyword candidates as the cold pass reads rows (ROWS_IN_RANGE), by seq.
 ROWS_BY_SEQ = """
@@ -41,5 +61,6 @@ MEMORIES_WITH_COSINE = f"""
 MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
 RETURN collect([m.seq, {memory_fields("m")},
                 CASE WHEN m.embedding IS NULL THEN null
-                     ELSE vector.similarity.cosine(m.embedding, $vector) END]) AS rows
+                     ELSE vector.similarity.cosine(m.embedding, $vector) END,
+                coalesce(m.terms, '')]) AS rows
 """
