@@ -98,6 +98,7 @@ def test_a_large_cold_space_on_neo4j_is_ranked_by_its_vector_and_full_text_index
     store.kit.db.driver.execute_query(
         "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
     monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)  # every space counts as large
+    monkeypatch.setattr(neo4j_cold, "EXACT_PER_K", 0)  # and asks the vector index
     cold = _cold(store)
     flt = MemoryFilter(space_id, category="ops")
     text = "refund customer invoice"
@@ -126,6 +127,40 @@ def test_a_large_cold_space_on_neo4j_is_ranked_by_its_vector_and_full_text_index
         assert hit.memory.active and hit.memory.category == "ops"
         assert 0.0 <= cold_hits.cosines.get(hit.memory.id, 0.0) <= 1.0
     assert set(ids[::10]).isdisjoint(h.memory.id for h in cold_hits.by_text)
+
+
+@pytest.mark.neo4j
+def test_a_mid_sized_cold_space_on_neo4j_is_scanned_exactly_inside_neo4j(
+        neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the vector index would have to be asked for more nodes than the space holds (a
+    small share of a large store), the space's vectors are scored inside Neo4j: exact, the
+    warm ranking, and no vector index query."""
+    from memspace.stores.neo4j import cold as neo4j_cold
+
+    store = neo4j_store
+    space_id, _ = _load(store)
+    store.kit.db.driver.execute_query(
+        "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
+    monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
+    monkeypatch.setattr(neo4j_cold, "EXACT_PER_K", 10**6)  # every space: the scan is cheaper
+    asked: list[str] = []
+    read = store.kit.db.read
+
+    def recorded(query: str, **params: object) -> object:
+        asked.append(query)
+        return read(query, **params)
+
+    monkeypatch.setattr(store.kit.db, "read", recorded)
+    cold = _cold(store)
+    for where in ({}, {"category": "ops"}, {"include_inactive": True}):
+        flt = MemoryFilter(space_id, **where)  # type: ignore[arg-type]
+        for text in ("deploy rollback latency", "refund the customer invoice"):
+            [vector] = EMBED.embed_queries([text])
+            warm_hits = store.search.hybrid_search(flt, vector, text, 10)
+            cold_hits = cold.hybrid_search(flt, vector, text, 10)
+            _same_ranking(cold_hits.by_vector, warm_hits.by_vector)
+            _same_ranking(cold_hits.by_text, warm_hits.by_text)
+    assert asked and not any("db.index.vector.queryNodes" in q for q in asked)
 
 
 @pytest.mark.neo4j

@@ -41,6 +41,10 @@ from memspace.stores.neo4j.schema import COLD_TERMS_INDEX, TEXT_INDEX, VECTOR_IN
 SCAN_MAX = 3_000
 VECTOR_OVERSAMPLE = 4
 MAX_K = 10_000
+# A space is scanned exactly (its vectors scored inside Neo4j) rather than asked of the vector
+# index when it holds at most this many memories per `k` the index would need (bench at 1M:
+# ~9 µs a scanned row, ~33 µs a k; docs/scaling.md).
+EXACT_PER_K = 3
 # A large space's keyword candidates from Lucene: this many per hit asked, within these bounds.
 # Inactive and filtered-out memories are among them, so it asks for more than it keeps.
 KEYWORD_OVERSAMPLE = 8
@@ -74,10 +78,9 @@ class Neo4jColdSearch(ScanSearch):
         if size <= SCAN_MAX:
             return super().hybrid_search(where, embedding, text, limit)
         query = np.asarray(embedding, dtype=np.float32).tolist()
-        # twice `limit` from the index, re-ranked exactly below, `limit` kept
-        by_vector = self._kept(where, self._db.read(
-            cypher.BY_VECTOR_INDEX, index=VECTOR_INDEX, k=self._k(size, limit), vector=query,
-            space=where.space_id), 2 * limit)
+        # twice `limit` from the index (or the exact scan), re-ranked exactly below, `limit` kept
+        by_vector = self._kept(where, self._by_vector(where.space_id, size, query, limit),
+                               2 * limit)
         wanted = query_terms(text)
         stats = self._stats(where.space_id, wanted, size)
         by_text = self._text(where, wanted, stats, limit)[:limit]
@@ -133,6 +136,18 @@ class Neo4jColdSearch(ScanSearch):
         [hits] = self._memories(where.space_id,
                                 [cold_scan.keyword([rows], where, typed, limit, exact)])
         return hits
+
+    def _by_vector(self, space_id: str, size: int, query: list[float], limit: int) -> list[Any]:
+        """The space's nearest memories, by the vector index, or by scoring every vector of
+        the space inside Neo4j when that costs less: the index is asked for `k` over the whole
+        store (k grows as the space's share shrinks), a scan costs its size; measured on this
+        store at a million memories, a scanned row costs about a third of a k (EXACT_PER_K)."""
+        k = self._k(size, limit)
+        if size <= EXACT_PER_K * k:
+            return self._db.read(cypher.BY_EXACT_COSINE, space=space_id, vector=query,
+                                 k=min(size, max(TEXT_MIN, TEXT_OVERSAMPLE * limit)))
+        return self._db.read(cypher.BY_VECTOR_INDEX, index=VECTOR_INDEX, k=k, vector=query,
+                             space=space_id)
 
     def _k(self, size: int, limit: int) -> int:
         total = int(self._db.read(cypher.STORE_SIZE)[0]["n"])

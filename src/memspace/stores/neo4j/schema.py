@@ -109,6 +109,7 @@ PROPERTY_KEYS = (
     "links", "speaker", "observedAt", "context", "terms", "vector", "value",
     "evidence", "verification", "verifiedAt",
     "type", "importance", "canonical", "memoryId", "markedBy", "markedAt", "instructions",
+    "validFrom", "validTo", "provenanceKind", "provenanceSource", "suspicious",
 )
 
 

@@ -26,6 +26,14 @@ WITH m, score WHERE m.spaceId = $space
 RETURN m.seq AS seq, m.category AS category, m.active AS active, score
 ORDER BY score DESC
 """
+# The same answer, exact: every vector of the space scored inside Neo4j (the caller picks this
+# when it costs less than asking the index for `k`: a mid-sized space in a large store).
+BY_EXACT_COSINE = """
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.embedding IS NOT NULL
+WITH m, vector.similarity.cosine(m.embedding, $vector) AS score
+ORDER BY score DESC LIMIT $k
+RETURN m.seq AS seq, m.category AS category, m.active AS active, score
+"""
 # Lucene with the space required inside the query (`+spaceId:"…"`).
 BY_TEXT_INDEX = """
 CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $k}) YIELD node AS m, score
