@@ -16,7 +16,7 @@ from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.services.access import Principal
 from memspace.services.search import SearchRequest
-from memspace.stores.cache_budget import CacheBudget
+from memspace.stores.cache_budget import MIN_ROW_BYTES, CacheBudget
 from memspace.stores.space_cache import CacheRole
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, ScriptedExtractor, StepClock, fact
@@ -131,6 +131,42 @@ def test_a_space_larger_than_the_budget_is_never_held(tmp_path: Path) -> None:
             _warmed(cache)
         assert app.store.vector_cache.stats()[0] == 0
         assert app.store.vector_cache.budget.too_large(app.store.directory.list_spaces()[0].id)
+    finally:
+        app.store.close()
+
+
+def test_a_space_counted_past_the_budget_is_not_read_at_all(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counting a space's memories is enough to know it cannot fit: it is never read whole
+    only to be dropped (such a read takes the process far past its budget)."""
+    app = _app(tmp_path, 64)
+    try:
+        for slug in ("small", "large"):
+            app.admin.create_space(slug)
+        who = _who(app, ["small", "large"])
+        for n in range(40):
+            app.memories.add(who, f"large fact {n} about deploys", space="large")
+        for n in range(5):
+            app.memories.add(who, f"small fact {n} about deploys", space="small")
+        held = app.store.vector_cache
+        held.budget.budget_bytes = 30 * MIN_ROW_BYTES  # 40 memories cannot fit, 5 can
+        ids = {s.slug: s.id for s in app.store.directory.list_spaces()}
+        read: list[str] = []
+        vectors_after = app.store.search.vectors_after
+
+        def recorded(space_id: str, after_seq: int) -> object:
+            read.append(space_id)
+            return vectors_after(space_id, after_seq)
+
+        monkeypatch.setattr(app.store.search, "vectors_after", recorded)
+        cache = app.search._cache
+        assert isinstance(cache, CacheRole)
+        for slug in ("large", "small"):
+            assert app.search.search(who, SearchRequest(query="deploys", space=slug)).hits
+            _warmed(cache)
+        assert held.budget.too_large(ids["large"]) and not held.holds(ids["large"])
+        assert ids["large"] not in read
+        assert held.holds(ids["small"]) and ids["small"] in read
     finally:
         app.store.close()
 

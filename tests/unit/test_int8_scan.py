@@ -38,6 +38,9 @@ class Rows:
         return [(i + 1, self.matrix[i].tobytes(), "ops" if i % 3 == 0 else "general", "", "")
                 for i in range(after_seq, len(self.matrix))]
 
+    def memory_count(self, space_id: str) -> int:
+        return len(self.vectors_after(space_id, 0))
+
     def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
         return [s for s in self.inactive if s <= upto_seq]
 

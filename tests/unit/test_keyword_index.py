@@ -90,6 +90,9 @@ class _Source:
     def vectors_after(self, space_id: str, after_seq: int) -> list[tuple[int, object, str, str, str]]:
         return [r for r in self._rows if r[0] > after_seq]
 
+    def memory_count(self, space_id: str) -> int:
+        return len(self.vectors_after(space_id, 0))
+
     def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
         return sorted(s for s in self._inactive if s <= upto_seq)
 

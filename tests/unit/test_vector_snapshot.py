@@ -64,6 +64,9 @@ class Source:
     def inactive_seqs(self, space_id: str, upto_seq: int) -> Sequence[int]:
         return sorted(s for s in self.inactive if s <= upto_seq)
 
+    def memory_count(self, space_id: str) -> int:
+        return len(self.rows) + len(self.vectorless)
+
     def exact(self, query: np.ndarray, k: int) -> list[int]:
         live = [s for s in self.rows if s not in self.inactive]
         return sorted(live, key=lambda s: -float(self.rows[s][0] @ query))[:k]

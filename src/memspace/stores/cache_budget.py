@@ -15,6 +15,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+# What a held memory takes at the least: its vector as float32 and as int8, 5 bytes a
+# dimension, over 1,000 bytes for any model of 256 dimensions or more (e5-small: 384).
+MIN_ROW_BYTES = 1_024
+
 
 class CacheBudget:
     """Bytes held per space, in the order they were last used (oldest first)."""
@@ -52,6 +56,16 @@ class CacheBudget:
 
     def forget(self, space_id: str) -> None:
         self._held -= self._sizes.pop(space_id, 0)
+
+    def never_fits(self, space_id: str, memories: int) -> bool:
+        """Whether a space of this many memories would need more than the whole budget even
+        at MIN_ROW_BYTES a memory; if so it is remembered as too large without being read (a
+        read of it whole, only to drop it, would take the process far past its budget)."""
+        if self.budget_bytes is None or memories * MIN_ROW_BYTES <= self.budget_bytes:
+            return False
+        self._oversize[space_id] = memories * MIN_ROW_BYTES
+        self.forget(space_id)
+        return True
 
     def too_large(self, space_id: str) -> bool:
         """Whether the space was read once and needed more than the whole budget."""

@@ -28,6 +28,10 @@ class VectorSource(Protocol):
     def inactive_seqs(self, space_id: str, upto_seq: int) -> Sequence[int]:
         """Sequence numbers of the space's inactive memories, up to `upto_seq`."""
 
+    def memory_count(self, space_id: str) -> int:
+        """How many memories the space holds, active or not (what a load would read), without
+        reading them."""
+
 
 # (seq, vector or its bytes or None, category, index terms, content) of one memory, as a store
 # reads it.

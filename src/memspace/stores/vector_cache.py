@@ -223,10 +223,15 @@ class VectorCache:
         return self.budget.budget_bytes is not None and not self.holds(space_id)
 
     def load(self, source: VectorSource, space_id: str) -> None:
-        """Read the space in now, unless it is known to need more than the whole budget."""
+        """Read the space in now, unless it is known to need more than the whole budget, or
+        counting its memories shows it would."""
         with self._lock:
-            if not self.budget.too_large(space_id):
-                self._refresh(source, space_id)
+            if self.budget.too_large(space_id):
+                return
+            if space_id not in self._spaces and self.budget.never_fits(
+                    space_id, source.memory_count(space_id)):
+                return
+            self._refresh(source, space_id)
 
     def version_of(self, space_id: str) -> int | None:
         """The store version the cached vectors of a space reflect (None: not loaded yet)."""

@@ -96,5 +96,8 @@ class Neo4jSearch:
     def vectors_after(self, space_id: str, after_seq: int) -> list[CacheRow]:
         return search.vectors_after(self._db, space_id, after_seq)
 
+    def memory_count(self, space_id: str) -> int:
+        return search.memory_count(self._db, space_id)
+
     def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
         return search.inactive_seqs(self._db, space_id, upto_seq)

@@ -60,6 +60,12 @@ def vectors_after(conn: Neo4jConnection, space_id: str, after_seq: int) -> list[
         return [row for rows_of in pool.map(read, starts) for row in rows_of]
 
 
+def memory_count(conn: Neo4jConnection, space_id: str) -> int:
+    """The space's last sequence number: every memory it holds takes the next one."""
+    rows = conn.read(cypher.LAST_SEQ, space=space_id)
+    return int(rows[0]["seq"]) if rows else 0
+
+
 def inactive_seqs(conn: Neo4jConnection, space_id: str, upto_seq: int) -> list[int]:
     rows = conn.read(cypher.INACTIVE_SEQS, space=space_id, upto=upto_seq)
     return [int(r["seq"]) for r in rows]

@@ -95,6 +95,11 @@ class SqliteSearch:
         ).fetchall()
         return [(int(r[0]), r[1], str(r[2]), r[3] or "", str(r[4])) for r in rows]
 
+    def memory_count(self, space_id: str) -> int:
+        [(count,)] = self._db.conn().execute(
+            "SELECT count(*) FROM memories WHERE space_id = ?", (space_id,)).fetchall()
+        return int(count)
+
     def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
         rows = self._db.conn().execute(
             "SELECT rowid FROM memories WHERE space_id = ? AND active = 0 AND rowid <= ?",
