@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memspace.bootstrap import Container, build
@@ -16,9 +17,11 @@ from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.services.access import Principal
 from memspace.services.search import SearchRequest
+from memspace.stores import cache_budget, space_reads
 from memspace.stores.cache_budget import MIN_ROW_BYTES, CacheBudget
 from memspace.stores.space_cache import CacheRole
 from memspace.stores.sqlite import SqliteStore
+from memspace.stores.vector_cache import VectorCache
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, ScriptedExtractor, StepClock, fact
 
 
@@ -30,6 +33,15 @@ def test_the_budget_drops_the_least_recently_used_space_first() -> None:
     assert budget.held_bytes == 80 and not budget.too_large("b")
     assert budget.used("huge", 150) == ["huge"]  # never held, and remembered
     assert budget.too_large("huge") and budget.held_bytes == 80
+
+
+def test_room_is_made_before_a_load_not_after_it() -> None:
+    budget = CacheBudget(100)
+    assert budget.used("a", 40) == [] and budget.used("b", 40) == []
+    assert budget.make_room(10) == []  # fits beside both
+    assert budget.make_room(30) == ["a"]  # the least recently used goes first
+    assert budget.held_bytes == 40 and budget.used("c", 30) == []
+    assert CacheBudget(None).make_room(10**12) == []
 
 
 def test_no_budget_holds_everything() -> None:
@@ -154,9 +166,9 @@ def test_a_space_counted_past_the_budget_is_not_read_at_all(
         read: list[str] = []
         vectors_after = app.store.search.vectors_after
 
-        def recorded(space_id: str, after_seq: int) -> object:
+        def recorded(space_id: str, after_seq: int, limit: int | None = None) -> object:
             read.append(space_id)
-            return vectors_after(space_id, after_seq)
+            return vectors_after(space_id, after_seq, limit)
 
         monkeypatch.setattr(app.store.search, "vectors_after", recorded)
         cache = app.search._cache
@@ -169,6 +181,51 @@ def test_a_space_counted_past_the_budget_is_not_read_at_all(
         assert held.holds(ids["small"]) and ids["small"] in read
     finally:
         app.store.close()
+
+
+class _Rows:
+    """One space of `n` memories (seq 1..n) with random vectors; records each read's limit."""
+
+    def __init__(self, n: int) -> None:
+        rng = np.random.default_rng(3)
+        self.matrix = rng.standard_normal((n, 64)).astype(np.float32)
+        self.reads: list[tuple[int, int | None]] = []
+
+    def vector_version(self, space_id: str) -> int:
+        return 1
+
+    def vectors_after(self, space_id: str, after_seq: int,
+                      limit: int | None = None) -> list[tuple[int, object, str, str, str]]:
+        self.reads.append((after_seq, limit))
+        return [(i + 1, self.matrix[i].tobytes(), "general", f"term{i % 7}", f"text {i}")
+                for i in range(after_seq, len(self.matrix))][:limit]
+
+    def memory_count(self, space_id: str) -> int:
+        return len(self.matrix)
+
+    def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
+        return []
+
+
+def test_a_load_reads_a_space_in_bounded_batches_and_stops_once_past_the_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(space_reads, "LOAD_ROWS", 50)
+    source = _Rows(230)
+    whole = VectorCache()
+    whole.load(source, "s")
+    assert whole.holds("s") and whole.stats()[1] == 230
+    assert source.reads == [(0, 50), (50, 50), (100, 50), (150, 50), (200, 50)]
+    first_hundred = VectorCache()
+    first_hundred.load(_Rows(100), "s")  # the same first 100 memories, read the same way
+    bounded = VectorCache()
+    bounded.budget.budget_bytes = first_hundred.budget.held_bytes - 1
+    monkeypatch.setattr(cache_budget, "MIN_ROW_BYTES", 1)  # the count alone does not tell
+    source.reads.clear()
+    bounded.load(source, "s")
+    assert not bounded.holds("s") and bounded.budget.too_large("s")
+    # stopped after the batch that went past (not read to the end)
+    assert source.reads == [(0, 50), (50, 50)]
+    assert bounded.budget.held_bytes == 0
 
 
 def test_idle_reports_a_load_that_does_not_finish(tmp_path: Path) -> None:

@@ -33,10 +33,10 @@ class Rows:
     def vector_version(self, space_id: str) -> int:
         return 1
 
-    def vectors_after(self, space_id: str,
-                      after_seq: int) -> list[tuple[int, object, str, str, str]]:
+    def vectors_after(self, space_id: str, after_seq: int,
+                      limit: int | None = None) -> list[tuple[int, object, str, str, str]]:
         return [(i + 1, self.matrix[i].tobytes(), "ops" if i % 3 == 0 else "general", "", "")
-                for i in range(after_seq, len(self.matrix))]
+                for i in range(after_seq, len(self.matrix))][:limit]
 
     def memory_count(self, space_id: str) -> int:
         return len(self.vectors_after(space_id, 0))

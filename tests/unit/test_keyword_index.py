@@ -87,8 +87,9 @@ class _Source:
     def vector_version(self, space_id: str) -> int:
         return 1
 
-    def vectors_after(self, space_id: str, after_seq: int) -> list[tuple[int, object, str, str, str]]:
-        return [r for r in self._rows if r[0] > after_seq]
+    def vectors_after(self, space_id: str, after_seq: int,
+                      limit: int | None = None) -> list[tuple[int, object, str, str, str]]:
+        return [r for r in self._rows if r[0] > after_seq][:limit]
 
     def memory_count(self, space_id: str) -> int:
         return len(self.vectors_after(space_id, 0))

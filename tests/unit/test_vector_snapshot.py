@@ -52,14 +52,14 @@ class Source:
         self.version_reads += 1
         return self.version
 
-    def vectors_after(self, space_id: str,
-                      after_seq: int) -> Sequence[tuple[int, object, str, str, str]]:
+    def vectors_after(self, space_id: str, after_seq: int,
+                      limit: int | None = None) -> Sequence[tuple[int, object, str, str, str]]:
         self.reads.append(after_seq)
         # a row's content: its terms, as words
         rows: list[tuple[int, object, str, str, str]] = [
             (s, v.tobytes(), c, self.terms[s], self.terms[s]) for s, (v, c) in self.rows.items()]
         rows += [(s, None, c, self.terms[s], self.terms[s]) for s, c in self.vectorless.items()]
-        return sorted((r for r in rows if r[0] > after_seq), key=lambda r: r[0])
+        return sorted((r for r in rows if r[0] > after_seq), key=lambda r: r[0])[:limit]
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> Sequence[int]:
         return sorted(s for s in self.inactive if s <= upto_seq)

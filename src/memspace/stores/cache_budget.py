@@ -54,6 +54,18 @@ class CacheBudget:
             victims.append(victim)
         return victims
 
+    def make_room(self, nbytes: int) -> list[str]:
+        """Before a load of about `nbytes`: the least recently used spaces to drop now so
+        that it fits, rather than after it is read (held both at once, a load would take the
+        process up to twice its budget)."""
+        victims = []
+        while (self.budget_bytes is not None and self._sizes
+               and self._held + nbytes > self.budget_bytes):
+            victim, size = self._sizes.popitem(last=False)
+            self._held -= size
+            victims.append(victim)
+        return victims
+
     def forget(self, space_id: str) -> None:
         self._held -= self._sizes.pop(space_id, 0)
 

@@ -21,9 +21,11 @@ class VectorSource(Protocol):
     def vector_version(self, space_id: str) -> int:
         """Changes whenever a memory of the space is written, superseded or forgotten."""
 
-    def vectors_after(self, space_id: str, after_seq: int) -> Sequence[Row]:
+    def vectors_after(self, space_id: str, after_seq: int,
+                      limit: int | None = None) -> Sequence[Row]:
         """(seq, float32 vector or its bytes or None, category, index terms, content) of the
-        memories with seq > after_seq, by seq: every memory, with or without a vector."""
+        memories with seq > after_seq, by seq: every memory, with or without a vector; the
+        first `limit` of them (None: all). Empty only when there is none past after_seq."""
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> Sequence[int]:
         """Sequence numbers of the space's inactive memories, up to `upto_seq`."""
@@ -64,21 +66,7 @@ class _SpaceVectors:
         block, present = _as_block([r[1] for r in rows], self.matrix.shape[1])
         needed = self.size + len(rows)
         if self.matrix.shape[0] < needed or self.matrix.shape[1] != block.shape[1]:
-            capacity = max(needed, 2 * self.matrix.shape[0], 1024)
-            matrix = np.zeros((capacity, block.shape[1]), dtype=np.float32)
-            ids = np.zeros(capacity, dtype=np.int64)
-            if self.size:
-                width = min(self.matrix.shape[1], block.shape[1])
-                matrix[: self.size, :width] = self.matrix[: self.size, :width]
-                ids[: self.size] = self.seqs[: self.size]
-            codes = np.zeros(matrix.shape, dtype=np.int8)
-            steps = np.zeros(capacity, dtype=np.float32)
-            if self.size:
-                codes[: self.size], steps[: self.size] = (
-                    (self.codes[: self.size], self.steps[: self.size])
-                    if self.matrix.shape[1] == block.shape[1]
-                    else int8_scan.quantise(matrix[: self.size]))
-            self.matrix, self.seqs, self.codes, self.steps = matrix, ids, codes, steps
+            self._grow(max(needed, 2 * self.matrix.shape[0], 1024), block.shape[1])
         self.matrix[self.size : needed] = block
         self.codes[self.size : needed], self.steps[self.size : needed] = int8_scan.quantise(block)
         self.seqs[self.size : needed] = [int(r[0]) for r in rows]
@@ -90,6 +78,31 @@ class _SpaceVectors:
         self.keywords.append([r[4] or "" for r in rows])
         self.size = needed
         self.last_seq = int(rows[-1][0])
+
+    def reserve(self, rows: int) -> None:
+        """Room for `rows` rows in all, in one allocation (a load that knows the space's size:
+        growing by doubling would copy the arrays, old and new held at once, each time)."""
+        if self.matrix.shape[0] < rows and self.matrix.shape[1]:
+            self._grow(rows, self.matrix.shape[1])
+
+    def _grow(self, capacity: int, width: int) -> None:
+        """New arrays of `capacity` rows and `width` columns, the rows held so far copied
+        (re-quantised if the width changed). Capacity past the rows is zeros never touched:
+        the system gives it no pages until rows are written there."""
+        matrix = np.zeros((capacity, width), dtype=np.float32)
+        ids = np.zeros(capacity, dtype=np.int64)
+        if self.size:
+            kept = min(self.matrix.shape[1], width)
+            matrix[: self.size, :kept] = self.matrix[: self.size, :kept]
+            ids[: self.size] = self.seqs[: self.size]
+        codes = np.zeros(matrix.shape, dtype=np.int8)
+        steps = np.zeros(capacity, dtype=np.float32)
+        if self.size:
+            codes[: self.size], steps[: self.size] = (
+                (self.codes[: self.size], self.steps[: self.size])
+                if self.matrix.shape[1] == width
+                else int8_scan.quantise(matrix[: self.size]))
+        self.matrix, self.seqs, self.codes, self.steps = matrix, ids, codes, steps
 
     def nbytes(self) -> int:
         """About what the entry keeps resident (stores/cache_budget.py): its rows of the

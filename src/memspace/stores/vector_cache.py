@@ -24,14 +24,13 @@ import numpy as np
 
 from memspace.coalesce import Coalescer
 from memspace.heap import release_freed_memory
-from memspace.stores import int8_scan, vector_snapshot
-from memspace.stores.cache_budget import CacheBudget
+from memspace.stores import int8_scan, space_reads, vector_snapshot
+from memspace.stores.cache_budget import MIN_ROW_BYTES, CacheBudget
 from memspace.stores.space_vectors import (
     Hybrid,
     Row,
     Scan,
     VectorSource,
-    _as_block,
     _best,
     _best_rows,
     _paired,
@@ -41,7 +40,6 @@ from memspace.stores.space_vectors import (
     _SpaceVectors,
     _top_rows,
 )
-from memspace.stores.term_index import TermIndex
 
 
 class VectorCache:
@@ -228,10 +226,19 @@ class VectorCache:
         with self._lock:
             if self.budget.too_large(space_id):
                 return
-            if space_id not in self._spaces and self.budget.never_fits(
-                    space_id, source.memory_count(space_id)):
-                return
+            if space_id not in self._spaces:
+                count = source.memory_count(space_id)
+                if self.budget.never_fits(space_id, count):
+                    return
+                for victim in self.budget.make_room(count * self._bytes_per_row()):
+                    del self._spaces[victim]
             self._refresh(source, space_id)
+
+    def _bytes_per_row(self) -> int:
+        """What a held memory takes, on average over the spaces held (MIN_ROW_BYTES if none)."""
+        rows = sum(e.size for e in self._spaces.values())
+        held = sum(e.nbytes() for e in self._spaces.values())
+        return max(MIN_ROW_BYTES, held // rows) if rows else MIN_ROW_BYTES
 
     def version_of(self, space_id: str) -> int | None:
         """The store version the cached vectors of a space reflect (None: not loaded yet)."""
@@ -256,43 +263,22 @@ class VectorCache:
         new: Sequence[Row] | None = None
         if entry is None:
             entry = self._spaces[space_id] = _SpaceVectors()
-            new = self._restore(source, space_id, entry)
+            new = space_reads.restore(self._snapshot_dir, entry, source, space_id)
         if entry.version == version:
             return entry
         if new is None:
-            new = source.vectors_after(space_id, entry.last_seq)
-        if new:
-            entry.append(new)
-            if len(new) >= vector_snapshot.MIN_NEW_ROWS:
-                if self._snapshot_dir is not None:
-                    vector_snapshot.save(self._snapshot_dir, space_id, entry.saved())
-                # The rows as read (blobs, term strings: ~3x the matrix) are garbage now; hand
-                # their pages back, or a cold load of 100,000 memories stays in the RSS.
-                new = []
-                release_freed_memory()
+            appended = space_reads.read_into(entry, source, space_id, self.budget.budget_bytes)
+        else:
+            if new:
+                entry.append(new)
+            appended = len(new)
+            del new
+        if appended >= vector_snapshot.MIN_NEW_ROWS:
+            if self._snapshot_dir is not None:
+                vector_snapshot.save(self._snapshot_dir, space_id, entry.saved())
+            # The rows as read (blobs, term strings: ~3x the matrix) are garbage now; hand
+            # their pages back, or a cold load of 100,000 memories stays in the RSS.
+            release_freed_memory()
         entry.deactivate(source.inactive_seqs(space_id, entry.last_seq))
         entry.version = version
         return entry
-
-    def _restore(self, source: VectorSource, space_id: str,
-                 entry: _SpaceVectors) -> Sequence[Row] | None:
-        """Fill a new entry from the space's snapshot, if the store still holds the snapshot's
-        last row (vector and terms) at its sequence number; returns the rows past it (None: no
-        snapshot used)."""
-        if self._snapshot_dir is None:
-            return None
-        saved = vector_snapshot.load(self._snapshot_dir, space_id)
-        if saved is None:
-            return None
-        last = int(saved.seqs[-1])
-        rows = source.vectors_after(space_id, last - 1)
-        terms = TermIndex.restore(saved.terms)
-        if not rows or int(rows[0][0]) != last or \
-                sorted((rows[0][3] or "").split()) != terms.last_terms():
-            return None  # another store behind the same space id: read it all
-        vector, present = _as_block([rows[0][1]], saved.matrix.shape[1])
-        if bool(present[0]) != bool(saved.has_vector[-1]) or not np.array_equal(
-                vector[0], saved.matrix[-1]):
-            return None
-        entry.restore(saved, terms)
-        return rows[1:]

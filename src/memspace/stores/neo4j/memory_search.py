@@ -93,8 +93,9 @@ class Neo4jSearch:
     def vector_version(self, space_id: str) -> int:
         return search.vector_version(self._db, space_id)
 
-    def vectors_after(self, space_id: str, after_seq: int) -> list[CacheRow]:
-        return search.vectors_after(self._db, space_id, after_seq)
+    def vectors_after(self, space_id: str, after_seq: int,
+                      limit: int | None = None) -> list[CacheRow]:
+        return search.vectors_after(self._db, space_id, after_seq, limit)
 
     def memory_count(self, space_id: str) -> int:
         return search.memory_count(self._db, space_id)

@@ -39,20 +39,39 @@ def vector_version(conn: Neo4jConnection, space_id: str) -> int:
     return int(rows[0]["version"]) if rows else 0
 
 
-def vectors_after(conn: Neo4jConnection, space_id: str, after_seq: int) -> list[CacheRow]:
+def vectors_after(conn: Neo4jConnection, space_id: str, after_seq: int,
+                  limit: int | None = None) -> list[CacheRow]:
     """The cache's rows past `after_seq`, read in ranges of SEQS_PER_READ sequence numbers up
     to the space's last one (writes take their numbers in commit order, so a write committed
-    after the first read is found by the next refresh)."""
+    after the first read is found by the next refresh); with `limit`, the numbers up to
+    after_seq + limit, and the next ones while fewer than `limit` were found (a number whose
+    memory is gone): fewer than `limit` rows means there are no more."""
     rows = conn.read(cypher.LAST_SEQ, space=space_id)
-    last = int(rows[0]["seq"]) if rows else 0
+    end = int(rows[0]["seq"]) if rows else 0
+    if limit is None:
+        return _rows_between(conn, space_id, after_seq, end, SEQS_PER_READ)
+    found: list[CacheRow] = []
+    while len(found) < limit and after_seq < end:
+        upto = min(end, after_seq + limit - len(found))
+        # a refresh's few rows in one read; a load's LOAD_READERS ranges at once
+        found += _rows_between(conn, space_id, after_seq, upto,
+                               max(SEQS_PER_READ // LOAD_READERS,
+                                   -(-(upto - after_seq) // LOAD_READERS)))
+        after_seq = upto
+    return found
+
+
+def _rows_between(conn: Neo4jConnection, space_id: str, after_seq: int, last: int,
+                  step: int) -> list[CacheRow]:
+    """Rows with after_seq < seq <= last, read in ranges of `step`, LOAD_READERS at once."""
 
     def read(start: int) -> list[CacheRow]:
         [chunk] = conn.read(cypher.VECTORS_IN_RANGE, space=space_id, after=start,
-                            upto=min(start + SEQS_PER_READ, last))
+                            upto=min(start + step, last))
         return [(int(seq), vector, str(category), terms, str(content))
                 for seq, vector, category, terms, content in chunk["rows"]]
 
-    starts = range(after_seq, last, SEQS_PER_READ)
+    starts = range(after_seq, last, step)
     if len(starts) <= 1:
         return read(starts[0]) if starts else []
     # A cold load: LOAD_READERS ranges in flight, in order.

@@ -83,15 +83,16 @@ class SqliteSearch:
     def vector_version(self, space_id: str) -> int:
         return directory.version(self._db.conn(), space_id)
 
-    def vectors_after(self, space_id: str, after_seq: int) -> list[CacheRow]:
+    def vectors_after(self, space_id: str, after_seq: int,
+                      limit: int | None = None) -> list[CacheRow]:
         # A refresh reads the newest rows: walk the rowid range past the last one seen (`+`
         # keeps SQLite off the space's index, which made it visit and sort all 100,000 rows of
         # the space: 10 ms per add). A first load reads the space through its index.
         space_filter = "+space_id = ?" if after_seq else "space_id = ?"
         rows = self._db.conn().execute(
             "SELECT rowid, embedding, category, terms, content FROM memories "
-            f"WHERE rowid > ? AND {space_filter} ORDER BY rowid",
-            (after_seq, space_id),
+            f"WHERE rowid > ? AND {space_filter} ORDER BY rowid LIMIT ?",
+            (after_seq, space_id, -1 if limit is None else limit),
         ).fetchall()
         return [(int(r[0]), r[1], str(r[2]), r[3] or "", str(r[4])) for r in rows]
 
