@@ -228,6 +228,37 @@ def test_a_load_reads_a_space_in_bounded_batches_and_stops_once_past_the_budget(
     assert bounded.budget.held_bytes == 0
 
 
+def test_a_full_cache_admits_a_space_on_its_second_cold_search(tmp_path: Path) -> None:
+    app = _app(tmp_path, 64)
+    try:
+        slugs = ["held", "once", "twice"]
+        for slug in slugs:
+            app.admin.create_space(slug)
+        who = _who(app, slugs)
+        for slug in slugs:
+            for n in range(20):
+                app.memories.add(who, f"{slug} fact number {n} about deploys", space=slug)
+        cache = app.search._cache
+        assert isinstance(cache, CacheRole)
+        held = app.store.vector_cache
+        ids = {s.slug: s.id for s in app.store.directory.list_spaces()}
+        ask = SearchRequest(query="deploys", space="held")
+        assert app.search.search(who, ask).path == "cold"  # room: loaded on the first
+        _warmed(cache)
+        assert held.holds(ids["held"])
+        held.budget.budget_bytes = held.budget.held_bytes  # full now
+        for slug in ("once", "twice"):
+            assert app.search.search(who, SearchRequest(query="deploys", space=slug)).path == "cold"
+            _warmed(cache)
+        assert held.holds(ids["held"])  # nothing searched once pushed it out
+        assert not held.holds(ids["once"]) and not held.holds(ids["twice"])
+        assert app.search.search(who, SearchRequest(query="deploys", space="twice")).path == "cold"
+        _warmed(cache)
+        assert held.holds(ids["twice"]) and not held.holds(ids["held"])
+    finally:
+        app.store.close()
+
+
 def test_idle_reports_a_load_that_does_not_finish(tmp_path: Path) -> None:
     app = _app(tmp_path, 64)
     try:
