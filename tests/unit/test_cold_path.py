@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -291,14 +292,14 @@ def test_context_and_a_model_add_read_a_cold_space_from_the_store_not_inside_the
         held = app.store.vector_cache
         assert not held.holds(space_id)  # the model-mode adds found their candidates cold
         loads: list[str] = []
-        real_refresh = held._refresh
+        real_fill = held._fill
 
-        def refresh(source: object, space: str, *args: object) -> object:
-            if space not in held._spaces:  # a load, not the refresh of a space held
+        def fill(source: object, space: str, entry: Any, *args: object) -> None:
+            if entry.version < 0:  # a load (a new entry), not the refresh of a space held
                 loads.append(threading.current_thread().name)
-            return real_refresh(source, space, *args)  # type: ignore[arg-type]
+            real_fill(source, space, entry, *args)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(held, "_refresh", refresh)
+        monkeypatch.setattr(held, "_fill", fill)
         briefing = app.briefings.brief(who, query="how many approvals do deploys need")
         assert "Deploys need two approvals" in briefing.text
         model.facts(fact("Deploys need three approvals", updates=(0, "updates")))

@@ -9,9 +9,9 @@ process or replica is seen by the next search.
 
 Why not the stores' own vector search: a scan of 10,000 x 384 here is one pass over an int8
 copy of the matrix and a float32 product over its best rows (stores/int8_scan.py; ~0.3 ms) and
-exact, where Neo4j 5.26's exact Cypher scan took
-190-270 ms and its approximate index cannot filter by space (recall@10 0.41-0.52 when a space
-holds a tenth of the memories; see stores/neo4j/search.py).
+exact, where Neo4j 5.26's exact Cypher scan took 190-270 ms and its approximate index cannot
+filter by space (recall@10 0.41-0.52 when a space holds a tenth of the memories; see
+stores/neo4j/search.py).
 """
 
 from __future__ import annotations
@@ -221,24 +221,35 @@ class VectorCache:
         return self.budget.budget_bytes is not None and not self.holds(space_id)
 
     def load(self, source: VectorSource, space_id: str) -> None:
-        """Read the space in now, unless it is known to need more than the whole budget, or
-        counting its memories shows it would."""
+        """Read the space in now (the background loader), unless it is known, or counted, to
+        need more than the whole budget. A space not held is read without the cache's lock,
+        into an entry that joins the cache once read: searches never wait for a load."""
         with self._lock:
             if self.budget.too_large(space_id):
                 return
-            if space_id not in self._spaces:
-                count = source.memory_count(space_id)
-                if self.budget.never_fits(space_id, count):
-                    return
-                for victim in self.budget.make_room(count * self._bytes_per_row()):
-                    del self._spaces[victim]
-            self._refresh(source, space_id)
+            if space_id in self._spaces:
+                self._refresh(source, space_id)
+                return
+            count = source.memory_count(space_id)
+            if self.budget.never_fits(space_id, count):
+                return
+            for victim in self.budget.make_room(count * self._bytes_per_row()):
+                del self._spaces[victim]
+        entry = _SpaceVectors()
+        self._fill(source, space_id, entry, source.vector_version(space_id),
+                   space_reads.restore(self._snapshot_dir, entry, source, space_id))
+        with self._lock:
+            if space_id in self._spaces:  # a search read it meanwhile (no budget: inline)
+                return
+            self._spaces[space_id] = entry
+            for victim in self.budget.used(space_id, entry.nbytes()):
+                del self._spaces[victim]
+        release_freed_memory()
 
     def _bytes_per_row(self) -> int:
         """What a held memory takes, on average over the spaces held (MIN_ROW_BYTES if none)."""
         rows = sum(e.size for e in self._spaces.values())
-        held = sum(e.nbytes() for e in self._spaces.values())
-        return max(MIN_ROW_BYTES, held // rows) if rows else MIN_ROW_BYTES
+        return max(MIN_ROW_BYTES, self.budget.held_bytes // rows) if rows else MIN_ROW_BYTES
 
     def version_of(self, space_id: str) -> int | None:
         """The store version the cached vectors of a space reflect (None: not loaded yet)."""
@@ -266,6 +277,12 @@ class VectorCache:
             new = space_reads.restore(self._snapshot_dir, entry, source, space_id)
         if entry.version == version:
             return entry
+        self._fill(source, space_id, entry, version, new)
+        return entry
+
+    def _fill(self, source: VectorSource, space_id: str, entry: _SpaceVectors, version: int,
+              new: Sequence[Row] | None) -> None:
+        """Bring the entry to `version`: rows past its last (`new`: read from a snapshot)."""
         if new is None:
             appended = space_reads.read_into(entry, source, space_id, self.budget.budget_bytes)
         else:
@@ -281,4 +298,3 @@ class VectorCache:
             release_freed_memory()
         entry.deactivate(source.inactive_seqs(space_id, entry.last_seq))
         entry.version = version
-        return entry
