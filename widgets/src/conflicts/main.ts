@@ -38,6 +38,7 @@ let host: Host | undefined;
 let queue: Queue | undefined;
 let choice: Choice | undefined;
 let busy = false;
+let pending: Queue | undefined; // the launcher's result can arrive before connect() resolves
 
 fill(root, h("header", { class: "view" }, h("h1", {}, "Conflicts"), count), status, list);
 list.append(h("div", { class: "loading" }, "Loading conflicts…"));
@@ -166,9 +167,10 @@ async function showInGraph(conflict: Conflict): Promise<void> {
 }
 
 connect("conflicts", {
-  onResult: (data) => { queue = data as Queue; render(); },
+  onResult: (data) => { if (host) { queue = data as Queue; render(); } else pending = data as Queue; },
   onFailure: (message) => fill(list, h("div", { class: "notice error" }, message)),
 }).then((connected) => {
   host = connected;
+  if (pending) queue = pending;
   render();
 }, (error) => fill(list, h("div", { class: "notice error" }, `Could not reach the host: ${errorMessage(error)}`)));

@@ -21,6 +21,7 @@ const count = h("span", { class: "sub" });
 let spaces: Space[] = [];
 let host: Host | undefined;
 let busy = false;
+let pending: Listing | undefined; // the launcher's result can arrive before connect() resolves
 
 fill(root,
   h("header", { class: "view" }, h("h1", {}, "Memory spaces"), count),
@@ -111,9 +112,10 @@ function show(listing: Listing): void {
 }
 
 connect("space-picker", {
-  onResult: (data) => show(data as Listing),
+  onResult: (data) => { if (host) show(data as Listing); else pending = data as Listing; },
   onFailure: (message) => fill(list, h("div", { class: "notice error" }, message)),
 }).then((connected) => {
   host = connected;
-  render();
+  if (pending) show(pending);
+  else render();
 }, (error) => fill(list, h("div", { class: "notice error" }, `Could not reach the host: ${errorMessage(error)}`)));
