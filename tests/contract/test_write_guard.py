@@ -49,6 +49,7 @@ def app(store: GraphStore, tmp_path: Path) -> Iterator[Container]:
     settings = Settings(_env_file=None, data_dir=tmp_path, chunk_chars=100)  # type: ignore[call-arg]
     made = build(settings, store=store, embedder=HashEmbedder(), blobs=MemoryBlobStore())
     yield made
+    made.search.close()  # its background loads read the store, which the fixture closes next
 
 
 def space(app: Container, policy: SecretsPolicy) -> Space:

@@ -4,7 +4,11 @@ locked", which no busy timeout waits out)."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+from pathlib import Path
+
+import pytest
 
 from memspace.stores.sqlite.connection import SqliteConnection
 
@@ -30,3 +34,34 @@ def test_a_write_beside_an_open_read_of_the_same_table_commits() -> None:
     assert failed == []
     assert db.conn().execute("SELECT count(*) FROM notes").fetchone()[0] == 101
     db.close()
+
+
+def test_closing_the_store_never_closes_a_connection_another_thread_is_reading_through(
+        tmp_path: Path) -> None:
+    """close() closes its own thread's connection; another thread's (a space loading in the
+    background) is left to finish what it reads and closes once nothing holds it: closed under
+    it, the process crashed."""
+    db = SqliteConnection(tmp_path / "store.db")
+    db.keeper.execute("CREATE TABLE notes (x INTEGER)")
+    db.keeper.executemany("INSERT INTO notes VALUES (?)", [(i,) for i in range(100)])
+    opened, closed = threading.Event(), threading.Event()
+    seen: list[object] = []
+
+    def read() -> None:
+        conn = db.conn()
+        opened.set()
+        closed.wait(30)
+        try:
+            seen.append(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+        except BaseException as exc:  # reported below
+            seen.append(exc)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert opened.wait(30)
+    db.close()
+    closed.set()
+    reader.join(30)
+    assert seen == [100]
+    with pytest.raises(sqlite3.ProgrammingError):
+        db.keeper.execute("SELECT 1")  # this thread's own connection is closed

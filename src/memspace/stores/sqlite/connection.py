@@ -26,7 +26,7 @@ class SqliteConnection:
             # One shared in-memory database for every thread of this store.
             self.path = f"file:memspace-{id(self)}?mode=memory&cache=shared"
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        self._all: dict[int, sqlite3.Connection] = {}  # by the thread that opened it
         self._lock = threading.Lock()
         self.keeper = self.conn()  # keeps a shared in-memory database alive
 
@@ -56,7 +56,7 @@ class SqliteConnection:
                 conn.execute("PRAGMA read_uncommitted = ON")
             self._local.conn = conn
             with self._lock:
-                self._all.append(conn)
+                self._all[threading.get_ident()] = conn
         return conn
 
     @contextmanager
@@ -91,8 +91,13 @@ class SqliteConnection:
             raise Unavailable(f"the SQLite store does not answer: {exc}") from exc
 
     def close(self) -> None:
+        """Close this thread's connection now, and every other thread's as soon as nothing
+        uses it: their threads' storage is dropped here, not their connections closed under
+        them (closing a connection while another thread read through it crashed the process:
+        a space loading in the background as its store closed)."""
         with self._lock:
-            for conn in self._all:
-                conn.close()
+            mine = self._all.pop(threading.get_ident(), None)
             self._all.clear()
         self._local = threading.local()
+        if mine is not None:
+            mine.close()
