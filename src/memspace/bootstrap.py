@@ -14,7 +14,7 @@ from memspace.domain.files import BlobStore
 from memspace.domain.graph_port import GraphStore, roles_for
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import Clock, ColdSearch, SpaceCache
+from memspace.domain.ports import Clock, ColdPath, SpaceCache
 from memspace.domain.role_ports import (
     CodeIndexStore,
     ConflictStore,
@@ -111,7 +111,7 @@ class Container:
 
 
 def build_search_paths(settings: Settings,
-                       store: GraphStore) -> tuple[SpaceCache | None, ColdSearch | None]:
+                       store: GraphStore) -> tuple[SpaceCache | None, ColdPath | None]:
     """The store's cache under MEMSPACE_CACHE_MB and the store's cold path
     (docs/scaling.md); (None, None) for a store without an in-process cache, or one whose
     reads cannot run beside its writes (an in-memory SQLite database: the background load
@@ -142,7 +142,7 @@ class Ports:
     oauth: OAuthStore
     conflicts: ConflictStore
     cache: SpaceCache | None
-    cold: ColdSearch | None
+    cold: ColdPath | None
     metrics: Metrics | None
 
     @property

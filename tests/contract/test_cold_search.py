@@ -226,3 +226,86 @@ def test_a_large_cold_space_on_neo4j_finds_keywords_through_lucene_without_a_pas
     monkeypatch.setattr(cold, "_read", no_pass)
     with pytest.raises(AssertionError, match="read the space whole"):
         cold.keyword_search(MemoryFilter(space_id), "refund_invoice", 5)
+
+
+@pytest.mark.neo4j
+def test_a_large_cold_space_on_neo4j_gets_a_vector_index_of_its_own(
+        neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold search that finds a space past OWN_INDEX_MIN has a vector index of its own built
+    in the background: the memories already there are labelled (in several transactions),
+    later ones too, whether the feed indexes them or a bulk write does, and from then on the
+    cold search asks that index alone (the warm ranking), never the store-wide one."""
+    from memspace.stores.neo4j import cold as neo4j_cold
+    from memspace.stores.neo4j import space_vectors
+    from memspace.stores.neo4j.memories import INDEX_IN_THE_WRITE
+    from memspace.stores.neo4j.schema import VECTOR_INDEX
+
+    store = neo4j_store
+    space_id, _ = _load(store)
+    named = space_vectors.names(space_id)
+    assert named is not None
+    index, label = named
+    monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
+    monkeypatch.setattr(neo4j_cold, "OWN_INDEX_MIN", 100)
+    monkeypatch.setattr(space_vectors, "LABEL_ROWS", 7)
+    asked: list[object] = []
+    read = store.kit.db.read
+
+    def recorded(query: str, **params: object) -> object:
+        if "db.index.vector.queryNodes" in query:
+            asked.append(params["index"])
+        return read(query, **params)
+
+    monkeypatch.setattr(store.kit.db, "read", recorded)
+    cold = _cold(store)
+
+    def labelled() -> int:
+        [row] = read(f"MATCH (m:`{label}`) RETURN count(m) AS n, "
+                     "count(DISTINCT m.spaceId) AS spaces")
+        assert row["spaces"] <= 1
+        return int(row["n"])
+
+    try:
+        text = "deploy rollback latency"
+        [vector] = EMBED.embed_queries([text])
+        cold.hybrid_search(MemoryFilter(space_id), vector, text, 10)  # asks for the build
+        assert cold.indexes.settled(300.0)
+        assert cold.indexes.ready(space_id) and labelled() == 120
+        assert index not in asked  # the first search, before the index was ready
+
+        later = [b.memory(space_id, f"pager rotation change {n}", EMBED.embed([f"pager {n}"])[0])
+                 for n in range(2)]
+        store.writes.write(WriteBatch(space_id, later))  # indexed by the feed
+        bulk = [b.memory(space_id, f"imported runbook step {n}",
+                         EMBED.embed([f"imported runbook step {n}"])[0])
+                for n in range(INDEX_IN_THE_WRITE)]
+        store.writes.write(WriteBatch(space_id, bulk))  # indexed by the write itself
+        assert store.flush_vector_index(60.0)
+        assert labelled() == 120 + 2 + INDEX_IN_THE_WRITE
+        store.kit.db.driver.execute_query(
+            "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
+
+        asked.clear()
+        for probe in ("pager 1", "imported runbook step 5", text):
+            [vector] = EMBED.embed_queries([probe])
+            for where in ({}, {"category": "ops"}):
+                flt = MemoryFilter(space_id, **where)  # type: ignore[arg-type]
+                warm_hits = store.search.hybrid_search(flt, vector, probe, 10)
+                cold_hits = cold.hybrid_search(flt, vector, probe, 10)
+                _same_ranking(cold_hits.by_vector, warm_hits.by_vector)
+                _same_ranking(cold_hits.by_text, warm_hits.by_text)
+        assert asked and set(asked) == {index} and VECTOR_INDEX not in asked
+    finally:
+        cold.close()
+        store.kit.db.driver.execute_query(f"DROP INDEX `{index}` IF EXISTS")
+
+
+def test_a_space_id_that_cannot_name_a_label_gets_no_index_of_its_own() -> None:
+    from memspace.stores.neo4j.space_vectors import names
+
+    assert names("0f3a9c2e4b5d6a7f8e9d0c1b2a3f4e5d") == (
+        "space_vectors_0f3a9c2e4b5d6a7f8e9d0c1b2a3f4e5d",
+        "SpaceVectors_0f3a9c2e4b5d6a7f8e9d0c1b2a3f4e5d")
+    assert names("team-a") == ("space_vectors_team_a", "SpaceVectors_team_a")
+    for unsafe in ("a`b", "x) DETACH DELETE (y", "", "é", "a" * 65):
+        assert names(unsafe) is None

@@ -182,6 +182,13 @@ class ColdSearch(Protocol):
                        exact: bool = False) -> list[ScoredMemory]: ...
 
 
+class ColdPath(ColdSearch, Protocol):
+    """A store's cold path: ColdSearch with background work of its own to stop."""
+
+    def close(self) -> None:
+        """Stop its background work, if any (before the store closes)."""
+
+
 class SpaceCache(Protocol):
     """Which spaces this process holds in memory (MEMSPACE_CACHE_MB), and their loading."""
 

@@ -14,6 +14,7 @@ from memspace.domain.graph_port import WithDirectory, WithDocuments, WithReads, 
 from memspace.domain.models import MemoryFilter, Neighbour, Space, provenance_of
 from memspace.domain.ports import (
     Clock,
+    ColdPath,
     ColdSearch,
     SpaceCache,
 )
@@ -62,7 +63,7 @@ class SearchService:
         quarantines: Callable[[str], bool] | None = None,
         features: TurnFeatures | None = None,
         cache: SpaceCache | None = None,
-        cold: ColdSearch | None = None,
+        cold: ColdPath | None = None,
         clock: Clock | None = None,
     ) -> None:
         """`cache` and `cold`: with both, a space this process does not hold is searched on
@@ -195,9 +196,12 @@ class SearchService:
         )
 
     def close(self) -> None:
-        """Stop the background loads of cold spaces (before the store closes)."""
+        """Stop the background loads of cold spaces and the cold path's own background work
+        (before the store closes)."""
         if self._cache is not None:
             self._cache.close()
+        if self._cold is not None:
+            self._cold.close()
 
     def _ranker(self, space_id: str, words: str | None) -> tuple[str, Ranker]:
         """The memory the space is held in (warm), else the store's indexes (cold), the space

@@ -26,6 +26,9 @@ class ScanSearch:
         self._read = read
         self._fetch = fetch
 
+    def close(self) -> None:
+        """Nothing runs in the background."""
+
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
                       limit: int) -> HybridHits:
         hits = cold_scan.hybrid(self._read(where.space_id), where,

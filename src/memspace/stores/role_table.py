@@ -11,7 +11,7 @@ from typing import Any
 
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
-from memspace.domain.ports import ColdSearch, SpaceCache
+from memspace.domain.ports import ColdPath, SpaceCache
 from memspace.domain.role_ports import (
     CodeIndexStore,
     ConflictStore,
@@ -34,7 +34,7 @@ class StoreRoles:
     lifecycle: Callable[[Any], LifecycleStore]  # status changes set by hand
     space_settings: Callable[[Any], SpaceTextStore]  # a space's description and instructions
     conflicts: Callable[[Any], ConflictStore]  # the conflict queue's records (docs/conflicts.md)
-    cold: Callable[[Any], ColdSearch]  # search of a space not held in memory (docs/scaling.md)
+    cold: Callable[[Any], ColdPath]  # search of a space not held in memory (docs/scaling.md)
     # The store's in-process cache of vectors and terms (docs/scaling.md) under a byte budget,
     # called with the store (it reads a space's vectors through `store.search`) and the budget.
     cache: Callable[[Any, int], SpaceCache]

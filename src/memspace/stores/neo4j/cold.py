@@ -7,7 +7,9 @@ a full-text index over the memories' index terms (`memory_index_terms`, schema.p
 the warm ranking reads, the space required inside the Lucene query). Neo4j 5.26
 cannot filter inside its vector index, so it is asked for `k` nodes over the whole store, k
 sized for the space's share of the store (VECTOR_OVERSAMPLE times that many per wanted hit),
-and the space is kept after. Lucene's statistics (document frequencies) span every space of the
+and the space is kept after; a space of OWN_INDEX_MIN memories or more gets a vector index of
+its own, built in the background (space_vectors.py), and once it is ready that is asked instead.
+Lucene's statistics (document frequencies) span every space of the
 database, so Lucene only picks the text candidates: each is scored by BM25 with the space's own
 statistics (the query terms' frequencies counted by Lucene inside the space, the average length
 from a sample of the space), the warm ranking's score. Both indexes are eventually consistent:
@@ -37,6 +39,7 @@ from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import cold as cypher
 from memspace.stores.neo4j.cypher import search as fetch
 from memspace.stores.neo4j.schema import COLD_TERMS_INDEX, TEXT_INDEX, VECTOR_INDEX
+from memspace.stores.neo4j.space_vectors import OWN_INDEX_MIN, SpaceVectorIndexes
 
 SCAN_MAX = 3_000
 VECTOR_OVERSAMPLE = 4
@@ -66,20 +69,30 @@ _PLAIN = re.compile(r"[a-z0-9]+")
 class Neo4jColdSearch(ScanSearch):
     def __init__(self, db: Neo4jConnection) -> None:
         self._db = db
+        self.indexes = SpaceVectorIndexes(db)
         super().__init__(self._rows, self._memories)
 
+    def close(self) -> None:
+        self.indexes.close()
+
     def _size(self, space_id: str) -> int:
+        return self._space(space_id)[0]
+
+    def _space(self, space_id: str) -> tuple[int, str | None]:
+        """The space's size (its last sequence number) and its own vector index, if ready."""
         rows = self._db.read(cypher.SPACE_SIZE, space=space_id)
-        return int(rows[0]["seq"]) if rows else 0
+        return (int(rows[0]["seq"]), rows[0]["own"]) if rows else (0, None)
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
                       limit: int) -> HybridHits:
-        size = self._size(where.space_id)
+        size, own = self._space(where.space_id)
         if size <= SCAN_MAX:
             return super().hybrid_search(where, embedding, text, limit)
+        if own is None and size >= OWN_INDEX_MIN:
+            self.indexes.request(where.space_id)
         query = np.asarray(embedding, dtype=np.float32).tolist()
         # twice `limit` from the index (or the exact scan), re-ranked exactly below, `limit` kept
-        by_vector = self._kept(where, self._by_vector(where.space_id, size, query, limit),
+        by_vector = self._kept(where, self._by_vector(where.space_id, size, own, query, limit),
                                2 * limit)
         wanted = query_terms(text)
         stats = self._stats(where.space_id, wanted, size)
@@ -137,11 +150,17 @@ class Neo4jColdSearch(ScanSearch):
                                 [cold_scan.keyword([rows], where, typed, limit, exact)])
         return hits
 
-    def _by_vector(self, space_id: str, size: int, query: list[float], limit: int) -> list[Any]:
-        """The space's nearest memories, by the vector index, or by scoring every vector of
-        the space inside Neo4j when that costs less: the index is asked for `k` over the whole
-        store (k grows as the space's share shrinks), a scan costs its size; measured on this
-        store at a million memories, a scanned row costs about a third of a k (EXACT_PER_K)."""
+    def _by_vector(self, space_id: str, size: int, own: str | None, query: list[float],
+                   limit: int) -> list[Any]:
+        """The space's nearest memories: from its own vector index where it has one, else by
+        the store-wide index, or by scoring every vector of the space inside Neo4j when that
+        costs less: the store-wide index is asked for `k` over the whole store (k grows as the
+        space's share shrinks), a scan costs its size; measured on this store at a million
+        memories, a scanned row costs about a third of a k (EXACT_PER_K)."""
+        if own is not None:
+            return self._db.read(cypher.BY_VECTOR_INDEX, index=own, vector=query,
+                                 k=min(size, max(TEXT_MIN, TEXT_OVERSAMPLE * limit)),
+                                 space=space_id)
         k = self._k(size, limit)
         if size <= EXACT_PER_K * k:
             return self._db.read(cypher.BY_EXACT_COSINE, space=space_id, vector=query,

@@ -110,6 +110,7 @@ PROPERTY_KEYS = (
     "evidence", "verification", "verifiedAt",
     "type", "importance", "canonical", "memoryId", "markedBy", "markedAt", "instructions",
     "validFrom", "validTo", "provenanceKind", "provenanceSource", "suspicious",
+    "vectorLabel", "vectorIndex", "vectorIndexReady", "vectorIndexClaim",
 )
 
 

@@ -7,7 +7,11 @@ from memspace.stores.neo4j.cypher.fields import memory_fields
 
 # Until every committed write is in the full-text indexes (eventually consistent).
 AWAIT_TEXT_INDEXES = "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()"
-SPACE_SIZE = "MATCH (s:Space {id: $space}) RETURN coalesce(s.seq, 0) AS seq"
+# The space's size, and its own vector index once that is ready (stores/neo4j/space_vectors.py).
+SPACE_SIZE = """
+MATCH (s:Space {id: $space})
+RETURN coalesce(s.seq, 0) AS seq, CASE WHEN s.vectorIndexReady THEN s.vectorIndex END AS own
+"""
 STORE_SIZE = "MATCH (m:Memory) RETURN count(m) AS n"
 
 # What the cache reads (cypher/search.py VECTORS_IN_RANGE), with `active`.
@@ -18,8 +22,9 @@ RETURN collect([m.seq, coalesce(m.vector, m.embedding), m.category, coalesce(m.t
                 m.content, m.active]) AS rows
 """
 
-# The vector index ranks the whole store (5.26 cannot filter inside it): `k` is sized by the
-# caller for the space's share of the store, and the space is kept after.
+# The store-wide vector index ranks the whole store (5.26 cannot filter inside it): `k` is
+# sized by the caller for the space's share of the store, and the space is kept after. A
+# space's own index (space_vectors.py) holds the space alone; the filter then keeps them all.
 BY_VECTOR_INDEX = """
 CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node AS m, score
 WITH m, score WHERE m.spaceId = $space

@@ -81,7 +81,9 @@ WRITE_GROUP = _WRITE_GROUP % {"vectors": "", "carried": "", "index": ""}
 WRITE_GROUP_INDEXED = _WRITE_GROUP % {
     "vectors": ",\n     reduce(rows = [], i IN kept | rows + $batches[i].vectors) AS vectors",
     "carried": ", vectors",
-    "index": "\n  WITH m, vectors[i] AS vector WHERE vector IS NOT NULL"
+    # a space with its own vector index (space_vectors.py) labels what it indexes
+    "index": ", m:$(coalesce(s.vectorLabel, 'Memory'))"
+             "\n  WITH m, vectors[i] AS vector WHERE vector IS NOT NULL"
              "\n  CALL db.create.setNodeVectorProperty(m, 'embedding', vector)",
 }
 # Only the properties cross: the indexed `embedding` is set after the write, by the feed of
@@ -93,10 +95,14 @@ CREATE (m:Memory) SET m = props
 """
 # Embeddings are stored as float32 arrays (setNodeVectorProperty), not Cypher's float64 lists:
 # half the size. A write marks its memories `vectorPending` (records.memory_row); this clears it.
+# A space with its own vector index (space_vectors.py) has its memories labelled here too.
 INDEX_EMBEDDINGS = """
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.id})
 REMOVE m.vectorPending
+WITH m, row
+OPTIONAL MATCH (s:Space {id: m.spaceId})
+SET m:$(coalesce(s.vectorLabel, 'Memory'))
 WITH m, row
 CALL db.create.setNodeVectorProperty(m, 'embedding', row.embedding)
 """
