@@ -4,7 +4,7 @@ ratio and each replica's RSS. Prints; asserts nothing (docs/scaling.md reads its
 Usage:
   bench_scale.py --memories N --spaces S --replicas R --cache-mb M --store sqlite|neo4j
                  [--ops 400] [--add-share 0.15] [--neo4j-uri bolt://...] [--keep]
-                 [--load-only | --reuse RUN]
+                 [--load-only | --reuse RUN] [--own-indexes build|off|as-is]
 
 Loading: S spaces of skewed sizes (the i-th ~ 1/i of the largest: a few large, many small),
 N memories in all, written straight to the store in batches with a stand-in embedder (random
@@ -14,6 +14,13 @@ fixed vocabulary so that full text matches. On Neo4j the spaces' slugs start wit
 keeps and prints the run's name; --reuse RUN skips the load and runs the workload on a kept
 run's spaces (same --memories and --spaces), so a long load is paid once and the workload can
 be run on an idle machine, more than once.
+
+Own vector indexes (Neo4j): a space of OWN_INDEX_MIN memories or more gets a vector index of its
+own after its first cold search (stores/neo4j/space_vectors.py), built in the background. So
+that the workload measures searches rather than those builds, `--own-indexes build` (the
+default) builds them before the workload and prints how long that took; `off` makes the
+replicas ignore them and never ask for one (the path before them, to compare in one session);
+`as-is` leaves the store as it is.
 
 Workload: R replica processes on the same store (SQLite file in WAL, or the one Neo4j), each
 with MEMSPACE_CACHE_MB=M, run --ops operations each: a space drawn by Zipf (s = 1.1) over the
@@ -135,6 +142,8 @@ def worker(args: argparse.Namespace) -> None:
     from memspace.services.search import SearchRequest
 
     job = json.loads(Path(args.job).read_text())
+    if args.own_indexes == "off":
+        without_own_indexes()
     base = rss_mb()
     app = build(settings_for(args, job["data_dir"]))
     who = app.access.authenticate(job["key"])
@@ -163,6 +172,40 @@ def worker(args: argparse.Namespace) -> None:
     app.close()
 
 
+def without_own_indexes() -> None:
+    """This replica's cold path as before spaces had vector indexes of their own."""
+    from memspace.stores.neo4j import cold
+
+    size_of = cold.Neo4jColdSearch._space
+    cold.OWN_INDEX_MIN = 2**62
+    cold.Neo4jColdSearch._space = (  # type: ignore[method-assign]
+        lambda self, space_id: (size_of(self, space_id)[0], None))
+
+
+def build_own_indexes(args: argparse.Namespace, data_dir: str, slugs: list[str]) -> None:
+    """What replicas build in the background after a large space's first cold search, now."""
+    from memspace.stores.neo4j.space_vectors import OWN_INDEX_MIN, SpaceVectorIndexes
+
+    app = build(settings_for(args, data_dir))
+    db = app.store.kit.db  # type: ignore[attr-defined]
+    indexes = SpaceVectorIndexes(db)
+    started, built, memories = time.perf_counter(), 0, 0
+    for slug in slugs:
+        [row] = db.read("MATCH (s:Space {slug: $slug}) RETURN s.id AS id, "
+                        "coalesce(s.seq, 0) AS seq, s.vectorIndexReady AS ready", slug=slug)
+        if row["seq"] < OWN_INDEX_MIN or row["ready"]:
+            continue
+        began = time.perf_counter()
+        indexes.build(row["id"])
+        built, memories = built + 1, memories + int(row["seq"])
+        print(f"  own vector index of {slug} ({row['seq']:,} memories): "
+              f"{time.perf_counter() - began:.1f} s")
+    print(f"own vector indexes: {built} built ({memories:,} memories) in "
+          f"{time.perf_counter() - started:.1f} s")
+    indexes.close()
+    app.close()
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -184,6 +227,7 @@ def cleanup(args: argparse.Namespace, data_dir: str, slugs: list[str]) -> None:
                     "RETURN count(*) AS n", id=row["id"]).records[0]["n"]:
                 pass
             driver.execute_query("MATCH (s:Space {id: $id}) DETACH DELETE s", id=row["id"])
+            driver.execute_query(f"DROP INDEX `space_vectors_{row['id']}` IF EXISTS")
 
 
 def main() -> None:
@@ -203,6 +247,9 @@ def main() -> None:
                         help="(neo4j) load, keep, print the run's name and stop")
     parser.add_argument("--reuse", metavar="RUN",
                         help="(neo4j) no load: the workload on a kept run's spaces")
+    parser.add_argument("--own-indexes", choices=("build", "off", "as-is"), default="build",
+                        help="(neo4j) large spaces' own vector indexes: build them before the "
+                             "workload, have the replicas ignore them, or leave them as they are")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--job", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -231,6 +278,8 @@ def main() -> None:
         print(f"kept: run the workload with --reuse {run}")
         return
     try:
+        if args.store == "neo4j" and args.own_indexes == "build":
+            build_own_indexes(args, data_dir, loaded["slugs"])
         replicas = []
         for n in range(args.replicas):
             job = Path(data_dir) / f"job-{n}.json"

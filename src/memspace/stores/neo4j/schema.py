@@ -111,6 +111,8 @@ PROPERTY_KEYS = (
     "type", "importance", "canonical", "memoryId", "markedBy", "markedAt", "instructions",
     "validFrom", "validTo", "provenanceKind", "provenanceSource", "suspicious",
     "vectorLabel", "vectorIndex", "vectorIndexReady", "vectorIndexClaim",
+    "memoryIds", "why", "recordedAt", "recordedBy", "proposal", "proposalHash", "resolvedAt",
+    "resolvedBy", "resolution", "kept", "superseded",
 )
 
 
