@@ -65,7 +65,7 @@ class Settings(BaseSettings):
     # Memory for spaces held in process (vectors, full-text postings), per replica; the least
     # recently searched space leaves first, and a space searched while not held is answered
     # from the store's own indexes while it loads in the background (docs/scaling.md).
-    # 0 holds none. ~2.1 KB a memory of 384 dimensions: 512 MB holds ~250,000.
+    # 0 holds none. ~2.5 KB a memory of 384 dimensions: 512 MB holds ~210,000.
     cache_mb: int = Field(default=512, ge=0)
 
     # Limits. One memory is one fact; long material belongs in a document upload.

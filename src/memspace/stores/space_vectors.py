@@ -14,6 +14,9 @@ from memspace.stores import int8_scan, vector_snapshot
 from memspace.stores.keyword_index import KeywordIndex
 from memspace.stores.term_index import TermIndex
 
+# Bytes a held row costs beyond its vectors, step and seq (measured, see nbytes).
+ROW_OVERHEAD = 450
+
 
 class VectorSource(Protocol):
     """What a store tells the cache about one space."""
@@ -107,9 +110,11 @@ class _SpaceVectors:
     def nbytes(self) -> int:
         """About what the entry keeps resident (stores/cache_budget.py): its rows of the
         arrays (spare capacity is zeros never touched, so the system has not given it pages),
-        postings, and ~60 bytes a row of flags and category references."""
+        postings, and ~450 bytes a row of flags, category references and the objects behind
+        them: with 60 there, a replica's RSS grew ~390 bytes a memory more than its estimate
+        (spaces of 14,844 to 66,806 memories loaded at a million, docs/scaling.md)."""
         width = int(self.matrix.shape[1])
-        per_row = 4 * width + width + 4 + 8 + 60  # float32, int8, step, seq, the rest
+        per_row = 4 * width + width + 4 + 8 + ROW_OVERHEAD  # float32, int8, step, seq, the rest
         return per_row * self.size + self.terms.nbytes + self.keywords.nbytes
 
     def rows(self) -> _Rows:

@@ -37,9 +37,10 @@ from memspace.stores.neo4j.schema import EMBEDDING_DIMENSIONS
 
 log = logging.getLogger(__name__)
 
-# A space this large gets its own vector index (below it the cold path scans the space, or
-# asks the store-wide index for a k it can afford).
-OWN_INDEX_MIN = 10_000
+# A space this large gets its own vector index: every space the cold path does not pass over
+# (cold.SCAN_MAX). At a million memories, scoring a mid-sized space's vectors inside Neo4j cost
+# ~15 µs a memory (97 ms for 6,362), its own index 19 ms for 10,279 (docs/scaling.md).
+OWN_INDEX_MIN = 3_000
 # Memories labelled per transaction of the backfill.
 LABEL_ROWS = 10_000
 # A claimed build not finished after this long (its replica died) may be taken over.
