@@ -19,6 +19,10 @@ Usage:
          space it does not hold: docs/scaling.md) and prints the gap to warm at each k.
   --cold-scan-max N  (Neo4j) spaces of more than N memories take the vector and full-text
          index path when cold (stores/neo4j/cold.py SCAN_MAX); 0 sends every space there.
+  --own-index-min N  (Neo4j) spaces of N memories or more on that path get a vector index of
+         their own (stores/neo4j/space_vectors.py OWN_INDEX_MIN), built before their questions;
+         with --cold-scan-max 0 and 0 here, every cold question asks a space's own index. The
+         indexes stay in the database, as the spaces do.
 """
 
 from __future__ import annotations
@@ -210,7 +214,7 @@ class _AlwaysCold:
 
 
 def in_process(conversations: Sequence[Conversation], settings: Settings,
-               cold: bool = False) -> dict[str, Any]:
+               cold: bool = False, own_indexes: bool = False) -> dict[str, Any]:
     from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
 
     model = LOCAL_MODELS[settings.embedding_model]
@@ -251,6 +255,9 @@ def in_process(conversations: Sequence[Conversation], settings: Settings,
         flush = getattr(app.store, "flush_vector_index", None)  # Neo4j: its indexes caught up
         if cold_search is not None and flush is not None:
             flush(600.0)
+            indexes = getattr(cold_path, "indexes", None)
+            if own_indexes and indexes is not None and not indexes.build(space_id):
+                raise SystemExit(f"the own vector index of {slugs[c.name]} was not built")
         for name in ("search_memory", "vector list alone", "full-text list alone",
                      "search_memory cold"):
             answers[name][c.name] = []
@@ -359,6 +366,8 @@ def main() -> None:
                         help="also ask every question served cold, and print the gap")
     parser.add_argument("--cold-scan-max", type=int, default=None,
                         help="(neo4j) cold spaces above this size use the indexes")
+    parser.add_argument("--own-index-min", type=int, default=None,
+                        help="(neo4j) cold spaces this large get their own vector index")
     parser.add_argument("--embedder", choices=("e5-small-v2", "all-minilm-l6-v2"),
                         default="e5-small-v2", help="the local model (default: the server's own)")
     args = parser.parse_args()
@@ -387,7 +396,12 @@ def main() -> None:
             from memspace.stores.neo4j import cold as neo4j_cold
 
             neo4j_cold.SCAN_MAX = args.cold_scan_max
-        result = in_process(conversations, settings, args.cold)
+        if args.own_index_min is not None:
+            from memspace.stores.neo4j import cold as neo4j_cold
+
+            neo4j_cold.OWN_INDEX_MIN = args.own_index_min
+        result = in_process(conversations, settings, args.cold,
+                            own_indexes=args.own_index_min is not None)
         lists = ["search_memory", "vector list alone", "full-text list alone"]
         if args.cold:
             lists.append("search_memory cold")
