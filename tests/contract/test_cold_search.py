@@ -190,6 +190,48 @@ def test_a_large_cold_space_on_neo4j_estimates_common_terms_from_a_sample(
 
 
 @pytest.mark.neo4j
+def test_a_large_cold_space_on_neo4j_is_sampled_again_only_once_it_changed(
+        neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The average length a sample gives is kept while the space's last sequence number
+    stands (any write moves it), so searches of an unchanged space read no sample, unless a
+    query term is too common to count; after a write the ranking is still the warm one."""
+    from memspace.stores.neo4j import cold as neo4j_cold
+    from memspace.stores.neo4j.cypher import cold as cold_cypher
+
+    store = neo4j_store
+    space_id, _ = _load(store)
+    monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
+    sampled: list[object] = []
+    read = store.kit.db.read
+
+    def recorded(query: str, **params: object) -> object:
+        if query == cold_cypher.TERMS_SAMPLE:
+            sampled.append(params["terms"])
+        return read(query, **params)
+
+    monkeypatch.setattr(store.kit.db, "read", recorded)
+    cold = _cold(store)
+    flt = MemoryFilter(space_id)
+
+    def same_as_warm(text: str) -> None:
+        store.kit.db.driver.execute_query(
+            "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
+        _same_ranking(cold.text_search(flt, text, 30), store.search.text_search(flt, text, 30))
+
+    same_as_warm("deploy the cache replica")
+    same_as_warm("refund the customer invoice")
+    assert sampled == [[]]  # once, for the length alone
+    store.writes.write(WriteBatch(space_id, [b.memory(space_id, "cache replica deploy note",
+                                                      EMBED.embed(["cache replica"])[0])]))
+    same_as_warm("deploy the cache replica")
+    assert len(sampled) == 2
+    monkeypatch.setattr(neo4j_cold, "DF_CAP", 3)  # a term that common is sampled every time
+    same_as_warm("deploy the cache replica")
+    same_as_warm("deploy the cache replica")
+    assert len(sampled) == 4 and all(sampled[2:])
+
+
+@pytest.mark.neo4j
 def test_a_large_cold_space_on_neo4j_finds_keywords_through_lucene_without_a_pass(
         neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
     from memspace.stores.neo4j import cold as neo4j_cold

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -62,6 +64,9 @@ TEXT_MAX = 5_000
 # length).
 DF_CAP = 2_000
 SAMPLE_ROWS = 1_000
+# A space's sampled length is kept per (space, last sequence number): any write moves the
+# number, so a kept length is the one a new sample would give. For this many spaces.
+LENGTHS_KEPT = 256
 # Words Lucene's standard analyzer keeps whole (anything else is scanned for).
 _PLAIN = re.compile(r"[a-z0-9]+")
 
@@ -70,6 +75,8 @@ class Neo4jColdSearch(ScanSearch):
     def __init__(self, db: Neo4jConnection) -> None:
         self._db = db
         self.indexes = SpaceVectorIndexes(db)
+        self._lengths: OrderedDict[tuple[str, int], tuple[int, int]] = OrderedDict()
+        self._lengths_lock = threading.Lock()
         super().__init__(self._rows, self._memories)
 
     def close(self) -> None:
@@ -200,26 +207,35 @@ class Neo4jColdSearch(ScanSearch):
         """The space's own BM25 statistics for these query terms, from the store: each term's
         document frequency counted by Lucene within the space (up to DF_CAP; a term that
         common is estimated from an evenly spaced sample of the space's memories), and the
-        average number of terms a memory holds, from the same sample."""
+        average number of terms a memory holds, from the same sample (read only when a term
+        is that common or the space changed since its last sample: LENGTHS_KEPT)."""
         if not wanted:
             return cold_scan.SpaceStats({}, size, 0)
         terms = list(dict.fromkeys(wanted))
         queries = [[t, f'+spaceId:"{space_id}" +terms:{_escaped(t)}'] for t in terms]
-        counted = {str(r["term"]): int(r["df"]) for r in self._db.read(
+        df = {str(r["term"]): int(r["df"]) for r in self._db.read(
             cypher.TERM_COUNTS, index=COLD_TERMS_INDEX, queries=queries, cap=DF_CAP)}
-        step = max(1, size // SAMPLE_ROWS)
-        [sample] = self._db.read(cypher.TERMS_SAMPLE, space=space_id, terms=terms,
-                                 seqs=list(range(1, size + 1, step))[:SAMPLE_ROWS])
-        rows = int(sample["rows"])
-        if not rows:
-            return cold_scan.SpaceStats(counted, size, 0)
-        df = {}
-        for term in terms:
-            df[term] = counted.get(term, 0)
-            if df[term] >= DF_CAP:
-                share = sum(term in held for held in sample["present"]) / rows
+        common = [t for t in terms if df.get(t, 0) >= DF_CAP]
+        with self._lengths_lock:
+            known = self._lengths.get((space_id, size))
+        if known is None or common:
+            step = max(1, size // SAMPLE_ROWS)
+            [sample] = self._db.read(cypher.TERMS_SAMPLE, space=space_id, terms=common,
+                                     seqs=list(range(1, size + 1, step))[:SAMPLE_ROWS])
+            known = int(sample["rows"]), int(sample["length"])
+            for term in common if known[0] else []:
+                share = sum(term in held for held in sample["present"]) / known[0]
                 df[term] = max(df[term], min(size, round(share * size)))
-        return cold_scan.SpaceStats(df, size, round(int(sample["length"]) / rows * size))
+            with self._lengths_lock:
+                self._lengths[(space_id, size)] = known
+                self._lengths.move_to_end((space_id, size))
+                while len(self._lengths) > LENGTHS_KEPT:
+                    self._lengths.popitem(last=False)
+        rows, length = known
+        if not rows:
+            return cold_scan.SpaceStats(df, size, 0)
+        return cold_scan.SpaceStats({t: df.get(t, 0) for t in terms}, size,
+                                    round(length / rows * size))
 
     def _kept(self, where: MemoryFilter, rows: list[Any], limit: int) -> list[tuple[int, float]]:
         """The index's (seq, score) the filter admits (cold_scan.admitted), best first."""
