@@ -14,7 +14,6 @@ import logging
 import threading
 from collections import OrderedDict, deque
 
-from memspace.stores import heap
 from memspace.stores.space_vectors import VectorSource
 from memspace.stores.vector_cache import VectorCache
 
@@ -108,7 +107,6 @@ class CacheRole:
             except Exception:  # the store away or the space gone: the next cold hit asks again
                 log.warning("loading space %s into the cache failed", space_id, exc_info=True)
             finally:
-                heap.give_back()  # what the load read and what it pushed out
                 with self._changed:
                     self._queued.discard(space_id)
                     self._loading = None
