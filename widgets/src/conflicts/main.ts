@@ -120,6 +120,7 @@ async function settle(picked: Choice, reason: string): Promise<void> {
   if (!host || busy || !queue) return;
   busy = true;
   render();
+  fill(status, h("div", { class: "notice info" }, `Settling ${picked.conflict.id}…`));
   try {
     await host.call("resolve_conflict_ui", {
       conflictId: picked.conflict.id, keep: picked.keep, supersede: picked.supersede,
