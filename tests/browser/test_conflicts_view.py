@@ -56,6 +56,7 @@ async def test_a_person_settles_a_conflict_in_two_clicks(deployment: Deployment,
         await host.screenshot("conflicts")
 
         await refused.locator('[data-side="proposal"]').get_by_role("button", name="Keep this").click()
+        await host.settled()
         await refused.get_by_role("button", name="Confirm").click()
         await expect(view.get_by_role("status")).to_contain_text("Settled")
         await expect(cards).to_have_count(2)
@@ -72,6 +73,7 @@ async def test_a_person_settles_a_conflict_in_two_clicks(deployment: Deployment,
         # refused, nothing changes, and the view shows the conflict as it is now.
         disputed = cards.filter(has_text="disputed")
         await disputed.get_by_role("button", name="Keep it").click()
+        await host.settled()
         deployment.app.lifecycle.mark(who, ids["doubted"], "disputed", "still nobody can", space)
         await disputed.get_by_role("button", name="Confirm").click()
         await expect(view.get_by_role("status")).to_contain_text("changed since it was listed")

@@ -38,6 +38,7 @@ async def test_the_latest_handoff_opens_in_the_detail_panel(
         await expect(panel).to_contain_text(XSS)
         assert await view.locator("img").count() == 0
         await host.screenshot("memory-graph-handoff")
+        await host.settled()
         await panel.get_by_role("button", name="Close details").click()
         await expect(panel).to_be_hidden()
         host.assert_clean()

@@ -72,6 +72,7 @@ async def test_a_correction_previews_and_then_writes_the_updates_edge(deployment
         await expect(preview).to_contain_text("The CI runs on Jenkins")
         await expect(preview).to_contain_text("migrated in March")
         await host.screenshot("guided-save-correction-preview")
+        await host.settled()
         await view.get_by_role("button", name="Save correction").click()
         result = view.get_by_role("region", name="Result")
         await expect(result).to_contain_text("UPDATES")

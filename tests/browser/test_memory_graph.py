@@ -85,6 +85,7 @@ async def test_clicking_a_node_shows_its_history_and_source(
         await expect(panel).to_contain_text("Used to derive")
         await expect(panel).to_contain_text("Written directly by teammate")
         await host.screenshot("memory-graph-detail")
+        await host.settled()
         await panel.get_by_role("button", name="Payments use Stripe").click()
         await expect(panel.locator("#detail-content")).to_have_text("Payments use Stripe")
         await expect(panel).to_contain_text("superseded")

@@ -30,6 +30,7 @@ async def test_choosing_a_space_makes_it_the_keys_active_space(deployment: Deplo
         await view.get_by_role("searchbox").fill("rebuild")
         await expect(options).to_have_count(1)
         await view.get_by_role("searchbox").fill("")
+        await host.settled()
         await options.filter(has_text=support).click()
         await expect(view.get_by_role("status")).to_contain_text(f"Active space is now {support}")
         await expect(options.filter(has_text=support)).to_have_attribute("aria-selected", "true")

@@ -34,6 +34,7 @@ async def test_an_uploaded_file_ends_done_and_shows_its_facts(deployment: Deploy
         await view.locator("#file").set_input_files(str(runbook))
         await expect(view.get_by_text("deploy-runbook.md")).to_be_visible()
         await view.get_by_label("Title (optional)").fill("Deploy runbook")
+        await host.settled()
         await view.get_by_role("button", name="Upload").click()
         facts = view.get_by_role("region", name="Facts from the document")
         await expect(facts).to_contain_text("from Deploy runbook", timeout=30_000)

@@ -25,6 +25,8 @@ HOST_STYLES = {
     "--border-radius-md": "8px",
     "--border-radius-lg": "12px",
 }
+# The tallest frame the test host gives a view (host-bridge.mjs caps the iframe at it too).
+MAX_HEIGHT = 900
 LIGHT_BACKGROUND = "rgb(250, 249, 245)"
 # Data that would run as script if any view turned it into markup, or closed the view's own
 # inline <script> if it were ever embedded in the HTML.
@@ -83,7 +85,7 @@ class ViewHost:
                 "styles": {"variables": HOST_STYLES},
                 "displayMode": "inline",
                 "availableDisplayModes": ["inline"],
-                "containerDimensions": {"maxHeight": 900},
+                "containerDimensions": {"maxHeight": MAX_HEIGHT},
                 "locale": "en-US",
                 "timeZone": "UTC",
                 "platform": "web",
@@ -92,6 +94,17 @@ class ViewHost:
         })
         await self.page.wait_for_function("window.isInitialized()")
         return self.page.frame_locator("#view")
+
+    async def settled(self) -> None:
+        """Wait until the frame has the height the view last asked for (autoResize). A click
+        aimed while the host is still resizing can land where the element was a frame ago:
+        Playwright scrolls the short frame to it, the resize scrolls it back. Call this after an
+        action that makes the view taller and before clicking what it revealed."""
+        element = await self.page.query_selector("#view")
+        frame = await element.content_frame() if element else None
+        assert frame is not None, "no view is open"
+        await frame.wait_for_function(
+            "max => innerHeight === Math.min(document.documentElement.scrollHeight, max)", arg=MAX_HEIGHT)
 
     async def change_theme(self, theme: str) -> None:
         await self.page.evaluate("theme => window.changeContext({ theme })", theme)

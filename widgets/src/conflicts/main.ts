@@ -5,7 +5,7 @@
 
 import "../shared/base.css";
 import "./style.css";
-import { byId, fill, h } from "../shared/dom";
+import { byId, fill, focusInPlace, h } from "../shared/dom";
 import { ago, plural } from "../shared/format";
 import { connect, errorMessage, type Host } from "../shared/host";
 
@@ -92,7 +92,7 @@ function sideBox(conflict: Conflict, side: Side, picked: Choice | undefined): HT
 function pick(conflict: Conflict, keep: string | null, supersede: string[]): void {
   choice = { conflict, keep, supersede };
   render();
-  list.querySelector<HTMLButtonElement>(`[data-conflict="${conflict.id}"] button.primary`)?.focus();
+  focusInPlace(list.querySelector<HTMLButtonElement>(`[data-conflict="${conflict.id}"] button.primary`));
 }
 
 function confirmBar(picked: Choice): HTMLElement {

@@ -1,7 +1,7 @@
 // Correcting a memory: pick it, write the correction, see the UPDATES edge it will create (the
 // server checks it with the same rules as the write), then save.
 
-import { fill, h } from "../shared/dom";
+import { fill, focusInPlace, h } from "../shared/dom";
 import { ago } from "../shared/format";
 import { errorMessage, type Host } from "../shared/host";
 import type { AddResult, Memory, MemoryDetail, Relation } from "../shared/types";
@@ -96,7 +96,7 @@ export class CorrectionForm {
       h("div", { class: "meta" }, `${memory.category} · saved by ${memory.createdBy} ${ago(memory.createdAt, this.host.locale)}`)));
     this.editor.hidden = false;
     this.content.value = memory.content;
-    this.content.focus();
+    focusInPlace(this.content);
     fill(this.outcome);
     this.renderList();
     void this.check();

@@ -55,3 +55,11 @@ export function byId<T extends HTMLElement>(id: string): T {
   if (!found) throw new Error(`#${id} is missing from the page`);
   return found as T;
 }
+
+/** Focus `element` where it is. A view grows by asking the host for a taller frame
+ * (autoResize); a plain focus() would first scroll the still-short frame to the element, and the
+ * host's resize then scrolls it back, so the content jumps under the pointer and a click aimed
+ * at it lands elsewhere. The grown frame shows the element without a scroll. */
+export function focusInPlace(element: HTMLElement | null | undefined): void {
+  element?.focus({ preventScroll: true });
+}
