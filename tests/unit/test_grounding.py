@@ -104,7 +104,9 @@ def test_ground_keeps_the_facts_it_supports_with_their_relations_and_lists_the_r
 
     grounded = ground(extraction, "We retired Jenkins; builds run on Buildkite.", candidates)
 
-    assert grounded.facts == (good,)
+    # The dropped fact was the memory the content retires: the kept fact replaces it.
+    assert [f.text for f in grounded.facts] == [good.text]
+    assert [(r.candidate, r.type) for r in grounded.facts[0].relations] == [(0, RelationType.UPDATES)]
     assert [d.text for d in grounded.dropped] == ["Builds run on Jenkins."]
     assert (grounded.llm_calls, grounded.prompt_tokens, grounded.completion_tokens) == (1, 900, 40)
     assert ground(grounded, "We retired Jenkins; builds run on Buildkite.", candidates) is grounded
@@ -147,6 +149,94 @@ def test_without_a_word_of_change_an_updates_must_swap_one_value(
 
     assert grounded.text == content
     assert [r.type for r in grounded.relations] == ([RelationType.UPDATES] if kept else [])
+
+
+# -- a memory said again that the content changes -----------------------------------------
+
+AT = datetime(2026, 1, 5, tzinfo=UTC)
+
+
+def relations_of(grounded: Extraction) -> list[list[tuple[int, RelationType]]]:
+    return [[(r.candidate, r.type) for r in f.relations] for f in grounded.facts]
+
+
+@pytest.mark.parametrize("content, old, new, speaker", [
+    # the new value beside the old one said again, the relation left out
+    ("The canteen switched its coffee from Lavazza to Illy.", "The canteen serves Lavazza coffee.",
+     "The canteen serves Illy coffee.", None),
+    ("The night bus now leaves at 23:40.", "The night bus leaves at 23:10.",
+     "The night bus leaves at 23:40.", None),
+    # the speaker's name counts as said ("I" is Wen)
+    ("I'm handing the release checklist over to Oda.", "Wen keeps the release checklist.",
+     "Oda keeps the release checklist.", "Wen"),
+    # a negation ends the old claim
+    ("The gym no longer opens on Sundays.", "The gym opens on Sundays.",
+     "The gym is closed on Sundays.", None),
+])
+def test_a_dropped_repeat_of_a_memory_the_content_changes_becomes_the_kept_facts_update(
+        content: str, old: str, new: str, speaker: str | None) -> None:
+    candidates = [Candidate(0, old, "fact", AT), Candidate(1, "Parking permits renew in May.", "fact", AT)]
+    extraction = Extraction((ExtractedFact(old, "fact"), ExtractedFact(new, "fact")))
+
+    grounded = ground(extraction, content, candidates, speaker)
+
+    assert [d.text for d in grounded.dropped] == [old]
+    assert [f.text for f in grounded.facts] == [new]
+    assert relations_of(grounded) == [[(0, RelationType.UPDATES)]]
+
+
+def test_an_extends_to_the_changed_memory_becomes_the_update_and_other_relations_stay() -> None:
+    candidates = [Candidate(0, "Interns are mentored by Femi.", "person", AT),
+                  Candidate(1, "Interns start in September.", "plan", AT)]
+    new = ExtractedFact("Interns are mentored by Gala.", "person", (
+        ExtractedRelation(0, RelationType.EXTENDS, "scripted"),
+        ExtractedRelation(1, RelationType.EXTENDS, "scripted")))
+    extraction = Extraction((ExtractedFact("Interns are mentored by Femi.", "person"), new))
+
+    grounded = ground(extraction, "Interns are now mentored by Gala instead of Femi.", candidates)
+
+    assert relations_of(grounded) == [[(1, RelationType.EXTENDS), (0, RelationType.UPDATES)]]
+
+
+def test_with_no_fact_left_the_content_as_given_updates_the_memory_it_changes() -> None:
+    candidates = [Candidate(0, "Ines prefers standups at 9:00.", "preference", AT)]
+    extraction = Extraction((ExtractedFact("Ines prefers standups at 9:00.", "preference"),))
+
+    grounded = ground(extraction, "I've moved my standups to 11:00 now.", candidates, "Ines")
+
+    assert [(f.text, f.category) for f in grounded.facts] == [
+        ("I've moved my standups to 11:00 now.", "preference")]
+    assert relations_of(grounded) == [[(0, RelationType.UPDATES)]]
+
+
+@pytest.mark.parametrize("content, old, new", [
+    # the memory said again in other words: dropped as a restatement, nothing changed
+    ("Parcel pickup stays at 12:00.", "Parcels are collected at noon.", "Parcel pickup is at 12:00."),
+    # the content changes something else and shares one word with the memory: not about it
+    ("The finance team replaced its spreadsheet with a budgeting tool.",
+     "The finance wiki lists the cost centres.", "The finance team uses a budgeting tool."),
+])
+def test_a_memory_the_content_does_not_change_gets_no_update_from_a_dropped_repeat(
+        content: str, old: str, new: str) -> None:
+    candidates = [Candidate(0, old, "fact", AT)]
+    extraction = Extraction((ExtractedFact(old, "fact"), ExtractedFact(new, "fact")))
+
+    grounded = ground(extraction, content, candidates)
+
+    assert [d.text for d in grounded.dropped] == [old]
+    assert [f.text for f in grounded.facts] == [new]
+    assert relations_of(grounded) == [[]]
+
+
+def test_a_range_of_dates_is_no_change_so_another_persons_leave_replaces_nothing() -> None:
+    content = "Lior is on leave from 2026-08-03 to 2026-08-21."
+    old = "Maya is on leave from 2026-08-03 to 2026-08-07."
+    extraction = Extraction((ExtractedFact(old, "plan"), ExtractedFact(content, "plan")))
+
+    grounded = ground(extraction, content, [Candidate(0, old, "plan", AT)])
+
+    assert relations_of(grounded) == [[], []]
+    assert grounded.dropped == ()
 
 
 # -- through an add ------------------------------------------------------------------------

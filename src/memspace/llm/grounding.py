@@ -24,6 +24,11 @@ Support is decided lexically, in microseconds and without a model call (docs/ext
   GraphQL" → "… use GraphQL"; not when the fact itself tells the change with the content's new
   words), reverses a "from X to Y", or negates what the content states.
 
+A dropped fact that said an existing memory again (≥ 85% of its terms), where the content
+itself ends, negates or announces a change of that memory and says at least half of it, still
+tells which memory the note replaces: the kept fact closest to the memory gets the UPDATES the
+model left out, or, with no fact kept, the content stored as given does.
+
 A kept fact also loses an UPDATES to a candidate it shares no term with (a memory is retired only
 by a fact about the same subject) or adds no term to (a repeat is no new value), and, when the
 content has no word of change at all ("now", "moved", "not", "from A to B"...), one that does
@@ -39,7 +44,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from memspace.domain.extraction import Candidate, DroppedFact, ExtractedFact, Extraction
+from memspace.domain.extraction import (
+    Candidate,
+    DroppedFact,
+    ExtractedFact,
+    ExtractedRelation,
+    Extraction,
+)
 from memspace.domain.models import RelationType
 from memspace.llm.lexicon import share, supported, terms, tokens
 from memspace.llm.polarity import announces_change, contradiction, signals_change
@@ -50,6 +61,7 @@ UNSUPPORTED_BELOW = 1 / 3
 REPEATED_CANDIDATE_FROM = 0.85
 MERGED_TERMS_FROM = 3
 MERGED_CONTENT_BELOW = 0.7
+CHANGED_REASON = "the note changes what this memory says (the model had said it again as a fact)"
 REFERENCES = frozenset("it its they them their this that these those he she his her".split())
 
 log = logging.getLogger(__name__)
@@ -114,10 +126,14 @@ def judge(fact: str, content: str, candidates: Sequence[str], speaker: str | Non
 
 def ground(extraction: Extraction, content: str, candidates: Sequence[Candidate],
            speaker: str | None = None, observed_at: datetime | None = None) -> Extraction:
-    """The extraction without facts the content does not support; those go to `dropped`."""
+    """The extraction without facts the content does not support; those go to `dropped`.
+
+    A dropped fact that was an existing memory said again, where the content itself changes
+    that memory, still tells which memory the note replaces: the kept fact about it (or, with
+    none kept, the note stored as given) gets the UPDATES the model left out (`_changes_kept`)."""
     texts = [c.content for c in candidates]
     kept: list[ExtractedFact] = []
-    dropped = list(extraction.dropped)
+    dropped: list[DroppedFact] = []
     changes = signals_change(content)
     for fact in extraction.facts:
         reason = judge(fact.text, content, texts, speaker, observed_at)
@@ -127,8 +143,74 @@ def ground(extraction: Extraction, content: str, candidates: Sequence[Candidate]
             dropped.append(DroppedFact(fact.text, reason))
     if kept == list(extraction.facts):
         return extraction
+    changed = _changed_by_content(dropped, candidates, content, speaker)
+    if changed:
+        kept = _changes_kept(kept, changed, texts, content)
     return Extraction(tuple(kept), extraction.llm_calls, extraction.prompt_tokens,
-                      extraction.completion_tokens, tuple(dropped))
+                      extraction.completion_tokens, (*extraction.dropped, *dropped))
+
+
+def _changed_by_content(dropped: Sequence[DroppedFact], candidates: Sequence[Candidate],
+                        content: str, speaker: str | None) -> list[Candidate]:
+    """Candidates a dropped fact said again (≥ REPEATED_CANDIDATE_FROM of its terms) that the
+    content itself changes: read as a fact of the note, the candidate would be dropped as the
+    old state (the content ends, negates or reverses it, or its closest clause announces a
+    change and the content does not say all of it). The model pointed at the memory; the words
+    of the note confirm the change, and the note must say at least half of the memory (its
+    subject, not one shared word). A candidate merely said again is not changed."""
+    said = terms(content) | terms(speaker or "")
+    known = set().union(*(terms(c.content) for c in candidates)) if candidates else set()
+    found: list[Candidate] = []
+    for fact in dropped:
+        own = terms(fact.text)
+        if not own:
+            continue
+        best = max(candidates, key=lambda c: share(own, terms(c.content)), default=None)
+        if best is None or best in found or share(own, terms(best.content)) < REPEATED_CANDIDATE_FROM:
+            continue
+        theirs = terms(best.content)
+        about = share(theirs, said)
+        if about < RESTATED_CONTENT_BELOW:
+            continue  # the note says too little of the memory to be about it
+        if contradiction(best.content, content, known) or (
+                about < 1 and announces_change(best.content, content)):
+            found.append(best)
+    return found
+
+
+def _changes_kept(kept: list[ExtractedFact], changed: Sequence[Candidate], texts: Sequence[str],
+                  content: str) -> list[ExtractedFact]:
+    """Each changed candidate is updated by the kept fact that shares most terms with it and
+    could replace it (`_updates_checked`'s test: a term in common, a term beyond), unless that
+    fact already updates it; an EXTENDS to it becomes the UPDATES. With no fact kept, the
+    content itself, stored as given, updates every changed candidate. The service's similarity
+    floor still checks each."""
+    if not kept:
+        relations = tuple(ExtractedRelation(c.number, RelationType.UPDATES, CHANGED_REASON)
+                          for c in changed)
+        return [ExtractedFact(content, changed[0].category, relations)]
+    out = list(kept)
+    for candidate in changed:
+        theirs = terms(candidate.content)
+        scored = [(sum(supported(t, terms(f.text)) for t in theirs), i) for i, f in enumerate(out)
+                  if _can_replace(terms(f.text), theirs)]
+        if not scored:
+            continue
+        _, index = max(scored, key=lambda s: (s[0], -s[1]))
+        fact = out[index]
+        if any(r.candidate == candidate.number and r.type is RelationType.UPDATES
+               for r in fact.relations):
+            continue
+        others = tuple(r for r in fact.relations if r.candidate != candidate.number)
+        out[index] = replace(fact, relations=(
+            *others, ExtractedRelation(candidate.number, RelationType.UPDATES, CHANGED_REASON)))
+        log.info("the note changes candidate [%d]: %r updates it", candidate.number, fact.text)
+    return out
+
+
+def _can_replace(own: set[str], theirs: set[str]) -> bool:
+    """A fact can replace a memory only if it has a term beyond it and one in common."""
+    return bool(own - theirs) and any(supported(t, own) for t in theirs)
 
 
 def _updates_checked(fact: ExtractedFact, candidates: Sequence[str], changes: bool) -> ExtractedFact:
@@ -142,7 +224,7 @@ def _updates_checked(fact: ExtractedFact, candidates: Sequence[str], changes: bo
 
     def possible(number: int) -> bool:
         theirs = terms(candidates[number])
-        if not own - theirs or not any(supported(t, own) for t in theirs):
+        if not _can_replace(own, theirs):
             return False  # nothing new to say, or nothing in common
         if changes:
             return True

@@ -109,17 +109,26 @@ def _read_clause(words: list[str]) -> tuple[list[Scope], bool]:
         elif ENDING_PAIRS.get(word) == following:
             scopes.append(Scope("ended", _scope(words, i + 2, ENDING_REACH, PREPOSITIONS)))
             cued = True
-        elif word == "from" and "to" in words[i + 1:]:
+        elif _moves(words, i):
             to = words.index("to", i + 1)
             old = _scope(words[:to], i + 1, ENDING_REACH, PREPOSITIONS)
             new = _scope(words, to + 1, ENDING_REACH, PREPOSITIONS)
-            if all(t[:1].isdigit() for t in old | new):
-                continue  # a range ("from 2026-05-04 to 2026-05-15", "from 9:00 to 17:00")
             scopes += [Scope("ended", old), Scope("new", new)]
             cued = True
         elif word in PAST:
             cued = True
     return scopes, cued
+
+
+def _moves(words: list[str], i: int) -> bool:
+    """Is words[i] the "from" of a "from X to Y" that moves a value, not a range ("from
+    2026-05-04 to 2026-05-15", "from 9:00 to 17:00")?"""
+    if words[i] != "from" or "to" not in words[i + 1:]:
+        return False
+    to = words.index("to", i + 1)
+    ends = _scope(words[:to], i + 1, ENDING_REACH, PREPOSITIONS) | _scope(
+        words, to + 1, ENDING_REACH, PREPOSITIONS)
+    return not all(t[:1].isdigit() for t in ends)
 
 
 def read(text: str) -> Reading:
@@ -172,8 +181,7 @@ def announces_change(fact: str, content: str) -> bool:
     if not clauses:
         return False
     closest = max(clauses, key=lambda c: len(fact_terms & terms(" ".join(c))))
-    return bool(CHANGES & set(closest)) or any(
-        w == "from" and "to" in closest[i + 1:] for i, w in enumerate(closest))
+    return bool(CHANGES & set(closest)) or any(_moves(closest, i) for i in range(len(closest)))
 
 
 def signals_change(content: str) -> bool:
@@ -181,4 +189,4 @@ def signals_change(content: str) -> bool:
     "from A to B"?"""
     words = tokens(content)
     return bool((CHANGES | ENDINGS | CHANGE_EXTRA) & set(words)) or any(
-        _is_negation(w) or (w == "from" and "to" in words[i + 1:]) for i, w in enumerate(words))
+        _is_negation(w) or _moves(words, i) for i, w in enumerate(words))
