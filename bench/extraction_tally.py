@@ -188,11 +188,12 @@ class Tally:
         print(f"\nno relation where none expected   {ratio(self.unrelated_ok, self.unrelated)} candidates")
         print(f"UPDATES on must-not-update cases  {ratio(self.wrong_updates, self.must_not_update)} cases"
               f" ({', '.join(MUST_NOT_UPDATE)}; lower is better)")
-        print(f"wrong UPDATES (a true memory off) {ratio(self.cases_wrong_update, len(self.calls))} cases"
-              " (all kinds; aim <= 2%)")
+        print(f"wrong UPDATES proposed            {ratio(self.cases_wrong_update, len(self.calls))} cases"
+              " (all kinds; would deactivate a true memory)")
         if self.similarity is not None:
-            print(f"  ... past the similarity floor  {ratio(self.cases_wrong_update_kept, len(self.calls))}"
-                  f" cases (the service refuses an UPDATES below {UPDATE_SIMILARITY_FLOOR})")
+            print(f"  ... a true memory deactivated   {ratio(self.cases_wrong_update_kept, len(self.calls))}"
+                  f" cases (past the service's similarity floor, {UPDATE_SIMILARITY_FLOOR}: below it an"
+                  " UPDATES is refused and queued as a suggestion; aim <= 2%)")
         print(f"facts not grounded in the content {ratio(self.facts_not_grounded, self.facts)} facts"
               " (restate a candidate: >= 70% of words from it, < 50% from the content; aim 0)")
         print(f"facts dropped by the guard        {sum(self.dropped.values())}"

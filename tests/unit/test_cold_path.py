@@ -122,6 +122,10 @@ def test_spaces_past_the_budget_leave_least_recently_used_first(tmp_path: Path) 
             _warmed(cache)
             if slug == "one":  # room for two spaces of this size, not three
                 held.budget.budget_bytes = int(held.budget.held_bytes * 2.5)
+        # searched as often as the spaces it would push out: not read in
+        assert held.holds(ids["one"]) and held.holds(ids["two"]) and not held.holds(ids["three"])
+        assert app.search.search(who, SearchRequest(query="deploys", space="three")).path == "cold"
+        _warmed(cache)  # searched more often now: in, and the least recently used goes
         assert held.budget.held_bytes <= held.budget.budget_bytes
         assert held.holds(ids["two"])
         assert held.holds(ids["three"]) and not held.holds(ids["one"])
@@ -229,7 +233,7 @@ def test_a_load_reads_a_space_in_bounded_batches_and_stops_once_past_the_budget(
     assert bounded.budget.held_bytes == 0
 
 
-def test_a_full_cache_admits_a_space_on_its_second_cold_search(tmp_path: Path) -> None:
+def test_a_full_cache_admits_a_space_searched_more_often_than_what_it_pushes_out(tmp_path: Path) -> None:
     app = _app(tmp_path, 64)
     try:
         slugs = ["held", "once", "twice"]

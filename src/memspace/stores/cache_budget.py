@@ -5,7 +5,14 @@ A space is held while the spaces searched since it fit; when a refresh takes the
 the budget, the least recently used spaces go until it fits again. A space that alone needs
 more than the budget is never kept (its rows leave after the search that read them) and is
 remembered as too large, so that it is not read whole again only to be dropped: its searches
-take the cold path (services/search_paths.py) from then on.
+take the cold path (bootstrap.build_search_paths) from then on.
+
+Admission: a space not held comes in whenever it fits in the room left. Once the budget is
+full, it comes in only if it was searched more often, lately, than every space that would
+leave for it (`admits`): each search of a space counts, held or not, and every AGE_EVERY
+searches the counts are halved, so they follow what is searched now. Under a skewed workload a
+plain "least recently used" cache keeps reading spaces searched a few times, each read pushing
+out a space searched more, and the reads take the CPU the searches need.
 
 Sizes are estimates of what an entry keeps (stores/vector_cache.py `_SpaceVectors.nbytes`):
 its float32 and int8 matrices with their spare capacity, and its postings and vocabularies.
@@ -13,8 +20,13 @@ its float32 and int8 matrices with their spare capacity, and its postings and vo
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 
+# Searches between two halvings of the counts `admits` compares, and how many spaces' counts
+# are kept at most (the most searched).
+AGE_EVERY = 1_000
+USES_KEPT = 4_096
 # What a held memory takes at the least: its vector as float32 and as int8, 5 bytes a
 # dimension, over 1,000 bytes for any model of 256 dimensions or more (e5-small: 384).
 MIN_ROW_BYTES = 1_024
@@ -31,6 +43,9 @@ class CacheBudget:
         self._oversize: dict[str, int] = {}  # space -> bytes it needed when last read
         self.hits = 0
         self.misses = 0
+        self._uses: dict[str, float] = {}  # space -> searches lately (halved every AGE_EVERY)
+        self._searches = 0
+        self._uses_lock = threading.Lock()  # searches count from request threads
 
     @property
     def held_bytes(self) -> int:
@@ -65,6 +80,43 @@ class CacheBudget:
             self._held -= size
             victims.append(victim)
         return victims
+
+    def searched(self, space_id: str) -> None:
+        """A search of the space, held or not."""
+        with self._uses_lock:
+            self._uses[space_id] = self._uses.get(space_id, 0.0) + 1
+            self._searches += 1
+            if self._searches < AGE_EVERY:
+                return
+            self._searches = 0
+            halved = {s: n / 2 for s, n in self._uses.items() if n >= 1}
+            if len(halved) > USES_KEPT:
+                kept = sorted(halved, key=halved.__getitem__, reverse=True)[:USES_KEPT]
+                halved = {s: halved[s] for s in kept}
+            self._uses = halved
+
+    def uses(self, space_id: str) -> float:
+        with self._uses_lock:
+            return self._uses.get(space_id, 0.0)
+
+    def admits(self, space_id: str, nbytes: int) -> bool:
+        """Whether a space not held, of about `nbytes`, may come in: always while it fits in
+        the room left; otherwise only when it was searched more often lately than each space
+        that would leave for it (the least recently used, in order, until it fits)."""
+        if self.budget_bytes is None:
+            return True
+        room = self.budget_bytes - self._held
+        leaving: list[str] = []
+        for victim, size in self._sizes.items():
+            if nbytes <= room:
+                break
+            leaving.append(victim)
+            room += size
+        if not leaving:
+            return True
+        with self._uses_lock:
+            mine = self._uses.get(space_id, 0.0)
+            return all(mine > self._uses.get(victim, 0.0) for victim in leaving)
 
     def forget(self, space_id: str) -> None:
         self._held -= self._sizes.pop(space_id, 0)

@@ -4,23 +4,21 @@ it on a background thread after a search found it cold, never inside that search
 One thread per process loads spaces one at a time, in the order they were asked for; a space
 already waiting, already held, or known to need more than the whole budget is not queued
 again. While the budget has room a space is queued on its first cold search; once it is full,
-on its second (a space searched once does not push out the ones held). The same class serves
-both stores: the cache and its reads (VectorSource) are the store's own.
+only when it was searched more often lately than the least recently used space held (the load
+then checks every space that would leave for it: stores/cache_budget.py `admits`). The same
+class serves both stores: the cache and its reads (VectorSource) are the store's own.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict, deque
+from collections import deque
 
 from memspace.stores.space_vectors import VectorSource
 from memspace.stores.vector_cache import VectorCache
 
 log = logging.getLogger(__name__)
-
-# Spaces found cold that a full cache remembers, to admit them on their next cold search.
-MISSES_KEPT = 4_096
 
 
 class CacheRole:
@@ -35,7 +33,12 @@ class CacheRole:
         self._loading: str | None = None
         self._closed = False
         self._thread: threading.Thread | None = None
-        self._missed: OrderedDict[str, bool] = OrderedDict()
+
+    @property
+    def loading(self) -> str | None:
+        """The space being read in right now, if any (bench/bench_scale.py splits the warm
+        searches by it)."""
+        return self._loading
 
     def holds(self, space_id: str) -> bool:
         """Whether the space is held, not counted as a hit or a miss (a write's check)."""
@@ -44,6 +47,7 @@ class CacheRole:
     def is_warm(self, space_id: str) -> bool:
         warm = self._cache.holds(space_id)
         budget = self._cache.budget
+        budget.searched(space_id)
         if warm:
             budget.hits += 1
         else:
@@ -51,12 +55,10 @@ class CacheRole:
         return warm
 
     def warm_later(self, space_id: str) -> None:
-        if self._cache.budget.too_large(space_id):
-            return
+        if self._cache.budget.too_large(space_id) or not self._cache.would_admit(space_id):
+            return  # too large, or searched less than what it would push out
         with self._changed:
             if self._closed or space_id in self._queued:
-                return
-            if self._cache.budget.full() and not self._missed_before(space_id):
                 return
             self._queued.add(space_id)
             self._waiting.append(space_id)
@@ -68,18 +70,6 @@ class CacheRole:
 
     def full(self) -> bool:
         return self._cache.budget.full()
-
-    def _missed_before(self, space_id: str) -> bool:
-        """Whether the space was found cold before, recently (the last MISSES_KEPT spaces
-        found cold). A full cache admits a space on its second cold search, not its first:
-        loading every space searched once would drop the held ones for spaces that may not
-        be searched again, and the loads would take the CPU the searches need."""
-        if self._missed.pop(space_id, False):
-            return True
-        self._missed[space_id] = True
-        if len(self._missed) > MISSES_KEPT:
-            self._missed.popitem(last=False)
-        return False
 
     def idle(self, timeout_s: float) -> bool:
         """Wait until nothing is waiting or loading (tests, benches); False on timeout."""

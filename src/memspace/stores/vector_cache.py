@@ -7,11 +7,9 @@ of inactive rows when the space's version moved. The store stays the source of t
 search first asks it for the space's version (one indexed lookup), so a write by another
 process or replica is seen by the next search.
 
-Why not the stores' own vector search: a scan of 10,000 x 384 here is one pass over an int8
-copy of the matrix and a float32 product over its best rows (stores/int8_scan.py; ~0.3 ms) and
-exact, where Neo4j 5.26's exact Cypher scan took 190-270 ms and its approximate index cannot
-filter by space (recall@10 0.41-0.52 when a space holds a tenth of the memories; see
-stores/neo4j/search.py).
+Why hold spaces at all: a scan of 10,000 x 384 here is one exact pass over an int8 copy and a
+float32 product over its best rows (stores/int8_scan.py; ~0.3 ms), where Neo4j 5.26's exact
+Cypher scan took 190-270 ms; the stores' indexes serve the spaces not held (stores/neo4j/cold.py).
 """
 
 from __future__ import annotations
@@ -187,9 +185,8 @@ class VectorCache:
         """A write this process committed took the space from version `before` to `after` and
         added `rows` (flagged by `active`), superseding nothing. When the cache holds the space
         at exactly `before`, the rows are applied here and the next search needs no refresh
-        from the store (on Neo4j three round trips, then a second record fetch: half of a flat
-        add's time with 16 writers). Otherwise nothing changes: the cache missed another write
-        in between and refreshes from the store as usual."""
+        from the store (on Neo4j three round trips and a second record fetch: half of a flat
+        add's time with 16 writers). Otherwise the cache missed a write and refreshes as usual."""
         with self._lock:
             entry = self._spaces.get(space_id)
             if entry is None or entry.version != before or after != before + 1:
@@ -211,19 +208,22 @@ class VectorCache:
 
     def holds(self, space_id: str) -> bool:
         """Whether the space is loaded (a search of it needs no read of the whole space)."""
-        with self._lock:
-            entry = self._spaces.get(space_id)
-            return entry is not None and entry.version >= 0
+        return self.version_of(space_id) is not None
 
     def bounded_and_cold(self, space_id: str) -> bool:
         """Whether a budget is set and the space is not held: a hint-only read (similar on
         save) then answers nothing rather than load the space inside a write."""
         return self.budget.budget_bytes is not None and not self.holds(space_id)
 
+    def would_admit(self, space_id: str) -> bool:
+        """Whether a load could be admitted (CacheBudget.admits); the load checks its size."""
+        with self._lock:
+            return self.budget.admits(space_id, MIN_ROW_BYTES)
+
     def load(self, source: VectorSource, space_id: str) -> None:
-        """Read the space in now (the background loader), unless it is known, or counted, to
-        need more than the whole budget. A space not held is read without the cache's lock,
-        into an entry that joins the cache once read: searches never wait for a load."""
+        """Read the space in now (the background loader), unless it needs more than the whole
+        budget or is not admitted (CacheBudget.admits). A space not held is read without the
+        cache's lock, into an entry that joins the cache once read: searches never wait."""
         with self._lock:
             if self.budget.too_large(space_id):
                 return
@@ -231,9 +231,10 @@ class VectorCache:
                 self._refresh(source, space_id)
                 return
             count = source.memory_count(space_id)
-            if self.budget.never_fits(space_id, count):
-                return
-            for victim in self.budget.make_room(count * self._bytes_per_row()):
+            nbytes = count * self._bytes_per_row()
+            if self.budget.never_fits(space_id, count) or not self.budget.admits(space_id, nbytes):
+                return  # too large, or it would push out spaces searched more often
+            for victim in self.budget.make_room(nbytes):
                 del self._spaces[victim]
         entry = _SpaceVectors()
         self._fill(source, space_id, entry, source.vector_version(space_id),
@@ -260,10 +261,9 @@ class VectorCache:
     def _refresh(self, source: VectorSource, space_id: str,
                  version: int | None = None) -> _SpaceVectors:
         entry = self._update(source, space_id, version)
-        dropped = self.budget.used(space_id, entry.nbytes())
-        for victim in dropped:
-            del self._spaces[victim]
-        if dropped:
+        if dropped := self.budget.used(space_id, entry.nbytes()):
+            for victim in dropped:
+                del self._spaces[victim]
             release_freed_memory()
         return entry
 
