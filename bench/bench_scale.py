@@ -155,6 +155,7 @@ def worker(args: argparse.Namespace) -> None:
     weights = [1 / (i + 1) ** 1.1 for i in range(len(slugs))]
     timings: dict[str, list[float]] = {"warm": [], "cold": [], "add": [], "warm_loading": []}
     loader = app.search._cache  # to split the warm searches by a load running beside them
+    loads = watch_loads(loader._cache)
     for _ in range(args.ops):
         slug = rng.choices(slugs, weights)[0]
         text = " ".join(rng.choices(words, k=rng.randint(2, 5)))
@@ -172,8 +173,25 @@ def worker(args: argparse.Namespace) -> None:
     budget = app.store.vector_cache.budget  # type: ignore[attr-defined]
     print(json.dumps({"timings": timings, "rss": rss_mb(), "model": model,
                       "hits": budget.hits, "misses": budget.misses,
-                      "held_mb": budget.held_bytes / 2**20}))
+                      "held_mb": budget.held_bytes / 2**20, "loads": loads}))
     app.close()
+
+
+def watch_loads(cache: Any) -> list[float]:
+    """The seconds each background load that brought a space in took (the CPU and store reads
+    the warming takes beside the searches)."""
+    loads: list[float] = []
+    plain = cache.load
+
+    def load(source: Any, space_id: str) -> None:
+        held = cache.holds(space_id)
+        began = time.perf_counter()
+        plain(source, space_id)
+        if not held and cache.holds(space_id):
+            loads.append(time.perf_counter() - began)
+
+    cache.load = load
+    return loads
 
 
 def without_own_indexes() -> None:
@@ -311,7 +329,8 @@ def main() -> None:
     print(f"cache hit ratio {hits / max(asked, 1):.2f} ({hits} of {asked} searches warm)")
     for n, r in enumerate(reports):
         print(f"replica {n}: rss {r['rss']:.0f} MB, cache held {r['held_mb']:.0f} MB, "
-              f"model {r['model']:.0f} MB")
+              f"model {r['model']:.0f} MB, {len(r['loads'])} spaces loaded in "
+              f"{sum(r['loads']):.1f} s")
     rss = max(r["rss"] for r in reports)
     model = statistics.mean(r["model"] for r in reports)
     print(f"scale: warm p95 {pct(merged['warm'], 0.95):.1f} ms, cold p95 "

@@ -192,9 +192,10 @@ def test_a_large_cold_space_on_neo4j_estimates_common_terms_from_a_sample(
 @pytest.mark.neo4j
 def test_a_large_cold_space_on_neo4j_is_sampled_again_only_once_it_changed(
         neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The average length a sample gives is kept while the space's last sequence number
-    stands (any write moves it), so searches of an unchanged space read no sample, unless a
-    query term is too common to count; after a write the ranking is still the warm one."""
+    """A space's sample (its average length, the counts of its common terms) is kept while
+    the space's last sequence number stands (any write moves it), so searches of an unchanged
+    space read no sample, whatever their terms; a sample of the whole space is read again after
+    any write, and the ranking is still the warm one."""
     from memspace.stores.neo4j import cold as neo4j_cold
     from memspace.stores.neo4j.cypher import cold as cold_cypher
 
@@ -206,7 +207,7 @@ def test_a_large_cold_space_on_neo4j_is_sampled_again_only_once_it_changed(
 
     def recorded(query: str, **params: object) -> object:
         if query == cold_cypher.TERMS_SAMPLE:
-            sampled.append(params["terms"])
+            sampled.append(params["seqs"])
         return read(query, **params)
 
     monkeypatch.setattr(store.kit.db, "read", recorded)
@@ -220,15 +221,66 @@ def test_a_large_cold_space_on_neo4j_is_sampled_again_only_once_it_changed(
 
     same_as_warm("deploy the cache replica")
     same_as_warm("refund the customer invoice")
-    assert sampled == [[]]  # once, for the length alone
+    assert len(sampled) == 1
     store.writes.write(WriteBatch(space_id, [b.memory(space_id, "cache replica deploy note",
                                                       EMBED.embed(["cache replica"])[0])]))
     same_as_warm("deploy the cache replica")
     assert len(sampled) == 2
-    monkeypatch.setattr(neo4j_cold, "DF_CAP", 3)  # a term that common is sampled every time
+    # Every query term "too common" for Lucene to count: a sample kept with a floor meant for
+    # the old cap cannot answer (a term it dropped could pass the new one): read once more,
+    # and kept from then on.
+    monkeypatch.setattr(neo4j_cold, "DF_CAP", 3)
     same_as_warm("deploy the cache replica")
-    same_as_warm("deploy the cache replica")
-    assert len(sampled) == 4 and all(sampled[2:])
+    same_as_warm("refund the customer invoice")
+    assert len(sampled) == 3
+
+
+@pytest.mark.neo4j
+def test_a_partial_sample_of_a_large_cold_space_stands_while_the_space_grows_a_little(
+        neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sample of part of a space is an estimate already: it is read again only once the
+    space grew by more than 1/SAMPLE_GROWTH since (each write would otherwise cost a read of
+    SAMPLE_ROWS memories), and a common term's estimate follows the space's size."""
+    from memspace.stores.neo4j import cold as neo4j_cold
+    from memspace.stores.neo4j.cypher import cold as cold_cypher
+
+    store = neo4j_store
+    space_id, _ = _load(store)
+    monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
+    monkeypatch.setattr(neo4j_cold, "SAMPLE_ROWS", 30)
+    monkeypatch.setattr(neo4j_cold, "SAMPLE_GROWTH", 8)
+    monkeypatch.setattr(neo4j_cold, "DF_CAP", 3)
+    sampled: list[object] = []
+    read = store.kit.db.read
+
+    def recorded(query: str, **params: object) -> object:
+        if query == cold_cypher.TERMS_SAMPLE:
+            sampled.append(params["seqs"])
+        return read(query, **params)
+
+    monkeypatch.setattr(store.kit.db, "read", recorded)
+    cold = _cold(store)
+    flt = MemoryFilter(space_id)
+    size = cold._size(space_id)
+    cold.text_search(flt, "deploy the cache replica", 30)
+    first = cold._stats(space_id, ["deploy"], size)
+    assert len(sampled) == 1 and first.df["deploy"] >= 3
+
+    added = iter(range(10**6))
+
+    def add(n: int) -> None:
+        store.writes.write(WriteBatch(space_id, [
+            b.memory(space_id, f"deploy note {next(added)}", EMBED.embed(["deploy note"])[0])
+            for _ in range(n)]))
+
+    add(size // 8)  # grown by exactly 1/8: the sample stands
+    grown = cold._size(space_id)
+    assert cold._stats(space_id, ["deploy"], grown).df["deploy"] >= first.df["deploy"]
+    cold.text_search(flt, "deploy the cache replica", 30)
+    assert len(sampled) == 1
+    add(1)  # past 1/8: read again
+    cold.text_search(flt, "deploy the cache replica", 30)
+    assert len(sampled) == 2
 
 
 @pytest.mark.neo4j
@@ -252,7 +304,7 @@ def test_a_large_cold_space_on_neo4j_finds_keywords_through_lucene_without_a_pas
                                ("latncy", False), ("latncy", True)):
             warm = store.search.keyword_search(where, keyword, 200, exact)
             with monkeypatch.context() as patched:
-                patched.setattr(cold, "_read", no_pass)  # the pass over the space's rows
+                patched.setattr(cold, "_rows", no_pass)  # the pass over the space's rows
                 found = cold.keyword_search(where, keyword, 200, exact)
             # the same memories (all of them: 200 is more than the space holds); scored by the
             # candidates' own statistics, so in an order of their own
@@ -265,7 +317,7 @@ def test_a_large_cold_space_on_neo4j_finds_keywords_through_lucene_without_a_pas
     top = cold.keyword_search(MemoryFilter(space_id), "invoise refund", 3)
     assert len(top) == 3 and set(ids[::10]).isdisjoint(h.memory.id for h in top)
     # A word Lucene's analyzer could split is searched by the pass over the rows, as before.
-    monkeypatch.setattr(cold, "_read", no_pass)
+    monkeypatch.setattr(cold, "_rows", no_pass)
     with pytest.raises(AssertionError, match="read the space whole"):
         cold.keyword_search(MemoryFilter(space_id), "refund_invoice", 5)
 

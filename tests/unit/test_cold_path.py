@@ -276,6 +276,45 @@ def test_idle_reports_a_load_that_does_not_finish(tmp_path: Path) -> None:
         app.store.close()
 
 
+class _TimedLoads:
+    """A cache whose loads take `took` seconds on the role's clock, and say when they ran."""
+
+    def __init__(self) -> None:
+        self.budget = CacheBudget(None)
+        self.now = 0.0
+        self.took = {"a": 0.3, "b": 1_000.0}
+        self.ran: list[tuple[str, float, float]] = []  # space, began, ended (monotonic)
+
+    def holds(self, space_id: str) -> bool:
+        return False
+
+    def would_admit(self, space_id: str) -> bool:
+        return True
+
+    def load(self, source: object, space_id: str) -> None:
+        began = time.monotonic()
+        self.now += self.took[space_id]
+        self.ran.append((space_id, began, time.monotonic()))
+
+
+def test_the_loader_rests_after_each_load_in_proportion_and_stops_at_once_on_close() -> None:
+    """A load of t seconds is followed by a rest of t (1 - LOAD_SHARE) / LOAD_SHARE before
+    the next one: loading takes at most that share of the loader's time; closing ends a rest."""
+    from memspace.stores import space_cache
+
+    loads = _TimedLoads()
+    role = CacheRole(loads, object(), clock=lambda: loads.now)  # type: ignore[arg-type]
+    rest = 0.3 * (1 - space_cache.LOAD_SHARE) / space_cache.LOAD_SHARE
+    role.warm_later("a")
+    role.warm_later("b")
+    assert role.idle(30.0)
+    assert [space for space, _, _ in loads.ran] == ["a", "b"]
+    assert loads.ran[1][1] - loads.ran[0][2] >= rest * 0.95
+    # b "took" 1,000 s: its rest would outlast the test, unless close ends it
+    role.close()
+    assert role._thread is not None and not role._thread.is_alive()
+
+
 def test_context_and_a_model_add_read_a_cold_space_from_the_store_not_inside_the_request(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """get_context's relevant notes and a model-mode add's candidates come from the store's

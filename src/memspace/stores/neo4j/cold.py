@@ -23,8 +23,10 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -64,9 +66,14 @@ TEXT_MAX = 5_000
 # length).
 DF_CAP = 2_000
 SAMPLE_ROWS = 1_000
-# A space's sampled length is kept per (space, last sequence number): any write moves the
-# number, so a kept length is the one a new sample would give. For this many spaces.
-LENGTHS_KEPT = 256
+# A space's sample (`_sample`) is kept for this many spaces, with the counts of at most
+# COMMON_KEPT of its terms; a sample of part of a space stands until the space grew by more than
+# 1/SAMPLE_GROWTH.
+SAMPLES_KEPT = 256
+COMMON_KEPT = 512
+SAMPLE_GROWTH = 32
+# A large space's vector reads run beside its text reads on this many threads (per process).
+VECTOR_READERS = 4
 # Words Lucene's standard analyzer keeps whole (anything else is scanned for).
 _PLAIN = re.compile(r"[a-z0-9]+")
 
@@ -75,11 +82,14 @@ class Neo4jColdSearch(ScanSearch):
     def __init__(self, db: Neo4jConnection) -> None:
         self._db = db
         self.indexes = SpaceVectorIndexes(db)
-        self._lengths: OrderedDict[tuple[str, int], tuple[int, int]] = OrderedDict()
-        self._lengths_lock = threading.Lock()
+        self._samples: OrderedDict[str, _Sample] = OrderedDict()
+        self._samples_lock = threading.Lock()
+        self._vector_reads = ThreadPoolExecutor(max_workers=VECTOR_READERS,
+                                                thread_name_prefix="cold-vector")
         super().__init__(self._rows, self._memories)
 
     def close(self) -> None:
+        self._vector_reads.shutdown(wait=False, cancel_futures=True)
         self.indexes.close()
 
     def _size(self, space_id: str) -> int:
@@ -94,16 +104,21 @@ class Neo4jColdSearch(ScanSearch):
                       limit: int) -> HybridHits:
         size, own = self._space(where.space_id)
         if size <= SCAN_MAX:
-            return super().hybrid_search(where, embedding, text, limit)
+            return self._scan(size).hybrid_search(where, embedding, text, limit)
         if own is None and size >= OWN_INDEX_MIN:
             self.indexes.request(where.space_id)
         query = np.asarray(embedding, dtype=np.float32).tolist()
-        # twice `limit` from the index (or the exact scan), re-ranked exactly below, `limit` kept
-        by_vector = self._kept(where, self._by_vector(where.space_id, size, own, query, limit),
-                               2 * limit)
+        # The vector read beside the text reads (each its own round trip and its own work in
+        # Neo4j); twice `limit` from the index (or the exact scan), re-ranked exactly below.
+        nearest = self._vector_reads.submit(self._by_vector, where.space_id, size, own, query,
+                                            limit)
         wanted = query_terms(text)
-        stats = self._stats(where.space_id, wanted, size)
-        by_text = self._text(where, wanted, stats, limit)[:limit]
+        try:
+            stats = self._stats(where.space_id, wanted, size)
+            by_text = self._text(where, wanted, stats, limit)[:limit]
+        finally:
+            rows = nearest.result()
+        by_vector = self._kept(where, rows, 2 * limit)
         found = list(dict.fromkeys([s for s, _ in by_vector] + [s for s, _ in by_text]))
         [row] = self._db.read(cypher.MEMORIES_WITH_COSINE, space=where.space_id, seqs=found,
                               vector=query)
@@ -127,7 +142,7 @@ class Neo4jColdSearch(ScanSearch):
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         size = self._size(where.space_id)
         if size <= SCAN_MAX:
-            return super().text_search(where, text, limit)
+            return self._scan(size).text_search(where, text, limit)
         wanted = query_terms(text)
         stats = self._stats(where.space_id, wanted, size)
         [found] = self._memories(where.space_id, [self._text(where, wanted, stats, limit)[:limit]])
@@ -140,9 +155,9 @@ class Neo4jColdSearch(ScanSearch):
         scored by the typo rule of the warm path (cold_scan.keyword) — so a space is never
         read whole for a keyword. Words Lucene's analyzer could split are scanned as before."""
         typed = words(keyword)
-        if (not typed or not all(_PLAIN.fullmatch(w) for w in typed)
-                or self._size(where.space_id) <= SCAN_MAX):
-            return super().keyword_search(where, keyword, limit, exact)
+        size = self._size(where.space_id)
+        if not typed or not all(_PLAIN.fullmatch(w) for w in typed) or size <= SCAN_MAX:
+            return self._scan(size).keyword_search(where, keyword, limit, exact)
         required = " ".join(f"+content:{w}" + ("" if exact or not max_edits(w)
                                                 else f"~{max_edits(w)}") for w in typed)
         found = self._db.read(cypher.BY_TEXT_INDEX, index=TEXT_INDEX, space=where.space_id,
@@ -207,35 +222,57 @@ class Neo4jColdSearch(ScanSearch):
         """The space's own BM25 statistics for these query terms, from the store: each term's
         document frequency counted by Lucene within the space (up to DF_CAP; a term that
         common is estimated from an evenly spaced sample of the space's memories), and the
-        average number of terms a memory holds, from the same sample (read only when a term
-        is that common or the space changed since its last sample: LENGTHS_KEPT)."""
+        average number of terms a memory holds, from the same sample (`_sample`)."""
         if not wanted:
             return cold_scan.SpaceStats({}, size, 0)
         terms = list(dict.fromkeys(wanted))
         queries = [[t, f'+spaceId:"{space_id}" +terms:{_escaped(t)}'] for t in terms]
         df = {str(r["term"]): int(r["df"]) for r in self._db.read(
             cypher.TERM_COUNTS, index=COLD_TERMS_INDEX, queries=queries, cap=DF_CAP)}
-        common = [t for t in terms if df.get(t, 0) >= DF_CAP]
-        with self._lengths_lock:
-            known = self._lengths.get((space_id, size))
-        if known is None or common:
-            step = max(1, size // SAMPLE_ROWS)
-            [sample] = self._db.read(cypher.TERMS_SAMPLE, space=space_id, terms=common,
-                                     seqs=list(range(1, size + 1, step))[:SAMPLE_ROWS])
-            known = int(sample["rows"]), int(sample["length"])
-            for term in common if known[0] else []:
-                share = sum(term in held for held in sample["present"]) / known[0]
-                df[term] = max(df[term], min(size, round(share * size)))
-            with self._lengths_lock:
-                self._lengths[(space_id, size)] = known
-                self._lengths.move_to_end((space_id, size))
-                while len(self._lengths) > LENGTHS_KEPT:
-                    self._lengths.popitem(last=False)
-        rows, length = known
-        if not rows:
+        sample = self._sample(space_id, size)
+        if not sample.rows:
             return cold_scan.SpaceStats(df, size, 0)
+        for term in terms:
+            if df.get(term, 0) >= DF_CAP:  # too common to count: the sample's share of it
+                share = sample.common.get(term, 0) / sample.rows
+                df[term] = max(df[term], min(size, round(share * size)))
         return cold_scan.SpaceStats({t: df.get(t, 0) for t in terms}, size,
-                                    round(length / rows * size))
+                                    round(sample.length / sample.rows * size))
+
+    def _sample(self, space_id: str, size: int) -> _Sample:
+        """Evenly spaced memories of the space, read once and kept (SAMPLES_KEPT spaces):
+        their number of terms, and how many of them hold each term common enough to matter
+        (one whose estimate could pass DF_CAP). Kept while the space's last sequence number
+        stands; a sample of part of the space (an estimate already) also while the space grew
+        by at most 1/SAMPLE_GROWTH since, which moves it less than its own error."""
+        with self._samples_lock:
+            kept = self._samples.get(space_id)
+            if kept is not None and kept.answers(size):
+                self._samples.move_to_end(space_id)
+                return kept
+        step = max(1, size // SAMPLE_ROWS)
+        seqs = list(range(1, size + 1, step))[:SAMPLE_ROWS]
+        [row] = self._db.read(cypher.TERMS_SAMPLE, space=space_id, seqs=seqs)
+        counts: Counter[str] = Counter()
+        for held in row["terms"]:
+            counts.update(set(str(held).split()))
+        rows = int(row["rows"])
+        # A term held by fewer than `floor` sampled memories is estimated below half of
+        # DF_CAP at this size: dropped (`answers` checks its estimate stays below DF_CAP).
+        floor = math.ceil(DF_CAP / 2 * rows / max(size, 1))
+        common = [(t, n) for t, n in counts.most_common(COMMON_KEPT + 1) if n >= floor]
+        if len(common) > COMMON_KEPT:
+            floor = common[COMMON_KEPT][1] + 1
+            common = [(t, n) for t, n in common if n >= floor]
+        sample = _Sample(size, size > len(seqs), rows,
+                         sum(len(str(held).split()) for held in row["terms"]), dict(common),
+                         floor)
+        with self._samples_lock:
+            self._samples[space_id] = sample
+            self._samples.move_to_end(space_id)
+            while len(self._samples) > SAMPLES_KEPT:
+                self._samples.popitem(last=False)
+        return sample
 
     def _kept(self, where: MemoryFilter, rows: list[Any], limit: int) -> list[tuple[int, float]]:
         """The index's (seq, score) the filter admits (cold_scan.admitted), best first."""
@@ -245,8 +282,12 @@ class Neo4jColdSearch(ScanSearch):
         return [(c.seq, float(r["score"])) for c, r, k in zip(candidates, rows, keep, strict=True)
                 if k][:limit]
 
-    def _rows(self, space_id: str) -> Iterator[Sequence[ColdRow]]:
-        last = self._size(space_id)
+    def _scan(self, size: int) -> ScanSearch:
+        """The pass over a space whose last sequence number is known to be `size`."""
+        return ScanSearch(lambda space_id: self._rows(space_id, size), self._memories)
+
+    def _rows(self, space_id: str, last: int | None = None) -> Iterator[Sequence[ColdRow]]:
+        last = self._size(space_id) if last is None else last
         for start in range(0, last, CHUNK_ROWS):
             [chunk] = self._db.read(cypher.ROWS_IN_RANGE, space=space_id, after=start,
                                     upto=min(start + CHUNK_ROWS, last))
@@ -256,6 +297,29 @@ class Neo4jColdSearch(ScanSearch):
     def _memories(self, space_id: str,
                   lists: list[list[tuple[int, float]]]) -> list[list[ScoredMemory]]:
         return search.scored(lists, _pairs(self._db, space_id, lists))
+
+
+@dataclass(frozen=True)
+class _Sample:
+    """What a sample of a space gave (Neo4jColdSearch._sample)."""
+
+    seq: int  # the space's last sequence number when it was read
+    partial: bool  # a part of the space, not all of it
+    rows: int
+    length: int  # terms held by the sampled memories, in all
+    common: dict[str, int]  # term -> sampled memories holding it, for those held by >= floor
+    floor: int
+
+    def answers(self, size: int) -> bool:
+        """Whether it stands for the space at this last sequence number: the same number, or
+        (a partial sample) grown a little, so little that a term it dropped is still
+        estimated below DF_CAP."""
+        # a dropped term is held by at most floor - 1 sampled memories
+        low_enough = (self.floor - 1) * size <= DF_CAP * self.rows
+        if size == self.seq:
+            return low_enough
+        return (self.partial and self.seq < size <= self.seq + self.seq // SAMPLE_GROWTH
+                and low_enough)
 
 
 def _pairs(db: Neo4jConnection, space_id: str, lists: list[list[tuple[int, float]]]) -> list[Any]:

@@ -57,12 +57,11 @@ CALL (q) {
 }
 RETURN q[0] AS term, df
 """
-# Evenly spaced memories of a space (by seq): how many terms they hold, and which query terms
-# each holds (the space's average length, and the frequency of terms too common to count).
+# Evenly spaced memories of a space (by seq): the terms each holds (the space's average length,
+# and the frequency of terms too common for Lucene to count).
 TERMS_SAMPLE = """
 MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
-WITH CASE WHEN coalesce(m.terms, '') = '' THEN [] ELSE split(m.terms, ' ') END AS ts
-RETURN count(*) AS rows, sum(size(ts)) AS length, collect([t IN $terms WHERE t IN ts]) AS present
+RETURN count(*) AS rows, collect(coalesce(m.terms, '')) AS terms
 """
 # A large space's keyword candidates as the cold pass reads rows (ROWS_IN_RANGE), by seq.
 ROWS_BY_SEQ = """
