@@ -62,6 +62,9 @@ from memspace.domain.text import content_hash  # noqa: E402
 SYLLABLES = ["ka", "lo", "mi", "ren", "sa", "tor", "vel", "qui", "dan", "por", "zu", "bel",
              "nix", "ora", "tem", "gal", "fid", "mur", "sel", "ux"]
 BATCH = 2_000
+# Cold searches of spaces larger than this are also reported apart (on Neo4j, those ranked by
+# its indexes rather than by a pass over the space: stores/neo4j/cold.py SCAN_MAX).
+LARGE = 3_000
 DIMENSIONS = 384
 
 
@@ -153,7 +156,10 @@ def worker(args: argparse.Namespace) -> None:
     rng = random.Random(job["seed"])
     slugs: list[str] = job["slugs"]
     weights = [1 / (i + 1) ** 1.1 for i in range(len(slugs))]
-    timings: dict[str, list[float]] = {"warm": [], "cold": [], "add": [], "warm_loading": []}
+    timings: dict[str, list[float]] = {"warm": [], "cold": [], "add": [], "warm_loading": [],
+                                       "cold_large": []}
+    large = {slug for slug, size in zip(slugs, sizes(job["memories"], len(slugs)),
+                                        strict=True) if size > LARGE}
     loader = app.search._cache  # to split the warm searches by a load running beside them
     loads = watch_loads(loader._cache)
     for _ in range(args.ops):
@@ -168,6 +174,8 @@ def worker(args: argparse.Namespace) -> None:
             found = app.search.search(who, SearchRequest(query=text, space=slug,
                                                          include_profile=False))
             timings[found.path].append((time.perf_counter() - began) * 1000)
+            if found.path == "cold" and slug in large:
+                timings["cold_large"].append(timings["cold"][-1])
             if found.path == "warm" and loading:
                 timings["warm_loading"].append(timings["warm"][-1])
     budget = app.store.vector_cache.budget  # type: ignore[attr-defined]
@@ -306,7 +314,8 @@ def main() -> None:
         for n in range(args.replicas):
             job = Path(data_dir) / f"job-{n}.json"
             job.write_text(json.dumps({"data_dir": data_dir, "key": loaded["key"],
-                                       "slugs": loaded["slugs"], "seed": n}))
+                                       "slugs": loaded["slugs"], "seed": n,
+                                       "memories": args.memories}))
             replicas.append(subprocess.Popen(
                 [sys.executable, __file__, "--worker", "--job", str(job), *sys.argv[1:]],
                 stdout=subprocess.PIPE, text=True))
@@ -316,12 +325,14 @@ def main() -> None:
             reports.append(json.loads(out.strip().splitlines()[-1]))
     finally:
         cleanup(args, data_dir, loaded["slugs"])
-    merged: dict[str, list[float]] = {k: [] for k in ("warm", "cold", "add", "warm_loading")}
+    merged: dict[str, list[float]] = {k: [] for k in ("warm", "cold", "add", "warm_loading",
+                                                      "cold_large")}
     for report in reports:
         for k, values in report["timings"].items():
             merged[k] += values
     for k, values in merged.items():
-        label = "  ... while the replica was loading a space" if k == "warm_loading" else f"{k:5s}"
+        label = {"warm_loading": "  ... while the replica was loading a space",
+                 "cold_large": f"  ... of spaces over {LARGE:,} memories"}.get(k, f"{k:5s}")
         print(f"{label} n={len(values):5d}  p50 {pct(values, 0.5):7.1f} ms  "
               f"p95 {pct(values, 0.95):7.1f} ms")
     hits = sum(r["hits"] for r in reports)
