@@ -170,19 +170,20 @@ def test_a_large_cold_space_on_neo4j_estimates_common_terms_from_a_sample(
     spaced memories of the space; when the sample is the whole space the estimate is exact,
     and the ranking is the warm one."""
     from memspace.stores.neo4j import cold as neo4j_cold
+    from memspace.stores.neo4j import cold_stats
 
     store = neo4j_store
     space_id, _ = _load(store)
     store.kit.db.driver.execute_query(
         "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
     monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
-    monkeypatch.setattr(neo4j_cold, "DF_CAP", 3)  # every query term is "too common"
+    monkeypatch.setattr(cold_stats, "DF_CAP", 3)  # every query term is "too common"
     flt = MemoryFilter(space_id)
     text = "deploy the cache replica"
     _same_ranking(_cold(store).text_search(flt, text, 30),
                   store.search.text_search(flt, text, 30))
     # a sample of a quarter of the space: near the warm ranking, not exact
-    monkeypatch.setattr(neo4j_cold, "SAMPLE_ROWS", 30)
+    monkeypatch.setattr(cold_stats, "SAMPLE_ROWS", 30)
     sampled = _cold(store).text_search(flt, text, 30)
     warm = store.search.text_search(flt, text, 30)
     assert len(sampled) == len(warm)
@@ -197,6 +198,7 @@ def test_a_large_cold_space_on_neo4j_is_sampled_again_only_once_it_changed(
     space read no sample, whatever their terms; a sample of the whole space is read again after
     any write, and the ranking is still the warm one."""
     from memspace.stores.neo4j import cold as neo4j_cold
+    from memspace.stores.neo4j import cold_stats
     from memspace.stores.neo4j.cypher import cold as cold_cypher
 
     store = neo4j_store
@@ -229,7 +231,7 @@ def test_a_large_cold_space_on_neo4j_is_sampled_again_only_once_it_changed(
     # Every query term "too common" for Lucene to count: a sample kept with a floor meant for
     # the old cap cannot answer (a term it dropped could pass the new one): read once more,
     # and kept from then on.
-    monkeypatch.setattr(neo4j_cold, "DF_CAP", 3)
+    monkeypatch.setattr(cold_stats, "DF_CAP", 3)
     same_as_warm("deploy the cache replica")
     same_as_warm("refund the customer invoice")
     assert len(sampled) == 3
@@ -242,14 +244,15 @@ def test_a_partial_sample_of_a_large_cold_space_stands_while_the_space_grows_a_l
     space grew by more than 1/SAMPLE_GROWTH since (each write would otherwise cost a read of
     SAMPLE_ROWS memories), and a common term's estimate follows the space's size."""
     from memspace.stores.neo4j import cold as neo4j_cold
+    from memspace.stores.neo4j import cold_stats
     from memspace.stores.neo4j.cypher import cold as cold_cypher
 
     store = neo4j_store
     space_id, _ = _load(store)
     monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
-    monkeypatch.setattr(neo4j_cold, "SAMPLE_ROWS", 30)
-    monkeypatch.setattr(neo4j_cold, "SAMPLE_GROWTH", 8)
-    monkeypatch.setattr(neo4j_cold, "DF_CAP", 3)
+    monkeypatch.setattr(cold_stats, "SAMPLE_ROWS", 30)
+    monkeypatch.setattr(cold_stats, "SAMPLE_GROWTH", 8)
+    monkeypatch.setattr(cold_stats, "DF_CAP", 3)
     sampled: list[object] = []
     read = store.kit.db.read
 
@@ -263,7 +266,7 @@ def test_a_partial_sample_of_a_large_cold_space_stands_while_the_space_grows_a_l
     flt = MemoryFilter(space_id)
     size = cold._size(space_id)
     cold.text_search(flt, "deploy the cache replica", 30)
-    first = cold._stats(space_id, ["deploy"], size)
+    first = cold.statistics.of(space_id, ["deploy"], size)
     assert len(sampled) == 1 and first.df["deploy"] >= 3
 
     added = iter(range(10**6))
@@ -275,7 +278,7 @@ def test_a_partial_sample_of_a_large_cold_space_stands_while_the_space_grows_a_l
 
     add(size // 8)  # grown by exactly 1/8: the sample stands
     grown = cold._size(space_id)
-    assert cold._stats(space_id, ["deploy"], grown).df["deploy"] >= first.df["deploy"]
+    assert cold.statistics.of(space_id, ["deploy"], grown).df["deploy"] >= first.df["deploy"]
     cold.text_search(flt, "deploy the cache replica", 30)
     assert len(sampled) == 1
     add(1)  # past 1/8: read again

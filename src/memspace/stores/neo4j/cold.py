@@ -12,8 +12,8 @@ its own, built in the background (space_vectors.py), and once it is ready that i
 Lucene's statistics (document frequencies) span every space of the
 database, so Lucene only picks the text candidates: each is scored by BM25 with the space's own
 statistics (the query terms' frequencies counted by Lucene inside the space, the average length
-from a sample of the space), the warm ranking's score. Both indexes are eventually consistent:
-a memory written a moment ago (schema.py: the full-text index after the commit,
+from a sample of the space: cold_stats.py), the warm ranking's score. Both indexes are
+eventually consistent: a memory written a moment ago (schema.py: the full-text index after the commit,
 vector_index.py: the vector within GATHER_S) may be missing from a large cold space's answer
 until they catch up.
 """
@@ -22,11 +22,8 @@ from __future__ import annotations
 
 import math
 import re
-import threading
-from collections import Counter, OrderedDict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,6 +36,7 @@ from memspace.stores.cold_scan import CHUNK_ROWS, ColdRow, admitted
 from memspace.stores.cold_search import ScanSearch
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j import search
+from memspace.stores.neo4j.cold_stats import SpaceStatistics, escaped
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import cold as cypher
 from memspace.stores.neo4j.cypher import search as fetch
@@ -61,17 +59,6 @@ KEYWORD_MAX = 5_000
 TEXT_OVERSAMPLE = 8
 TEXT_MIN = 200
 TEXT_MAX = 5_000
-# Query terms' document frequencies are counted by Lucene up to DF_CAP; a term more common
-# than that is estimated from SAMPLE_ROWS evenly spaced memories (which also give the average
-# length).
-DF_CAP = 2_000
-SAMPLE_ROWS = 1_000
-# A space's sample (`_sample`) is kept for this many spaces, with the counts of at most
-# COMMON_KEPT of its terms; a sample of part of a space stands until the space grew by more than
-# 1/SAMPLE_GROWTH.
-SAMPLES_KEPT = 256
-COMMON_KEPT = 512
-SAMPLE_GROWTH = 32
 # A large space's vector reads run beside its text reads on this many threads (per process).
 VECTOR_READERS = 4
 # Words Lucene's standard analyzer keeps whole (anything else is scanned for).
@@ -82,8 +69,7 @@ class Neo4jColdSearch(ScanSearch):
     def __init__(self, db: Neo4jConnection) -> None:
         self._db = db
         self.indexes = SpaceVectorIndexes(db)
-        self._samples: OrderedDict[str, _Sample] = OrderedDict()
-        self._samples_lock = threading.Lock()
+        self.statistics = SpaceStatistics(db)
         self._vector_reads = ThreadPoolExecutor(max_workers=VECTOR_READERS,
                                                 thread_name_prefix="cold-vector")
         super().__init__(self._rows, self._memories)
@@ -114,7 +100,7 @@ class Neo4jColdSearch(ScanSearch):
                                             limit)
         wanted = query_terms(text)
         try:
-            stats = self._stats(where.space_id, wanted, size)
+            stats = self.statistics.of(where.space_id, wanted, size)
             by_text = self._text(where, wanted, stats, limit)[:limit]
         finally:
             rows = nearest.result()
@@ -144,7 +130,7 @@ class Neo4jColdSearch(ScanSearch):
         if size <= SCAN_MAX:
             return self._scan(size).text_search(where, text, limit)
         wanted = query_terms(text)
-        stats = self._stats(where.space_id, wanted, size)
+        stats = self.statistics.of(where.space_id, wanted, size)
         [found] = self._memories(where.space_id, [self._text(where, wanted, stats, limit)[:limit]])
         return found
 
@@ -205,7 +191,7 @@ class Neo4jColdSearch(ScanSearch):
         if not wanted:
             return []
         lucene = (f'+spaceId:"{where.space_id}" +(' +
-                  " ".join(f"terms:{_escaped(w)}" for w in wanted) + ")")
+                  " ".join(f"terms:{escaped(w)}" for w in wanted) + ")")
         rows = self._db.read(cypher.BY_TEXT_INDEX, index=COLD_TERMS_INDEX, lucene=lucene,
                              k=min(TEXT_MAX, max(TEXT_MIN, TEXT_OVERSAMPLE * limit)),
                              space=where.space_id)
@@ -217,62 +203,6 @@ class Neo4jColdSearch(ScanSearch):
         hits = [(c.seq, scores[c.seq]) for c, k in zip(candidates, keep, strict=True)
                 if k and scores.get(c.seq, 0.0) > 0]
         return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
-
-    def _stats(self, space_id: str, wanted: list[str], size: int) -> cold_scan.SpaceStats:
-        """The space's own BM25 statistics for these query terms, from the store: each term's
-        document frequency counted by Lucene within the space (up to DF_CAP; a term that
-        common is estimated from an evenly spaced sample of the space's memories), and the
-        average number of terms a memory holds, from the same sample (`_sample`)."""
-        if not wanted:
-            return cold_scan.SpaceStats({}, size, 0)
-        terms = list(dict.fromkeys(wanted))
-        queries = [[t, f'+spaceId:"{space_id}" +terms:{_escaped(t)}'] for t in terms]
-        df = {str(r["term"]): int(r["df"]) for r in self._db.read(
-            cypher.TERM_COUNTS, index=COLD_TERMS_INDEX, queries=queries, cap=DF_CAP)}
-        sample = self._sample(space_id, size)
-        if not sample.rows:
-            return cold_scan.SpaceStats(df, size, 0)
-        for term in terms:
-            if df.get(term, 0) >= DF_CAP:  # too common to count: the sample's share of it
-                share = sample.common.get(term, 0) / sample.rows
-                df[term] = max(df[term], min(size, round(share * size)))
-        return cold_scan.SpaceStats({t: df.get(t, 0) for t in terms}, size,
-                                    round(sample.length / sample.rows * size))
-
-    def _sample(self, space_id: str, size: int) -> _Sample:
-        """Evenly spaced memories of the space, read once and kept (SAMPLES_KEPT spaces):
-        their number of terms, and how many of them hold each term common enough to matter
-        (one whose estimate could pass DF_CAP). Kept while the space's last sequence number
-        stands; a sample of part of the space (an estimate already) also while the space grew
-        by at most 1/SAMPLE_GROWTH since, which moves it less than its own error."""
-        with self._samples_lock:
-            kept = self._samples.get(space_id)
-            if kept is not None and kept.answers(size):
-                self._samples.move_to_end(space_id)
-                return kept
-        step = max(1, size // SAMPLE_ROWS)
-        seqs = list(range(1, size + 1, step))[:SAMPLE_ROWS]
-        [row] = self._db.read(cypher.TERMS_SAMPLE, space=space_id, seqs=seqs)
-        counts: Counter[str] = Counter()
-        for held in row["terms"]:
-            counts.update(set(str(held).split()))
-        rows = int(row["rows"])
-        # A term held by fewer than `floor` sampled memories is estimated below half of
-        # DF_CAP at this size: dropped (`answers` checks its estimate stays below DF_CAP).
-        floor = math.ceil(DF_CAP / 2 * rows / max(size, 1))
-        common = [(t, n) for t, n in counts.most_common(COMMON_KEPT + 1) if n >= floor]
-        if len(common) > COMMON_KEPT:
-            floor = common[COMMON_KEPT][1] + 1
-            common = [(t, n) for t, n in common if n >= floor]
-        sample = _Sample(size, size > len(seqs), rows,
-                         sum(len(str(held).split()) for held in row["terms"]), dict(common),
-                         floor)
-        with self._samples_lock:
-            self._samples[space_id] = sample
-            self._samples.move_to_end(space_id)
-            while len(self._samples) > SAMPLES_KEPT:
-                self._samples.popitem(last=False)
-        return sample
 
     def _kept(self, where: MemoryFilter, rows: list[Any], limit: int) -> list[tuple[int, float]]:
         """The index's (seq, score) the filter admits (cold_scan.admitted), best first."""
@@ -299,36 +229,9 @@ class Neo4jColdSearch(ScanSearch):
         return search.scored(lists, _pairs(self._db, space_id, lists))
 
 
-@dataclass(frozen=True)
-class _Sample:
-    """What a sample of a space gave (Neo4jColdSearch._sample)."""
-
-    seq: int  # the space's last sequence number when it was read
-    partial: bool  # a part of the space, not all of it
-    rows: int
-    length: int  # terms held by the sampled memories, in all
-    common: dict[str, int]  # term -> sampled memories holding it, for those held by >= floor
-    floor: int
-
-    def answers(self, size: int) -> bool:
-        """Whether it stands for the space at this last sequence number: the same number, or
-        (a partial sample) grown a little, so little that a term it dropped is still
-        estimated below DF_CAP."""
-        # a dropped term is held by at most floor - 1 sampled memories
-        low_enough = (self.floor - 1) * size <= DF_CAP * self.rows
-        if size == self.seq:
-            return low_enough
-        return (self.partial and self.seq < size <= self.seq + self.seq // SAMPLE_GROWTH
-                and low_enough)
-
-
 def _pairs(db: Neo4jConnection, space_id: str, lists: list[list[tuple[int, float]]]) -> list[Any]:
     seqs = list({seq: None for hits in lists for seq, _ in hits})
     if not seqs:
         return []
     [row] = db.read(fetch.MEMORIES_BY_SEQ, space=space_id, seqs=seqs)
     return list(row["rows"])
-
-
-def _escaped(word: str) -> str:
-    return "".join(f"\\{ch}" if ch in '+-&|!(){}[]^"~*?:\\/' else ch for ch in word)
