@@ -190,20 +190,10 @@ def test_a_large_cold_space_on_neo4j_estimates_common_terms_from_a_sample(
     assert len({h.memory.id for h in sampled[:10]} & {h.memory.id for h in warm[:10]}) >= 7
 
 
-@pytest.mark.neo4j
-def test_a_large_cold_space_on_neo4j_is_sampled_again_only_once_it_changed(
-        neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A space's sample (its average length, the counts of its common terms) is kept while
-    the space's last sequence number stands (any write moves it), so searches of an unchanged
-    space read no sample, whatever their terms; a sample of the whole space is read again after
-    any write, and the ranking is still the warm one."""
-    from memspace.stores.neo4j import cold as neo4j_cold
-    from memspace.stores.neo4j import cold_stats
+def _sample_reads(store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The sequence numbers of each sample the cold path reads from the store, from now on."""
     from memspace.stores.neo4j.cypher import cold as cold_cypher
 
-    store = neo4j_store
-    space_id, _ = _load(store)
-    monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
     sampled: list[object] = []
     read = store.kit.db.read
 
@@ -213,6 +203,23 @@ def test_a_large_cold_space_on_neo4j_is_sampled_again_only_once_it_changed(
         return read(query, **params)
 
     monkeypatch.setattr(store.kit.db, "read", recorded)
+    return sampled
+
+
+@pytest.mark.neo4j
+def test_a_large_cold_space_on_neo4j_is_sampled_again_only_once_it_changed(
+        neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A space's sample (its average length, the counts of its common terms) is kept while
+    the space's last sequence number stands (any write moves it), so searches of an unchanged
+    space read no sample, whatever their terms; a sample of the whole space is read again after
+    any write, and the ranking is still the warm one."""
+    from memspace.stores.neo4j import cold as neo4j_cold
+    from memspace.stores.neo4j import cold_stats
+
+    store = neo4j_store
+    space_id, _ = _load(store)
+    monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
+    sampled = _sample_reads(store, monkeypatch)
     cold = _cold(store)
     flt = MemoryFilter(space_id)
 
@@ -245,7 +252,6 @@ def test_a_partial_sample_of_a_large_cold_space_stands_while_the_space_grows_a_l
     SAMPLE_ROWS memories), and a common term's estimate follows the space's size."""
     from memspace.stores.neo4j import cold as neo4j_cold
     from memspace.stores.neo4j import cold_stats
-    from memspace.stores.neo4j.cypher import cold as cold_cypher
 
     store = neo4j_store
     space_id, _ = _load(store)
@@ -253,15 +259,7 @@ def test_a_partial_sample_of_a_large_cold_space_stands_while_the_space_grows_a_l
     monkeypatch.setattr(cold_stats, "SAMPLE_ROWS", 30)
     monkeypatch.setattr(cold_stats, "SAMPLE_GROWTH", 8)
     monkeypatch.setattr(cold_stats, "DF_CAP", 3)
-    sampled: list[object] = []
-    read = store.kit.db.read
-
-    def recorded(query: str, **params: object) -> object:
-        if query == cold_cypher.TERMS_SAMPLE:
-            sampled.append(params["seqs"])
-        return read(query, **params)
-
-    monkeypatch.setattr(store.kit.db, "read", recorded)
+    sampled = _sample_reads(store, monkeypatch)
     cold = _cold(store)
     flt = MemoryFilter(space_id)
     size = cold._size(space_id)

@@ -13,9 +13,9 @@ Lucene's statistics (document frequencies) span every space of the
 database, so Lucene only picks the text candidates: each is scored by BM25 with the space's own
 statistics (the query terms' frequencies counted by Lucene inside the space, the average length
 from a sample of the space: cold_stats.py), the warm ranking's score. Both indexes are
-eventually consistent: a memory written a moment ago (schema.py: the full-text index after the commit,
-vector_index.py: the vector within GATHER_S) may be missing from a large cold space's answer
-until they catch up.
+eventually consistent: a memory written a moment ago (schema.py: the full-text index after the
+commit, vector_index.py: the vector within GATHER_S) may be missing from a large cold space's
+answer until they catch up.
 """
 
 from __future__ import annotations

@@ -76,8 +76,11 @@ class SpaceStatistics:
         seqs = list(range(1, size + 1, step))[:SAMPLE_ROWS]
         [row] = self._db.read(cypher.TERMS_SAMPLE, space=space_id, seqs=seqs)
         counts: Counter[str] = Counter()
+        length = 0
         for held in row["terms"]:
-            counts.update(set(str(held).split()))
+            held_terms = str(held).split()
+            length += len(held_terms)
+            counts.update(set(held_terms))
         rows = int(row["rows"])
         # A term held by fewer than `floor` sampled memories is estimated below half of
         # DF_CAP at this size: dropped (`answers` checks its estimate stays below DF_CAP).
@@ -86,9 +89,7 @@ class SpaceStatistics:
         if len(common) > COMMON_KEPT:
             floor = common[COMMON_KEPT][1] + 1
             common = [(t, n) for t, n in common if n >= floor]
-        sample = _Sample(size, size > len(seqs), rows,
-                         sum(len(str(held).split()) for held in row["terms"]), dict(common),
-                         floor)
+        sample = _Sample(size, size > len(seqs), rows, length, dict(common), floor)
         with self._samples_lock:
             self._samples[space_id] = sample
             self._samples.move_to_end(space_id)
