@@ -26,7 +26,9 @@ Workload: R replica processes on the same store (SQLite file in WAL, or the one 
 with MEMSPACE_CACHE_MB=M, run --ops operations each: a space drawn by Zipf (s = 1.1) over the
 spaces by size rank, then a search (the real model embeds the query; the real search path) or,
 with probability --add-share, an add (embedded by the model, the real add path). A search is
-counted warm or cold by the path it took (SearchResult.path).
+counted warm or cold by the path it took (SearchResult.path). The p95s are also printed by
+quarter of each replica's operations: the first quarter is the cache filling (every space
+cold until a load brings it in), the last is closer to a replica that has been running.
 
 The last line is, for scripts comparing runs:
   scale: warm p95 X ms, cold p95 Y ms, add p95 Z ms, rss per replica W MB (budget M MB, model K MB)
@@ -162,24 +164,27 @@ def worker(args: argparse.Namespace) -> None:
                                         strict=True) if size > LARGE}
     loader = app.search._cache  # to split the warm searches by a load running beside them
     loads = watch_loads(loader._cache)
-    for _ in range(args.ops):
+    quarters: dict[str, list[int]] = {"warm": [], "cold": [], "add": []}
+    for op in range(args.ops):
         slug = rng.choices(slugs, weights)[0]
         text = " ".join(rng.choices(words, k=rng.randint(2, 5)))
         began = time.perf_counter()
         if rng.random() < args.add_share:
             app.memories.add(who, text + " added by the bench", space=slug)
             timings["add"].append((time.perf_counter() - began) * 1000)
+            quarters["add"].append(4 * op // args.ops)
         else:
             loading = getattr(loader, "loading", None) is not None
             found = app.search.search(who, SearchRequest(query=text, space=slug,
                                                          include_profile=False))
             timings[found.path].append((time.perf_counter() - began) * 1000)
+            quarters[found.path].append(4 * op // args.ops)
             if found.path == "cold" and slug in large:
                 timings["cold_large"].append(timings["cold"][-1])
             if found.path == "warm" and loading:
                 timings["warm_loading"].append(timings["warm"][-1])
     budget = app.store.vector_cache.budget  # type: ignore[attr-defined]
-    print(json.dumps({"timings": timings, "rss": rss_mb(), "model": model,
+    print(json.dumps({"timings": timings, "quarters": quarters, "rss": rss_mb(), "model": model,
                       "hits": budget.hits, "misses": budget.misses,
                       "held_mb": budget.held_bytes / 2**20, "loads": loads}))
     app.close()
@@ -335,6 +340,14 @@ def main() -> None:
                  "cold_large": f"  ... of spaces over {LARGE:,} memories"}.get(k, f"{k:5s}")
         print(f"{label} n={len(values):5d}  p50 {pct(values, 0.5):7.1f} ms  "
               f"p95 {pct(values, 0.95):7.1f} ms")
+    print("p95 by quarter of each replica's operations (the first is the cache filling):")
+    for k in ("warm", "cold", "add"):
+        by_quarter: list[list[float]] = [[], [], [], []]
+        for report in reports:
+            for value, quarter in zip(report["timings"][k], report["quarters"][k], strict=True):
+                by_quarter[quarter].append(value)
+        print(f"  {k:5s} " + "  ".join(f"{pct(values, 0.95):7.1f} ms (n={len(values)})"
+                                       for values in by_quarter))
     hits = sum(r["hits"] for r in reports)
     asked = hits + sum(r["misses"] for r in reports)
     print(f"cache hit ratio {hits / max(asked, 1):.2f} ({hits} of {asked} searches warm)")

@@ -1,5 +1,6 @@
 """Which spaces a full cache admits (stores/cache_budget.py `admits`): a space comes in over the
-spaces that would leave for it only when it was searched more often than each of them lately;
+spaces that would leave for it only when it was searched more often than each of them lately,
+and at least twice;
 the counts are halved every AGE_EVERY searches, so they follow what is searched now."""
 
 from __future__ import annotations
@@ -43,6 +44,18 @@ def test_a_full_budget_admits_only_over_spaces_searched_less_often() -> None:
     search(budget, "recent", 4)
     assert not budget.admits("new", 1_000)  # "recent" is searched more now
     assert budget.admits("new", 500)  # ... but only "old" has to leave for this much
+
+
+def test_a_full_budget_admits_no_space_searched_only_once() -> None:
+    budget = full_of(("never-searched", 500))
+    budget.searched("new")
+    # more often than the space that would leave, but once is not worth a load
+    assert not budget.admits("new", 500)
+    budget.searched("new")
+    assert budget.admits("new", 500)
+    room = CacheBudget(1_000)
+    room.searched("first")
+    assert room.admits("first", 1_000)  # while it fits, the first search is enough
 
 
 def test_counts_are_halved_so_a_space_searched_long_ago_can_be_pushed_out(

@@ -8,11 +8,12 @@ remembered as too large, so that it is not read whole again only to be dropped: 
 take the cold path (bootstrap.build_search_paths) from then on.
 
 Admission: a space not held comes in whenever it fits in the room left. Once the budget is
-full, it comes in only if it was searched more often, lately, than every space that would
-leave for it (`admits`): each search of a space counts, held or not, and every AGE_EVERY
-searches the counts are halved, so they follow what is searched now. Under a skewed workload a
-plain "least recently used" cache keeps reading spaces searched a few times, each read pushing
-out a space searched more, and the reads take the CPU the searches need.
+full, it comes in only if it was searched at least ADMIT_MIN_USES times lately and more often
+than every space that would leave for it (`admits`): each search of a space counts, held or
+not, and every AGE_EVERY searches the counts are halved, so they follow what is searched now.
+Under a skewed workload a plain "least recently used" cache keeps reading spaces searched a few
+times, each read pushing out a space searched more, and the reads take the CPU the searches
+need.
 
 Sizes are estimates of what an entry keeps (stores/vector_cache.py `_SpaceVectors.nbytes`):
 its float32 and int8 matrices with their spare capacity, and its postings and vocabularies.
@@ -27,6 +28,11 @@ from collections import OrderedDict
 # are kept at most (the most searched).
 AGE_EVERY = 1_000
 USES_KEPT = 4_096
+# Once spaces would have to leave, a space comes in only after this many searches lately, however
+# little the leaving ones were searched: a load costs as much as many cold searches of the space
+# (a pass over it in the store and its indexing in process), so a space searched once, most of a
+# skewed workload's tail, is not worth one; and each load beside the searches slows them.
+ADMIT_MIN_USES = 2
 # What a held memory takes at the least: its vector as float32 and as int8, 5 bytes a
 # dimension, over 1,000 bytes for any model of 256 dimensions or more (e5-small: 384).
 MIN_ROW_BYTES = 1_024
@@ -116,7 +122,8 @@ class CacheBudget:
             return True
         with self._uses_lock:
             mine = self._uses.get(space_id, 0.0)
-            return all(mine > self._uses.get(victim, 0.0) for victim in leaving)
+            return mine >= ADMIT_MIN_USES and all(mine > self._uses.get(victim, 0.0)
+                                                  for victim in leaving)
 
     def forget(self, space_id: str) -> None:
         self._held -= self._sizes.pop(space_id, 0)

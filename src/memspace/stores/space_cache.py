@@ -2,12 +2,12 @@
 it on a background thread after a search found it cold, never inside that search.
 
 One thread per process loads spaces one at a time, in the order they were asked for, resting
-between loads so that loading takes at most LOAD_SHARE of its time; a space
-already waiting, already held, or known to need more than the whole budget is not queued
-again. While the budget has room a space is queued on its first cold search; once it is full,
-only when it was searched more often lately than the least recently used space held (the load
-then checks every space that would leave for it: stores/cache_budget.py `admits`). The same
-class serves both stores: the cache and its reads (VectorSource) are the store's own.
+between loads so that loading takes at most LOAD_SHARE of its time; a space already waiting,
+already held, or known to need more than the whole budget is not queued again. While the
+budget has room a space is queued on its first cold search; once it is full, only when it was
+searched at least twice lately and more often than the least recently used space held (the
+load then checks every space that would leave for it: stores/cache_budget.py `admits`). The
+same class serves both stores: the cache and its reads (VectorSource) are the store's own.
 """
 
 from __future__ import annotations
