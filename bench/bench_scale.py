@@ -87,6 +87,11 @@ def sizes(memories: int, spaces: int) -> list[int]:
     return out
 
 
+# How often a replica samples its RSS besides the figure at the end of its run (which catches
+# a load of a space in flight, its rows as read, or not, by chance).
+RSS_EVERY = 100
+
+
 def rss_mb() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -165,7 +170,10 @@ def worker(args: argparse.Namespace) -> None:
     loader = app.search._cache  # to split the warm searches by a load running beside them
     loads = watch_loads(loader._cache)
     quarters: dict[str, list[int]] = {"warm": [], "cold": [], "add": []}
+    sampled: list[float] = []  # RSS every RSS_EVERY operations
     for op in range(args.ops):
+        if op % RSS_EVERY == 0:
+            sampled.append(rss_mb())
         slug = rng.choices(slugs, weights)[0]
         text = " ".join(rng.choices(words, k=rng.randint(2, 5)))
         began = time.perf_counter()
@@ -185,6 +193,8 @@ def worker(args: argparse.Namespace) -> None:
                 timings["warm_loading"].append(timings["warm"][-1])
     budget = app.store.vector_cache.budget  # type: ignore[attr-defined]
     print(json.dumps({"timings": timings, "quarters": quarters, "rss": rss_mb(), "model": model,
+                      "rss_sampled": max(sampled, default=0.0),
+                      "loading_at_end": getattr(loader, "loading", None) is not None,
                       "hits": budget.hits, "misses": budget.misses,
                       "held_mb": budget.held_bytes / 2**20, "loads": loads}))
     app.close()
@@ -352,9 +362,11 @@ def main() -> None:
     asked = hits + sum(r["misses"] for r in reports)
     print(f"cache hit ratio {hits / max(asked, 1):.2f} ({hits} of {asked} searches warm)")
     for n, r in enumerate(reports):
-        print(f"replica {n}: rss {r['rss']:.0f} MB, cache held {r['held_mb']:.0f} MB, "
-              f"model {r['model']:.0f} MB, {len(r['loads'])} spaces loaded in "
-              f"{sum(r['loads']):.1f} s")
+        print(f"replica {n}: rss {r['rss']:.0f} MB"
+              f"{' (a load running)' if r.get('loading_at_end') else ''}, highest of the "
+              f"samples every {RSS_EVERY} operations {r.get('rss_sampled', 0.0):.0f} MB, cache "
+              f"held {r['held_mb']:.0f} MB, model {r['model']:.0f} MB, {len(r['loads'])} "
+              f"spaces loaded in {sum(r['loads']):.1f} s")
     rss = max(r["rss"] for r in reports)
     model = statistics.mean(r["model"] for r in reports)
     print(f"scale: warm p95 {pct(merged['warm'], 0.95):.1f} ms, cold p95 "

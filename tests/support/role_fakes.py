@@ -22,6 +22,9 @@ class MemoryReads(MemoryReadStore):
         found = self.memories.get(memory_id)
         return found if found is not None and found.space_id == space_id else None
 
+    def get_memories(self, space_id: str, memory_ids: Sequence[str]) -> list[Memory]:
+        return [m for i in dict.fromkeys(memory_ids) if (m := self.get_memory(space_id, i))]
+
     def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None:
         return next((m for m in self.memories.values() if m.space_id == space_id and m.active
                      and m.content_hash == content_hash), None)

@@ -175,3 +175,26 @@ def test_one_list_alone_keeps_its_order_scores_and_name() -> None:
     ranked = single(hits, "keyword")
     assert [(r.memory, r.score, r.matched_by) for r in ranked] == [
         (hits[0].memory, 3.0, ("keyword",)), (hits[1].memory, 1.0, ("keyword",))]
+
+
+def test_a_ranking_of_heads_is_made_whole_with_one_read_for_the_heads_without_memories() -> None:
+    from dataclasses import replace
+
+    from memspace.domain.heads import MemoryHead
+    from memspace.domain.models import MemoryFilter
+    from memspace.services.ranking import Ranked, whole
+    from tests.support.role_fakes import MemoryReads
+
+    kept, gone, known, carried = (_memory(i) for i in ("kept", "gone", "known", "carried"))
+    reads = MemoryReads(kept, replace(gone, active=False), known)
+    ranked = [Ranked(MemoryHead("kept"), 0.9, ("vector",)),
+              Ranked(MemoryHead("gone"), 0.8, ("text",)),  # deactivated since its head was read
+              Ranked(MemoryHead.of(carried), 0.7, ("text",)),  # read whole by the store
+              Ranked(MemoryHead("known"), 0.6, ("vector", "keyword")),
+              Ranked(MemoryHead("never"), 0.5, ("text",))]  # erased since
+    answer = whole(reads, MemoryFilter("s"), ranked, {"known": known})
+    assert [(r.memory, r.score, r.matched_by) for r in answer] == [
+        (kept, 0.9, ("vector",)), (carried, 0.7, ("text",)), (known, 0.6, ("vector", "keyword"))]
+    assert reads.reads == 3  # kept, gone, never: not the carried or known ones
+    everything = whole(reads, MemoryFilter("s", include_inactive=True), ranked[:2])
+    assert [r.memory.id for r in everything] == ["kept", "gone"]

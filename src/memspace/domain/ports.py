@@ -9,6 +9,7 @@ from typing import Protocol
 
 from memspace.domain.chunks import ChunkSource
 from memspace.domain.evidence import Citation
+from memspace.domain.heads import HybridHeads
 from memspace.domain.models import (
     Document,
     DocumentStatus,
@@ -76,6 +77,9 @@ class MemoryReadStore(Protocol):
     """Memories of one space, read by id, content hash, writer, page or change."""
 
     def get_memory(self, space_id: str, memory_id: str) -> Memory | None: ...
+
+    def get_memories(self, space_id: str, memory_ids: Sequence[str]) -> list[Memory]:
+        """Those of `memory_ids` the space holds, as stored now, in any order (one read)."""
 
     def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None: ...
 
@@ -156,6 +160,10 @@ class SearchStore(Protocol):
         (the memories of both lists are read together), each memory of either list also scored
         by the other."""
 
+    def hybrid_heads(self, where: MemoryFilter, embedding: Vector, text: str,
+                     limit: int) -> HybridHeads:
+        """hybrid_search with only the head of each memory it did not read whole anyway."""
+
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int,
                        exact: bool = False) -> list[ScoredMemory]:
         """Match of every word, typo-tolerant (see domain.text.max_edits) unless `exact`,
@@ -175,6 +183,9 @@ class ColdSearch(Protocol):
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
                       limit: int) -> HybridHits: ...
+
+    def hybrid_heads(self, where: MemoryFilter, embedding: Vector, text: str,
+                     limit: int) -> HybridHeads: ...
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]: ...
 

@@ -44,9 +44,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Generic, Protocol, TypeVar
 
 from memspace.domain.dates import named_period
-from memspace.domain.models import Memory, ScoredMemory
+from memspace.domain.heads import MemoryHead, Turn
+from memspace.domain.models import Memory, MemoryFilter, ScoredMemory
+from memspace.domain.ports import MemoryReadStore
 from memspace.domain.text import words
 from memspace.services.conversation import TurnFeatures
 
@@ -59,9 +62,24 @@ NEIGHBOUR_WEIGHT = 0.3
 NEIGHBOUR_STEPS = 2
 
 
+# What a ranking holds: a Memory, or a MemoryHead until the ranking is cut (domain/heads.py).
+T = TypeVar("T", bound=Turn)
+T_co = TypeVar("T_co", bound=Turn, covariant=True)
+
+
+class Scored(Protocol[T_co]):
+    """A hit of one list (ScoredMemory, ScoredHead)."""
+
+    @property
+    def memory(self) -> T_co: ...
+
+    @property
+    def score(self) -> float: ...
+
+
 @dataclass(frozen=True)
-class Ranked:
-    memory: Memory
+class Ranked(Generic[T]):
+    memory: T
     score: float
     matched_by: tuple[str, ...]  # the lists (and rules) that found or lifted it
 
@@ -85,10 +103,10 @@ def normalised(scores: Mapping[str, float], unscored: bool = False) -> dict[str,
     return {m: (score - worst) / (best - worst) for m, score in scores.items()}
 
 
-def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], query: str,
+def blend(by_vector: Sequence[Scored[T]], by_text: Sequence[Scored[T]], query: str,
           cosines: Mapping[str, float] | None = None,
           text_scores: Mapping[str, float] | None = None,
-          features: TurnFeatures = ALL_FEATURES) -> list[Ranked]:
+          features: TurnFeatures = ALL_FEATURES) -> list[Ranked[T]]:
     """One ranking of the memories of the vector and full-text lists of `query` (see the
     module docstring).
 
@@ -98,7 +116,7 @@ def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], qu
     0.733 with 0 for the missing cosine, 0.792 with the real one; 0.813 -> 0.818 with the
     real BM25 too, which is the same as blending every memory of the space.
     """
-    memories: dict[str, Memory] = {}
+    memories: dict[str, T] = {}
     found: dict[str, list[str]] = {}
     for name, hits in (("vector", by_vector), ("text", by_text)):
         for hit in hits:
@@ -134,7 +152,7 @@ def blend(by_vector: Sequence[ScoredMemory], by_text: Sequence[ScoredMemory], qu
     return [Ranked(memories[m], scores[m] / top, tuple(found[m])) for m in order]
 
 
-def _neighbour_lifts(memories: dict[str, Memory], scores: dict[str, float]) -> dict[str, float]:
+def _neighbour_lifts(memories: Mapping[str, Turn], scores: dict[str, float]) -> dict[str, float]:
     """NEIGHBOUR_WEIGHT x the best score among the turns up to NEIGHBOUR_STEPS before or after
     each memory in its conversation (`Memory.follows` links a turn to the one before), counting
     only the memories the two lists found: their links are known without another read."""
@@ -164,6 +182,20 @@ def named(speaker: str | None, asked: set[str]) -> bool:
     return bool(name) and all(w in asked for w in name)
 
 
-def single(hits: Sequence[ScoredMemory], name: str) -> list[Ranked]:
+def whole(reads: MemoryReadStore, where: MemoryFilter, ranked: list[Ranked[MemoryHead]],
+          known: Mapping[str, Memory] | None = None) -> list[Ranked[Memory]]:
+    """The ranking with each memory whole: the head's own, else one of `known`, else read now
+    (one read for all). A memory read now that the filter no longer holds (deactivated since
+    its head was read) is left out."""
+    found = dict(known or {})
+    wanted = [r.memory.id for r in ranked if r.memory.whole is None and r.memory.id not in found]
+    if wanted:
+        found.update((m.id, m) for m in reads.get_memories(where.space_id, wanted)
+                     if m.active or where.include_inactive)
+    return [Ranked(memory, r.score, r.matched_by) for r in ranked
+            if (memory := r.memory.whole or found.get(r.memory.id)) is not None]
+
+
+def single(hits: Sequence[ScoredMemory], name: str) -> list[Ranked[Memory]]:
     """One list as a ranking of its own (keyword or category search)."""
     return [Ranked(h.memory, h.score, (name,)) for h in hits]

@@ -11,7 +11,8 @@ from memspace.domain.bitemporal import TimeSlice, forgotten
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.graph_port import WithDirectory, WithDocuments, WithReads, WithRelations, WithSearch
-from memspace.domain.models import MemoryFilter, Neighbour, Space, provenance_of
+from memspace.domain.heads import HybridHeads, MemoryHead, headed
+from memspace.domain.models import Memory, MemoryFilter, Neighbour, Space, provenance_of
 from memspace.domain.ports import (
     Clock,
     ColdPath,
@@ -25,7 +26,7 @@ from memspace.services.context import Profile, ProfileService
 from memspace.services.conversation import TurnFeatures
 from memspace.services.documents import document_titles
 from memspace.services.lifecycle import keeps, statuses_of, types_of
-from memspace.services.ranking import Ranked, blend, single
+from memspace.services.ranking import Ranked, blend, single, whole
 from memspace.services.search_types import SearchHit, SearchRequest, SearchResult, provenance_kinds
 from memspace.services.time_travel import time_slice
 
@@ -98,9 +99,11 @@ class SearchService:
             if self._store.directory.space_stats(space.id).active_memories and not rehearsed:
                 # Every read a search makes, once: a server plans each statement on its first
                 # run (Neo4j: the first search after /readyz took 875 ms at 100,000 memories).
-                hits = self._store.search.hybrid_search(where, probe, "warm up", 1)
-                self._store.relations.neighbours(space.id, [h.memory.id for h in hits.by_vector], hops=2,
-                                       per_origin=RELATED_PER_HIT)
+                self._store.search.hybrid_search(where, probe, "warm up", 1)
+                heads = self._store.search.hybrid_heads(where, probe, "warm up", 1)
+                ids = [h.memory.id for h in heads.by_vector]
+                self._store.reads.get_memories(space.id, ids)
+                self._store.relations.neighbours(space.id, ids, hops=2, per_origin=RELATED_PER_HIT)
                 self._store.search.keyword_search(where, "warm up", 1)
                 self._profiles.profile(space)
                 rehearsed = True
@@ -134,12 +137,17 @@ class SearchService:
         # With a provenance filter, rank deeper so that filtering still fills the page.
         depth = request.limit if not kinds else min(request.limit * PROVENANCE_DEPTH, MAX_RANKED)
         path, ranker = self._ranker(target.space.id, query or keyword)
-        mode, ranked = self._kept(ranker, where, query, keyword, depth, request.exact_keyword)
+        quarantined = self._quarantines(target.space.id)
+        # Whole memories are read for the answer alone where nothing after the ranking reads
+        # more of them than their heads (domain/heads.py)
+        lean = not (kinds or quarantined or where.types or where.statuses or where.at)
+        mode, ranked = self._kept(ranker, where, query, keyword, depth, request.exact_keyword,
+                                  lean)
         if request.include_profile and profile is None:
             profile = read_profile()
         if kinds:
             ranked = [h for h in ranked if provenance_of(h.memory).kind in kinds]
-        if self._quarantines(target.space.id):
+        if quarantined:
             ranked = [h for h in ranked if not h.memory.suspicious]
         return self._answer(target.space, request, where.at, ranked[: request.limit],
                             mode, path, profile)
@@ -163,7 +171,7 @@ class SearchService:
                                             statuses, at)
 
     def _answer(self, space: Space, request: SearchRequest, at: TimeSlice | None,
-                hits: list[Ranked], mode: str, path: str,
+                hits: list[Ranked[Memory]], mode: str, path: str,
                 profile: Callable[[], Profile] | None) -> SearchResult:
         """The hits with their neighbourhoods and documents' titles, and why nothing matched;
         the profile, read beside them, is waited for last."""
@@ -215,14 +223,15 @@ class SearchService:
 
     def _kept(
         self, ranker: Ranker, where: MemoryFilter, query: str | None, keyword: str | None,
-        limit: int, exact: bool,
-    ) -> tuple[str, list[Ranked]]:
+        limit: int, exact: bool, lean: bool = False,
+    ) -> tuple[str, list[Ranked[Memory]]]:
         """The ranking narrowed to the filter's types, statuses and time slice (`keeps`). A
         slice alone is ranked at the usual depth first (most versions a slice reads are still
         current), and again four times deeper only when fewer than `limit` survive: a first
         pass four times deeper made keyword searches with asOf 1.7x slower at p95."""
         shallow = bool(where.at) and not (where.types or where.statuses)
-        mode, ranked = self._rank(ranker, where, query, keyword, limit, exact, deep=not shallow)
+        mode, ranked = self._rank(ranker, where, query, keyword, limit, exact, deep=not shallow,
+                                  lean=lean)
         kept = [r for r in ranked if keeps(where, r.memory)]
         if shallow and len(kept) < limit and len(ranked) >= limit:
             mode, ranked = self._rank(ranker, where, query, keyword, limit, exact)
@@ -231,8 +240,10 @@ class SearchService:
 
     def _rank(
         self, ranker: Ranker, where: MemoryFilter, query: str | None, keyword: str | None,
-        limit: int, exact: bool = False, deep: bool = True,
-    ) -> tuple[str, list[Ranked]]:
+        limit: int, exact: bool = False, deep: bool = True, lean: bool = False,
+    ) -> tuple[str, list[Ranked[Memory]]]:
+        """The ranking of the query and/or keyword; `lean`: only its first `limit`, nothing
+        read whole for the rest."""
         depth = max(FUSION_DEPTH, limit * 3)
         if where.at:  # a slice ranks every version, active or not (docs/time.md)
             where = replace(where, include_inactive=True)
@@ -247,23 +258,26 @@ class SearchService:
                 [vector] = self._embedder.embed_queries([query])
             except Unavailable as exc:  # words still find memories while the model is down
                 degraded = f"keyword (embedder unavailable: {exc.message})"
-                blended = blend([], ranker.text_search(where, query, depth), query,
+                blended = blend([], headed(ranker.text_search(where, query, depth)), query,
                                 features=self.features)
             else:
-                hits = ranker.hybrid_search(where, vector, query, depth)
+                hits = (ranker.hybrid_heads(where, vector, query, depth) if lean else
+                        HybridHeads.of_whole(ranker.hybrid_search(where, vector, query, depth)))
                 blended = blend(hits.by_vector, hits.by_text, query, hits.cosines,
                                 hits.text_scores, self.features)
+            cut = limit if lean else None
             if not keyword:
-                return degraded or "hybrid", blended
+                return degraded or "hybrid", whole(self._store.reads, where, blended[:cut])
             # The keyword narrows the answer to memories holding its words (typos tolerated).
             # Those the query did not rank follow, in keyword order.
             held = ranker.keyword_search(where, keyword, depth * 4, exact)
-            allowed = {h.memory.id for h in held}
+            allowed = {h.memory.id: h.memory for h in held}
             kept = [Ranked(r.memory, r.score, (*r.matched_by, "keyword"))
                     for r in blended if r.memory.id in allowed]
             seen = {r.memory.id for r in kept}
-            kept += [Ranked(h.memory, 0.0, ("keyword",)) for h in held if h.memory.id not in seen]
-            return degraded or "hybrid+keyword", kept
+            kept += [Ranked(MemoryHead.of(h.memory), 0.0, ("keyword",))
+                     for h in held if h.memory.id not in seen]
+            return degraded or "hybrid+keyword", whole(self._store.reads, where, kept[:cut], allowed)
         if keyword:
             # only the first `limit` are shown: nothing deeper is fetched unless filtered. A
             # slice alone is kept by the store's own fetch (stores/sliced_ranking.py), so

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
+from memspace.domain.heads import HybridHeads
 from memspace.domain.models import HybridHits, MemoryFilter, ScoredMemory
 from memspace.domain.ports import Vector
 from memspace.domain.text import query_terms, words
@@ -35,6 +36,12 @@ class ScanSearch:
                                 np.asarray(embedding, dtype=np.float32), query_terms(text), limit)
         return HybridHits.of(*self._fetch(where.space_id, [
             hits.by_vector, hits.by_text, hits.cosines, hits.text_scores]))
+
+    def hybrid_heads(self, where: MemoryFilter, embedding: Vector, text: str,
+                     limit: int) -> HybridHeads:
+        """hybrid_search's memories as heads, each with its memory: the pass reads the space's
+        rows, after which a memory's head costs about what the whole memory does."""
+        return HybridHeads.of_whole(self.hybrid_search(where, embedding, text, limit))
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         hits = cold_scan.hybrid(self._read(where.space_id), where, None, query_terms(text), limit)

@@ -222,6 +222,13 @@ def one(db: Neo4jConnection, space_id: str, memory_id: str) -> Memory | None:
     return rec.memory_from(rows[0]["memory"]) if rows else None
 
 
+def several(db: Neo4jConnection, space_id: str, memory_ids: Sequence[str]) -> list[Memory]:
+    if not memory_ids:
+        return []
+    [row] = db.read(cypher.GET_MEMORIES, ids=list(memory_ids), space=space_id)
+    return [rec.memory_from(m) for m in row["memories"]]
+
+
 def active_by_hash(db: Neo4jConnection, space_id: str, content_hash: str) -> Memory | None:
     rows = db.read(cypher.FIND_ACTIVE_BY_HASH, space=space_id, hash=content_hash)
     return rec.memory_from(rows[0]["memory"]) if rows else None

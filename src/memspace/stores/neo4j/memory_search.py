@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from memspace.domain.heads import HybridHeads
 from memspace.domain.models import HybridHits, MemoryFilter, ScoredMemory
 from memspace.domain.ports import Vector
 from memspace.domain.text import query_terms, words
@@ -49,6 +50,18 @@ class Neo4jSearch:
                       limit: int) -> HybridHits:
         """Both lists ranked on the cache, their memories fetched in one round trip (two reads
         of 50 records each took 16 ms of a 50 ms search at 100,000 memories)."""
+        return HybridHits.of(*search.lists_from_cache(
+            self._db, self._vectors, where, self._hybrid_rank(where, embedding, text, limit)))
+
+    def hybrid_heads(self, where: MemoryFilter, embedding: Vector, text: str,
+                     limit: int) -> HybridHeads:
+        """hybrid_search with each memory's head only (domain/heads.py)."""
+        return HybridHeads.of(*search.heads_from_cache(
+            self._db, self._vectors, where, self._hybrid_rank(where, embedding, text, limit)))
+
+    def _hybrid_rank(self, where: MemoryFilter, embedding: Vector, text: str,
+                     limit: int) -> Callable[[int | None], list[list[tuple[int, float]]]]:
+        """Both lists ranked on the cache, and each memory of either scored by the other."""
         query = np.asarray(embedding, dtype=np.float32)
         terms = query_terms(text)
 
@@ -57,7 +70,7 @@ class Neo4jSearch:
                                               where.category, where.include_inactive, version)
             return [hits.by_vector, hits.by_text, hits.cosines, hits.text_scores]
 
-        return HybridHits.of(*search.lists_from_cache(self._db, self._vectors, where, rank))
+        return rank
 
     def nearest_active(self, space_id: str, embedding: Vector, limit: int,
                        min_score: float) -> list[ScoredMemory]:

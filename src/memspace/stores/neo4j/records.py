@@ -15,6 +15,7 @@ import numpy as np
 
 from memspace.domain.bitemporal import valid_from_of
 from memspace.domain.evidence_codec import evidence_of, evidence_text
+from memspace.domain.heads import MemoryHead
 from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MemoryStatus, MemoryType, status_today
 from memspace.domain.models import (
     Access,
@@ -163,6 +164,14 @@ def memory_from(p: Props) -> Memory:
         valid_from=from_micros(p.get("validFrom")),
         valid_to=from_micros(p.get("validTo")),
     )
+
+
+def head_from(values: list[Any]) -> MemoryHead:
+    """A memory's head as cypher.fields.head_fields projects it."""
+    memory_id, speaker, observed_at, follows, suspicious = values
+    return MemoryHead(memory_id, speaker,
+                      datetime.fromisoformat(observed_at) if observed_at else None, follows,
+                      suspicious)
 
 
 def relation_props(r: Relation) -> Props:

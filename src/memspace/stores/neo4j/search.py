@@ -17,6 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
+from memspace.domain.heads import ScoredHead
 from memspace.domain.models import MemoryFilter, ScoredMemory
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
@@ -105,18 +106,40 @@ def lists_from_cache(
     rank: Callable[[int | None], list[list[tuple[int, float]]]],
 ) -> list[list[ScoredMemory]]:
     """Several rankings by the cache (`rank(version)`), their memories fetched in one read."""
+    ranked, pairs = _fetched(conn, vectors, where, rank, cypher.MEMORIES_BY_SEQ_AT_VERSION,
+                             cypher.MEMORIES_BY_SEQ)
+    return scored(ranked, pairs)
+
+
+def heads_from_cache(
+    conn: Neo4jConnection, vectors: VectorCache, where: MemoryFilter,
+    rank: Callable[[int | None], list[list[tuple[int, float]]]],
+) -> list[list[ScoredHead]]:
+    """lists_from_cache with each memory's head only (domain/heads.py)."""
+    ranked, pairs = _fetched(conn, vectors, where, rank, cypher.HEADS_BY_SEQ_AT_VERSION,
+                             cypher.HEADS_BY_SEQ)
+    by_seq = {seq: rec.head_from(head) for seq, head in pairs}
+    return [[ScoredHead(by_seq[seq], score) for seq, score in hits if seq in by_seq]
+            for hits in ranked]
+
+
+def _fetched(
+    conn: Neo4jConnection, vectors: VectorCache, where: MemoryFilter,
+    rank: Callable[[int | None], list[list[tuple[int, float]]]], at_version: str, now: str,
+) -> tuple[list[list[tuple[int, float]]], list[list[Any]]]:
+    """The rankings and the [seq, projection] pairs of their memories: `at_version` reads them
+    with the space's version, `now` as stored now."""
     known = vectors.version_of(where.space_id)
     if known is not None:
         # Rank on the cache as it is and check its version in the fetch's round trip (each
         # read is ~3 bolt exchanges; a hybrid search made four). A write since then costs
         # the lookup, refresh and fetch below instead.
         ranked = rank(known)
-        rows = conn.read(cypher.MEMORIES_BY_SEQ_AT_VERSION, space=where.space_id,
-                         seqs=_union(ranked))
+        rows = conn.read(at_version, space=where.space_id, seqs=_union(ranked))
         if rows and int(rows[0]["version"]) == known:
-            return scored(ranked, rows[0]["rows"])
+            return ranked, rows[0]["rows"]
     ranked = rank(None)
-    return scored(ranked, _by_seq(conn, where.space_id, _union(ranked)))
+    return ranked, _by_seq(conn, where.space_id, _union(ranked), now)
 
 
 def by_seq(conn: Neo4jConnection, space_id: str,
@@ -126,10 +149,11 @@ def by_seq(conn: Neo4jConnection, space_id: str,
     return hits
 
 
-def _by_seq(conn: Neo4jConnection, space_id: str, seqs: list[int]) -> list[list[Any]]:
+def _by_seq(conn: Neo4jConnection, space_id: str, seqs: list[int],
+            statement: str = cypher.MEMORIES_BY_SEQ) -> list[list[Any]]:
     if not seqs:
         return []
-    [row] = conn.read(cypher.MEMORIES_BY_SEQ, space=space_id, seqs=seqs)
+    [row] = conn.read(statement, space=space_id, seqs=seqs)
     return cast(list[list[Any]], row["rows"])
 
 

@@ -149,6 +149,17 @@ def one(conn: sqlite3.Connection, space_id: str, memory_id: str) -> Memory | Non
     return memory_from_row(row) if row else None
 
 
+def several(conn: sqlite3.Connection, space_id: str, memory_ids: Sequence[str]) -> list[Memory]:
+    if not memory_ids:
+        return []
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE space_id = ? "
+        "AND id IN (SELECT value FROM json_each(?))",
+        (space_id, json.dumps(list(memory_ids))),
+    ).fetchall()
+    return [memory_from_row(r) for r in rows]
+
+
 def active_by_hash(conn: sqlite3.Connection, space_id: str, content_hash: str) -> Memory | None:
     row = conn.execute(
         # Named: without statistics the planner chose the (space_id, active) index and walked

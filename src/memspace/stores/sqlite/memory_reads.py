@@ -21,6 +21,9 @@ class SqliteMemoryReads:
     def get_memory(self, space_id: str, memory_id: str) -> Memory | None:
         return memories.one(self._db.conn(), space_id, memory_id)
 
+    def get_memories(self, space_id: str, memory_ids: Sequence[str]) -> list[Memory]:
+        return memories.several(self._db.conn(), space_id, memory_ids)
+
     def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None:
         return memories.active_by_hash(self._db.conn(), space_id, content_hash)
 

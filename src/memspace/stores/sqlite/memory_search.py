@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from memspace.domain.heads import HybridHeads
 from memspace.domain.models import HybridHits, MemoryFilter, ScoredMemory
 from memspace.domain.ports import Vector
 from memspace.domain.text import query_terms, words
@@ -52,6 +53,12 @@ class SqliteSearch:
                                           where.include_inactive)
         return HybridHits.of(*search.lists_by_rowid(self._db.conn(), [
             hits.by_vector, hits.by_text, hits.cosines, hits.text_scores]))
+
+    def hybrid_heads(self, where: MemoryFilter, embedding: Vector, text: str,
+                     limit: int) -> HybridHeads:
+        """hybrid_search's memories as heads, each with its memory: read in process, a whole
+        row costs about what its head would."""
+        return HybridHeads.of_whole(self.hybrid_search(where, embedding, text, limit))
 
     def _vector_hits(self, where: MemoryFilter, embedding: Vector,
                      limit: int) -> list[tuple[int, float]]:

@@ -3,7 +3,7 @@ numbers, and a large space's candidates from the vector and full-text indexes.""
 
 from __future__ import annotations
 
-from memspace.stores.neo4j.cypher.fields import memory_fields
+from memspace.stores.neo4j.cypher.fields import head_fields, memory_fields
 
 # Until every committed write is in the full-text indexes (eventually consistent).
 AWAIT_TEXT_INDEXES = "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()"
@@ -76,3 +76,5 @@ RETURN collect([m.seq, {memory_fields("m")},
                      ELSE vector.similarity.cosine(m.embedding, $vector) END,
                 coalesce(m.terms, '')]) AS rows
 """
+# The same with each memory's head only (domain/heads.py).
+HEADS_WITH_COSINE = MEMORIES_WITH_COSINE.replace(memory_fields("m"), head_fields("m"))

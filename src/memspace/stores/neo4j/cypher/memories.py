@@ -174,6 +174,11 @@ RETURN {memory_fields("m")} AS memory
 GET_MEMORY = f"""
 MATCH (m:Memory {{id: $id}}) WHERE m.spaceId = $space RETURN {memory_fields("m")} AS memory
 """
+# Several by id, as one record (bolt costs a message per record): a search's answer.
+GET_MEMORIES = f"""
+MATCH (m:Memory) WHERE m.id IN $ids AND m.spaceId = $space
+RETURN collect({memory_fields("m")}) AS memories
+"""
 FIND_ACTIVE_BY_HASH = f"""
 MATCH (m:Memory {{spaceId: $space, contentHash: $hash}}) WHERE m.active = true
 RETURN {memory_fields("m")} AS memory ORDER BY m.createdAt DESC LIMIT 1

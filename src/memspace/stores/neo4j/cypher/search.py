@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memspace.domain.models import MemoryFilter
-from memspace.stores.neo4j.cypher.fields import memory_fields, memory_filter
+from memspace.stores.neo4j.cypher.fields import head_fields, memory_fields, memory_filter
 
 # -- the vector cache's view (stores/vector_cache.py) -----------------------------------------
 
@@ -36,6 +36,17 @@ MATCH (s:Space {{id: $space}})
 OPTIONAL MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
 RETURN coalesce(s.version, 0) AS version,
        collect(CASE WHEN m IS NOT NULL THEN [m.seq, {memory_fields("m")}] END) AS rows
+"""
+# Both with each memory's head only (domain/heads.py): a hybrid search's ~100 candidates.
+HEADS_BY_SEQ = f"""
+MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
+RETURN collect([m.seq, {head_fields("m")}]) AS rows
+"""
+HEADS_BY_SEQ_AT_VERSION = f"""
+MATCH (s:Space {{id: $space}})
+OPTIONAL MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
+RETURN coalesce(s.version, 0) AS version,
+       collect(CASE WHEN m IS NOT NULL THEN [m.seq, {head_fields("m")}] END) AS rows
 """
 
 
