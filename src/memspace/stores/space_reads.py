@@ -15,8 +15,11 @@ from memspace.stores import vector_snapshot
 from memspace.stores.space_vectors import Row, VectorSource, _as_block, _SpaceVectors
 from memspace.stores.term_index import TermIndex
 
-# Rows per read of a load (stores/neo4j/search.py splits them over its readers): ~30 MB as read.
-LOAD_ROWS = 10_000
+# Rows per read of a load: ~15 MB as read, ~3x that for a moment. At a million memories with
+# two replicas (bench_scale --ops 4000) the highest RSS sampled during a run was 767-807 MB at
+# 5,000 against 775-841 MB at 10,000 (budget 512 MB, model 135 MB), the seconds spent loading
+# the same.
+LOAD_ROWS = 5_000
 
 
 def read_into(entry: _SpaceVectors, source: VectorSource, space_id: str,
