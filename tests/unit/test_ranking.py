@@ -189,7 +189,7 @@ def test_a_ranking_of_heads_is_made_whole_with_one_read_for_the_heads_without_me
     reads = MemoryReads(kept, replace(gone, active=False), known)
     ranked = [Ranked(MemoryHead("kept"), 0.9, ("vector",)),
               Ranked(MemoryHead("gone"), 0.8, ("text",)),  # deactivated since its head was read
-              Ranked(MemoryHead.of(carried), 0.7, ("text",)),  # read whole by the store
+              Ranked(carried, 0.7, ("text",)),  # read whole by the store
               Ranked(MemoryHead("known"), 0.6, ("vector", "keyword")),
               Ranked(MemoryHead("never"), 0.5, ("text",))]  # erased since
     answer = whole(reads, MemoryFilter("s"), ranked, {"known": known})
@@ -198,3 +198,6 @@ def test_a_ranking_of_heads_is_made_whole_with_one_read_for_the_heads_without_me
     assert reads.reads == 3  # kept, gone, never: not the carried or known ones
     everything = whole(reads, MemoryFilter("s", include_inactive=True), ranked[:2])
     assert [r.memory.id for r in everything] == ["kept", "gone"]
+    already = [Ranked(kept, 0.9, ("vector",)), Ranked(known, 0.6, ("text",))]
+    assert whole(reads, MemoryFilter("s"), already) == already  # nothing read, nothing redone
+    assert reads.reads == 5

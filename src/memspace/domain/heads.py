@@ -7,14 +7,15 @@ whether it is suspicious. A store whose memories cross a wire reads only those f
 candidates (a `MemoryHead`) and the whole memory for the ones shown: at a million memories on
 Neo4j, the whole projection of ~100 candidates took 7.2 ms of a 23.4 ms warm search and their
 decoding 2.1 ms more (bench/cold_profile.py --warm 3). A store that has read the whole memory
-anyway hands it over with the head (`whole`), and nothing is read again.
+anyway hands it over instead of its head, and nothing is read again.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from memspace.domain.models import HybridHits, Memory, ScoredMemory
 
@@ -35,34 +36,33 @@ class Turn(Protocol):
     def follows(self) -> str | None: ...
 
 
-@dataclass(frozen=True)
-class MemoryHead:
+# Tuples, not frozen dataclasses: a search makes ~100 heads and ~400 scored ones, and a frozen
+# dataclass's __init__ (a setattr per field) cost SQLite's hybrid p50 0.5 ms when its whole
+# memories were copied into heads (bench/hybrid_ab.py).
+class MemoryHead(NamedTuple):
     id: str
     speaker: str | None = None
     observed_at: datetime | None = None
     follows: str | None = None
     suspicious: str | None = None
-    # The memory itself, where the store read it whole anyway (None: read it for the answer).
-    whole: Memory | None = field(default=None, compare=False, repr=False)
-
-    @classmethod
-    def of(cls, memory: Memory) -> MemoryHead:
-        return cls(memory.id, memory.speaker, memory.observed_at, memory.follows,
-                   memory.suspicious, memory)
 
 
-@dataclass(frozen=True)
-class ScoredHead:
+class ScoredHead(NamedTuple):
     memory: MemoryHead
     score: float
 
 
+# A candidate of a ranking: its head, or the memory itself where the store read it whole anyway.
+Candidate = Memory | MemoryHead
+
+
 @dataclass(frozen=True)
 class HybridHeads:
-    """HybridHits (domain/models.py) with each memory's head only."""
+    """HybridHits (domain/models.py) with only the head of each memory the store did not read
+    whole anyway."""
 
-    by_vector: list[ScoredHead]
-    by_text: list[ScoredHead]
+    by_vector: Sequence[ScoredHead | ScoredMemory]
+    by_text: Sequence[ScoredHead | ScoredMemory]
     cosines: dict[str, float]
     text_scores: dict[str, float]
 
@@ -74,9 +74,5 @@ class HybridHeads:
 
     @classmethod
     def of_whole(cls, hits: HybridHits) -> HybridHeads:
-        """The heads of memories read whole (each head keeps its memory)."""
-        return cls(headed(hits.by_vector), headed(hits.by_text), hits.cosines, hits.text_scores)
-
-
-def headed(hits: list[ScoredMemory]) -> list[ScoredHead]:
-    return [ScoredHead(MemoryHead.of(h.memory), h.score) for h in hits]
+        """The lists of memories read whole, as they are."""
+        return cls(hits.by_vector, hits.by_text, hits.cosines, hits.text_scores)

@@ -44,10 +44,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, cast
 
 from memspace.domain.dates import named_period
-from memspace.domain.heads import MemoryHead, Turn
+from memspace.domain.heads import Candidate, Turn
 from memspace.domain.models import Memory, MemoryFilter, ScoredMemory
 from memspace.domain.ports import MemoryReadStore
 from memspace.domain.text import words
@@ -62,7 +62,7 @@ NEIGHBOUR_WEIGHT = 0.3
 NEIGHBOUR_STEPS = 2
 
 
-# What a ranking holds: a Memory, or a MemoryHead until the ranking is cut (domain/heads.py).
+# What a ranking holds: a Memory, or a Candidate until the ranking is cut (domain/heads.py).
 T = TypeVar("T", bound=Turn)
 T_co = TypeVar("T_co", bound=Turn, covariant=True)
 
@@ -182,18 +182,22 @@ def named(speaker: str | None, asked: set[str]) -> bool:
     return bool(name) and all(w in asked for w in name)
 
 
-def whole(reads: MemoryReadStore, where: MemoryFilter, ranked: list[Ranked[MemoryHead]],
+def whole(reads: MemoryReadStore, where: MemoryFilter, ranked: list[Ranked[Candidate]],
           known: Mapping[str, Memory] | None = None) -> list[Ranked[Memory]]:
-    """The ranking with each memory whole: the head's own, else one of `known`, else read now
-    (one read for all). A memory read now that the filter no longer holds (deactivated since
-    its head was read) is left out."""
+    """The ranking with each memory whole: a head becomes one of `known`, else the memory read
+    now (one read for all). A memory read now that the filter no longer holds (deactivated
+    since its head was read) is left out."""
     found = dict(known or {})
-    wanted = [r.memory.id for r in ranked if r.memory.whole is None and r.memory.id not in found]
+    wanted = [r.memory.id for r in ranked
+              if not isinstance(r.memory, Memory) and r.memory.id not in found]
     if wanted:
         found.update((m.id, m) for m in reads.get_memories(where.space_id, wanted)
                      if m.active or where.include_inactive)
+    if not wanted and all(isinstance(r.memory, Memory) for r in ranked):
+        return cast(list[Ranked[Memory]], ranked)  # read whole already: nothing to redo
     return [Ranked(memory, r.score, r.matched_by) for r in ranked
-            if (memory := r.memory.whole or found.get(r.memory.id)) is not None]
+            if (memory := r.memory if isinstance(r.memory, Memory)
+                else found.get(r.memory.id)) is not None]
 
 
 def single(hits: Sequence[ScoredMemory], name: str) -> list[Ranked[Memory]]:

@@ -11,7 +11,7 @@ from memspace.domain.bitemporal import TimeSlice, forgotten
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.graph_port import WithDirectory, WithDocuments, WithReads, WithRelations, WithSearch
-from memspace.domain.heads import HybridHeads, MemoryHead, headed
+from memspace.domain.heads import Candidate, HybridHeads
 from memspace.domain.models import Memory, MemoryFilter, Neighbour, Space, provenance_of
 from memspace.domain.ports import (
     Clock,
@@ -258,8 +258,8 @@ class SearchService:
                 [vector] = self._embedder.embed_queries([query])
             except Unavailable as exc:  # words still find memories while the model is down
                 degraded = f"keyword (embedder unavailable: {exc.message})"
-                blended = blend([], headed(ranker.text_search(where, query, depth)), query,
-                                features=self.features)
+                blended: list[Ranked[Candidate]] = blend(
+                    [], ranker.text_search(where, query, depth), query, features=self.features)
             else:
                 hits = (ranker.hybrid_heads(where, vector, query, depth) if lean else
                         HybridHeads.of_whole(ranker.hybrid_search(where, vector, query, depth)))
@@ -275,8 +275,7 @@ class SearchService:
             kept = [Ranked(r.memory, r.score, (*r.matched_by, "keyword"))
                     for r in blended if r.memory.id in allowed]
             seen = {r.memory.id for r in kept}
-            kept += [Ranked(MemoryHead.of(h.memory), 0.0, ("keyword",))
-                     for h in held if h.memory.id not in seen]
+            kept += [Ranked(h.memory, 0.0, ("keyword",)) for h in held if h.memory.id not in seen]
             return degraded or "hybrid+keyword", whole(self._store.reads, where, kept[:cut], allowed)
         if keyword:
             # only the first `limit` are shown: nothing deeper is fetched unless filtered. A
