@@ -38,17 +38,8 @@ RETURN coalesce(s.version, 0) AS version,
        collect(CASE WHEN m IS NOT NULL THEN [m.seq, {memory_fields("m")}] END) AS rows
 """
 # Both with each memory's head only (domain/heads.py): a hybrid search's ~100 candidates.
-HEADS_BY_SEQ = f"""
-MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
-RETURN collect([m.seq, {head_fields("m")}]) AS rows
-"""
-HEADS_BY_SEQ_AT_VERSION = f"""
-MATCH (s:Space {{id: $space}})
-OPTIONAL MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq IN $seqs
-RETURN coalesce(s.version, 0) AS version,
-       collect(CASE WHEN m IS NOT NULL THEN [m.seq, {head_fields("m")}] END) AS rows
-"""
-
+HEADS_BY_SEQ = MEMORIES_BY_SEQ.replace(memory_fields("m"), head_fields("m"))
+HEADS_BY_SEQ_AT_VERSION = MEMORIES_BY_SEQ_AT_VERSION.replace(memory_fields("m"), head_fields("m"))
 
 
 def sliced_by_seq(where: MemoryFilter) -> tuple[str, dict[str, object]]:
