@@ -227,6 +227,34 @@ def test_a_search_reads_deeper_when_the_versions_it_ranked_first_did_not_hold(
         assert [h.memory.id for h in found.hits] == [ids[label]], (at, label)
 
 
+@pytest.mark.parametrize("keyword", [True, False])
+def test_a_slice_fills_its_page_however_many_versions_a_space_keeps(
+        app: Container, keyword: bool) -> None:
+    """Renaming a category writes a new version of each memory in it, with the same content:
+    here more versions that a slice does not hold than the first two passes of a ranking read
+    (4x FUSION_DEPTH per list). A slice, at the first day or now, still shows every memory it
+    holds, up to `limit`, whichever way the store orders versions that tie."""
+    clock: SetClock = app.clock_for_test  # type: ignore[attr-defined]
+    slug = f"time-{uuid.uuid4().hex[:10]}"
+    app.admin.create_space(slug)
+    who = app.access.authenticate(
+        app.admin.create_key(f"mover-{slug}", {slug: Access.READWRITE}).raw)
+    services = ["billing", "search", "mail", "auth", "queue", "cache", "cron", "proxy", "dns",
+                "ledger", "backup", "metrics"]
+    first = {app.memories.add(who, f"Runbook: restart the {name} service after a deploy", slug,
+                              category="ops").memories[0].id for name in services}
+    for n in range(10):  # 12 memories x 20 moves: 240 versions that no longer hold
+        clock.at = day(2, hours=n)
+        app.memories.rename_category(who, slug, "ops", "runbooks")
+        _, now = app.memories.rename_category(who, slug, "runbooks", "ops")
+    clock.at = day(9)
+    for known_at, expected in ((day(1, hours=12), first), (None, {m.id for m in now})):
+        found = app.search.search(who, SearchRequest(
+            **({"keyword": "runbook restart"} if keyword else {"query": "restart the service"}),
+            space=slug, limit=len(services), include_profile=False, known_at=known_at or day(9)))
+        assert {h.memory.id for h in found.hits} == expected, known_at
+
+
 def test_the_store_keeps_a_slice_in_its_keyword_fetch(app: Container, store: GraphStore) -> None:
     """A keyword search at a point in time is kept by the store itself, in rank order, up to
     `limit` (stores/sliced_ranking.py), reading deeper than SLICE_DEPTH per hit when the

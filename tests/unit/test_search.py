@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from memspace.domain.errors import InvalidInput, Unavailable
+from memspace.services import search as search_module
 from memspace.services.search import SearchRequest
 from tests.unit.conftest import World
 
@@ -133,3 +134,35 @@ def test_warm_up_loads_every_space_and_makes_one_searchs_reads_once(
         "hybrid_search", "hybrid_heads", "get_memories", "neighbours", "keyword_search",
         "open_conflicts"]
     assert all(rest.count(c) == 1 for c in rest if c != "hybrid_search")
+
+
+@pytest.mark.parametrize("deepest", [None, 4])
+def test_a_filtered_search_reads_deeper_until_its_page_fills_or_the_lists_end(
+    world: World, monkeypatch: pytest.MonkeyPatch, deepest: int | None,
+) -> None:
+    """One disputed memory among 250 that the query ranks above it: the filtered search reads
+    each list four times deeper (200 at limit 10), then 16 times (800), where the lists end
+    short of what was asked; a page never reads past DEEPEST times the usual depth."""
+    who = world.principal({"acme": "rw"})
+    for n in range(250):
+        world.app.memories.add(who, f"Deploy checklist step {n}: approvals before the release")
+    doubted = world.app.memories.add(who, "The cafeteria opens at eight").memories[0]
+    world.app.lifecycle.mark(who, doubted.id, "disputed", "nobody checked")
+    if deepest is not None:
+        monkeypatch.setattr(search_module, "DEEPEST", deepest)
+    depths: list[int] = []
+    rank = world.app.store.search.hybrid_search
+
+    def recorded(where: Any, embedding: Any, text: str, limit: int) -> Any:
+        depths.append(limit)
+        return rank(where, embedding, text, limit)
+
+    monkeypatch.setattr(world.app.store.search, "hybrid_search", recorded)
+    found = world.app.search.search(who, SearchRequest(
+        query="deploy checklist approvals", statuses=("disputed",), include_profile=False))
+    if deepest is None:
+        assert depths == [200, 800]
+        assert [h.memory.id for h in found.hits] == [doubted.id]
+    else:
+        assert depths == [200]
+        assert found.hits == ()

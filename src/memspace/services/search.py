@@ -36,6 +36,10 @@ __all__ = ["SearchHit", "SearchRequest", "SearchResult", "SearchService", "prove
 # memory that is fair in both rankings overtake one that is strong in only one. LoCoMo R@10
 # with 50: 0.771 (tune) / 0.743 (held out); with 100: 0.773 / 0.753, for twice the rows read.
 FUSION_DEPTH = 50
+# A filtered search (types, statuses, a time slice) reads its lists up to this many times deeper
+# than FUSION_DEPTH to fill its page: 12,800 per list at limit 10. Past it, a page holds what
+# was found (a type that rare is better listed than searched).
+DEEPEST = 256
 MAX_LIMIT = 50
 # Neighbours shown per hit: enough for a correction chain and its context, bounded so one
 # hub memory cannot flood the answer.
@@ -227,31 +231,33 @@ class SearchService:
     ) -> tuple[str, list[Ranked[Memory]]]:
         """The ranking narrowed to the filter's types, statuses and time slice (`keeps`). A
         slice alone is ranked at the usual depth first (most versions a slice reads are still
-        current), and again four times deeper only when fewer than `limit` survive: a first
-        pass four times deeper made keyword searches with asOf 1.7x slower at p95."""
-        shallow = bool(where.at) and not (where.types or where.statuses)
-        mode, ranked = self._rank(ranker, where, query, keyword, limit, exact, deep=not shallow,
-                                  lean=lean)
-        kept = [r for r in ranked if keeps(where, r.memory)]
-        if shallow and len(kept) < limit and len(ranked) >= limit:
-            mode, ranked = self._rank(ranker, where, query, keyword, limit, exact)
+        current: a first pass four times deeper made keyword searches with asOf 1.7x slower at
+        p95), a type or status filter four times deeper; then four times deeper again while
+        fewer than `limit` survive and the ranking was cut short, up to DEEPEST times. A space
+        keeps every version of its memories (each correction or move writes one), and those a
+        slice does not hold can outnumber what one deeper pass reads."""
+        filtered = bool(where.at or where.types or where.statuses)
+        deep = 4 if where.types or where.statuses else 1
+        while True:
+            mode, ranked, asked = self._rank(ranker, where, query, keyword, limit, exact,
+                                             deep if filtered else 1, lean=lean)
             kept = [r for r in ranked if keeps(where, r.memory)]
-        return mode, kept
+            if not filtered or len(kept) >= limit or len(ranked) < asked or deep >= DEEPEST:
+                return mode, kept
+            deep *= 4
 
     def _rank(
         self, ranker: Ranker, where: MemoryFilter, query: str | None, keyword: str | None,
-        limit: int, exact: bool = False, deep: bool = True, lean: bool = False,
-    ) -> tuple[str, list[Ranked[Memory]]]:
-        """The ranking of the query and/or keyword; `lean`: only its first `limit`, nothing
-        read whole for the rest."""
-        depth = max(FUSION_DEPTH, limit * 3)
-        if where.at:  # a slice ranks every version, active or not (docs/time.md)
+        limit: int, exact: bool = False, deep: int = 1, lean: bool = False,
+    ) -> tuple[str, list[Ranked[Memory]], int]:
+        """The ranking of the query and/or keyword, each list `deep` times the usual depth,
+        and how many it asked for (a ranking as long was cut short); `lean`: only its first
+        `limit`, nothing read whole for the rest."""
+        # The rankings filter by category and activity only; types, statuses and a time slice
+        # narrow their lists afterwards (`_kept`), which reads them deeper.
+        depth = max(FUSION_DEPTH, limit * 3) * deep
+        if where.at or where.statuses:  # every version, active or not (docs/time.md)
             where = replace(where, include_inactive=True)
-        if (where.types or where.statuses or where.at) and deep:
-            # The rankings filter by category and activity only; types, statuses and a time
-            # slice narrow their lists afterwards (`_kept`), so they read deeper.
-            depth *= 4
-            where = replace(where, include_inactive=where.include_inactive or bool(where.statuses))
         if query:
             degraded = None
             try:
@@ -267,7 +273,7 @@ class SearchService:
                                 hits.text_scores, self.features)
             cut = limit if lean else None
             if not keyword:
-                return degraded or "hybrid", whole(self._store.reads, where, blended[:cut])
+                return degraded or "hybrid", whole(self._store.reads, where, blended[:cut]), depth
             # The keyword narrows the answer to memories holding its words (typos tolerated).
             # Those the query did not rank follow, in keyword order.
             held = ranker.keyword_search(where, keyword, depth * 4, exact)
@@ -276,13 +282,14 @@ class SearchService:
                     for r in blended if r.memory.id in allowed]
             seen = {r.memory.id for r in kept}
             kept += [Ranked(h.memory, 0.0, ("keyword",)) for h in held if h.memory.id not in seen]
-            return degraded or "hybrid+keyword", whole(self._store.reads, where, kept[:cut], allowed)
+            return (degraded or "hybrid+keyword", whole(self._store.reads, where, kept[:cut], allowed),
+                    depth * 4)
         if keyword:
             # only the first `limit` are shown: nothing deeper is fetched unless filtered. A
             # slice alone is kept by the store's own fetch (stores/sliced_ranking.py), so
             # `limit` suffices; the cold path does not, and `_kept` reads it again deeper.
-            rows = depth if (where.types or where.statuses or where.at) and deep else limit
+            rows = depth if (where.types or where.statuses or where.at) and deep > 1 else limit
             return "keyword", single(ranker.keyword_search(where, keyword, rows, exact),
-                                    "keyword")
+                                    "keyword"), rows
         newest = self._store.reads.list_memories(where, limit)
-        return "category", [Ranked(m, 1.0, ("category",)) for m in newest]
+        return "category", [Ranked(m, 1.0, ("category",)) for m in newest], limit
