@@ -8,14 +8,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memspace.bootstrap import build_search_paths
-from memspace.config import Settings
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import MemoryFilter, ScoredMemory
-from memspace.domain.ports import ColdSearch, WriteBatch
+from memspace.domain.ports import WriteBatch
 from memspace.stores.neo4j import Neo4jStore
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
+from tests.support.stores import cold_search
 
 EMBED = HashEmbedder()
 WORDS = ("deploy", "rollback", "invoice", "pricing", "cdn", "latency", "budget", "migration",
@@ -38,12 +37,6 @@ def _load(store: GraphStore, n: int = 120) -> tuple[str, list[str]]:
     return space.id, [m.id for m in memories]
 
 
-def _cold(store: GraphStore) -> ColdSearch:
-    _, cold = build_search_paths(Settings(cache_mb=0), store)
-    assert cold is not None
-    return cold
-
-
 def _pairs(hits: list[ScoredMemory]) -> list[tuple[str, float]]:
     return [(h.memory.id, round(h.score, 4)) for h in hits]
 
@@ -61,7 +54,7 @@ def _same_ranking(cold: list[ScoredMemory], warm: list[ScoredMemory]) -> None:
 def test_cold_hybrid_search_ranks_what_the_warm_one_ranks(store: GraphStore,
                                                           where: dict[str, object]) -> None:
     space_id, _ = _load(store)
-    cold = _cold(store)
+    cold = cold_search(store)
     flt = MemoryFilter(space_id, **where)  # type: ignore[arg-type]
     for text in ("deploy rollback latency", "refund the customer invoice", "cache replica"):
         [vector] = EMBED.embed_queries([text])
@@ -76,7 +69,7 @@ def test_cold_hybrid_search_ranks_what_the_warm_one_ranks(store: GraphStore,
 
 def test_cold_keyword_and_text_search_find_the_warm_memories(store: GraphStore) -> None:
     space_id, ids = _load(store)
-    cold = _cold(store)
+    cold = cold_search(store)
     flt = MemoryFilter(space_id)
     _same_ranking(cold.keyword_search(flt, "invoise refund", 50),
                   store.search.keyword_search(flt, "invoise refund", 50))
@@ -99,7 +92,7 @@ def test_a_large_cold_space_on_neo4j_is_ranked_by_its_vector_and_full_text_index
         "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
     monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)  # every space counts as large
     monkeypatch.setattr(neo4j_cold, "EXACT_PER_K", 0)  # and asks the vector index
-    cold = _cold(store)
+    cold = cold_search(store)
     flt = MemoryFilter(space_id, category="ops")
     text = "refund customer invoice"
     [vector] = EMBED.embed_queries([text])
@@ -151,7 +144,7 @@ def test_a_mid_sized_cold_space_on_neo4j_is_scanned_exactly_inside_neo4j(
         return read(query, **params)
 
     monkeypatch.setattr(store.kit.db, "read", recorded)
-    cold = _cold(store)
+    cold = cold_search(store)
     for where in ({}, {"category": "ops"}, {"include_inactive": True}):
         flt = MemoryFilter(space_id, **where)  # type: ignore[arg-type]
         for text in ("deploy rollback latency", "refund the customer invoice"):
@@ -180,11 +173,11 @@ def test_a_large_cold_space_on_neo4j_estimates_common_terms_from_a_sample(
     monkeypatch.setattr(cold_stats, "DF_CAP", 3)  # every query term is "too common"
     flt = MemoryFilter(space_id)
     text = "deploy the cache replica"
-    _same_ranking(_cold(store).text_search(flt, text, 30),
+    _same_ranking(cold_search(store).text_search(flt, text, 30),
                   store.search.text_search(flt, text, 30))
     # a sample of a quarter of the space: near the warm ranking, not exact
     monkeypatch.setattr(cold_stats, "SAMPLE_ROWS", 30)
-    sampled = _cold(store).text_search(flt, text, 30)
+    sampled = cold_search(store).text_search(flt, text, 30)
     warm = store.search.text_search(flt, text, 30)
     assert len(sampled) == len(warm)
     assert len({h.memory.id for h in sampled[:10]} & {h.memory.id for h in warm[:10]}) >= 7
@@ -220,7 +213,7 @@ def test_a_large_cold_space_on_neo4j_is_sampled_again_only_once_it_changed(
     space_id, _ = _load(store)
     monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
     sampled = _sample_reads(store, monkeypatch)
-    cold = _cold(store)
+    cold = cold_search(store)
     flt = MemoryFilter(space_id)
 
     def same_as_warm(text: str) -> None:
@@ -260,7 +253,7 @@ def test_a_partial_sample_of_a_large_cold_space_stands_while_the_space_grows_a_l
     monkeypatch.setattr(cold_stats, "SAMPLE_GROWTH", 8)
     monkeypatch.setattr(cold_stats, "DF_CAP", 3)
     sampled = _sample_reads(store, monkeypatch)
-    cold = _cold(store)
+    cold = cold_search(store)
     flt = MemoryFilter(space_id)
     size = cold._size(space_id)
     cold.text_search(flt, "deploy the cache replica", 30)
@@ -294,7 +287,7 @@ def test_a_large_cold_space_on_neo4j_finds_keywords_through_lucene_without_a_pas
     store.kit.db.driver.execute_query(
         "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
     monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)
-    cold = _cold(store)
+    cold = cold_search(store)
 
     def no_pass(*_: object) -> None:
         raise AssertionError("a large space's keyword search read the space whole")
@@ -352,7 +345,7 @@ def test_a_large_cold_space_on_neo4j_gets_a_vector_index_of_its_own(
         return read(query, **params)
 
     monkeypatch.setattr(store.kit.db, "read", recorded)
-    cold = _cold(store)
+    cold = cold_search(store)
 
     def labelled() -> int:
         [row] = read(f"MATCH (m:`{label}`) RETURN count(m) AS n, "

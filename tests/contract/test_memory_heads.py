@@ -10,15 +10,14 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from memspace.bootstrap import build_search_paths
-from memspace.config import Settings
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.heads import HybridHeads, MemoryHead
 from memspace.domain.models import HybridHits, MemoryFilter
-from memspace.domain.ports import ColdSearch, WriteBatch
+from memspace.domain.ports import WriteBatch
 from memspace.stores.neo4j import Neo4jStore
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
+from tests.support.stores import cold_search
 
 EMBED = HashEmbedder()
 WORDS = ("deploy", "rollback", "invoice", "pricing", "latency", "budget", "schema", "refund")
@@ -48,12 +47,6 @@ def _conversation(store: GraphStore, n: int = 90) -> tuple[str, list[str]]:
     return space.id, [t.id for t in turns]
 
 
-def _cold(store: GraphStore) -> ColdSearch:
-    _, cold = build_search_paths(Settings(cache_mb=0), store)
-    assert cold is not None
-    return cold
-
-
 def _same(heads: HybridHeads, hits: HybridHits) -> None:
     """The same lists and scores, each head as its whole memory says."""
     for by_head, by_whole in ((heads.by_vector, hits.by_vector), (heads.by_text, hits.by_text)):
@@ -79,7 +72,7 @@ def test_heads_rank_what_whole_memories_rank_warm_and_cold(store: GraphStore,
                                                            where: dict[str, object]) -> None:
     space_id, ids = _conversation(store)
     flt = MemoryFilter(space_id, **where)  # type: ignore[arg-type]
-    cold = _cold(store)
+    cold = cold_search(store)
     for text in QUERIES:
         [vector] = EMBED.embed_queries([text])
         for ranker in (store.search, cold):
@@ -101,7 +94,7 @@ def test_a_large_cold_space_on_neo4j_ranks_by_heads_what_it_ranks_whole(
     neo4j_store.kit.db.driver.execute_query(
         "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
     monkeypatch.setattr(neo4j_cold, "SCAN_MAX", 0)  # ranked by the store's own indexes
-    cold = _cold(neo4j_store)
+    cold = cold_search(neo4j_store)
     for text in QUERIES:
         [vector] = EMBED.embed_queries([text])
         heads = cold.hybrid_heads(MemoryFilter(space_id), vector, text, 10)

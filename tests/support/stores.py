@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from memspace.bootstrap import build_search_paths
+from memspace.config import Settings
 from memspace.domain.graph_port import GraphStore
+from memspace.domain.ports import ColdSearch
 
 # A test's Neo4jStore waits longer for the server than a deployed one (3 s a connection, 5 s in
 # all): on a loaded 2-core machine, a starved JVM took over 4 s to hand out one connection and
@@ -26,3 +29,10 @@ def make_store(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Gra
     from memspace.stores.neo4j import Neo4jStore
 
     return Neo4jStore(request.getfixturevalue("neo4j_uri"), **PATIENT)
+
+
+def cold_search(store: GraphStore) -> ColdSearch:
+    """The store's cold path (docs/scaling.md), as a server whose cache holds no space runs it."""
+    _, cold = build_search_paths(Settings(cache_mb=0), store)
+    assert cold is not None
+    return cold

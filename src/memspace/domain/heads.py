@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple, Protocol
 
-from memspace.domain.models import HybridHits, Memory, ScoredMemory
+from memspace.domain.models import HybridHits, Memory, ScoredMemory, scores_by_id
 
 
 class Turn(Protocol):
@@ -69,8 +69,7 @@ class HybridHeads:
     @classmethod
     def of(cls, by_vector: list[ScoredHead], by_text: list[ScoredHead],
            cosines: list[ScoredHead], text_scores: list[ScoredHead]) -> HybridHeads:
-        return cls(by_vector, by_text, {h.memory.id: h.score for h in cosines},
-                   {h.memory.id: h.score for h in text_scores})
+        return cls(by_vector, by_text, scores_by_id(cosines), scores_by_id(text_scores))
 
     @classmethod
     def of_whole(cls, hits: HybridHits) -> HybridHeads:

@@ -6,7 +6,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from memspace.domain.evidence import Citation
@@ -225,6 +225,11 @@ class ScoredMemory:
     score: float
 
 
+def scores_by_id(hits: Sequence[Any]) -> dict[str, float]:
+    """A list's scores by memory id (ScoredMemory, domain/heads.py ScoredHead)."""
+    return {h.memory.id: h.score for h in hits}
+
+
 @dataclass(frozen=True)
 class HybridHits:
     """The two lists of a hybrid search (best first), and every memory of either scored by
@@ -238,8 +243,7 @@ class HybridHits:
     @classmethod
     def of(cls, by_vector: list[ScoredMemory], by_text: list[ScoredMemory],
            cosines: list[ScoredMemory], text_scores: list[ScoredMemory]) -> HybridHits:
-        return cls(by_vector, by_text, {h.memory.id: h.score for h in cosines},
-                   {h.memory.id: h.score for h in text_scores})
+        return cls(by_vector, by_text, scores_by_id(cosines), scores_by_id(text_scores))
 
 
 @dataclass(frozen=True)

@@ -239,8 +239,8 @@ class SearchService:
         filtered = bool(where.at or where.types or where.statuses)
         deep = 4 if where.types or where.statuses else 1
         while True:
-            mode, ranked, asked = self._rank(ranker, where, query, keyword, limit, exact,
-                                             deep if filtered else 1, lean=lean)
+            mode, ranked, asked = self._rank(ranker, where, query, keyword, limit, exact, deep,
+                                             lean=lean)
             kept = [r for r in ranked if keeps(where, r.memory)]
             if not filtered or len(kept) >= limit or len(ranked) < asked or deep >= DEEPEST:
                 return mode, kept
