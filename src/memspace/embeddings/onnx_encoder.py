@@ -61,13 +61,16 @@ class OnnxEncoder:
             pool = self._pool
         return list(pool.map(lambda e: self._one(e.ids), encodings))
 
-    def _one(self, ids: list[int]) -> list[float]:
+    def hidden(self, ids: list[int]) -> Any:
+        """The last hidden states of one text's tokens (tokens x dimensions)."""
         tokens = np.asarray([ids], dtype=np.int64)
         feeds = {"input_ids": tokens, "attention_mask": np.ones_like(tokens)}
         if self._types:
             feeds["token_type_ids"] = np.zeros_like(tokens)
-        hidden = self._session.run(None, feeds)[0][0]
-        pooled = hidden.mean(axis=0)
+        return self._session.run(None, feeds)[0][0]
+
+    def _one(self, ids: list[int]) -> list[float]:
+        pooled = self.hidden(ids).mean(axis=0)
         pooled /= max(float(np.linalg.norm(pooled)), 1e-12)
         vector: list[float] = pooled.tolist()
         return vector
