@@ -37,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recall_locomo import DATA as LOCOMO
-from recall_locomo import ROOT, CachedEmbedder, Conversation, Turn
+from recall_locomo import ROOT, TUNED, CachedEmbedder, Conversation, Turn, likely_texts
 from recall_locomo import load as load_locomo
 
 from memspace.bootstrap import build
@@ -47,6 +47,7 @@ from memspace.services.conversation import FEATURES, TurnFeatures
 from memspace.services.search import SearchRequest
 
 CHATS = ROOT / "bench" / "data" / "chats.json"
+CHATS_TUNED = {"chat-1", "chat-2", "chat-3"}
 KS = (3, 5, 10)
 
 
@@ -123,6 +124,34 @@ def run(bench: Bench, embedder: CachedEmbedder, ablation: bool) -> dict[str, Any
     return rows
 
 
+def benches(only: str | None, locomo: Path = LOCOMO, chats: Path = CHATS) -> list[Bench]:
+    """Both benchmarks with their tune parts, or the one `only` names ("locomo", "chats")."""
+    out = []
+    if only != "chats":
+        conversations = load_locomo(locomo, None)
+        if not conversations:
+            raise SystemExit(f"no LoCoMo conversations in {locomo} (--locomo DIR)")
+        out.append(Bench("LoCoMo", conversations, TUNED))
+    if only != "locomo":
+        out.append(Bench("chats", load_chats(chats), CHATS_TUNED))
+    return out
+
+
+def primed(bench: Bench, embedder: CachedEmbedder) -> CachedEmbedder:
+    """`embedder` holding the vectors of every turn and question of `bench`, kept for a rerun."""
+    embedder.prime(*likely_texts(bench.conversations))
+    embedder.save()
+    return embedder
+
+
+def tables(bench: Bench, rows: dict[str, Any]) -> None:
+    """The table of `rows` on the reported part, the tune part and the whole benchmark."""
+    every = {c.name for c in bench.conversations}
+    table(bench, rows, every - bench.tune, "reported part (held out from tuning)")
+    table(bench, rows, bench.tune, "tune part")
+    table(bench, rows, None, "all")
+
+
 def table(bench: Bench, rows: dict[str, Any], names: set[str] | None, title: str) -> None:
     print(f"\n{bench.name}, {title}:")
     print(f"  {'':22s} {'R@3 any/all':>13s} {'R@5 any/all':>13s} {'R@10 any/all':>13s}"
@@ -163,32 +192,17 @@ def main() -> None:
     from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
 
     model = LOCAL_MODELS["e5-small-v2"]
-    benches = []
-    if args.only != "chats":
-        locomo = load_locomo(args.locomo, None)
-        if not locomo:
-            raise SystemExit(f"no LoCoMo conversations in {args.locomo} (--locomo DIR)")
-        benches.append(Bench("LoCoMo", locomo, {"26", "30", "41", "42", "43", "44"}))
-    if args.only != "locomo":
-        benches.append(Bench("chats", load_chats(args.chats), {"chat-1", "chat-2", "chat-3"}))
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
-    for bench in benches:
+    for bench in benches(args.only, args.locomo, args.chats):
         key = "locomo" if bench.name == "LoCoMo" else "chats"
-        embedder = CachedEmbedder(LocalEmbedder(model), Path.home() / ".cache" / "memspace" /
-                                  f"{key}-{model.name}-vectors.json")
-        embedder.prime([t.content for c in bench.conversations for t in c.turns],
-                       [q["question"] for c in bench.conversations for q in c.questions])
-        embedder.save()
+        embedder = primed(bench, CachedEmbedder(LocalEmbedder(model), Path.home() / ".cache" /
+                                                "memspace" / f"{key}-{model.name}-vectors.json"))
         began = time.perf_counter()
         rows = run(bench, embedder, not args.no_ablation)
         turns = sum(len(c.turns) for c in bench.conversations)
         print(f"\n{bench.name}: {len(bench.conversations)} conversations, {turns:,} turns, "
               f"loaded and asked in {time.perf_counter() - began:.0f} s")
-        every = {c.name for c in bench.conversations}
-        table(bench, rows, every - bench.tune, "reported part (held out from tuning)")
-        table(bench, rows, bench.tune, "tune part")
-        table(bench, rows, None, "all")
-
+        tables(bench, rows)
 
 if __name__ == "__main__":
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]

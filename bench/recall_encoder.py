@@ -32,10 +32,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_conversations import CHATS, Bench, asked, load_chats, table
-from recall_locomo import DATA as LOCOMO
+from recall_conversations import Bench, asked, benches, primed, tables
 from recall_locomo import CachedEmbedder
-from recall_locomo import load as load_locomo
 
 from memspace.embeddings.local import E5_SMALL, LocalEmbedder
 from memspace.embeddings.onnx_encoder import OnnxEncoder
@@ -98,29 +96,17 @@ def main() -> None:
     label = f"{args.folder.name}-{args.pooling}-{prefixes[:8]}"  # its vectors' cache
     print(f"other = {args.folder} ({args.pooling} pooling, query prefix {args.query_prefix!r}, "
           f"passage prefix {args.passage_prefix!r})")
-    benches = []
-    if args.only != "chats":
-        benches.append(Bench("LoCoMo", load_locomo(LOCOMO, None),
-                             {"26", "30", "41", "42", "43", "44"}))
-    if args.only != "locomo":
-        benches.append(Bench("chats", load_chats(CHATS), {"chat-1", "chat-2", "chat-3"}))
-    for bench in benches:
+    for bench in benches(args.only):
         key = "locomo" if bench.name == "LoCoMo" else "chats"
         every: dict[str, Any] = {}
         for name, inner, cached in (("e5-small-v2", LocalEmbedder(E5_SMALL), E5_SMALL.name),
                                     ("other", other, label)):
-            embedder = CachedEmbedder(inner, CACHE / f"{key}-{cached}-vectors.json")
             began = time.perf_counter()
-            embedder.prime([t.content for c in bench.conversations for t in c.turns],
-                           [q["question"] for c in bench.conversations for q in c.questions])
-            embedder.save()
+            embedder = primed(bench, CachedEmbedder(inner, CACHE / f"{key}-{cached}-vectors.json"))
             every |= rows(bench, embedder, name)
             print(f"{bench.name}, {name}: embedded, loaded and asked in "
                   f"{time.perf_counter() - began:.0f} s")
-        names = {c.name for c in bench.conversations}
-        table(bench, every, names - bench.tune, "reported part (held out from tuning)")
-        table(bench, every, bench.tune, "tune part")
-        table(bench, every, None, "all")
+        tables(bench, every)
 
 
 if __name__ == "__main__":

@@ -41,10 +41,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_conversations import CHATS, Bench, load_chats
+from recall_conversations import CHATS, Bench, benches
 from recall_locomo import DATA as LOCOMO
 from recall_locomo import CachedEmbedder
-from recall_locomo import load as load_locomo
 
 import memspace.services.search as search_module
 from memspace.bootstrap import build
@@ -278,12 +277,8 @@ def main() -> None:
 
     model = LOCAL_MODELS["e5-small-v2"]
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
-    for key in ("locomo", "chats"):
-        if args.only not in (None, key):
-            continue
-        bench = (Bench("LoCoMo", load_locomo(args.locomo, None), {"26", "30", "41", "42", "43", "44"})
-                 if key == "locomo" else
-                 Bench("chats", load_chats(args.chats), {"chat-1", "chat-2", "chat-3"}))
+    for bench in benches(args.only, args.locomo, args.chats):
+        key = "locomo" if bench.name == "LoCoMo" else "chats"
         embedder = CachedEmbedder(LocalEmbedder(model), Path.home() / ".cache" / "memspace" /
                                   f"{key}-{model.name}-vectors.json")
         embedder.prime([t.content for c in bench.conversations for t in c.turns],

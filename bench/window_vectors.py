@@ -27,9 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import recall_conversations as conversations
-from recall_locomo import DATA as LOCOMO
 from recall_locomo import CachedEmbedder, Conversation
-from recall_locomo import load as load_locomo
 
 CACHE = Path.home() / ".cache" / "memspace"
 
@@ -89,27 +87,17 @@ def main() -> None:
 
     model = LOCAL_MODELS["e5-small-v2"]
     window = CachedEmbedder(LocalEmbedder(model), CACHE / f"windows-{model.name}-vectors.json")
-    benches = []
-    if args.only != "chats":
-        benches.append(conversations.Bench("LoCoMo", load_locomo(LOCOMO, None),
-                                           {"26", "30", "41", "42", "43", "44"}))
-    if args.only != "locomo":
-        benches.append(conversations.Bench("chats", conversations.load_chats(conversations.CHATS),
-                                           {"chat-1", "chat-2", "chat-3"}))
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
-    for bench in benches:
+    for bench in conversations.benches(args.only):
         key = "locomo" if bench.name == "LoCoMo" else "chats"
         inner = CachedEmbedder(LocalEmbedder(model), CACHE / f"{key}-{model.name}-vectors.json")
-        every = {c.name for c in bench.conversations}
         for mode in args.modes.split(","):
             texts = {k: v for c in bench.conversations for k, v in windows(c, mode).items()}
             window.prime(list(texts.values()))
             window.save()
             rows = conversations.run(bench, Windowed(inner, window, texts), False)
             print(f"\n== {bench.name}, window: {mode}")
-            conversations.table(bench, rows, every - bench.tune, "reported part")
-            conversations.table(bench, rows, bench.tune, "tune part")
-            conversations.table(bench, rows, None, "all")
+            conversations.tables(bench, rows)
 
 
 if __name__ == "__main__":
