@@ -36,8 +36,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from recall_locomo import CACHE, ROOT, TUNED, CachedEmbedder, Conversation, Turn, likely_texts
 from recall_locomo import DATA as LOCOMO
-from recall_locomo import ROOT, TUNED, CachedEmbedder, Conversation, Turn, likely_texts
 from recall_locomo import load as load_locomo
 
 from memspace.bootstrap import build
@@ -59,6 +59,11 @@ class Bench:
 
     def temporal(self, q: dict[str, Any]) -> bool:
         return q["category"] in (2, "temporal")
+
+    def vectors(self, inner: Any, model: str) -> CachedEmbedder:
+        """`inner` with the vectors `model` gave this benchmark's texts in earlier runs, kept in
+        CACHE/<benchmark>-<model>-vectors.json."""
+        return CachedEmbedder(inner, CACHE / f"{self.name.lower()}-{model}-vectors.json")
 
 
 def load_chats(path: Path) -> list[Conversation]:
@@ -194,9 +199,7 @@ def main() -> None:
     model = LOCAL_MODELS["e5-small-v2"]
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
     for bench in benches(args.only, args.locomo, args.chats):
-        key = "locomo" if bench.name == "LoCoMo" else "chats"
-        embedder = primed(bench, CachedEmbedder(LocalEmbedder(model), Path.home() / ".cache" /
-                                                "memspace" / f"{key}-{model.name}-vectors.json"))
+        embedder = primed(bench, bench.vectors(LocalEmbedder(model), model.name))
         began = time.perf_counter()
         rows = run(bench, embedder, not args.no_ablation)
         turns = sum(len(c.turns) for c in bench.conversations)

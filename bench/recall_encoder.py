@@ -46,8 +46,6 @@ from memspace.embeddings.local import E5_SMALL, LocalEmbedder
 from memspace.embeddings.onnx_encoder import OnnxEncoder
 from memspace.services.conversation import TurnFeatures
 
-CACHE = Path.home() / ".cache" / "memspace"
-
 
 class FirstToken(OnnxEncoder):
     """The [CLS] token's last hidden state as the text's vector, at unit length."""
@@ -104,12 +102,11 @@ def main() -> None:
     print(f"other = {args.folder} ({args.pooling} pooling, query prefix {args.query_prefix!r}, "
           f"passage prefix {args.passage_prefix!r})")
     for bench in benches(args.only):
-        key = "locomo" if bench.name == "LoCoMo" else "chats"
         every: dict[str, Any] = {}
         for name, inner, cached in (("e5-small-v2", LocalEmbedder(E5_SMALL), E5_SMALL.name),
                                     ("other", other, label)):
             began = time.perf_counter()
-            embedder = primed(bench, CachedEmbedder(inner, CACHE / f"{key}-{cached}-vectors.json"))
+            embedder = primed(bench, bench.vectors(inner, cached))
             every |= rows(bench, embedder, name)
             print(f"{bench.name}, {name}: embedded, loaded and asked in "
                   f"{time.perf_counter() - began:.0f} s")

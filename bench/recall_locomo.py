@@ -56,6 +56,7 @@ DATA = next((p for p in (ROOT.parent / "shared" / "bench" / "locomo10",
                          ROOT.parents[1] / "shared" / "bench" / "locomo10") if p.exists()),
             ROOT.parent / "shared" / "bench" / "locomo10")
 TUNED = {"26", "30", "41", "42", "43", "44"}
+CACHE = Path.home() / ".cache" / "memspace"  # vectors of earlier runs, per model
 KS = (5, 10, 20)
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
@@ -218,7 +219,7 @@ def in_process(conversations: Sequence[Conversation], settings: Settings,
     from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
 
     model = LOCAL_MODELS[settings.embedding_model]
-    keep = Path.home() / ".cache" / "memspace" / f"locomo-{model.name}-vectors.json"
+    keep = CACHE / f"locomo-{model.name}-vectors.json"
     embedder = CachedEmbedder(LocalEmbedder(model), keep)
     start = time.perf_counter()
     embedder.prime(*likely_texts(conversations))

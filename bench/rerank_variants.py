@@ -278,9 +278,7 @@ def main() -> None:
     model = LOCAL_MODELS["e5-small-v2"]
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
     for bench in benches(args.only, args.locomo, args.chats):
-        key = "locomo" if bench.name == "LoCoMo" else "chats"
-        embedder = CachedEmbedder(LocalEmbedder(model), Path.home() / ".cache" / "memspace" /
-                                  f"{key}-{model.name}-vectors.json")
+        embedder = bench.vectors(LocalEmbedder(model), model.name)
         embedder.prime([t.content for c in bench.conversations for t in c.turns],
                        [q["question"] for c in bench.conversations for q in c.questions]
                        + [h for c in bench.conversations for q in c.questions

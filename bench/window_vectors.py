@@ -27,9 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import recall_conversations as conversations
-from recall_locomo import CachedEmbedder, Conversation
-
-CACHE = Path.home() / ".cache" / "memspace"
+from recall_locomo import CACHE, CachedEmbedder, Conversation
 
 
 def windows(conversation: Conversation, mode: str) -> dict[str, str]:
@@ -89,8 +87,7 @@ def main() -> None:
     window = CachedEmbedder(LocalEmbedder(model), CACHE / f"windows-{model.name}-vectors.json")
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
     for bench in conversations.benches(args.only):
-        key = "locomo" if bench.name == "LoCoMo" else "chats"
-        inner = CachedEmbedder(LocalEmbedder(model), CACHE / f"{key}-{model.name}-vectors.json")
+        inner = bench.vectors(LocalEmbedder(model), model.name)
         for mode in args.modes.split(","):
             texts = {k: v for c in bench.conversations for k, v in windows(c, mode).items()}
             window.prime(list(texts.values()))
