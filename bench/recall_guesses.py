@@ -168,6 +168,7 @@ def main() -> None:
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
     for bench in benches(args.only, args.locomo, args.chats):
         embedder = primed(bench, bench.vectors(LocalEmbedder(model), model.name))
+        guess.asked, guess.seconds = 0, 0.0
         began = time.perf_counter()
         rows = asked(bench, embedder, guess)
         print(f"\n{bench.name}: {len(bench.conversations)} conversations, asked in "
