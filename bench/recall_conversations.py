@@ -76,6 +76,25 @@ def load_chats(path: Path) -> list[Conversation]:
     return out
 
 
+def keyed_space(app: Any, slug: str) -> Any:
+    """A new space `slug` and the identity of a new key that reads and writes it."""
+    app.admin.create_space(slug)
+    return app.access.authenticate(app.admin.create_key(slug, {slug: Access.READWRITE}).raw)
+
+
+def saved_turns(app: Any, who: Any, slug: str, conversation: Conversation,
+                metadata: bool = True) -> dict[str, set[str]]:
+    """Adds the turns of `conversation` to space `slug` one at a time as `who`, with `speaker`
+    and `observedAt` when `metadata`; per memory id, the turn ids it holds (a turn said twice
+    word for word is one memory)."""
+    turns: dict[str, set[str]] = defaultdict(set)
+    for t in conversation.turns:
+        extra: dict[str, Any] = ({"speaker": t.speaker, "observed_at": t.observed_at}
+                                 if metadata else {})
+        turns[app.memories.add(who, t.content, space=slug, **extra).memories[0].id].add(t.dia_id)
+    return turns
+
+
 def asked(bench: Bench, embedder: CachedEmbedder, metadata: bool, features: TurnFeatures,
           variants: dict[str, TurnFeatures]) -> dict[str, dict[str, list[list[set[str]]]]]:
     """Loads the benchmark into a fresh store (adds with `features`), then asks every question
@@ -94,12 +113,7 @@ def asked(bench: Bench, embedder: CachedEmbedder, metadata: bool, features: Turn
         "bench", {s: Access.READWRITE for s in slugs.values()}).raw)
     answers: dict[str, dict[str, list[list[set[str]]]]] = defaultdict(dict)
     for c in bench.conversations:
-        ids: dict[str, set[str]] = defaultdict(set)
-        for t in c.turns:
-            extra: dict[str, Any] = ({"speaker": t.speaker, "observed_at": t.observed_at}
-                                     if metadata else {})
-            result = app.memories.add(who, t.content, space=slugs[c.name], **extra)
-            ids[result.memories[0].id].add(t.dia_id)
+        ids = saved_turns(app, who, slugs[c.name], c, metadata)
         for variant, searched in variants.items():
             app.search.features = searched
             answers[variant][c.name] = [
@@ -158,6 +172,8 @@ def tables(bench: Bench, rows: dict[str, Any]) -> None:
 
 
 def table(bench: Bench, rows: dict[str, Any], names: set[str] | None, title: str) -> None:
+    if not any(names is None or c.name in names for c in bench.conversations):
+        return  # a run of some conversations only: this part has none
     print(f"\n{bench.name}, {title}:")
     print(f"  {'':22s} {'R@3 any/all':>13s} {'R@5 any/all':>13s} {'R@10 any/all':>13s}"
           f" {'temporal R@10 any/all':>22s}")

@@ -38,13 +38,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_conversations import CHATS, Bench, benches, primed, tables
+from recall_conversations import CHATS, Bench, benches, keyed_space, primed, saved_turns, tables
 from recall_locomo import DATA as LOCOMO
 from recall_locomo import ROOT, CachedEmbedder, Conversation
 
 from memspace.bootstrap import build
 from memspace.config import Settings
-from memspace.domain.models import Access
 from memspace.llm.prompts import load_prompt
 from memspace.services.search import SearchRequest
 
@@ -106,12 +105,8 @@ def asked(bench: Bench, embedder: CachedEmbedder, guess: Guesser) -> Rows:
     try:
         for c in bench.conversations:
             slug = f"guess-{c.name.replace(':', '-')}-{run}"
-            app.admin.create_space(slug)
-            who = app.access.authenticate(app.admin.create_key(slug, {slug: Access.READWRITE}).raw)
-            turns: dict[str, set[str]] = defaultdict(set)
-            for t in c.turns:
-                turns[app.memories.add(who, t.content, space=slug, speaker=t.speaker,
-                                       observed_at=t.observed_at).memories[0].id].add(t.dia_id)
+            who = keyed_space(app, slug)
+            turns = saved_turns(app, who, slug, c)
 
             def search(text: str, who: Any = who, slug: str = slug) -> list[str]:
                 return [h.memory.id for h in app.search.search(who, SearchRequest(

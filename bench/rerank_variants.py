@@ -41,14 +41,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_conversations import CHATS, Bench, benches
+from recall_conversations import CHATS, Bench, benches, keyed_space, saved_turns
 from recall_locomo import DATA as LOCOMO
 from recall_locomo import CachedEmbedder
 
 import memspace.services.search as search_module
 from memspace.bootstrap import build
 from memspace.config import Settings
-from memspace.domain.models import Access
 from memspace.domain.text import words
 from memspace.services.ranking import Ranked, named
 from memspace.services.search import SearchRequest
@@ -88,17 +87,13 @@ def record(bench: Bench, embedder: CachedEmbedder) -> list[Asked]:
     try:
         for c in bench.conversations:
             slug = f"rr-{c.name.replace(':', '-')}-{run}"
-            app.admin.create_space(slug)
-            who = app.access.authenticate(app.admin.create_key(slug, {slug: Access.READWRITE}).raw)
-            turns: dict[str, set[str]] = defaultdict(set)
-            texts: dict[str, str] = {}
-            sessions: dict[str, int] = {}
-            for t in c.turns:
-                mid = app.memories.add(who, t.content, space=slug, speaker=t.speaker,
-                                       observed_at=t.observed_at).memories[0].id
-                turns[mid].add(t.dia_id)
-                texts[mid] = t.content
-                sessions[mid] = t.session
+            who = keyed_space(app, slug)
+            turns = saved_turns(app, who, slug, c)
+            last = {t.dia_id: t for t in c.turns}
+            order = {t.dia_id: n for n, t in enumerate(c.turns)}
+            said = {mid: last[max(ids, key=order.__getitem__)] for mid, ids in turns.items()}
+            texts = {mid: t.content for mid, t in said.items()}
+            sessions = {mid: t.session for mid, t in said.items()}
 
             def ask(text: str, who: Any = who, slug: str = slug) -> list[str]:
                 return [h.memory.id for h in app.search.search(who, SearchRequest(
