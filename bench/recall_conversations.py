@@ -76,6 +76,14 @@ def load_chats(path: Path) -> list[Conversation]:
     return out
 
 
+def flat_app(embedder: CachedEmbedder, prefix: str, **settings: Any) -> Any:
+    """The service on a fresh embedded store in a new temporary folder, flat mode (no model),
+    e5-small-v2 through `embedder`, with any other `settings`."""
+    return build(Settings(_env_file=None, data_dir=Path(tempfile.mkdtemp(prefix=prefix)),  # type: ignore[call-arg]
+                          store="sqlite", embedding_model="e5-small-v2", llm_model="", **settings),
+                 embedder=embedder)
+
+
 def keyed_space(app: Any, slug: str) -> Any:
     """A new space `slug` and the identity of a new key that reads and writes it."""
     app.admin.create_space(slug)
@@ -99,12 +107,8 @@ def asked(bench: Bench, embedder: CachedEmbedder, metadata: bool, features: Turn
           variants: dict[str, TurnFeatures]) -> dict[str, dict[str, list[list[set[str]]]]]:
     """Loads the benchmark into a fresh store (adds with `features`), then asks every question
     once per search variant; per variant and conversation, each question's top 10 (turn ids)."""
-    data_dir = Path(tempfile.mkdtemp(prefix="memspace-conv-"))
-    settings = Settings(_env_file=None, data_dir=data_dir, store="sqlite",  # type: ignore[call-arg]
-                        embedding_model="e5-small-v2", llm_model="",
-                        conversation_features=",".join(
-                            f for f in FEATURES if getattr(features, f)) or "none")
-    app = build(settings, embedder=embedder)
+    app = flat_app(embedder, "memspace-conv-", conversation_features=",".join(
+        f for f in FEATURES if getattr(features, f)) or "none")
     run = int(time.time())
     slugs = {c.name: f"conv-{c.name.replace(':', '-')}-{run}" for c in bench.conversations}
     for slug in slugs.values():

@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -38,12 +37,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_conversations import CHATS, Bench, benches, keyed_space, primed, saved_turns, tables
+from recall_conversations import CHATS, Bench, benches, flat_app, keyed_space, primed, saved_turns, tables
 from recall_locomo import DATA as LOCOMO
 from recall_locomo import ROOT, CachedEmbedder, Conversation
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.llm.prompts import load_prompt
 from memspace.services.search import SearchRequest
 
@@ -97,9 +94,7 @@ Rows = dict[str, dict[str, list[list[set[str]]]]]  # way -> conversation -> each
 def asked(bench: Bench, embedder: CachedEmbedder, guess: Guesser) -> Rows:
     """Loads the benchmark with metadata, then asks each question every way; per way and
     conversation, each question's top 10 (turn ids)."""
-    settings = Settings(_env_file=None, data_dir=Path(tempfile.mkdtemp(prefix="memspace-guess-")),  # type: ignore[call-arg]
-                        store="sqlite", embedding_model="e5-small-v2", llm_model="")
-    app = build(settings, embedder=embedder)
+    app = flat_app(embedder, "memspace-guess-")
     run = int(time.time())
     answers: Rows = defaultdict(lambda: defaultdict(list))
     try:
@@ -141,9 +136,9 @@ def multi_evidence(bench: Bench, rows: Rows) -> tuple[Bench, Rows]:
     return Bench(f"{bench.name} multi-evidence", conversations, bench.tune), kept
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def model_arguments(parser: argparse.ArgumentParser, kept: str) -> None:
+    """The benchmarks' and the model's options of a bench that keeps the model's answers in
+    bench/results/<kept>/<name>.json (option --<kept>)."""
     parser.add_argument("--only", choices=("locomo", "chats"))
     parser.add_argument("--locomo", type=Path, default=LOCOMO)
     parser.add_argument("--chats", type=Path, default=CHATS)
@@ -152,8 +147,14 @@ def main() -> None:
     parser.add_argument("--api-key", default="local")
     parser.add_argument("--name", default="qwen2.5-coder-1.5b",
                         help="the model's name for its answers' file (default: what `make llm` serves)")
-    parser.add_argument("--guesses", type=Path,
-                        help="the model's answers, kept (default bench/results/guesses/<name>.json)")
+    parser.add_argument(f"--{kept}", type=Path,
+                        help=f"the model's answers, kept (default bench/results/{kept}/<name>.json)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    model_arguments(parser, "guesses")
     args = parser.parse_args()
     from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
 

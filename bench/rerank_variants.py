@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -41,13 +40,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_conversations import CHATS, Bench, benches, keyed_space, saved_turns
+from recall_conversations import CHATS, Bench, benches, flat_app, keyed_space, saved_turns
 from recall_locomo import DATA as LOCOMO
 from recall_locomo import CachedEmbedder
 
 import memspace.services.search as search_module
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.text import words
 from memspace.services.ranking import Ranked, named
 from memspace.services.search import SearchRequest
@@ -77,9 +74,7 @@ def halves(question: str) -> list[str]:
 
 def record(bench: Bench, embedder: CachedEmbedder) -> list[Asked]:
     """Loads `bench` with metadata and asks each question, keeping the blended ranking."""
-    settings = Settings(_env_file=None, data_dir=Path(tempfile.mkdtemp(prefix="memspace-rr-")),  # type: ignore[call-arg]
-                        store="sqlite", embedding_model="e5-small-v2", llm_model="")
-    app = build(settings, embedder=embedder)
+    app = flat_app(embedder, "memspace-rr-")
     seen: list[list[Ranked]] = []
     original = search_module.blend
     search_module.blend = lambda *a, **k: seen.append(original(*a, **k)) or seen[-1]  # type: ignore[assignment]
