@@ -1,0 +1,165 @@
+"""Facts a language model writes from each turn when it is saved, searched beside the turns, on
+the conversation benchmarks of recall_conversations.py (saved with metadata, the default
+features). Prints; asserts nothing.
+
+Each turn goes through the project's own extraction, facts only (prompt `extract_facts_only.v1`,
+the first pass of MEMSPACE_EXTRACTION_PASSES=2, with its grounding guard; no candidates, so no
+relation is asked): "Caroline: I went to a LGBTQ support group yesterday" becomes "Caroline went
+to an LGBTQ support group on 2023-05-07." A fact found counts as the turn it came from. The ways:
+
+  turns                     search_memory over the turns as they are (the baseline)
+  facts                     a search of the facts alone, each hit read as its turn
+  rrf(turns, facts)         the two rankings above fused by reciprocal rank (k = 60)
+  one space                 turns and facts in one space (the facts saved by a second key, with
+                            the turn's time), each fact hit read as its turn
+
+A measurement of a write-time rewrite for the multi-evidence gap (issue 41,
+docs/conversations.md): the model is asked once per turn when it is saved, never per search.
+
+The model's facts are kept in a JSON file (turn key -> facts; --facts, default
+bench/results/facts/<--name>.json), so a rerun without the model gives the same figures.
+
+Usage: recall_facts.py [--only locomo|chats] [--conversations 26,30] [--model openai/local]
+                       [--api-base http://127.0.0.1:8091/v1] [--name qwen2.5-coder-1.5b]
+                       [--facts FILE]
+(`make llm` serves the pinned local model at that address.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from recall_conversations import Bench, benches, flat_app, primed, saved_turns, tables
+from recall_guesses import fused, model_arguments, multi_evidence
+from recall_locomo import ROOT, CachedEmbedder, Turn
+
+from memspace.domain.errors import ExtractionFailed
+from memspace.domain.models import Access
+from memspace.llm.two_pass import TwoPassExtractor
+from memspace.services.search import SearchRequest
+
+DEPTH = 30  # each search's page: what the fusion reads
+
+
+class Facts:
+    """The model's facts per turn, asked once and kept in `keep`."""
+
+    def __init__(self, model: str, api_base: str, api_key: str, keep: Path) -> None:
+        self._extractor = TwoPassExtractor(model, api_base, api_key, timeout_s=600)
+        self._keep = keep
+        self._known: dict[str, list[str]] = json.loads(keep.read_text()) if keep.exists() else {}
+        self.asked = self.failed = 0
+        self.seconds = 0.0
+
+    def __call__(self, key: str, turn: Turn) -> list[str]:
+        if key not in self._known:
+            began = time.perf_counter()
+            try:
+                facts = [f.text for f in self._extractor.extract(
+                    turn.content, (), speaker=turn.speaker, observed_at=turn.observed_at).facts]
+            except ExtractionFailed:
+                facts = []
+                self.failed += 1
+            self.seconds += time.perf_counter() - began
+            self.asked += 1
+            self._known[key] = facts
+            self._keep.parent.mkdir(parents=True, exist_ok=True)
+            self._keep.write_text(json.dumps(self._known, indent=0, sort_keys=True))
+        return self._known[key]
+
+
+Rows = dict[str, dict[str, list[list[set[str]]]]]  # way -> conversation -> each question's top 10
+
+
+def asked(bench: Bench, embedder: CachedEmbedder, facts: Facts) -> Rows:
+    """Loads each conversation's turns with metadata, its facts apart and both together, then
+    asks each question every way; per way and conversation, each question's top 10 (turn ids)."""
+    app = flat_app(embedder, "memspace-facts-")
+    run = int(time.time())
+    answers: Rows = defaultdict(lambda: defaultdict(list))
+    try:
+        for c in bench.conversations:
+            slugs = {way: f"facts-{way}-{c.name.replace(':', '-')}-{run}"
+                     for way in ("turns", "facts", "both")}
+            for slug in slugs.values():
+                app.admin.create_space(slug)
+            who = app.access.authenticate(app.admin.create_key(
+                f"turns-{c.name}-{run}", {s: Access.READWRITE for s in slugs.values()}).raw)
+            extractor = app.access.authenticate(app.admin.create_key(
+                f"facts-{c.name}-{run}", {s: Access.READWRITE for s in slugs.values()}).raw)
+            turns = saved_turns(app, who, slugs["turns"], c)  # memory id -> turn ids
+            turns |= saved_turns(app, who, slugs["both"], c)
+            for t in c.turns:
+                for fact in facts(f"{bench.name}:{c.name}:{t.dia_id}", t):
+                    for way in ("facts", "both"):
+                        turns[app.memories.add(extractor, fact, space=slugs[way],
+                                               observed_at=t.observed_at).memories[0].id].add(t.dia_id)
+
+            def search(text: str, way: str, who: Any = who, slugs: dict[str, str] = slugs) -> list[str]:
+                return [h.memory.id for h in app.search.search(who, SearchRequest(
+                    query=text, space=slugs[way], include_profile=False, limit=DEPTH)).hits]
+
+            for q in c.questions:
+                alone, found = search(q["question"], "turns"), search(q["question"], "facts")
+                ways = {"turns": alone, "facts": found, "rrf(turns, facts)": fused([alone, found], [1, 1]),
+                        "one space": search(q["question"], "both")}
+                for way, ranking in ways.items():
+                    answers[way][c.name].append(first_turns(ranking, turns))
+    finally:
+        app.close()
+    return answers
+
+
+def first_turns(ranking: list[str], turns: dict[str, set[str]], k: int = 10) -> list[set[str]]:
+    """The first `k` distinct turns a ranking of memories names (a turn and its facts count once)."""
+    out: list[set[str]] = []
+    seen: set[frozenset[str]] = set()
+    for memory in ranking:
+        key = frozenset(turns[memory])
+        if key not in seen:
+            seen.add(key)
+            out.append(turns[memory])
+        if len(out) == k:
+            break
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    model_arguments(parser, "facts")
+    parser.add_argument("--conversations", help="comma-separated names to keep (default: all)")
+    args = parser.parse_args()
+    from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
+
+    facts = Facts(args.model, args.api_base, args.api_key,
+                  args.facts or ROOT / "bench" / "results" / "facts" / f"{args.name}.json")
+    model = LOCAL_MODELS["e5-small-v2"]
+    keep = set(args.conversations.split(",")) if args.conversations else None
+    print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
+    for bench in benches(args.only, args.locomo, args.chats):
+        embedder = primed(bench, bench.vectors(LocalEmbedder(model), model.name))
+        if keep:
+            bench = Bench(bench.name, [c for c in bench.conversations if c.name in keep], bench.tune)
+        facts.asked, facts.failed, facts.seconds = 0, 0, 0.0
+        began = time.perf_counter()
+        rows = asked(bench, embedder, facts)
+        print(f"\n{bench.name}: {len(bench.conversations)} conversations, loaded and asked in "
+              f"{time.perf_counter() - began:.0f} s; the model read {facts.asked} new turns"
+              + (f", {facts.seconds / facts.asked:.1f} s each, {facts.failed} failed"
+                 if facts.asked else ""))
+        tables(bench, rows)
+        tables(*multi_evidence(bench, rows))
+
+
+if __name__ == "__main__":
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
+    main()
