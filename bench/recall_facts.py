@@ -4,8 +4,9 @@ features). Prints; asserts nothing.
 
 Each turn goes through the project's own extraction, facts only (prompt `extract_facts_only.v1`,
 the first pass of MEMSPACE_EXTRACTION_PASSES=2, with its grounding guard; no candidates, so no
-relation is asked): "Caroline: I went to a LGBTQ support group yesterday" becomes "Caroline went
-to an LGBTQ support group on 2023-05-07." A fact found counts as the turn it came from. The ways:
+relation is asked): from "Caroline: I went to a LGBTQ support group yesterday and it was so
+powerful." the local model wrote "Caroline went to a LGBTQ support group yesterday." A fact
+found counts as the turn it came from. The ways:
 
   turns                     search_memory over the turns as they are (the baseline)
   facts                     a search of the facts alone, each hit read as its turn
