@@ -84,9 +84,9 @@ def record(bench: Bench, embedder: CachedEmbedder) -> list[Asked]:
             slug = f"rr-{c.name.replace(':', '-')}-{run}"
             who = keyed_space(app, slug)
             turns = saved_turns(app, who, slug, c)
-            last = {t.dia_id: t for t in c.turns}
-            order = {t.dia_id: n for n, t in enumerate(c.turns)}
-            said = {mid: last[max(ids, key=order.__getitem__)] for mid, ids in turns.items()}
+            # A memory holding a turn said twice reads as the later of them.
+            by_id = {t.dia_id: (n, t) for n, t in enumerate(c.turns)}
+            said = {mid: max(by_id[i] for i in ids)[1] for mid, ids in turns.items()}
             texts = {mid: t.content for mid, t in said.items()}
             sessions = {mid: t.session for mid, t in said.items()}
 
