@@ -33,6 +33,7 @@ import json
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,18 +85,11 @@ def asked(bench: Bench, embedder: CachedEmbedder, facts: Facts) -> Rows:
     """Loads each conversation's turns with metadata, its facts apart and both together, then
     asks each question every way; per way and conversation, each question's top 10 (turn ids)."""
     app = flat_app(embedder, "memspace-facts-")
-    run = int(time.time())
+    stamp = int(time.time())
     answers: Rows = defaultdict(lambda: defaultdict(list))
     try:
         for c in bench.conversations:
-            slugs = {way: f"facts-{way}-{c.name.replace(':', '-')}-{run}"
-                     for way in ("turns", "facts", "both")}
-            for slug in slugs.values():
-                app.admin.create_space(slug)
-            who = app.access.authenticate(app.admin.create_key(
-                f"turns-{c.name}-{run}", {s: Access.READWRITE for s in slugs.values()}).raw)
-            extractor = app.access.authenticate(app.admin.create_key(
-                f"facts-{c.name}-{run}", {s: Access.READWRITE for s in slugs.values()}).raw)
+            slugs, who, extractor = spaces(app, f"facts-{c.name}-{stamp}", ("turns", "facts", "both"))
             turns = saved_turns(app, who, slugs["turns"], c)  # memory id -> turn ids
             turns |= saved_turns(app, who, slugs["both"], c)
             for t in c.turns:
@@ -103,10 +97,7 @@ def asked(bench: Bench, embedder: CachedEmbedder, facts: Facts) -> Rows:
                     for way in ("facts", "both"):
                         turns[app.memories.add(extractor, fact, space=slugs[way],
                                                observed_at=t.observed_at).memories[0].id].add(t.dia_id)
-
-            def search(text: str, way: str, who: Any = who, slugs: dict[str, str] = slugs) -> list[str]:
-                return [h.memory.id for h in app.search.search(who, SearchRequest(
-                    query=text, space=slugs[way], include_profile=False, limit=DEPTH)).hits]
+            search = searcher(app, who, slugs)
 
             for q in c.questions:
                 alone, found = search(q["question"], "turns"), search(q["question"], "facts")
@@ -117,6 +108,26 @@ def asked(bench: Bench, embedder: CachedEmbedder, facts: Facts) -> Rows:
     finally:
         app.close()
     return answers
+
+
+def spaces(app: Any, prefix: str, ways: tuple[str, ...]) -> tuple[dict[str, str], Any, Any]:
+    """A new space per way (way -> slug), the identity of a key saving the turns and that of a
+    second key saving what the model wrote, both reading and writing every one of them."""
+    slugs = {way: f"{prefix}-{way}".replace(":", "-") for way in ways}
+    for slug in slugs.values():
+        app.admin.create_space(slug)
+    keys = [app.access.authenticate(app.admin.create_key(
+        f"{prefix}-{who}", {s: Access.READWRITE for s in slugs.values()}).raw) for who in ("turns", "model")]
+    return slugs, keys[0], keys[1]
+
+
+def searcher(app: Any, who: Any, slugs: dict[str, str]) -> Callable[[str, str], list[str]]:
+    """search(text, way): the ids of the first DEPTH memories `who` finds for `text` in the
+    space of `way`."""
+    def search(text: str, way: str) -> list[str]:
+        return [h.memory.id for h in app.search.search(who, SearchRequest(
+            query=text, space=slugs[way], include_profile=False, limit=DEPTH)).hits]
+    return search
 
 
 def first_turns(ranking: list[str], turns: dict[str, set[str]], k: int = 10) -> list[set[str]]:
@@ -133,16 +144,18 @@ def first_turns(ranking: list[str], turns: dict[str, set[str]], k: int = 10) -> 
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    model_arguments(parser, "facts")
+def run(doc: str, kept: str, writer: Callable[[argparse.Namespace, Path], Any],
+        asked: Callable[[Bench, CachedEmbedder, Any], Rows]) -> None:
+    """The command line of a bench whose model writes something for each turn (`writer`, built
+    from the options and its kept file, bench/results/<kept>/<name>.json by default): per
+    benchmark, the rows `asked` gives on every question and on the multi-evidence ones."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    model_arguments(parser, kept)
     parser.add_argument("--conversations", help="comma-separated names to keep (default: all)")
     args = parser.parse_args()
     from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
 
-    facts = Facts(args.model, args.api_base, args.api_key,
-                  args.facts or ROOT / "bench" / "results" / "facts" / f"{args.name}.json")
+    written = writer(args, getattr(args, kept) or ROOT / "bench" / "results" / kept / f"{args.name}.json")
     model = LOCAL_MODELS["e5-small-v2"]
     keep = set(args.conversations.split(",")) if args.conversations else None
     print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
@@ -150,17 +163,17 @@ def main() -> None:
         embedder = primed(bench, bench.vectors(LocalEmbedder(model), model.name))
         if keep:
             bench = Bench(bench.name, [c for c in bench.conversations if c.name in keep], bench.tune)
-        facts.asked, facts.failed, facts.seconds = 0, 0, 0.0
+        written.asked, written.failed, written.seconds = 0, 0, 0.0
         began = time.perf_counter()
-        rows = asked(bench, embedder, facts)
+        rows = asked(bench, embedder, written)
         print(f"\n{bench.name}: {len(bench.conversations)} conversations, loaded and asked in "
-              f"{time.perf_counter() - began:.0f} s; the model read {facts.asked} new turns"
-              + (f", {facts.seconds / facts.asked:.1f} s each, {facts.failed} failed"
-                 if facts.asked else ""))
+              f"{time.perf_counter() - began:.0f} s; the model read {written.asked} new turns"
+              + (f", {written.seconds / written.asked:.1f} s each, {written.failed} failed"
+                 if written.asked else ""))
         tables(bench, rows)
         tables(*multi_evidence(bench, rows))
 
 
 if __name__ == "__main__":
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
-    main()
+    run(__doc__, "facts", lambda args, keep: Facts(args.model, args.api_base, args.api_key, keep), asked)

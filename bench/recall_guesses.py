@@ -49,22 +49,24 @@ DEPTH = 30  # each search's page: what the fusions read
 RRF_K = 60  # the usual constant of reciprocal-rank fusion; not tuned
 
 
-class Guesser:
-    """The model's guesses per question, asked once and kept in `keep`."""
+class Kept:
+    """A model's answers to prompt `prompt`, asked once per key and kept in `keep` (key -> text),
+    so a rerun without the model reads the same answers."""
 
-    def __init__(self, model: str, api_base: str, api_key: str, keep: Path) -> None:
+    def __init__(self, prompt: str, model: str, api_base: str, api_key: str, keep: Path) -> None:
         self._model, self._api_base, self._api_key, self._keep = model, api_base, api_key, keep
-        self._prompt = load_prompt(PROMPT)
+        self._prompt = load_prompt(prompt)
         self._known: dict[str, str] = json.loads(keep.read_text()) if keep.exists() else {}
-        self.asked = 0
+        self.asked = self.failed = 0  # a failed call raises: nothing counts as failed
         self.seconds = 0.0
 
-    def __call__(self, question: str) -> list[str]:
-        if question not in self._known:
+    def lines(self, key: str, **values: str) -> list[str]:
+        """The first three lines of the answer to `values`, bullets and numbers stripped."""
+        if key not in self._known:
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price-list fetch
             import litellm
 
-            system, user = self._prompt.render(question=question)
+            system, user = self._prompt.render(**values)
             began = time.perf_counter()
             reply = litellm.completion(
                 model=self._model, api_base=self._api_base, api_key=self._api_key,
@@ -72,12 +74,21 @@ class Guesser:
                 temperature=0, max_tokens=100, timeout=600)
             self.seconds += time.perf_counter() - began
             self.asked += 1
-            self._known[question] = reply.choices[0].message.content or ""
+            self._known[key] = reply.choices[0].message.content or ""
             self._keep.parent.mkdir(parents=True, exist_ok=True)
             self._keep.write_text(json.dumps(self._known, indent=0, sort_keys=True))
-        lines = (line.strip().lstrip("-*0123456789.) ").strip()
-                 for line in self._known[question].splitlines())
+        lines = (line.strip().lstrip("-*0123456789.) ").strip() for line in self._known[key].splitlines())
         return [line for line in lines if line][:3]
+
+
+class Guesser(Kept):
+    """The model's guesses at the answer to a question (prompt `guess_answer.v1`)."""
+
+    def __init__(self, model: str, api_base: str, api_key: str, keep: Path) -> None:
+        super().__init__(PROMPT, model, api_base, api_key, keep)
+
+    def __call__(self, question: str) -> list[str]:
+        return self.lines(question, question=question)
 
 
 def fused(rankings: list[list[str]], weights: list[float] | list[int]) -> list[str]:
