@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recall_conversations import Bench, benches, flat_app, primed, saved_turns, tables
 from recall_guesses import fused, model_arguments, multi_evidence
-from recall_locomo import ROOT, CachedEmbedder, Turn
+from recall_locomo import ROOT, CachedEmbedder, Conversation, Turn
 
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.models import Access
@@ -92,11 +92,8 @@ def asked(bench: Bench, embedder: CachedEmbedder, facts: Facts) -> Rows:
             slugs, who, extractor = spaces(app, f"facts-{c.name}-{stamp}", ("turns", "facts", "both"))
             turns = saved_turns(app, who, slugs["turns"], c)  # memory id -> turn ids
             turns |= saved_turns(app, who, slugs["both"], c)
-            for t in c.turns:
-                for fact in facts(f"{bench.name}:{c.name}:{t.dia_id}", t):
-                    for way in ("facts", "both"):
-                        turns[app.memories.add(extractor, fact, space=slugs[way],
-                                               observed_at=t.observed_at).memories[0].id].add(t.dia_id)
+            written = {t.dia_id: facts(f"{bench.name}:{c.name}:{t.dia_id}", t) for t in c.turns}
+            saved_writings(app, extractor, [slugs["facts"], slugs["both"]], c, written, turns)
             search = searcher(app, who, slugs)
 
             for q in c.questions:
@@ -119,6 +116,18 @@ def spaces(app: Any, prefix: str, ways: tuple[str, ...]) -> tuple[dict[str, str]
     keys = [app.access.authenticate(app.admin.create_key(
         f"{prefix}-{who}", {s: Access.READWRITE for s in slugs.values()}).raw) for who in ("turns", "model")]
     return slugs, keys[0], keys[1]
+
+
+def saved_writings(app: Any, writer: Any, slugs: list[str], conversation: Conversation,
+                   written: dict[str, list[str]], turns: dict[str, set[str]]) -> None:
+    """Adds the texts the model wrote for each turn of `conversation` (turn id -> texts) to each
+    space of `slugs` as `writer`, with the turn's time, and each memory's turn to `turns` (memory
+    id -> turn ids; a text saved as a memory already there adds its turn to that memory's)."""
+    for t in conversation.turns:
+        for text in written[t.dia_id]:
+            for slug in slugs:
+                turns[app.memories.add(writer, text, space=slug,
+                                       observed_at=t.observed_at).memories[0].id].add(t.dia_id)
 
 
 def searcher(app: Any, who: Any, slugs: dict[str, str]) -> Callable[[str, str], list[str]]:

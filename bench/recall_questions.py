@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recall_conversations import Bench, flat_app, saved_turns
-from recall_facts import Rows, first_turns, run, searcher, spaces
+from recall_facts import Rows, first_turns, run, saved_writings, searcher, spaces
 from recall_guesses import Kept, fused
 from recall_locomo import CachedEmbedder, Conversation
 
@@ -64,11 +64,7 @@ def asked(bench: Bench, embedder: CachedEmbedder, written: Kept) -> Rows:
             turns = saved_turns(app, who, slugs["turns"], c)  # memory id -> turn ids
             turns |= saved_turns(app, who, slugs["both"], c)
             turns |= saved_turns(app, who, slugs["appended"], appended)
-            for t in c.turns:
-                for question in per_turn[t.dia_id]:
-                    for way in ("questions", "both"):
-                        turns[app.memories.add(writer, question, space=slugs[way],
-                                               observed_at=t.observed_at).memories[0].id].add(t.dia_id)
+            saved_writings(app, writer, [slugs["questions"], slugs["both"]], c, per_turn, turns)
             search = searcher(app, who, slugs)
 
             for q in c.questions:
