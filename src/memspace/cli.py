@@ -6,6 +6,7 @@ names, through the same services the MCP tools call.
 
 from __future__ import annotations
 
+import inspect
 import socket
 from pathlib import Path
 from typing import Annotated
@@ -30,27 +31,7 @@ from memspace.wiring import describe, missing_model
 
 app = typer.Typer(help="memspace: shared, graph-shaped memory for teams of AI agents.",
                   no_args_is_help=True, add_completion=False)
-app.add_typer(cli_admin.space_app, name="space")
-app.add_typer(cli_admin.key_app, name="key")
-app.add_typer(cli_admin.document_app, name="document")
-app.add_typer(cli_oauth.oauth_app, name="oauth")
-app.command("login-link")(cli_oauth.login_link)
-app.add_typer(cli_workflow.handoff_app, name="handoff")
-app.command("context")(cli_workflow.context)
-app.add_typer(cli_code.repo_app, name="repo")
-app.command("verify")(cli_code.verify)
-app.command("mine-git")(cli_code.mine_git)
-app.command("scan")(cli_security.scan)
-app.command("audit")(cli_security.audit)
-app.command("stdio")(cli_clients.stdio)
-app.add_typer(cli_clients.hook_app, name="hook")
-app.command("add")(cli_memories.add)
-app.command("search")(cli_memories.search)
-app.command("list")(cli_memories.list_memories)
-app.command("mark")(cli_memories.mark)
 cli_admin.space_app.command("set")(cli_security.space_set)
-app.command("rename-category")(cli_memories.rename_category)
-app.add_typer(cli_conflicts.conflicts_app, name="conflicts")
 
 
 def _version(value: bool) -> None:
@@ -66,7 +47,6 @@ def _root(version: Annotated[bool, typer.Option(
     """memspace: shared, graph-shaped memory for teams of AI agents."""
 
 
-@app.command()
 @command
 def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (MEMSPACE_HOST).")] = None,
@@ -105,12 +85,6 @@ def serve(
     uvicorn.Server(config).run(sockets=[listening] if listening is not None else None)
 
 
-app.command("import")(cli_admin.import_files)
-app.command("export")(cli_admin.export_space)
-app.command("import-space")(cli_admin.import_space)
-
-
-@app.command()
 @command
 def seed(
     directory: Annotated[Path | None, typer.Option(
@@ -123,7 +97,6 @@ def seed(
     typer.echo(cli_ingest.demo_text(report))
 
 
-@app.command()
 def doctor(
     model: Annotated[bool, typer.Option(
         "--model", help="Also make one small call to the configured model.")] = False,
@@ -142,6 +115,48 @@ def doctor(
         typer.echo(check.line())
     if not all(c.ok for c in checks):
         raise typer.Exit(1)
+
+
+# `memspace --help` lists the verbs in panels, in this order.
+RUN, MEMORIES, FILES, ACCESS = "Run and connect", "Memories", "Documents and code", "Spaces and access"
+for name, verb, panel in (
+    ("serve", serve, RUN), ("stdio", cli_clients.stdio, RUN), ("doctor", doctor, RUN),
+    ("seed", seed, RUN),
+    ("add", cli_memories.add, MEMORIES), ("search", cli_memories.search, MEMORIES),
+    ("list", cli_memories.list_memories, MEMORIES), ("mark", cli_memories.mark, MEMORIES),
+    ("rename-category", cli_memories.rename_category, MEMORIES),
+    ("context", cli_workflow.context, MEMORIES),
+    ("import", cli_admin.import_files, FILES), ("verify", cli_code.verify, FILES),
+    ("mine-git", cli_code.mine_git, FILES),
+    ("export", cli_admin.export_space, ACCESS), ("import-space", cli_admin.import_space, ACCESS),
+    ("login-link", cli_oauth.login_link, ACCESS), ("scan", cli_security.scan, ACCESS),
+    ("audit", cli_security.audit, ACCESS),
+):
+    app.command(name, rich_help_panel=panel)(verb)
+for name, group, panel in (
+    ("hook", cli_clients.hook_app, RUN),
+    ("conflicts", cli_conflicts.conflicts_app, MEMORIES),
+    ("handoff", cli_workflow.handoff_app, MEMORIES),
+    ("document", cli_admin.document_app, FILES), ("repo", cli_code.repo_app, FILES),
+    ("space", cli_admin.space_app, ACCESS), ("key", cli_admin.key_app, ACCESS),
+    ("oauth", cli_oauth.oauth_app, ACCESS),
+):
+    app.add_typer(group, name=name, rich_help_panel=panel)
+
+
+def _one_line_summaries(group: typer.Typer) -> None:
+    """Give every command a one-line summary for its group's listing: Typer's rich listing keeps
+    the line breaks of a docstring's first paragraph, which break rows mid-sentence."""
+    for info in group.registered_commands:
+        text = info.help or inspect.getdoc(info.callback) or ""
+        if info.short_help is None and text:
+            info.short_help = " ".join(text.split("\n\n")[0].split())
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _one_line_summaries(sub.typer_instance)
+
+
+_one_line_summaries(app)
 
 
 def main() -> None:

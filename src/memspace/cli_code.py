@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.domain.text import counted
 from memspace.present.code import repo_json, sync_json, sync_text, verify_json, verify_text
 from memspace.services.access import AccessService
 
@@ -105,6 +106,6 @@ def mine_git(
 ) -> None:
     """Turn commit messages that carry rationale into notes citing their commit (once each)."""
     done = open_container().mining.mine(AccessService.operator(), name, space, since)
-    emit(done.__dict__, as_json, f"{done.repo}: {done.commits} new commit(s), {done.notes} with "
-         f"rationale -> {done.created} note(s) saved in '{done.space}'"
+    emit(done.__dict__, as_json, f"{done.repo}: {counted(done.commits, 'new commit')}, {done.notes} with "
+         f"rationale -> {counted(done.created, 'note')} saved in '{done.space}'"
          + (f", {done.duplicates} already known" if done.duplicates else "") + ".")

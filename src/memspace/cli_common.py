@@ -12,7 +12,7 @@ import typer
 
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
-from memspace.domain.errors import MemspaceError
+from memspace.domain.errors import MemspaceError, SpaceNotFound
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 P = ParamSpec("P")
@@ -35,8 +35,17 @@ def open_container(settings: Settings | None = None) -> Container:
 
 
 def fail(exc: MemspaceError) -> NoReturn:
-    typer.echo(f"error: {exc.message}", err=True)
+    typer.echo(f"error: {cli_message(exc)}", err=True)
     raise typer.Exit(1) from exc
+
+
+def cli_message(exc: MemspaceError) -> str:
+    """The error in a terminal's words: the services name MCP tools where a verb exists here."""
+    if isinstance(exc, SpaceNotFound):
+        return (f"space '{exc.slug}' not found (with --key: or not granted to that key); "
+                f"`memspace space list` shows every space, `memspace space create {exc.slug}` "
+                "makes it")
+    return exc.message
 
 
 def emit(data: Any, as_json: bool, text: str) -> None:

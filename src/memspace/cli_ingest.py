@@ -16,6 +16,7 @@ import memspace
 from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Document, DocumentStatus
+from memspace.domain.text import counted
 from memspace.present.records import document_json
 from memspace.present.text import document_line
 from memspace.services.access import AccessService
@@ -53,8 +54,8 @@ def _outcome(name: str, document: Document, duplicate: bool) -> str:
     if duplicate:
         return f"{name}: already imported as {document_line(document)}"
     if document.status is DocumentStatus.DONE:
-        return (f"{name}: done — {document.fact_count} memories from {document.chunks_total} "
-                f"chunk(s) [{document.id}]")
+        return (f"{name}: done — {counted(document.fact_count, 'memory', 'memories')} from "
+                f"{counted(document.chunks_total, 'chunk')} [{document.id}]")
     if document.status is DocumentStatus.FAILED:
         return f"{name}: failed — {document.error} [{document.id}]"
     return f"{name}: {document.status.value}, {document.chunks_done}/{document.chunks_total} chunks"

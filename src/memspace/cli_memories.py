@@ -10,6 +10,7 @@ import typer
 
 from memspace.cli_code import CiteOpt
 from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.domain.text import counted
 from memspace.present.json import add_json, marked_json, search_json
 from memspace.present.records import memory_json
 from memspace.present.text import add_text, list_text, marked_text, search_text
@@ -134,5 +135,5 @@ def rename_category(
     slug, renamed = container.memories.rename_category(AccessService.operator(), space, old, new)
     data = {"space": slug, "renamed": len(renamed),
             "memories": [memory_json(m, lean=True) for m in renamed]}
-    emit(data, as_json, f"Renamed category '{old}' to '{new}' in '{slug}': {len(renamed)} "
-                        "memory(ies).")
+    emit(data, as_json, f"Renamed category '{old}' to '{new}' in '{slug}': "
+                        f"{counted(len(renamed), 'memory', 'memories')}.")

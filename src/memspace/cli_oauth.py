@@ -9,6 +9,7 @@ import typer
 
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
+from memspace.domain.text import counted
 from memspace.present.records import iso
 from memspace.services.admin import parse_grant
 from memspace.services.oauth import LOGIN_LINK_TTL
@@ -106,4 +107,4 @@ def revoke(target: Annotated[str, typer.Argument(
         help="A token family id (`oauth tokens`) or a client id (`oauth clients`).")]) -> None:
     """Revoke one connection, or every connection of a client: their tokens stop at once."""
     count = open_container().oauth.revoke(target)
-    typer.echo(f"Revoked {count} connection(s).")
+    typer.echo(f"Revoked {counted(count, 'connection')}.")

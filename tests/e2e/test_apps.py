@@ -59,7 +59,7 @@ async def test_launchers_answer_in_text_for_hosts_without_ui(deployment: Deploym
         picker = await client.call_tool("select_space_ui", {})
         assert space in picker.content[0].text and "setActiveSpace" in picker.content[0].text  # type: ignore[union-attr]
         graph = await client.call_tool("memory_graph_ui", {"space": space})
-        assert "1 active memories" in graph.content[0].text  # type: ignore[union-attr]
+        assert "1 active memory" in graph.content[0].text  # type: ignore[union-attr]
         assert "Releases are cut on Tuesdays" in graph.content[0].text  # type: ignore[union-attr]
         upload = await client.call_tool("upload_file_ui", {"space": space})
         assert "curl" in upload.content[0].text and "/v1/documents" in upload.content[0].text  # type: ignore[union-attr]

@@ -41,7 +41,7 @@ async def test_a_refused_write_waits_in_the_queue_and_is_settled_by_keeping_it(
         assert me["openConflicts"][space] == 1
         context = data(await client.call_tool("get_context", {"space": space}))
         assert context["meta"]["openConflicts"] == 1
-        assert "1 open conflict(s)" in context["context"]
+        assert "1 open conflict waiting" in context["context"]
 
         wrong = error_text(await client.call_tool("resolve_conflict", {
             "conflictId": conflict["id"], "keep": "mem-not-a-side", "supersede": [held],

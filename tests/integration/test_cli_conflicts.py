@@ -18,7 +18,7 @@ def test_the_demo_queue_is_listed_and_settled_from_the_cli(run) -> None:  # type
     assert run("seed").exit_code == 0
     listed = run("conflicts", "list", "-s", "support")
     assert listed.exit_code == 0, listed.output
-    assert "2 open conflict(s) in 'support'" in listed.stdout
+    assert "2 open conflicts in 'support'" in listed.stdout
     assert "[contradiction]" in listed.stdout and "[suggested_update]" in listed.stdout
     page = json.loads(run("conflicts", "list", "-s", "support", "--json").stdout)
     clash = next(c for c in page["conflicts"] if c["kind"] == "contradiction")

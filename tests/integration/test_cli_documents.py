@@ -25,15 +25,15 @@ def test_import_reports_each_file_and_fails_when_one_did(run, tmp_path: Path) ->
     result = run("import", *(str(tmp_path / n) for n in files), "--space", "team")
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("pricing.pdf: done — 1 memories from 1 chunk(s)")
+    assert lines[0].startswith("pricing.pdf: done — 1 memory from 1 chunk")
     assert lines[1].startswith("locked.pdf: failed — encrypted PDF")
-    assert lines[2].startswith("plans.csv: done — 1 memories from 1 chunk(s)")
+    assert lines[2].startswith("plans.csv: done — 1 memory from 1 chunk")
     assert lines[3] == "empty.txt: refused — 'empty.txt' is empty (0 bytes); choose the file " \
                        "again. Nothing was stored"
     again = run("import", str(tmp_path / "pricing.pdf"), "--space", "team")
     assert again.exit_code == 0 and "already imported as" in again.stdout
     listed = run("document", "list", "--space", "team")
-    assert listed.stdout.startswith("3 document(s) in 'team'.")
+    assert listed.stdout.startswith("3 documents in 'team'.")
     locked_id = lines[1].rsplit("[", 1)[1].rstrip("]")
     retried = run("document", "retry", locked_id, "--space", "team")
     assert retried.exit_code == 1 and "failed — encrypted PDF" in retried.stdout

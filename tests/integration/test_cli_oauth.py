@@ -59,7 +59,7 @@ def test_a_login_link_is_printed_once_for_a_new_key_and_its_connections_can_be_r
     (family,) = json.loads(listed.stdout)
     assert family["grants"] == {"team": "read"} and family["keyName"] == "bob"
     assert family["state"] == "live"
-    assert run("oauth", "revoke", family["id"]).stdout.strip() == "Revoked 1 connection(s)."
+    assert run("oauth", "revoke", family["id"]).stdout.strip() == "Revoked 1 connection."
     assert json.loads(run("oauth", "tokens", "--json").stdout)[0]["state"] == "revoked"
     missing = run("oauth", "revoke", "nope")
     assert missing.exit_code == 1 and "memspace oauth clients" in missing.output

@@ -37,6 +37,7 @@ DOCUMENTED: list[tuple[MemspaceError, str]] = [
     (domain.RateLimited(3), "rate_limited"),
     (domain.Unauthenticated("x"), "unauthenticated"),
     (domain.NotFound("x"), "not_found"),
+    (domain.SpaceNotFound("team", "x"), "not_found"),
     (domain.Forbidden("x"), "forbidden"),
     (domain.Conflict("x"), "conflict"),
     (domain.DuplicateContent({"h": "m1"}), "duplicate"),

@@ -63,3 +63,15 @@ def test_identical_words_are_tolerated_whatever_their_length() -> None:
     assert tolerated("plans", "plant")  # five letters: one substitution allowed
     assert not tolerated("cat", "cut")  # no budget under five letters
     assert tolerated("deploys", "deploy")  # one deletion, budget 1 at six letters
+
+
+@pytest.mark.parametrize("count, one, many, said", [
+    (0, "result", None, "0 results"),
+    (1, "result", None, "1 result"),
+    (2, "memory", "memories", "2 memories"),
+    (1, "memory", "memories", "1 memory"),
+    (-1, "hop", None, "-1 hops"),
+])
+def test_a_count_carries_its_noun_in_the_right_number(count: int, one: str, many: str | None,
+                                                       said: str) -> None:
+    assert text.counted(count, one, many) == said

@@ -10,6 +10,7 @@
     ├── Unauthenticated  no key, a malformed key, an unknown or revoked key
     ├── RateLimited      this key or OAuth client sent more than MEMSPACE_RATE_LIMIT a minute
     ├── NotFound         no such thing *visible to this caller* (spaces, memories, documents)
+    │   └── SpaceNotFound     a space slug this caller cannot use (missing or not granted)
     ├── Forbidden        visible, but the grant does not allow this (a read key writing)
     ├── Conflict         the state moved under the caller (already superseded, slug taken)
     │   ├── DuplicateContent  an active memory of the space already says exactly this
@@ -107,6 +108,15 @@ class NotFound(MemspaceError):
     """The thing does not exist, or this caller may not know that it exists."""
 
     code = "not_found"
+
+
+class SpaceNotFound(NotFound):
+    """A space slug this caller cannot use, missing or not granted (one answer for both). It
+    keeps the slug so a surface can say how to list or make spaces in its own words."""
+
+    def __init__(self, slug: str, message: str) -> None:
+        super().__init__(message)
+        self.slug = slug
 
 
 class Forbidden(MemspaceError):

@@ -12,6 +12,12 @@ import snowballstemmer
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """A count with its noun in the right number: counted(1, "memory", "memories") is
+    "1 memory", counted(3, "result") is "3 results"."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
 def normalise(content: str) -> str:
     """Case-folded, NFKC, whitespace collapsed: two contents with this equal are the same fact."""
     return " ".join(unicodedata.normalize("NFKC", content).casefold().split())

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from memspace.domain.code import CodeChunk, Repo
+from memspace.domain.text import counted
 from memspace.present.records import iso, memory_json
 from memspace.present.text import memory_line
 from memspace.services.code_search import ChunkView, CodeSearchResult
@@ -45,7 +46,7 @@ def _where(chunk: CodeChunk, repo: str) -> str:
 def code_search_text(found: CodeSearchResult) -> str:
     if not found.hits:
         return f"No code in '{found.space}': {found.message}."
-    lines = [f"{len(found.hits)} code chunk(s) in '{found.space}' (get_chunk reads one whole):"]
+    lines = [f"{counted(len(found.hits), 'code chunk')} in '{found.space}' (get_chunk reads one whole):"]
     for hit in found.hits:
         lines.append(f"- [{hit.chunk.id}] {_where(hit.chunk, hit.repo)}")
         lines += [f"    {x}" for x in _excerpt(hit.chunk).split("\n")]
@@ -78,8 +79,8 @@ def verify_json(report: VerifyReport) -> dict[str, Any]:
 def verify_text(report: VerifyReport) -> str:
     data = verify_json(report)
     counts = ", ".join(f"{n} {s}" for s, n in data["counts"].items() if n)
-    head = (f"Verified {len(report.checked)} cited memory(ies) in '{report.space}': "
-            f"{counts or 'nothing to check'}; {data['reanchored']} citation(s) re-anchored.")
+    head = (f"Verified {counted(len(report.checked), 'cited memory', 'cited memories')} in '{report.space}': "
+            f"{counts or 'nothing to check'}; {counted(data['reanchored'], 'citation')} re-anchored.")
     flagged = [v for v in report.checked if v.memory.verification in ("moved", "broken")]
     lines = [head]
     if flagged:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from memspace.domain.conflicts import PROPOSAL, OpenConflict, Proposal
+from memspace.domain.text import counted
 from memspace.present.quoting import quoted
 from memspace.present.records import iso, memory_json
 from memspace.present.text import memory_line
@@ -47,7 +48,7 @@ def conflicts_text(page: ConflictPage) -> str:
     items = page.page.items
     if not items:
         return f"No open conflicts in '{page.space}'."
-    lines = [f"{page.open} open conflict(s) in '{page.space}', newest first:"]
+    lines = [f"{counted(page.open, 'open conflict')} in '{page.space}', newest first:"]
     for c in items:
         lines.append(f"\n[{c.kind.value}] {c.id} (version {c.version}) — {c.why}")
         lines += [f"  side {m.id}: {memory_line(m, lean=True)}" for m in c.memories]

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memspace.domain.models import Document, Handoff, Memory, provenance_of
+from memspace.domain.text import counted
 from memspace.present.json import add_json
 from memspace.present.quoting import NOTICE, quoted, visible, warning
 from memspace.present.records import EXCERPT_CHARS, RELATED_EXCERPT_CHARS, excerpt, iso
@@ -73,7 +74,7 @@ def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
 
 
 def search_text(found: SearchResult) -> str:
-    head = f"{len(found.hits)} result(s) in space '{found.space}' ({found.mode} search" + (
+    head = f"{counted(len(found.hits), 'result')} in space '{found.space}' ({found.mode} search" + (
         ", cold: the store's indexes" if found.path == "cold" else "") + ")" + slice_text(found.at)
     empty = (f". {found.message}." if found.message
              else ". Nothing matched; try other words or a keyword.")
@@ -83,21 +84,23 @@ def search_text(found: SearchResult) -> str:
         lines.append(f"{n}. {memory_line(hit.memory, found.titles, lean)}")
         for rel in hit.related:
             arrow = "->" if rel.direction == "out" else "<-"
-            lines.append(f"     {arrow} {rel.via.value} ({rel.hops} hop): "
+            lines.append(f"     {arrow} {rel.via.value} ({counted(rel.hops, 'hop')}): "
                          f"{memory_line(rel.memory, found.titles, lean, RELATED_EXCERPT_CHARS)}")
     if found.profile is not None:
         stats = found.profile.stats
-        lines.append(f"Space '{found.profile.space.slug}': {stats.active_memories} active memories, "
-                     f"{stats.relations} relations.")
+        lines.append(f"Space '{found.profile.space.slug}': "
+                     f"{counted(stats.active_memories, 'active memory', 'active memories')}, "
+                     f"{counted(stats.relations, 'relation')}.")
     return "\n".join(lines)
 
 
 def graph_launch_text(seen: Glance) -> str:
     """What the memory graph launcher says, useful without a UI: the space's size and newest facts."""
     stats = seen.stats
-    text = (f"Opened the memory graph of space '{seen.space.slug}': {stats.active_memories} "
-            f"active memories, {stats.inactive_memories} superseded or forgotten, "
-            f"{stats.relations} relations, {stats.documents} documents.")
+    text = (f"Opened the memory graph of space '{seen.space.slug}': "
+            f"{counted(stats.active_memories, 'active memory', 'active memories')}, "
+            f"{stats.inactive_memories} superseded or forgotten, "
+            f"{counted(stats.relations, 'relation')}, {counted(stats.documents, 'document')}.")
     if seen.memories:
         text += " Most recent: " + "; ".join(m.content for m in seen.memories[:3])
     return text
@@ -129,7 +132,7 @@ def _add_text(data: dict[str, Any]) -> str:
         lines = [f"Dry run in '{data['space']}', nothing written. Would save:"]
     else:
         verb = "Updated (restated as the next version)" if data["status"] == "updated" else "Saved"
-        lines = [f"{verb} {len(data['memories'])} memory(ies) in '{data['space']}' "
+        lines = [f"{verb} {counted(len(data['memories']), 'memory', 'memories')} in '{data['space']}' "
                  f"({data['mode']} mode):"]
     lines += [f"- {_line(m)}" for m in data["memories"]]
     for rel in data["relations"]:
@@ -173,8 +176,8 @@ def document_line(document: Document) -> str:
 
 
 def documents_text(space: str, documents: Sequence[Document], next_cursor: str | None) -> str:
-    return _page(f"{len(documents)} document(s) in '{space}'.", [document_line(d) for d in documents],
-                 next_cursor)
+    return _page(f"{counted(len(documents), 'document')} in '{space}'.",
+                 [document_line(d) for d in documents], next_cursor)
 
 
 def document_text(page: DocumentPage) -> str:
@@ -192,7 +195,7 @@ def document_text(page: DocumentPage) -> str:
 
 
 def spaces_text(listing: SpaceListing) -> str:
-    lines = [f"{len(listing.spaces)} space(s) this key can use:"]
+    lines = [f"{counted(len(listing.spaces), 'space')} this key can use:"]
     for s in listing.spaces:
         marks = [m for m, on in (("active", s.is_active), ("default", s.is_default)) if on]
         tag = f" [{', '.join(marks)}]" if marks else ""
@@ -207,7 +210,7 @@ def spaces_text(listing: SpaceListing) -> str:
 def identity_text(who: Identity) -> str:
     current = who.active_space or who.default_space or "none (pass `space`)"
     listed = ", ".join(f"{g.space.slug} ({g.access.value}"
-                       + (f", {g.open_conflicts} open conflict(s)" if g.open_conflicts else "")
+                       + (f", {counted(g.open_conflicts, 'open conflict')}" if g.open_conflicts else "")
                        + ")" for g in who.spaces) or "none"
     return f"You are '{who.name}'. Spaces: {listed}. Current space: {current}."
 
@@ -229,7 +232,7 @@ def memory_text(detail: MemoryDetail) -> str:
         lines.append(f"{rel.source_id} {rel.type.value} {rel.target_id} — {rel.created_by}, "
                      f"{iso(rel.created_at)}{why}")
     for near in detail.related:
-        lines.append(f"  {near.hops} hop(s) via {near.via.value}: "
+        lines.append(f"  {counted(near.hops, 'hop')} via {near.via.value}: "
                      f"{memory_line(near.memory, detail.titles)}")
     return "\n".join(lines + timeline_text(detail.timeline))
 
@@ -264,7 +267,7 @@ def marked_text(marked: Marked) -> str:
 
 
 def changes_text(page: ChangesPage) -> str:
-    lines = [f"{len(page.changes)} change(s) in '{page.space}', oldest first:"]
+    lines = [f"{counted(len(page.changes), 'change')} in '{page.space}', oldest first:"]
     lines += [f"- {c.kind}: {memory_line(c.memory, lean=True)}" for c in page.changes]
     if page.has_more:
         lines.append(f"More: call again with cursor={page.cursor}")
@@ -275,7 +278,7 @@ def changes_text(page: ChangesPage) -> str:
 
 
 def revisions_text(space: str, line: list[Version]) -> str:
-    lines = [f"{len(line)} version(s) in '{space}', oldest first:"]
+    lines = [f"{counted(len(line), 'version')} in '{space}', oldest first:"]
     for v in line:
         m = v.memory
         why = f" — {v.why}" if v.why else ""

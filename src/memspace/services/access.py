@@ -9,7 +9,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from memspace.domain.errors import Forbidden, InvalidInput, NotFound, Unauthenticated, Unavailable
+from memspace.domain.errors import (
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    SpaceNotFound,
+    Unauthenticated,
+    Unavailable,
+)
 from memspace.domain.models import Access, ApiKey, Space
 from memspace.domain.ports import Clock
 from memspace.domain.space_ports import DirectoryStore
@@ -117,9 +124,10 @@ class AccessService:
         """The local operator (CLI on the server's machine): every space, read-write."""
         return Principal(name=name, key_id=None, operator=True)
 
-    def _not_found(self, slug: str) -> NotFound:
+    def _not_found(self, slug: str) -> SpaceNotFound:
         # Same words whether the space is missing or just not granted: no existence leak.
-        return NotFound(
+        return SpaceNotFound(
+            slug,
             f"space '{slug}' not found, or this key has no access to it; "
             "call listSpaces to see the spaces you can use"
         )

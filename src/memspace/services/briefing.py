@@ -19,6 +19,7 @@ from memspace.domain.models import Memory, MemoryFilter, Space
 from memspace.domain.ports import Clock, ColdSearch
 from memspace.domain.quoting import NOTICE
 from memspace.domain.role_ports import LifecycleStore
+from memspace.domain.text import counted
 from memspace.services import briefing_sections as sec
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.briefing_pack import Briefing, pack
@@ -259,10 +260,11 @@ class BriefingService:
             lines.append(space.description)
         if space.instructions:
             lines += ["", "## Instructions for agents in this space", space.instructions, ""]
-        lines.append(f"{stats.active_memories} active memories, {stats.relations} links. "
+        lines.append(f"{counted(stats.active_memories, 'active memory', 'active memories')}, "
+                     f"{counted(stats.relations, 'link')}. "
                      "Ids in brackets work with getMemory; search_memory finds more.")
         if waiting:
-            lines.append(f"{waiting} open conflict(s) wait for a decision: list_conflicts shows "
+            lines.append(f"{counted(waiting, 'open conflict')} waiting for a decision: list_conflicts shows "
                          "them, resolve_conflict settles one.")
         if query:
             lines.append(f"Ranked for: {query}")

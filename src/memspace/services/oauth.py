@@ -25,6 +25,7 @@ from memspace.domain.oauth import (
     TokenKind,
 )
 from memspace.domain.ports import Clock
+from memspace.domain.text import counted
 from memspace.services.access import AccessService, Principal
 from memspace.services.admin import OPERATOR, AdminService
 from memspace.services.audit import AuditLog
@@ -237,7 +238,7 @@ class OAuthService:
         if self._store.get_client(family_or_client_id) is not None:
             count = self._store.revoke_client(family_or_client_id, now)
             self._record(OPERATOR, "oauth.revoke", f"client {family_or_client_id}",
-                         f"{count} connection(s)")
+                         counted(count, "connection"))
             return count
         raise NotFound(f"no OAuth client or token family '{family_or_client_id}'; "
                        "`memspace oauth clients` and `memspace oauth tokens` list them")
