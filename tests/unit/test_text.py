@@ -75,3 +75,13 @@ def test_identical_words_are_tolerated_whatever_their_length() -> None:
 def test_a_count_carries_its_noun_in_the_right_number(count: int, one: str, many: str | None,
                                                        said: str) -> None:
     assert text.counted(count, one, many) == said
+
+
+@pytest.mark.parametrize("kind, category, said", [
+    ("note", "billing", "billing"),
+    ("decision", "billing", "decision, billing"),
+    ("decision", "decision", "decision"),   # the category repeats the type: said once
+])
+def test_a_memory_reads_as_its_type_and_category_without_saying_one_twice(kind: str, category: str,
+                                                                          said: str) -> None:
+    assert text.kind_label(kind, category) == said

@@ -18,6 +18,12 @@ def counted(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
+def kind_label(kind: str, category: str) -> str:
+    """How a memory's type and category read beside its id: the category alone for a plain note,
+    the type alone when the category repeats it, else both ("decision, billing")."""
+    return category if kind in ("note", category) else f"{kind}, {category}"
+
+
 def normalise(content: str) -> str:
     """Case-folded, NFKC, whitespace collapsed: two contents with this equal are the same fact."""
     return " ".join(unicodedata.normalize("NFKC", content).casefold().split())

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memspace.domain.models import Document, Handoff, Memory, provenance_of
-from memspace.domain.text import counted
+from memspace.domain.text import counted, kind_label
 from memspace.present.json import add_json
 from memspace.present.quoting import NOTICE, quoted, visible, warning
 from memspace.present.records import EXCERPT_CHARS, RELATED_EXCERPT_CHARS, excerpt, iso
@@ -37,8 +37,8 @@ def _line(memory: dict[str, Any]) -> str:
     state = _state(memory.get("active", True), memory.get("status", "current"),
                    memory.get("supersededBy"))
     version = f" v{memory['version']}" if "version" in memory else ""
-    kind = f"{memory['type']}, " if memory.get("type", "note") != "note" else ""
-    line = f"[{memory['id']}]{version} ({kind}{memory['category']}){state}"
+    line = (f"[{memory['id']}]{version} "
+            f"({kind_label(memory.get('type', 'note'), memory['category'])}){state}")
     if memory.get("bodyChars"):
         line += f" ({memory['bodyChars']:,} chars; getMemory reads it whole)"
     if memory.get("documentId"):
@@ -57,9 +57,8 @@ def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
     citations and provenance; then its text as a quote (present/quoting.py): recalled text is
     data. `lean`: the text cut to about `chars` characters."""
     state = _state(memory.active, memory.status.value, memory.superseded_by)
-    kind = f"{memory.type.value}, " if memory.type.value != "note" else ""
     shown = excerpt(memory.content, chars if lean else None)
-    line = f"[{memory.id}] v{memory.version} ({kind}{memory.category}){state}"
+    line = f"[{memory.id}] v{memory.version} ({kind_label(memory.type.value, memory.category)}){state}"
     if shown is not memory.content:
         line += f" ({len(memory.content):,} chars; getMemory reads it whole)"
     if memory.document_id:

@@ -17,6 +17,7 @@ from memspace.domain.bitemporal import TimeSlice
 from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.domain.models import Handoff, Memory, MemoryFilter, Space, provenance_of
 from memspace.domain.quoting import QUOTE, visible
+from memspace.domain.text import kind_label
 
 POINTER_WORDS = 8
 # Recency decays hyperbolically: 1 / (1 + age / RECENCY_DAYS). A three-month-old memory counts
@@ -92,8 +93,7 @@ def words(text: str, limit: int | None) -> str:
 def memory_entry(memory: Memory, section: Section, first: bool, excerpt: int | None,
                  title: str | None = None) -> Entry:
     day = memory.created_at.date().isoformat()
-    label = memory.category if memory.type is MemoryType.NOTE else \
-        f"{memory.type.value}, {memory.category}"
+    label = kind_label(memory.type.value, memory.category)
     star = "canonical, " if memory.canonical else ""
     # Recalled text is data (present/quoting.py): its words on this one line after the quote
     # bar (re-joined, so it cannot start a line of its own), invisible characters shown.
