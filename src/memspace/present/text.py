@@ -33,6 +33,15 @@ def _state(active: bool, status: str, superseded_by: str | None) -> str:
     return f" [{status}{'' if active else ', inactive'}]"
 
 
+def _source(title: str | None, origin: str | None, document_id: str) -> str:
+    """` (from Guide > Install)`: the document and where in it, its title said once (a
+    Markdown section's path starts with it); the id when neither is known."""
+    if title and origin and (origin == title or origin.startswith(title + " > ")):
+        title = None
+    where = ", ".join(x for x in (title, origin) if x)
+    return f" (from {where or 'document ' + document_id})"
+
+
 def _line(memory: dict[str, Any]) -> str:
     state = _state(memory.get("active", True), memory.get("status", "current"),
                    memory.get("supersededBy"))
@@ -42,12 +51,12 @@ def _line(memory: dict[str, Any]) -> str:
     if memory.get("bodyChars"):
         line += f" ({memory['bodyChars']:,} chars; getMemory reads it whole)"
     if memory.get("documentId"):
-        where = ", ".join(x for x in (memory.get("documentTitle"), memory.get("origin")) if x)
-        line += f" (from {where or 'document ' + memory['documentId']})"
+        line += _source(memory.get("documentTitle"), memory.get("origin"), memory["documentId"])
     if memory.get("evidence"):
         line += f" [{memory.get('verification')}: {', '.join(memory['evidence'])}]"
-    if memory.get("provenance"):
-        line += f" · {memory['provenance']['kind']}: {memory['provenance']['source']}"
+    made = memory.get("provenance")
+    if made and not (made["kind"] == "document" and memory.get("documentId")):
+        line += f" · {made['kind']}: {visible(made['source'])}"
     return f"{line}\n{warning(memory.get('suspicious'))}{quoted(memory['content'])}"
 
 
@@ -63,12 +72,12 @@ def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
         line += f" ({len(memory.content):,} chars; getMemory reads it whole)"
     if memory.document_id:
         title = titles.get(memory.document_id) if titles else None
-        where = ", ".join(x for x in (title, memory.origin) if x)
-        line += f" (from {where or 'document ' + memory.document_id})"
+        line += _source(title, memory.origin, memory.document_id)
     if memory.evidence:
         line += f" [{memory.verification}: {', '.join(c.text for c in memory.evidence)}]"
-    found = provenance_of(memory)
-    line += f" · {found.kind}: {visible(found.source)}"
+    made = provenance_of(memory)
+    if not (made.kind == "document" and memory.document_id):  # "(from …)" says it already
+        line += f" · {made.kind}: {visible(made.source)}"
     return f"{line}\n{warning(memory.suspicious)}{quoted(shown)}"
 
 
