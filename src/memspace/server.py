@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable
 
 import anyio.to_thread
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from mcp.server.transport_security import TransportSecuritySettings
 
 from memspace import __version__
@@ -17,7 +18,7 @@ from memspace.api.auth import ApiKeyMiddleware
 from memspace.api.conflict_routes import router as conflicts_router
 from memspace.api.cors import UploadCors
 from memspace.api.documents import router as documents_router
-from memspace.api.errors import memspace_error_handler
+from memspace.api.errors import memspace_error_handler, request_shape_handler
 from memspace.api.evidence_routes import router as evidence_router
 from memspace.api.metrics import add_metrics_route
 from memspace.api.oauth import oauth_setup
@@ -80,6 +81,7 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.state.container = container
     app.state.warmed = warmed
     app.add_exception_handler(MemspaceError, memspace_error_handler)
+    app.add_exception_handler(RequestValidationError, request_shape_handler)
     app.include_router(router)
     app.include_router(documents_router)
     app.include_router(workflow_router)

@@ -40,3 +40,38 @@ async def test_rest_add_search_and_errors_follow_the_same_rules(deployment: Depl
         assert [m["content"] for m in listed["memories"]] == ["REST clients are welcome"]
     async with httpx2.AsyncClient(base_url=deployment.url) as http:
         assert (await http.get("/v1/memories")).status_code == 401
+
+
+async def test_a_request_of_the_wrong_shape_is_refused_with_a_code_and_a_request_that_works(
+    deployment: Deployment,
+) -> None:
+    space = deployment.space("rest-shape")
+    key = deployment.key("rest-shape", {space: "rw"})
+    async with httpx2.AsyncClient(base_url=deployment.url,
+                                  headers={"Authorization": f"Bearer {key}"}) as http:
+        refusals = [
+            await http.post("/v1/search", json={"space": space, "query": "x", "limit": "ten"}),
+            await http.post("/v1/search", content=b"query=deploys",
+                            headers={"Content-Type": "application/json"}),
+            await http.post("/v1/memories", json={"space": space, "category": "process"}),
+            await http.get("/v1/memories", params={"space": space, "limit": "many"}),
+        ]
+        for refused in refusals:
+            said = refused.json()
+            assert refused.status_code == 422 and said["error"] == "invalid_input", said
+            assert "detail" not in said and "could not be read" in said["message"]
+        limit, not_json, no_content, query = (r.json() for r in refusals)
+        assert "limit" in limit["message"] and "not valid JSON" in not_json["message"]
+        assert "content: Field required" in no_content["message"]
+        assert query["example"] == {"method": "GET", "path": "/v1/memories", "query": {"limit": 1}}
+        # the examples are requests the server reads: sent as shown (in this space), they work
+        for said in (limit, no_content):
+            shown = said["example"]
+            assert shown["method"] == "POST"
+            sent = await http.post(shown["path"], json=shown["body"] | {"space": space})
+            assert sent.status_code in (200, 201), sent.json()
+        # a refusal of the service's own rules on a route with an example carries it too
+        bare = await http.post("/v1/search", json={"space": space})
+        assert bare.status_code == 422 and bare.json()["example"]["body"]["query"]
+        listed = (await http.get("/v1/memories", params={"space": space})).json()["memories"]
+        assert [m["content"] for m in listed] == [no_content["example"]["body"]["content"]]

@@ -191,6 +191,10 @@ async def test_an_unknown_tool_and_coded_or_uncoded_tool_errors() -> None:
         "either": {"anyOf": [{"type": "null"}, {"type": "integer"}]}}},
      {"a": "…", "n": 1, "flag": True, "items": ["…"], "kind": "x", "either": 1}),
     ({"required": ["untyped"]}, {"untyped": "…"}),
+    ({"required": ["mode", "ratio", "level"], "$defs": {"Mode": {"type": "string", "enum": ["a", "b"]}},
+      "properties": {"mode": {"anyOf": [{"$ref": "#/$defs/Mode"}, {"type": "null"}]},
+                     "ratio": {"type": "number"}, "level": {"anyOf": [{"enum": [3, 4]}]}}},
+     {"mode": "a", "ratio": 1.0, "level": 3}),
     ({"properties": {"a": {"type": "string"}}}, {}),
 ])
 def test_an_example_call_fills_each_required_argument_by_its_type(

@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.present.conflicts import conflicts_json, resolution_json
@@ -16,6 +16,11 @@ router = APIRouter()
 
 
 class ResolveBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "space": "acme-rebuild", "keep": "<the memory id that holds>",
+        "supersede": ["<the memory id that no longer holds>"],
+        "reason": "the March load test settled it", "version": "<version from GET /v1/conflicts>"}]})
+
     reason: str | None = None
     keep: str | None = None
     supersede: list[str] | None = None

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.present.code import chunk_json, code_search_json, verify_json
@@ -20,6 +20,9 @@ class VerifyBody(BaseModel):
 
 
 class CodeSearchBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"space": "acme-rebuild", "query": "where are retries capped?"}]})
+
     query: str
     space: str | None = None
     limit: int = 10

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import MemspaceError
@@ -51,6 +51,10 @@ async def readyz(request: Request, app: ContainerDep) -> JSONResponse:
 
 
 class AddBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "space": "acme-rebuild", "content": "Deploys to production need two approvals",
+        "category": "process"}]})
+
     content: str
     category: str | None = None
     space: str | None = None
@@ -64,6 +68,10 @@ class AddBody(BaseModel):
 
 
 class MarkBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "space": "acme-rebuild", "status": "disputed",
+        "reason": "the load test of 2 June contradicts it", "expectedVersion": 1}]})
+
     status: str
     reason: str
     space: str | None = None
@@ -71,6 +79,9 @@ class MarkBody(BaseModel):
 
 
 class SearchBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "space": "acme-rebuild", "query": "how do we deploy to production?", "limit": 5}]})
+
     query: str | None = None
     keyword: str | None = None
     category: str | None = None
@@ -139,6 +150,10 @@ async def list_memories(app: ContainerDep, who: PrincipalDep, space: str | None 
 
 
 class PatchBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "space": "acme-rebuild", "old": "two approvals", "new": "one approval",
+        "reason": "policy changed", "expectedVersion": 1}]})
+
     append: str | None = None
     prepend: str | None = None
     old: str | None = None  # with `new`: replace the one occurrence of `old`
@@ -150,6 +165,9 @@ class PatchBody(BaseModel):
 
 
 class BatchBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "space": "acme-rebuild", "ids": ["<id from a search>", "<another id>"]}]})
+
     ids: list[str] = Field(min_length=1, max_length=50)
     space: str | None = None
 
@@ -188,6 +206,9 @@ async def changes_since(app: ContainerDep, who: PrincipalDep, since: str | None 
 
 
 class RenameBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"space": "acme-rebuild", "old": "infra", "new": "infrastructure"}]})
+
     old: str
     new: str
     space: str | None = None

@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.present.json import add_json
@@ -18,6 +18,10 @@ router = APIRouter()
 
 
 class CorrectBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "space": "acme-rebuild", "content": "Deploys to production need one approval",
+        "reason": "policy changed", "expectedVersion": 1}]})
+
     content: str
     reason: str | None = None
     category: str | None = None
@@ -29,12 +33,19 @@ class CorrectBody(BaseModel):
 
 
 class ForgetBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "space": "acme-rebuild", "reason": "the service was retired", "expectedVersion": 1}]})
+
     reason: str | None = None
     space: str | None = None
     expectedVersion: int | None = Field(default=None, ge=1)  # noqa: N815
 
 
 class HandoffBody(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "space": "acme-rebuild", "summary": "Where the work stands",
+        "nextSteps": ["what comes next"], "openQuestions": ["what is undecided"]}]})
+
     summary: str
     agent: str | None = None
     topic: str | None = None

@@ -19,6 +19,7 @@ from memspace.domain.errors import (
     StaleConflict,
     StaleVersion,
 )
+from memspace.present.shapes import filled
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +28,6 @@ CODES = ("invalid_input", "not_found", "forbidden", "unauthenticated", "conflict
          "unresolvable_anchor", "contains_secret", "rate_limited")
 # Domain codes finer than the closed set, folded into the code a caller acts on the same way.
 FOLDED = {"unreadable_document": "invalid_input", "extraction_failed": "unavailable"}
-# Placeholder values for a corrected example call, by JSON-schema type.
-PLACEHOLDERS: dict[str, Any] = {"string": "…", "integer": 1, "boolean": True, "array": ["…"]}
 # Realistic calls for the tools agents get wrong most, shown with an invalid_input refusal.
 EXAMPLES: dict[str, dict[str, Any]] = {
     "search_memory": {"query": "how do we deploy to production?"},
@@ -124,14 +123,7 @@ def example_call(schema: dict[str, Any] | None, name: str) -> dict[str, Any] | N
         return {"name": name, "arguments": EXAMPLES[name]}
     if not schema:
         return None
-    props: dict[str, Any] = schema.get("properties", {})
-    args = {}
-    for arg in schema.get("required", []):
-        spec = props.get(arg, {})
-        kinds = [spec.get("type")] + [s.get("type") for s in spec.get("anyOf", [])]
-        kind = next((k for k in kinds if k in PLACEHOLDERS), "string")
-        args[arg] = spec.get("enum", [PLACEHOLDERS[kind]])[0]
-    return {"name": name, "arguments": args}
+    return {"name": name, "arguments": filled(schema, schema.get("required", []))}
 
 
 def classify(exc: ToolError, tool: str, schema: dict[str, Any] | None) -> dict[str, Any]:
