@@ -334,7 +334,7 @@ def test_a_pending_note_whose_facts_are_all_ungrounded_is_kept_as_saved(
     [job] = [app.notes.process(job) for job in app.notes.pending()]
 
     assert job.state is NoteState.FLAT
-    assert job.reason == "none of the 1 facts the model gave is said by the note; kept as saved"
+    assert job.reason == "the one fact the model gave is not said by the note; kept as saved"
     assert active(app) == [content] and saved.memories[0].content == content
 
 

@@ -17,6 +17,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from memspace.domain.text import counted
 from memspace.mcp.args import READ_ONLY, WRITES, AsOfArg, KnownAtArg
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.registry import ToolList, app_of
@@ -196,7 +197,7 @@ def document_status_ui(
     document, facts = call(lambda: app.documents.facts(who, documentId, space))
     data = {"document": document_json(document), "facts": [memory_json(m) for m in facts]}
     text = (f"[{document.id}] {document.title}: {document.status.value}, "
-            f"{document.fact_count} facts")
+            f"{counted(document.fact_count, 'fact')}")
     return result(text, data)
 
 

@@ -179,7 +179,8 @@ def document_line(document: Document) -> str:
     state = document.status.value
     if state in ("queued", "processing") and document.chunks_total:
         state += f" {document.chunks_done}/{document.chunks_total} chunks"
-    line = f"[{document.id}] {document.title} ({document.kind}, {state}, {document.fact_count} facts)"
+    facts = counted(document.fact_count, "fact")
+    line = f"[{document.id}] {document.title} ({document.kind}, {state}, {facts})"
     return line + (f" — failed: {document.error}" if document.error else "")
 
 

@@ -39,7 +39,7 @@ from memspace.domain.ports import (
     Clock,
     WriteBatch,
 )
-from memspace.domain.text import content_hash
+from memspace.domain.text import content_hash, counted
 from memspace.services.clock import new_id
 from memspace.services.conflict_records import ConflictRecorder
 from memspace.services.instructions import suspicious_reason
@@ -128,8 +128,10 @@ class NoteExtraction:
     def _apply(self, job: NoteJob, note: Memory, candidates: list[Memory],
                extraction: Extraction) -> NoteJob:
         if not extraction.facts:
-            why = (f"none of the {len(extraction.dropped)} facts the model gave is said by the note"
-                   if extraction.dropped else "the model found no facts")
+            dropped = len(extraction.dropped)
+            why = ("the model found no facts" if not dropped else
+                   "the one fact the model gave is not said by the note" if dropped == 1 else
+                   f"none of the {dropped} facts the model gave is said by the note")
             return self._settle(job, NoteState.FLAT, f"{why}; kept as saved")
         [first, *more] = extraction.facts
         if not more and not first.relations and content_hash(first.text) == note.content_hash:
@@ -157,12 +159,12 @@ class NoteExtraction:
         if self._conflicts is not None:
             self._conflicts.written(note.space_id, plan, self._embedder.calibration.update_floor)
         superseded = len(plan.supersede)
-        extra = f", superseding {superseded} earlier memor{'y' if superseded == 1 else 'ies'}" \
+        extra = f", superseding {counted(superseded, 'earlier memory', 'earlier memories')}" \
             if superseded else ""
         if extraction.dropped:
             extra += f"; dropped {len(extraction.dropped)} the note does not say"
-        return self._settle(job, NoteState.EXTRACTED, f"replaced by {len(plan.memories)} "
-                            f"fact{'' if len(plan.memories) == 1 else 's'}{extra}")
+        return self._settle(job, NoteState.EXTRACTED,
+                            f"replaced by {counted(len(plan.memories), 'fact')}{extra}")
 
     def _write(self, plan: Plan, note: Memory) -> str:
         """Write the facts and retire the note in one transaction, re-aimed after lost races.
