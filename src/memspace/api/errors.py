@@ -82,8 +82,9 @@ async def request_shape_handler(request: Request, exc: Exception) -> JSONRespons
 
 
 def _shape(route: Any, wrong: dict[str, list[str]]) -> dict[str, Any]:
-    """The route's required fields and the refused ones, each with a value of its type: the
-    JSON body's (with `space` first when it has one), else the query string's."""
+    """What to send instead: the body model's worked example, else its required and refused
+    fields with `space` first, each a value of its type; and the query string's required and
+    refused parameters, likewise."""
     shown: dict[str, Any] = {}
     if (schema := _body_schema(route)) is not None:
         names = ["space"] if "space" in schema.get("properties", {}) else []
