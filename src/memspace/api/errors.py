@@ -44,9 +44,9 @@ async def memspace_error_handler(request: Request, exc: Exception) -> JSONRespon
     if isinstance(exc, ContainsSecret):  # which kind and where, never the value
         body["findings"] = [{"field": f, "kind": k, "where": w} for f, k, w in exc.findings]
         body["example"] = exc.without
-    if isinstance(exc, RateLimited):
+    elif isinstance(exc, RateLimited):
         headers["Retry-After"] = str(exc.retry_after_s)
-    elif isinstance(exc, InvalidInput) and not isinstance(exc, ContainsSecret):
+    elif isinstance(exc, InvalidInput):
         route = request.scope.get("route")
         examples = (_body_schema(route) or {}).get("examples")
         if examples:  # a body of this route that is read (as refusals of its shape show)

@@ -42,6 +42,11 @@ def _source(title: str | None, origin: str | None, document_id: str) -> str:
     return f" (from {where or 'document ' + document_id})"
 
 
+def _made(kind: str, source: str, document_id: str | None) -> str:
+    """` · agent: key ci-bot`; nothing for a document's chunk, whose `(from …)` says it."""
+    return "" if kind == "document" and document_id else f" · {kind}: {visible(source)}"
+
+
 def _line(memory: dict[str, Any]) -> str:
     state = _state(memory.get("active", True), memory.get("status", "current"),
                    memory.get("supersededBy"))
@@ -54,9 +59,8 @@ def _line(memory: dict[str, Any]) -> str:
         line += _source(memory.get("documentTitle"), memory.get("origin"), memory["documentId"])
     if memory.get("evidence"):
         line += f" [{memory.get('verification')}: {', '.join(memory['evidence'])}]"
-    made = memory.get("provenance")
-    if made and not (made["kind"] == "document" and memory.get("documentId")):
-        line += f" · {made['kind']}: {visible(made['source'])}"
+    if made := memory.get("provenance"):
+        line += _made(made["kind"], made["source"], memory.get("documentId"))
     return f"{line}\n{warning(memory.get('suspicious'))}{quoted(memory['content'])}"
 
 
@@ -76,8 +80,7 @@ def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
     if memory.evidence:
         line += f" [{memory.verification}: {', '.join(c.text for c in memory.evidence)}]"
     made = provenance_of(memory)
-    if not (made.kind == "document" and memory.document_id):  # "(from …)" says it already
-        line += f" · {made.kind}: {visible(made.source)}"
+    line += _made(made.kind, made.source, memory.document_id)
     return f"{line}\n{warning(memory.suspicious)}{quoted(shown)}"
 
 
