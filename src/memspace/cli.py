@@ -54,6 +54,9 @@ def serve(
         help="Port (MEMSPACE_PORT); 0: a free one, named below.")] = None,
     demo: Annotated[bool, typer.Option(
         "--demo", help="On an empty store, load the demo (seed/) and print its keys.")] = False,
+    toolsets: Annotated[str | None, typer.Option(
+        "--toolsets", help="MCP toolsets listed beyond the default tools, comma-separated, or "
+        "all (MEMSPACE_TOOLSETS; docs/contract.md#toolsets).")] = None,
 ) -> None:
     """Run the HTTP server: MCP at /mcp, REST under /v1, docs at /docs."""
     import uvicorn
@@ -64,7 +67,8 @@ def serve(
     if port == 0:  # bound here, so the port named below is the one served
         listening = socket.create_server((host or Settings().host, 0))
         port = int(listening.getsockname()[1])
-    overrides = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
+    overrides = {k: v for k, v in (("host", host), ("port", port), ("toolsets", toolsets))
+                 if v is not None}
     settings = Settings(**overrides)  # type: ignore[arg-type]
     container = open_container(settings)
     if (problem := missing_model(container.embedder)) is not None:

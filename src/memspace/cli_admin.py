@@ -12,6 +12,7 @@ import typer
 
 from memspace import cli_code, cli_ingest
 from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.domain.toolsets import TOOLSET_NAMES
 from memspace.present.records import document_json, key_json, space_json
 from memspace.present.text import documents_text
 from memspace.services.access import AccessService
@@ -58,12 +59,15 @@ def key_create(
     name: Annotated[str, typer.Option("--name", help="Who or what uses the key.")],
     grant: Annotated[list[str], typer.Option("--grant", help="SLUG:rw or SLUG:r; repeatable.")],
     default: Annotated[str | None, typer.Option("--default", help="Default space slug.")] = None,
+    toolsets: Annotated[str | None, typer.Option("--toolsets", help=(
+        "MCP toolsets listed to this key beyond the default tools, comma-separated: "
+        f"{', '.join(TOOLSET_NAMES)}, or all. Default: the server's (MEMSPACE_TOOLSETS)."))] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Create an API key; the key is printed once and only its SHA-256 is stored."""
     container = open_container()
     grants = dict(parse_grant(g) for g in grant)
-    created = container.admin.create_key(name, grants, default)
+    created = container.admin.create_key(name, grants, default, toolsets)
     slugs = {s.id: s.slug for s in container.admin.list_spaces()}
     data = {**key_json(created.key, slugs), "key": created.raw}
     emit(data, as_json, f"{created.raw}\n\nStore this key now: it is not shown again.")
@@ -78,6 +82,7 @@ def key_list(as_json: JsonOpt = False) -> None:
     rows = [key_json(k, slugs) for k in container.admin.list_keys()]
     text = "\n".join(
         f"{r['prefix']}\t{r['name']}\t{','.join(f'{s}:{a}' for s, a in r['grants'].items())}"
+        + (f"\ttoolsets {','.join(r['toolsets'])}" if r["toolsets"] else "")
         + ("\tREVOKED" if r["revokedAt"] else "")
         for r in rows
     )

@@ -11,6 +11,7 @@ import typer
 from memspace.cli_common import fail
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError
+from memspace.domain.toolsets import parse_toolsets
 from memspace.wiring import missing_model
 
 if TYPE_CHECKING:
@@ -30,6 +31,9 @@ def stdio(
     key: Annotated[str | None, typer.Option(
         "--key", help="Act as this API key (msk_…), with exactly its grants. Omit to act as the "
         "local operator (every space), like the other CLI verbs.")] = None,
+    toolsets: Annotated[str | None, typer.Option(
+        "--toolsets", help="MCP toolsets listed beyond the default tools, comma-separated, or "
+        "all (docs/contract.md#toolsets); every tool is callable by name either way.")] = None,
 ) -> None:
     """Serve MCP over stdin/stdout (tools, resources, the context prompt) on the configured
     store, for clients that launch a command: `claude mcp add memspace -- memspace stdio`."""
@@ -37,9 +41,12 @@ def stdio(
 
     try:
         settings = Settings()
+        listed = parse_toolsets(toolsets)
     except ValueError as exc:
         typer.echo(f"error: configuration: {exc}", err=True)
         raise typer.Exit(2) from exc
+    except MemspaceError as exc:
+        fail(exc)
     try:
         container, caller = open_for_stdio(settings, key, space)
     except MemspaceError as exc:
@@ -51,7 +58,7 @@ def stdio(
         container.close()
         typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(2)
-    serve(container, caller)
+    serve(container, caller, listed)
 
 
 def _source(url: str | None, timeout: float) -> HookSource:

@@ -58,6 +58,11 @@ class Settings(BaseSettings):
     # from the command line, where other users of the machine could see it in `ps`).
     api_key: SecretStr | None = None
 
+    # MCP toolsets listed beyond the default list, comma-separated (`all`: every one); a key's
+    # own choice (`key create --toolsets`) and a client's `/mcp?toolsets=` come before it.
+    # Unlisted tools stay callable by name (mcp/toolsets.py).
+    toolsets: str = ""
+
     # Prometheus metrics at /metrics (src/memspace/metrics.py lists them). Off by default:
     # the endpoint is unauthenticated, like /readyz, and shows only counts and timings.
     metrics: bool = False
@@ -105,6 +110,18 @@ class Settings(BaseSettings):
         from memspace.services.conversation import TurnFeatures
 
         TurnFeatures.parse(value)  # raises ValueError naming the unknown ones
+        return value
+
+    @field_validator("toolsets")
+    @classmethod
+    def _known_toolsets(cls, value: str) -> str:
+        from memspace.domain.errors import InvalidInput
+        from memspace.domain.toolsets import parse_toolsets
+
+        try:
+            parse_toolsets(value)
+        except InvalidInput as exc:
+            raise ValueError(f"MEMSPACE_TOOLSETS: {exc.message}") from exc
         return value
 
     @field_validator("llm_model", "llm_api_base", "neo4j_uri", "neo4j_database", "public_url",

@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from mcp.server.transport_security import TransportSecuritySettings
 
 from memspace import __version__
+from memspace.api.apps_session import AppsSession
 from memspace.api.auth import ApiKeyMiddleware
 from memspace.api.conflict_routes import router as conflicts_router
 from memspace.api.cors import UploadCors
@@ -95,6 +96,7 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.add_middleware(ApiKeyMiddleware, access=container.access, tickets=container.uploads,
                        oauth=oauth[0] if oauth else None,
                        limiter=RateLimiter(limit) if limit else None)
+    app.add_middleware(AppsSession)  # which clients are shown the views (mcp/toolsets.py)
     app.add_middleware(UploadCors)  # outermost: a refused upload still tells the browser why
     return app
 

@@ -159,7 +159,10 @@ def open_view(page: Page, deployment: Deployment, host_url: str,
 
     @asynccontextmanager
     async def opened(key: str) -> AsyncIterator[ViewHost]:
-        async with mcp_client(deployment.url, key) as client:
+        # As hosts that draw views do today: the handshake-era protocol, MCP Apps declared in
+        # `initialize` (the server is stateless, so this also checks that the views stay listed
+        # on the requests after it).
+        async with mcp_client(deployment.url, key, apps=True, mode="legacy") as client:
             host = ViewHost(page, client, host_url, ARTIFACTS, suffix=store)
             await host.attach()
             yield host

@@ -42,7 +42,8 @@ async def test_launchers_open_their_view_and_helpers_are_hidden_from_the_model(
     deployment: Deployment,
 ) -> None:
     space = deployment.space("tools")
-    async with mcp_client(deployment.url, deployment.key("lister", {space: "r"})) as client:
+    async with mcp_client(deployment.url, deployment.key("lister", {space: "r"}),
+                          apps=True) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     for view, name in VIEWS.items():
         assert tools[name].meta == {"ui": {"resourceUri": f"ui://memspace/{view}.html"}}

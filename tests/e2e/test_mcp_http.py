@@ -16,7 +16,8 @@ ALL_TOOLS = {"search_memory", "add_memory", "correct_memory", "listMemories", "l
 
 async def test_tools_are_listed_with_instructions(deployment: Deployment) -> None:
     space = deployment.space("tools")
-    async with mcp_client(deployment.url, deployment.key("lister", {space: "r"})) as client:
+    async with mcp_client(deployment.url, deployment.key("lister", {space: "r"}),
+                          toolsets="all") as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) >= ALL_TOOLS
     assert "BEFORE" in (tools["search_memory"].description or "")

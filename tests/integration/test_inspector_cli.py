@@ -1,6 +1,7 @@
-"""`memspace stdio` driven by a client this project did not write: the MCP Inspector CLI
-(npm @modelcontextprotocol/inspector-cli, pinned in tools/inspector, installed by
-`make inspector`), in stdio mode. Missing, it skips; under CI=true it fails."""
+"""memspace driven by a client this project did not write: the MCP Inspector CLI (npm
+@modelcontextprotocol/inspector-cli, pinned in tools/inspector, installed by `make inspector`),
+over stdio (`memspace stdio`) and over HTTP with a key. Missing, it skips; under CI=true it
+fails."""
 
 from __future__ import annotations
 
@@ -14,9 +15,12 @@ from typing import Any
 
 import pytest
 
+from memspace.domain.models import Access
+from memspace.mcp.toolsets import DEFAULT
 from memspace.services.access import AccessService
 from memspace.services.memories import AddRequest
 from tests.conftest import skip_or_fail
+from tests.support.server import running_server
 from tests.support.stdio import open_store, store_env
 
 pytestmark = pytest.mark.model
@@ -53,9 +57,17 @@ def inspect(data_dir: Path, *method: str) -> Any:
     return json.loads(done.stdout)
 
 
+def within_budget(tools: list[dict[str, Any]]) -> None:
+    """The default list as this client received it: at most 12 tools in at most 16,000
+    characters of compact JSON, no view."""
+    names = [t["name"] for t in tools]
+    assert names == list(DEFAULT)
+    assert len(tools) <= 12 and len(json.dumps(tools, separators=(",", ":"))) <= 16_000
+    assert {"search_memory", "add_memory", "get_context", "save_handoff"} <= set(names)
+
+
 def test_the_inspector_lists_the_tools_and_resources(data_dir: Path) -> None:
-    tools = {t["name"] for t in inspect(data_dir, "--method", "tools/list")["tools"]}
-    assert {"search_memory", "add_memory", "get_context", "save_handoff"} <= tools
+    within_budget(inspect(data_dir, "--method", "tools/list")["tools"])
     resources = inspect(data_dir, "--method", "resources/list")["resources"]
     assert "memspace://profile" in {r["uri"] for r in resources}
 
@@ -77,3 +89,29 @@ def test_the_inspector_sees_a_refusal_as_a_tool_error(data_dir: Path) -> None:
                       "--tool-arg", "query=x", "space=no-such")
     assert refused["isError"] is True
     assert refused["structuredContent"]["code"] == "not_found"
+
+
+def inspect_http(url: str, key: str, *method: str) -> Any:
+    """One Inspector CLI call against the HTTP server at `url` with `key`; its JSON answer."""
+    command = ["node", str(INSPECTOR), "--cli", f"{url}/mcp", "--transport", "http",
+               "--header", f"Authorization: Bearer {key}", *method]
+    done = subprocess.run(command, capture_output=True, timeout=180, check=False,
+                          env={"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(Path.home())})
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_over_http_a_key_gets_the_default_list_and_unlisted_tools_answer(data_dir: Path) -> None:
+    app = open_store(data_dir)
+    try:
+        key = app.admin.create_key("inspector-http", {"team": Access.READWRITE}).raw
+        with running_server(app) as url:
+            within_budget(inspect_http(url, key, "--method", "tools/list")["tools"])
+            me = inspect_http(url, key, "--method", "tools/call", "--tool-name", "whoAmI")
+            assert me["structuredContent"]["grants"] == {"team": "readwrite"}
+            found = inspect_http(url, key, "--method", "tools/call", "--tool-name",
+                                 "search_memory", "--tool-arg", "keyword=inspector_cli")
+            assert [r["content"] for r in found["structuredContent"]["results"]] == [
+                "The inspector_cli check runs in make test"]
+    finally:
+        app.close()

@@ -15,6 +15,7 @@ import pytest
 
 from memspace.domain.models import Access
 from memspace.mcp.server import build_mcp_server
+from memspace.mcp.toolsets import DEFAULT, FOLDED, TOOLSETS
 from memspace.services.access import AccessService
 from memspace.services.memories import AddRequest
 from tests.support.server import data, error_text
@@ -58,8 +59,8 @@ def app_tools(app):  # type: ignore[no-untyped-def]
 async def test_the_operator_lists_searches_adds_and_reads_resources_and_the_prompt(
         seeded: Seeded) -> None:
     async with stdio_session(seeded.data_dir, "--space", "team") as client:
-        listed = {t.name for t in (await client.list_tools()).tools}
-        assert listed == seeded.tool_names  # the HTTP server's tools, from the same registration
+        listed = [t.name for t in (await client.list_tools()).tools]
+        assert listed == list(DEFAULT)  # the default list, as over HTTP
         found = data(await client.call_tool("search_memory", {"keyword": "release_gate"}))
         assert [r["content"] for r in found["results"]] == ["Deploys need the release_gate flag set"]
         added = data(await client.call_tool("add_memory", {"content": "Stdio writes are durable"}))
@@ -184,3 +185,27 @@ def test_stdout_carries_protocol_messages_only_even_when_code_prints(seeded: See
     for stray in ("print while opening", "fd write while opening", "print in a tool",
                   "fd write in a tool"):
         assert f"STRAY {stray}" in err.decode()  # the prints went to stderr, not lost
+
+
+async def test_toolsets_and_views_are_listed_on_request_and_every_tool_answers(
+        seeded: Seeded) -> None:
+    every = set(DEFAULT).union(*TOOLSETS.values())
+    async with stdio_session(seeded.data_dir, "--space", "team", "--toolsets", "all") as client:
+        assert {t.name for t in (await client.list_tools()).tools} == every
+    async with stdio_session(seeded.data_dir, "--key", seeded.writer_key, apps=True) as client:
+        listed = {t.name for t in (await client.list_tools()).tools}
+        assert listed - set(DEFAULT) == {n for n in seeded.tool_names if n.endswith("_ui")}
+        # Neither listed here nor anywhere: still answered, with the key's rights.
+        me = data(await client.call_tool("whoAmI", {}))
+        assert me["grants"] == {"team": "readwrite"}
+        assert set(FOLDED) & listed == set()
+        assert data(await client.call_tool("getMemories", {"ids": ["unknown"]}))["missing"] == [
+            "unknown"]
+
+
+def test_an_unknown_toolset_stops_the_start_with_the_names(seeded: Seeded) -> None:
+    done = subprocess.run([sys.executable, "-m", "memspace.cli", "stdio", "--toolsets", "histroy"],
+                          env=store_env(seeded.data_dir), capture_output=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode != 0 and done.stdout == b""
+    assert "unknown toolset 'histroy'" in done.stderr.decode() and "history" in done.stderr.decode()

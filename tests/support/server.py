@@ -12,11 +12,16 @@ from typing import Any
 import httpx2
 import uvicorn
 from mcp import Client
+from mcp.client import advertise
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 from mcp_types import CallToolResult
 
 from memspace.bootstrap import Container
 from memspace.server import create_app
+
+# What a host that renders MCP Apps declares (the extension, with the view MIME type).
+APPS_CAPABILITY = advertise(EXTENSION_ID, {"mimeTypes": [APP_MIME_TYPE]})
 
 
 def free_port() -> int:
@@ -61,13 +66,21 @@ def running_server(container: Container, port: int | None = None,
 
 
 @contextlib.asynccontextmanager
-async def mcp_client(base_url: str, key: str | None, header: str = "bearer") -> AsyncIterator[Client]:
-    """An mcp 2.x Client over streamable HTTP presenting `key` as a Bearer token or X-Api-Key."""
+async def mcp_client(base_url: str, key: str | None, header: str = "bearer", *,
+                     apps: bool = False, mode: str = "auto",
+                     toolsets: str | None = None) -> AsyncIterator[Client]:
+    """An mcp 2.x Client over streamable HTTP presenting `key` as a Bearer token or X-Api-Key.
+    `apps`: declare MCP Apps support, as a host that draws views does; `mode`: "legacy" speaks
+    the handshake-era protocol (initialize first), as most clients still do; `toolsets`: asked
+    for in the URL (`/mcp?toolsets=`)."""
     headers = {}
     if key is not None:
         headers = {"Authorization": f"Bearer {key}"} if header == "bearer" else {"X-Api-Key": key}
     http = httpx2.AsyncClient(headers=headers, timeout=30)
-    async with http, Client(streamable_http_client(f"{base_url}/mcp", http_client=http)) as client:
+    url = f"{base_url}/mcp" + (f"?toolsets={toolsets}" if toolsets is not None else "")
+    extensions = [APPS_CAPABILITY] if apps else None
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode,  # type: ignore[arg-type]
+                            extensions=extensions) as client:
         yield client
 
 

@@ -17,6 +17,7 @@ from mcp.client.stdio import stdio_client
 
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
+from tests.support.server import APPS_CAPABILITY
 
 SRC = Path(__file__).parents[2] / "src"
 
@@ -40,11 +41,12 @@ def stdio_params(data_dir: Path, *args: str) -> StdioServerParameters:
 
 @contextlib.asynccontextmanager
 async def stdio_session(data_dir: Path, *args: str, errlog: IO[str] | None = None,
-                        ) -> AsyncIterator[Client]:
+                        apps: bool = False) -> AsyncIterator[Client]:
     """An MCP SDK client talking to `memspace stdio ARGS` over its stdin and stdout (the
-    child's stderr into `errlog`, a file, when given)."""
+    child's stderr into `errlog`, a file, when given); `apps`: it declares MCP Apps."""
     params = stdio_params(data_dir, *args)
-    async with Client(params if errlog is None else stdio_client(params, errlog=errlog)) as client:
+    async with Client(params if errlog is None else stdio_client(params, errlog=errlog),
+                      extensions=[APPS_CAPABILITY] if apps else None) as client:
         yield client
 
 

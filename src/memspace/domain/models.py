@@ -67,6 +67,9 @@ class ApiKey:
     active_space_id: str | None
     created_at: datetime
     revoked_at: datetime | None = None
+    # The MCP toolsets listed to this key beyond the default list (domain/toolsets.py); None:
+    # the server's choice applies.
+    toolsets: tuple[str, ...] | None = None
     # The spaces `grants` names, as read with the key (never written; not part of equality): a
     # call that names its space then resolves it without another read of the store.
     spaces: tuple[Space, ...] = field(default=(), compare=False)

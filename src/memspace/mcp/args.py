@@ -14,7 +14,7 @@ WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_worl
 
 SpaceArg = Annotated[
     str | None,
-    Field(description="Space slug (e.g. acme-project). Omit to use the key's active or default space."),
+    Field(description="Space slug; omit for your active space."),
 ]
 LimitArg = Annotated[int, Field(ge=1, le=100, description="Page size (1-100).")]
 CursorArg = Annotated[
@@ -22,12 +22,12 @@ CursorArg = Annotated[
 ]
 TYPES = ("decision, constraint, architecture, fact, incident, failed_approach, procedure, status, "
          "task, preference, reference, note")
-TypeArg = Annotated[str | None, Field(description=f"What kind of note it is: one of {TYPES} (default note).")]
-TypesArg = Annotated[list[str] | None, Field(description=f"Only memories of these types ({TYPES}).")]
-StatusesArg = Annotated[list[str] | None, Field(description="Only memories in these statuses (current, superseded, historical, disputed, pending); superseded and historical ones are read too when named.")]
-AsOfArg = Annotated[str | None, Field(description="Facts valid at this ISO 8601 time, as the space knows them now (e.g. 2026-05-01T09:00:00Z); omit for current facts.")]
-KnownAtArg = Annotated[str | None, Field(description="What the space held at this past ISO 8601 time, corrections made since ignored; with asOf, facts valid at asOf as known at knownAt.")]
-ObservedAtArg = Annotated[datetime | None, Field(description="When the corrected fact began to hold (ISO 8601); default: now. Ends the old version's valid time.")]
-IncludeBodyArg = Annotated[bool, Field(description="Whole contents; by default a long memory shows as an excerpt with `bodyChars` (getMemory or getMemories read it whole).")]
-ImportanceArg = Annotated[int | None, Field(ge=1, le=5, description="1 (minor) to 5 (must not be missed); default 3. Weighs it in get_context.")]
+TypeArg = Annotated[str | None, Field(description=f"One of {TYPES} (default note).")]
+TypesArg = Annotated[list[str] | None, Field(description="Only these types (see add_memory's type).")]
+StatusesArg = Annotated[list[str] | None, Field(description="Only these statuses: current, superseded, historical, disputed, pending.")]
+AsOfArg = Annotated[str | None, Field(description="ISO 8601 time: facts valid then, as known now.")]
+KnownAtArg = Annotated[str | None, Field(description="ISO 8601 time: what the space held then (later changes unseen).")]
+ObservedAtArg = Annotated[datetime | None, Field(description="When it began to hold (ISO 8601; default now).")]
+IncludeBodyArg = Annotated[bool, Field(description="Whole texts, not excerpts of long memories.")]
+ImportanceArg = Annotated[int | None, Field(ge=1, le=5, description="1-5 (default 3); weighs it in get_context.")]
 

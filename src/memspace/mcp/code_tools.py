@@ -29,12 +29,9 @@ CODE_TOOLS = ToolList()
     title="Verify cited memories against the code",
     annotations=VERIFIES,
     description=(
-        "Check that the code a memory cites still says what it said. Pass `memoryId` for "
-        "one memory, or nothing for every cited memory of the space. A citation whose line "
-        "moved is re-anchored silently; each memory ends verified, moved (the line changed "
-        "but its function or class is still there), broken (gone), or not_anchored "
-        "(commit, command and URL citations). Fix moved and broken notes with "
-        "correct_memory and fresh `evidence`, or forget them."
+        "Check that the code a memory cites still says what it said: `memoryId` for one, "
+        "nothing for every cited memory. Each ends verified, moved, broken or not_anchored; "
+        "fix moved and broken ones with correct_memory."
     ),
 )
 def verify_memory(

@@ -29,13 +29,9 @@ CONFLICT_TOOLS = ToolList()
     title="List the open conflicts",
     annotations=READ_ONLY,
     description=(
-        "The space's open conflicts, newest first: memories that disagree, side by side, "
-        "with who wrote each and when, and why it is a conflict (`kind`: two_heads — a "
-        "correction left both current; disputed — someone marked it; suggested_update — a "
-        "model said one replaces the other but they looked unrelated, so both were kept; "
-        "contradiction — a model said they contradict; write_conflict — an add was refused "
-        "as a conflict and waits as the `proposal` side). Settle one with resolve_conflict, "
-        "quoting its `version`."
+        "The open conflicts, newest first: memories that disagree, side by side with who "
+        "wrote each and why (`kind`). Settle one with resolve_conflict, passing its "
+        "`version`."
     ),
 )
 def list_conflicts(
@@ -55,13 +51,9 @@ def list_conflicts(
     title="Settle a conflict",
     annotations=WRITES,
     description=(
-        "Settle one open conflict in one write: `keep` is the side that holds (a memory id "
-        "of the conflict's sides, or `proposal` to store a refused write's claim), "
-        "`supersede` the sides that no longer hold (they leave the current set, replaced by "
-        "`keep`; with no `keep` they become historical). A side named in neither stays as "
-        "it is. `reason` is kept in each memory's history (list_memory_revisions). Pass the "
-        "`version` list_conflicts showed: if the conflict or its memories changed since, "
-        "the call is refused (stale_version) and nothing changes."
+        "Settle an open conflict in one write: `keep` the side that holds (a memory id, or "
+        "`proposal` for a refused write), `supersede` the sides that no longer hold. Pass the "
+        "`version` list_conflicts showed; if it moved, nothing changes (stale_version)."
     ),
 )
 
@@ -69,13 +61,11 @@ def list_conflicts(
 def resolve_conflict(
     ctx: Context,
     conflictId: Annotated[str, Field(description="Id from list_conflicts.")],  # noqa: N803
-    reason: Annotated[str, Field(description="Why (kept in the memories' history).")],
+    reason: Annotated[str, Field(description="Why (kept in history).")],
     keep: Annotated[str | None, Field(
-        description="The side that holds: a memory id of the conflict, or `proposal`.")] = None,
-    supersede: Annotated[list[str] | None, Field(description="The sides that no longer hold.")] = None,
-    version: Annotated[str | None, Field(
-        description="The conflict's `version` as listed; refused (stale_version) if it "
-                    "moved.")] = None,
+        description="The side that holds: a memory id or proposal.")] = None,
+    supersede: Annotated[list[str] | None, Field(description="Sides that no longer hold.")] = None,
+    version: Annotated[str | None, Field(description="The conflict's version as listed.")] = None,
     space: SpaceArg = None,
 ) -> CallToolResult:
     app = app_of(ctx)

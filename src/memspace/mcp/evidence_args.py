@@ -19,12 +19,8 @@ from memspace.services.access import Principal
 from memspace.services.search import SearchRequest
 
 EvidenceArg = Annotated[list[str] | None, Field(description=(
-    "Citations the claim rests on: <repo>/<path>:<line>[#symbol] (or <path>:<line> when the "
-    "space has one repository), commit:<sha>, cmd:<command to rerun>, or an https:// URL. "
-    "Required when the space's evidence policy is `required`."))]
-DryRunArg = Annotated[bool, Field(description=(
-    "true: validate everything (evidence included) and answer what would be stored and which "
-    "memories are similar, writing nothing."))]
+    "Citations: <repo>/<path>:<line>[#symbol], commit:<sha>, cmd:<command> or an https URL."))]
+DryRunArg = Annotated[bool, Field(description="Validate and show what would be stored; write nothing.")]
 
 
 def search_with_code(app: Container, who: Principal, request: SearchRequest,

@@ -100,9 +100,8 @@ def patch_memory(
     title="Read several memories whole",
     annotations=READ_ONLY,
     description=(
-        "Read up to 50 memories by id in one call, each whole (search_memory and "
-        "listMemories show long ones as excerpts with `bodyChars`). Ids not found in the "
-        "space are listed in `missing`."
+        "Read up to 50 memories by id in one call, each whole; ids not found in the space are "
+        "listed in `missing`. The same as getMemory with `ids`, which lists it."
     ),
 )
 def get_memories(
@@ -125,23 +124,19 @@ def get_memories(
     title="What changed since",
     annotations=READ_ONLY,
     description=(
-        "RESUME AFTER ANOTHER AGENT OR HUMAN MAY HAVE CHANGED THE PROJECT: what changed in "
-        "this space since a time (`since`, ISO 8601) or since your last page (`cursor`), "
-        "oldest first, a bounded page at a time. Each change is created, updated, "
-        "superseded, forgotten or marked, with the memory as it is now (an excerpt and "
-        "`bodyChars`; getMemories reads them whole). `hasMore` says whether to call again "
-        "with `cursor`; keep the last cursor to come back later for what changed after. "
-        "`types` narrows to some types; a cursor keeps the types it was made with (only "
-        "`limit` and `maxTokens` may change between pages)."
+        "Catch up when you come back to a space: what others created, updated, superseded, "
+        "forgot or marked since `since` (ISO 8601) or your last `cursor`, oldest first, a "
+        "page at a time. Call again with `cursor` while `hasMore`; keep the last cursor for "
+        "next time."
     ),
 )
 def get_changes_since(
     ctx: Context,
-    since: Annotated[str | None, Field(description="ISO-8601 time to start from (first call).")] = None,
-    cursor: Annotated[str | None, Field(description="`cursor` of the previous page (instead of since).")] = None,
-    types: Annotated[list[str] | None, Field(description="Only changes of memories of these types.")] = None,
+    since: Annotated[str | None, Field(description="ISO 8601 time (first call).")] = None,
+    cursor: Annotated[str | None, Field(description="`cursor` of the previous page.")] = None,
+    types: Annotated[list[str] | None, Field(description="Only these types.")] = None,
     limit: Annotated[int | None, Field(ge=1, le=100, description="Changes per page (1-100, default 20).")] = None,
-    maxTokens: Annotated[int | None, Field(ge=200, description="Bound the page's size in tokens (at least one change).")] = None,  # noqa: N803
+    maxTokens: Annotated[int | None, Field(ge=200, description="Bound a page's size in tokens.")] = None,  # noqa: N803
     space: SpaceArg = None,
 ) -> CallToolResult:
     app = app_of(ctx)

@@ -8,10 +8,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, ListToolsResult, PaginatedRequestParams
 
 from memspace.bootstrap import Container
+from memspace.domain.errors import MemspaceError
 from memspace.mcp.errors import CodedErrorsServer
+from memspace.mcp.toolsets import chosen_toolsets, draws_views, listing
 
 F = TypeVar("F", bound=Callable[..., Any])
 # `server.tool` or `apps.tool`: options in, a decorator out.
@@ -24,6 +29,17 @@ class MemspaceServer(CodedErrorsServer):
     def __init__(self, container: Container, **options: Any) -> None:
         super().__init__(**options)
         self.container = container
+
+    async def _handle_list_tools(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        """The default list and the toolsets this client asked for; the views only to a client
+        that can draw them (mcp/toolsets.py). Unlisted tools still answer calls by name."""
+        try:
+            toolsets = chosen_toolsets(ctx, self.container.settings.toolsets)
+        except MemspaceError as exc:
+            raise MCPError(code=INVALID_PARAMS, message=exc.message) from exc
+        return ListToolsResult(tools=listing(await self.list_tools(), toolsets, draws_views(ctx)))
 
 
 def app_of(ctx: Context) -> Container:

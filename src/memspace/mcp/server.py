@@ -16,6 +16,7 @@ from memspace.mcp.session_tools import SESSION_TOOLS
 from memspace.mcp.tools import TOOLS
 from memspace.mcp.workflow_tools import WORKFLOW_TOOLS
 
+# What the server tells every client; it names only tools of the default list (mcp/toolsets.py).
 INSTRUCTIONS = """\
 memspace is the shared memory of your team: other agents and people read and write the same
 spaces. Start a task with get_context (the latest handoff, open conflicts and the most useful
@@ -25,9 +26,10 @@ findings. One self-contained fact per memory. When a fact is wrong or outdated, 
 (correct_memory, with the expectedVersion you read) rather than adding a contradicting one.
 Coming back after others worked? get_changes_since lists what changed, page by page. Give
 decisions, constraints and architecture a `type` when you save them: a save that contradicts one
-answers `conflict` with the calls that resolve it. Before you stop, leave a handoff
-(save_handoff) for the next agent or session. listSpaces
-shows which spaces your key can use; tools act on your active space unless you pass `space`."""
+answers `conflict` with the calls that resolve it; list_conflicts and resolve_conflict settle
+the rest. Check notes that cite code with verify_memory. Before you stop, leave a handoff
+(save_handoff) for the next agent or session. listSpaces shows which spaces your key can use;
+tools act on your active space unless you pass `space`."""
 
 
 def build_mcp_server(app: Container) -> MemspaceServer:

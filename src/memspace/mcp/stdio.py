@@ -27,6 +27,7 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.mcp.identity import process_caller
 from memspace.mcp.server import build_mcp_server
+from memspace.mcp.toolsets import process_toolsets
 from memspace.services.access import AccessService, Principal
 
 
@@ -84,12 +85,15 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def serve(container: Container, caller: StdioCaller) -> None:
-    """Serve MCP over stdin/stdout until the client closes stdin; closes the container."""
+def serve(container: Container, caller: StdioCaller,
+          toolsets: tuple[str, ...] | None = None) -> None:
+    """Serve MCP over stdin/stdout until the client closes stdin; closes the container.
+    `toolsets`: the ones listed beyond the default tools (None: the key's, else the server's)."""
     server = build_mcp_server(container)
 
     async def run() -> None:
         process_caller.set(caller)
+        process_toolsets.set(toolsets)
         await server.run_stdio_async()
 
     # While serving, the SDK points descriptor 1 at stderr; a print buffered in sys.stdout

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
@@ -26,6 +27,7 @@ from memspace.mcp.args import (
 )
 from memspace.mcp.evidence_args import DryRunArg, EvidenceArg, list_in_state, search_with_code
 from memspace.mcp.identity import call, principal_of
+from memspace.mcp.lifecycle_tools import get_memories
 from memspace.mcp.registry import ToolList, app_of
 from memspace.present.json import (
     add_json,
@@ -52,31 +54,26 @@ TOOLS = ToolList()
     title="Search shared memory",
     annotations=READ_ONLY,
     description=(
-        "Search what your team's agents and people have stored in a memory space. Call it "
-        "BEFORE starting a task, answering a question about the project, or saving something "
-        "(to avoid repeats). Pass `query` as a natural-language question (semantic + keyword "
-        "hybrid), and/or `keyword` for exact words (typos tolerated on words of 5+ letters), "
-        "and/or `category` to filter (alone it lists the newest of that category). Each "
-        "result carries `relatedMemories`: facts up to two links away — inactive ones are "
-        "history (what a correction replaced), not current truth. Each cited memory shows its "
-        "evidence and verification state (verified, moved, broken, not_anchored, unverified). "
-        "`kind: code` searches the space's indexed repositories instead, `all` both."
+        "Search the team's shared memory. Call it BEFORE answering a question about the "
+        "project, starting a task or saving (to avoid repeats). `query`: a question in "
+        "natural language (semantic + keyword); `keyword`: exact words (typo-tolerant); "
+        "`category` alone lists its newest. Each result carries `relatedMemories` up to two "
+        "links away (inactive ones are history, not current truth) and, for cited notes, "
+        "their verification state. `kind: code` searches the indexed repositories."
     ),
 )
 def search_memory(
     ctx: Context,
-    query: Annotated[str | None, Field(description="Natural-language question or topic.")] = None,
-    keyword: Annotated[str | None, Field(description="Words that must appear (typo-tolerant).")] = None,
+    query: Annotated[str | None, Field(description="A question or topic.")] = None,
+    keyword: Annotated[str | None, Field(description="Words that must appear.")] = None,
     category: Annotated[str | None, Field(description="Only memories of this category.")] = None,
     space: SpaceArg = None,
-    limit: Annotated[int, Field(ge=1, le=50, description="How many results (1-50).")] = 10,
-    includeProfile: Annotated[bool, Field(description="Add the space profile (recent memories, counts).")] = True,  # noqa: N803
-    includeInactive: Annotated[bool, Field(description="Also return superseded or forgotten memories.")] = False,  # noqa: N803
-    kind: Annotated[Literal["notes", "code", "all"], Field(description="notes (default): memories; code: chunks of the space's indexed repositories (repo, path, lines, symbol, excerpt; get_chunk reads one whole); all: notes first, then code.")] = "notes",
+    limit: Annotated[int, Field(ge=1, le=50, description="Results (1-50).")] = 10,
+    includeProfile: Annotated[bool, Field(description="Add the space profile.")] = True,  # noqa: N803
+    includeInactive: Annotated[bool, Field(description="Also superseded or forgotten memories.")] = False,  # noqa: N803
+    kind: Annotated[Literal["notes", "code", "all"], Field(description="notes (default), code (indexed repositories) or all.")] = "notes",
     provenance: Annotated[list[str] | None, Field(description=(
-        "Only memories from these sources: human (people, via the CLI or a view), agent, "
-        "document, model (extracted by the model), import. E.g. [\"human\"] for facts "
-        "people wrote."))] = None,
+        "Only from these sources: human, agent, document, model, import."))] = None,
     types: TypesArg = None,
     statuses: StatusesArg = None,
     includeBody: IncludeBodyArg = False,  # noqa: N803
@@ -100,39 +97,35 @@ def search_memory(
     title="Save or forget a memory",
     annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
     description=(
-        "Save what you learned to the shared memory space so every agent and teammate with "
-        "access finds it on their next search: decisions, conventions, preferences, findings, "
-        "who owns what. Name the subject (no bare 'it'); pass `speaker` and `observedAt` when "
-        "the text says 'I' or 'yesterday'. With a model configured the text is split into "
-        "atomic facts and linked to what the space already knows (a change of an existing fact "
-        "replaces it); otherwise it is stored as one memory. With a model the text is saved at "
-        "once (searchable immediately, `status: pending`) and split in the background; pass "
-        "`wait: true` to get the facts in the answer instead (takes a model call, seconds). An exact repeat of an active memory is reported as `duplicate` and not stored again. "
-        "To fix a fact that is wrong or outdated use `correct_memory` instead. With "
-        "`action: \"forget\"` it deactivates a memory (pass `memoryId`, or the exact `content`) "
-        "with a `reason`; history is kept, nothing is erased."
+        "Save a durable fact the team should know: a decision, convention, preference, "
+        "finding, who owns what. One self-contained fact per call; name the subject (no bare "
+        "'it'). Give decisions, constraints and architecture a `type`: a save that "
+        "contradicts one answers `conflict` and stores nothing until you pass `supersedes` or "
+        "`force`. An exact repeat answers `duplicate`. To fix a wrong fact use "
+        "correct_memory. `action: forget` deactivates one (`memoryId`, `reason`); history is "
+        "kept."
     ),
 )
 def add_memory(
     ctx: Context,
-    content: Annotated[str | None, Field(description="The fact to save (or, with forget, its exact text).")] = None,
-    action: Annotated[Literal["save", "forget"], Field(description="`save` (default) or `forget`.")] = "save",
-    category: Annotated[str | None, Field(description="Short label, e.g. decision, convention, preference, fact.")] = None,
+    content: Annotated[str | None, Field(description="The fact (with forget: its exact text, or pass memoryId).")] = None,
+    action: Annotated[Literal["save", "forget"], Field(description="save (default) or forget.")] = "save",
+    category: Annotated[str | None, Field(description="A short label, e.g. convention.")] = None,
     space: SpaceArg = None,
-    memoryId: Annotated[str | None, Field(description="With forget: id of the memory to deactivate.")] = None,  # noqa: N803
-    reason: Annotated[str | None, Field(description="With forget: why it no longer holds.")] = None,
-    speaker: Annotated[str | None, Field(description="Who said it, so 'I'/'we' resolve to a name (e.g. the user's name).")] = None,
-    observedAt: Annotated[datetime | None, Field(description="When it was said (ISO 8601), so 'yesterday' resolves to a date.")] = None,  # noqa: N803
-    idempotencyKey: Annotated[str | None, Field(description="Any unique string; retrying with the same key returns the first result instead of saving twice.")] = None,  # noqa: N803
-    expectedVersion: Annotated[int | None, Field(ge=1, description="With forget: the `version` you read; refused (stale_version) if the memory changed since.")] = None,  # noqa: N803
-    wait: Annotated[bool, Field(description="With a model: true waits for the facts (one model call); false (default) saves now and extracts in the background.")] = False,
+    memoryId: Annotated[str | None, Field(description="forget: the memory's id.")] = None,  # noqa: N803
+    reason: Annotated[str | None, Field(description="forget: why it no longer holds.")] = None,
+    speaker: Annotated[str | None, Field(description="Who said it, so 'I' resolves to a name.")] = None,
+    observedAt: Annotated[datetime | None, Field(description="When it was said (ISO 8601), so 'yesterday' resolves.")] = None,  # noqa: N803
+    idempotencyKey: Annotated[str | None, Field(description="A unique string: a retry with it returns the first result.")] = None,  # noqa: N803
+    expectedVersion: Annotated[int | None, Field(ge=1, description="forget: the version you read (refused if it moved).")] = None,  # noqa: N803
+    wait: Annotated[bool, Field(description="With a model: wait for the extracted facts (seconds).")] = False,
     evidence: EvidenceArg = None,
     dryRun: DryRunArg = False,  # noqa: N803
     type: TypeArg = None,
     importance: ImportanceArg = None,
-    canonical: Annotated[bool, Field(description="The team's agreed answer on its subject: ranked first in get_context.")] = False,
-    supersedes: Annotated[list[str] | None, Field(description="Ids this memory replaces (each gets an UPDATES from it and becomes superseded). Resolves a `conflict` answer when the new claim replaces the old.")] = None,
-    force: Annotated[bool, Field(description="Store it even though it contradicts a decision/constraint/architecture memory (both hold). Resolves a `conflict` answer.")] = False,
+    canonical: Annotated[bool, Field(description="The team's agreed answer on its subject (ranked first).")] = False,
+    supersedes: Annotated[list[str] | None, Field(description="Ids this replaces (they become superseded).")] = None,
+    force: Annotated[bool, Field(description="Store it although it contradicts a decision (both hold).")] = False,
 ) -> CallToolResult:
     app = app_of(ctx)
     who = principal_of(ctx)
@@ -154,21 +147,19 @@ def add_memory(
     title="Correct a memory",
     annotations=WRITES,
     description=(
-        "Replace a memory that is wrong or outdated. Creates a new memory with an UPDATES link "
-        "to the old one, which becomes inactive (kept as history, shown in relatedMemories). "
-        "Get `memoryId` from search_memory or listMemories. Say in `reason` why it changed. "
-        "Pass the `version` you read as `expectedVersion`: if someone changed the fact since, "
-        "the call is refused (stale_version) instead of overwriting their change."
+        "Replace a wrong or outdated memory: the new one UPDATES the old, which is kept as "
+        "history. Pass the `version` you read as `expectedVersion`: if the fact changed "
+        "since, the call is refused (stale_version) instead of overwriting that change."
     ),
 )
 def correct_memory(
     ctx: Context,
-    memoryId: Annotated[str, Field(description="Id of the memory being corrected.")],  # noqa: N803
-    content: Annotated[str, Field(description="The corrected fact, complete and self-contained.")],
-    reason: Annotated[str | None, Field(description="Why the old fact no longer holds.")] = None,
-    category: Annotated[str | None, Field(description="New category; default keeps the old one.")] = None,
+    memoryId: Annotated[str, Field(description="The memory to correct.")],  # noqa: N803
+    content: Annotated[str, Field(description="The corrected fact, self-contained.")],
+    reason: Annotated[str | None, Field(description="Why it changed.")] = None,
+    category: Annotated[str | None, Field(description="New category (default: kept).")] = None,
     space: SpaceArg = None,
-    expectedVersion: Annotated[int | None, Field(ge=1, description="The `version` you read; refused (stale_version) if the fact changed since.")] = None,  # noqa: N803
+    expectedVersion: Annotated[int | None, Field(ge=1, description="The version you read.")] = None,  # noqa: N803
     evidence: EvidenceArg = None,
     dryRun: DryRunArg = False,  # noqa: N803
     observedAt: ObservedAtArg = None,  # noqa: N803
@@ -185,16 +176,24 @@ def correct_memory(
     title="Get a memory and its history",
     annotations=READ_ONLY,
     description=(
-        "One memory with its history: the relations it has (what it UPDATES, EXTENDS or "
-        "DERIVES from, and what replaced it) and the memories up to two links away. Use it "
-        "to see why a fact changed, who changed it and when."
+        "Read memories whole, with their history: one by `memoryId` (its relations, its "
+        "versions, what replaced it), or up to 50 by `ids`. Use it to see why a fact changed, "
+        "who changed it and when."
     ),
 )
 def get_memory(
     ctx: Context,
-    memoryId: Annotated[str, Field(description="Memory id.")],  # noqa: N803
+    memoryId: Annotated[str | None, Field(description="One memory's id.")] = None,  # noqa: N803
+    ids: Annotated[list[str] | None, Field(min_length=1, max_length=50, description="Several ids (1-50); unknown ones are listed in `missing`.")] = None,
     space: SpaceArg = None,
 ) -> CallToolResult:
+    if ids is not None:
+        if memoryId is not None:
+            raise ToolError("invalid_input: pass `memoryId` for one memory or `ids` for "
+                            "several, not both")
+        return get_memories(ctx, ids, space)
+    if memoryId is None:
+        raise ToolError("invalid_input: pass `memoryId` (one memory) or `ids` (up to 50)")
     app = app_of(ctx)
     who = principal_of(ctx)
     detail = call(lambda: app.memories.get(who, memoryId, space))

@@ -30,21 +30,17 @@ WORKFLOW_TOOLS = ToolList()
     title="Get context (start here)",
     annotations=READ_ONLY,
     description=(
-        "START HERE before working on a task in this space: one call returns the space's "
-        "current truth by section, packed to fit your context — its instructions for agents, "
-        "unresolved conflicts (disputed memories, two active versions of one fact), notes "
-        "whose code moved, the latest handoff, active constraints, decisions and "
-        "architecture, failed approaches, current status, relevant notes (ranked for `query` "
-        "when you pass your task), open tasks and recent changes, then other spaces you can "
-        "read. Superseded and historical memories are left out. `detail`: lean (~800 tokens, short excerpts), balanced (~2,000, default), "
-        "deep (~6,000, whole memories); `maxTokens` overrides the budget. Ids in brackets "
-        "work with getMemory; anything left out is listed by id at the end."
+        "START HERE when you begin a task: one call returns the space's current truth packed "
+        "to a token budget: its instructions, open conflicts, notes whose code changed, the "
+        "latest handoff, constraints, decisions, failed approaches, status, the notes "
+        "relevant to `query`, tasks and recent changes. `detail`: lean (~800 tokens), "
+        "balanced (~2,000) or deep (~6,000). Ids in brackets work with getMemory."
     ),
 )
 def get_context(
     ctx: Context,
-    query: Annotated[str | None, Field(description="Your task, to rank memories by relevance.")] = None,
-    maxTokens: Annotated[int | None, Field(ge=200, le=50_000, description="Token budget of the whole text (overrides detail's).")] = None,  # noqa: N803
+    query: Annotated[str | None, Field(description="Your task, to rank by relevance.")] = None,
+    maxTokens: Annotated[int | None, Field(ge=200, le=50_000, description="Token budget (overrides detail).")] = None,  # noqa: N803
     detail: Annotated[Literal["lean", "balanced", "deep"], Field(description="lean | balanced | deep.")] = "balanced",
     space: SpaceArg = None,
     asOf: AsOfArg = None,  # noqa: N803
@@ -62,22 +58,20 @@ def get_context(
     title="Save a handoff",
     annotations=WRITES,
     description=(
-        "Before you stop (end of a session, context running out, passing work to another "
-        "agent), leave a handoff: `summary` of where the work stands, what is `done`, "
-        "`nextSteps`, `openQuestions`, and `links` (files, PRs, URLs). The next agent gets "
-        "it first in get_context and from latest_handoff. Save durable facts with add_memory "
-        "too: a handoff is about the work in progress, memories are what stays true."
+        "Before you stop or pass work on, leave a handoff: `summary` of where the work "
+        "stands, `done`, `nextSteps`, `openQuestions`, `links`. The next agent reads it first "
+        "in get_context. Durable facts belong in add_memory."
     ),
 )
 def save_handoff(
     ctx: Context,
-    summary: Annotated[str, Field(description="Where the work stands, in a few sentences.")],
-    agent: Annotated[str | None, Field(description="Who is handing off (default: this key's name).")] = None,
-    topic: Annotated[str | None, Field(description="What the work is about, e.g. a ticket or feature (default: general).")] = None,
+    summary: Annotated[str, Field(description="Where the work stands.")],
+    agent: Annotated[str | None, Field(description="Who hands off (default: the key's name).")] = None,
+    topic: Annotated[str | None, Field(description="A ticket or feature (default: general).")] = None,
     done: ItemsArg = None,
     nextSteps: ItemsArg = None,  # noqa: N803
     openQuestions: ItemsArg = None,  # noqa: N803
-    links: Annotated[list[str] | None, Field(description="Files, PRs, URLs the next agent needs.")] = None,
+    links: Annotated[list[str] | None, Field(description="Files, PRs, URLs.")] = None,
     space: SpaceArg = None,
     evidence: EvidenceArg = None,
     dryRun: DryRunArg = False,  # noqa: N803

@@ -208,6 +208,7 @@ def key_json(key: ApiKey, slugs: dict[str, str]) -> dict[str, Any]:
         "activeSpace": slugs.get(key.active_space_id or ""),
         "createdAt": iso(key.created_at),
         "revokedAt": iso(key.revoked_at),
+        "toolsets": list(key.toolsets) if key.toolsets is not None else None,
     }
 
 

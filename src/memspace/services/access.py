@@ -58,6 +58,8 @@ class Principal:
     # How the call arrived, for provenance (issue 38): None for a key used directly,
     # "oauth client <id>" for an OAuth token, "view" for an MCP App view a person uses.
     via: str | None = None
+    # The MCP toolsets the key asked to be shown (domain/toolsets.py); None: no choice of its own.
+    toolsets: tuple[str, ...] | None = None
 
     @property
     def actor(self) -> str:
@@ -69,7 +71,7 @@ class Principal:
         return cls(
             name=key.name, key_id=key.id, grants=dict(key.grants),
             default_space_id=key.default_space_id, active_space_id=key.active_space_id,
-            spaces=granted_spaces(key, key.grants),
+            spaces=granted_spaces(key, key.grants), toolsets=key.toolsets,
         )
 
 

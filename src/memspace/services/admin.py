@@ -10,6 +10,7 @@ from memspace.domain.models import Access, ApiKey, Space
 from memspace.domain.ports import Clock
 from memspace.domain.role_ports import SpaceTextStore
 from memspace.domain.space_ports import DirectoryStore
+from memspace.domain.toolsets import parse_toolsets
 from memspace.services.access import generate_key, hash_key
 from memspace.services.audit import AuditLog
 from memspace.services.clock import new_id
@@ -91,8 +92,11 @@ class AdminService:
         return space
 
     def create_key(
-        self, name: str, grants: dict[str, Access], default_slug: str | None = None
+        self, name: str, grants: dict[str, Access], default_slug: str | None = None,
+        toolsets: str | None = None,
     ) -> CreatedKey:
+        """`toolsets`: the MCP toolsets listed to the key beyond the default list
+        (comma-separated, `all`); None leaves the choice to the server."""
         if not name.strip():
             raise InvalidInput("a key needs a --name (who or what uses it, e.g. coding-agent)")
         if not grants:
@@ -105,14 +109,17 @@ class AdminService:
                 raise InvalidInput(f"--default {default_slug} must be one of the granted spaces")
         elif len(by_id) == 1:
             default_id = next(iter(by_id))
+        chosen = parse_toolsets(toolsets)
         raw, prefix = generate_key()
         key = ApiKey(
             id=new_id(), name=name.strip(), prefix=prefix, sha256=hash_key(raw), grants=by_id,
             default_space_id=default_id, active_space_id=None, created_at=self._clock.now(),
+            toolsets=chosen,
         )
         self._store.create_key(key)
         self._record("key.create", key.prefix, f"name {key.name}; grants " + ", ".join(
-            f"{slug}:{access.value}" for slug, access in grants.items()))
+            f"{slug}:{access.value}" for slug, access in grants.items())
+            + (f"; toolsets {','.join(chosen)}" if chosen else ""))
         return CreatedKey(key, raw)
 
     def list_keys(self) -> list[ApiKey]:

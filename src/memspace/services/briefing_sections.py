@@ -55,11 +55,11 @@ class Section:
     types: tuple[MemoryType, ...] = ()  # the types of memory it holds (empty: not typed)
 
 
-CONFLICTS = Section("conflicts", "## Unresolved conflicts — settle them first (correct_memory, "
-                    "mark_memory, or add_memory with supersedes)")
+CONFLICTS = Section("conflicts", "## Unresolved conflicts — settle them first (resolve_conflict, "
+                    "correct_memory, or add_memory with supersedes)")
 BROKEN = Section("moved_or_broken", "## Moved or broken notes (the code they cite changed: "
                   "check it, then correct_memory with fresh evidence, or forget)")
-HANDOFF = Section("handoff", "## Latest handoff (latest_handoff shows it whole)")
+HANDOFF = Section("handoff", "## Latest handoff")
 TYPED = (
     Section("constraints", "## Active constraints", (MemoryType.CONSTRAINT,)),
     Section("decisions", "## Decisions and architecture (canonical first)",

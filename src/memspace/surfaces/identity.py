@@ -18,3 +18,7 @@ current_principal: contextvars.ContextVar[Principal | None] = contextvars.Contex
 
 # The scope-state key a rate-limited MCP request carries to the tools (api/rate_limit.py).
 RATE_LIMITED_STATE_KEY = "memspace.rate_limited"
+
+# The scope-state key of an /mcp request whose client negotiated MCP Apps in a handshake-era
+# `initialize` (api/apps_session.py); tools/list then shows the views (mcp/toolsets.py).
+APPS_STATE_KEY = "memspace.apps"

@@ -82,6 +82,7 @@ def key_props(key: ApiKey) -> Props:
         "defaultSpaceId": key.default_space_id, "activeSpaceId": key.active_space_id,
         "createdAt": utc(key.created_at),
         "revokedAt": utc(key.revoked_at) if key.revoked_at is not None else None,
+        "toolsets": list(key.toolsets) if key.toolsets is not None else None,
     }
 
 
@@ -92,6 +93,7 @@ def key_from(p: Props, grants: list[list[Any]]) -> ApiKey:
         grants={space_id: Access(access) for space_id, access, _ in grants},
         default_space_id=p["defaultSpaceId"], active_space_id=p["activeSpaceId"],
         created_at=_dt(p["createdAt"]), revoked_at=_opt_dt(p["revokedAt"]),
+        toolsets=tuple(p["toolsets"]) if p.get("toolsets") is not None else None,
         spaces=tuple(space_from(space) for _, _, space in grants),
     )
 

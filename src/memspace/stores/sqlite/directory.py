@@ -69,9 +69,10 @@ def document_count(conn: sqlite3.Connection, space_id: str) -> int:
 def insert_key(conn: sqlite3.Connection, key: ApiKey) -> None:
     conn.execute(
         "INSERT INTO api_keys (id, name, prefix, sha256, default_space_id, active_space_id,"
-        " created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
+        " created_at, revoked_at, toolsets) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?)",
         (key.id, key.name, key.prefix, key.sha256, key.default_space_id,
-         key.active_space_id, ts(key.created_at)),
+         key.active_space_id, ts(key.created_at),
+         ",".join(key.toolsets) if key.toolsets is not None else None),
     )
     conn.executemany(
         "INSERT INTO key_grants (key_id, space_id, access) VALUES (?, ?, ?)",

@@ -105,6 +105,10 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX IF NOT EXISTS conflicts_open ON conflicts (space_id, resolved_at, recorded_at);
     """,
+    # 19: the MCP toolsets a key asked to be shown (comma-separated names; NULL: the server's)
+    """
+    ALTER TABLE api_keys ADD COLUMN toolsets TEXT;
+    """,
 ]
 
 

@@ -77,6 +77,7 @@ def key_from_row(row: sqlite3.Row, grants: dict[str, Access], spaces: tuple[Spac
         active_space_id=row["active_space_id"],
         created_at=req_ts(row["created_at"]),
         revoked_at=parse_ts(row["revoked_at"]),
+        toolsets=tuple(row["toolsets"].split(",")) if row["toolsets"] is not None else None,
         spaces=spaces,
     )
 

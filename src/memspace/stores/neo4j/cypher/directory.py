@@ -45,7 +45,8 @@ CREATE (k)-[:GRANTS {access: grant.access}]->(s)
 RETURN count(*) AS granted
 """
 _KEY_FIELDS = f"""
-k {{.id, .name, .prefix, .sha256, .defaultSpaceId, .activeSpaceId, .createdAt, .revokedAt}} AS key,
+k {{.id, .name, .prefix, .sha256, .defaultSpaceId, .activeSpaceId, .createdAt, .revokedAt,
+    .toolsets}} AS key,
 [(k)-[g:GRANTS]->(s:Space) | [s.id, g.access, {SPACE_FIELDS}]] AS grants
 """
 GET_KEY = f"MATCH (k:ApiKey {{id: $id}}) RETURN {_KEY_FIELDS}"
