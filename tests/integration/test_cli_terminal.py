@@ -4,6 +4,7 @@ does not exist (the CLI's words, not the MCP tools')."""
 from __future__ import annotations
 
 import inspect
+import json
 
 import typer
 import typer.testing
@@ -50,3 +51,19 @@ def test_every_verb_is_listed_with_its_whole_summary_on_unbroken_rows(run) -> No
     order = [top.index(panel) for panel in ("Run and connect", "Memories", "Documents and code",
                                             "Spaces and access")]
     assert order == sorted(order)
+
+
+def test_a_key_carries_its_toolsets_and_an_unknown_name_is_refused(run) -> None:  # type: ignore[no-untyped-def]
+    assert run("space", "create", "team").exit_code == 0
+    made = run("key", "create", "--name", "reviewer", "--grant", "team:rw",
+               "--toolsets", "review,history", "--json")
+    assert made.exit_code == 0, made.output
+    assert json.loads(made.output)["toolsets"] == ["history", "review"]
+    listed = run("key", "list")
+    assert "reviewer" in listed.output and "toolsets history,review" in listed.output
+    plain = run("key", "create", "--name", "plain", "--grant", "team:r", "--json")
+    assert json.loads(plain.output)["toolsets"] is None
+    refused = run("key", "create", "--name", "typo", "--grant", "team:r", "--toolsets", "reviews")
+    assert refused.exit_code == 1
+    assert "unknown toolset 'reviews'" in refused.output and "history" in refused.output
+    assert "typo" not in run("key", "list").output  # nothing stored
