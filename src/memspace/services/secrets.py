@@ -10,10 +10,12 @@ and its base64 high-entropy detector on quoted values. Its hex high-entropy dete
 out: commit shas and content hashes are hex and would all be flagged. Its IPv4 detector is
 left out: an address is not a credential.
 
-Beside the library, two rules of memspace's own: a whole PEM block (BEGIN … END) is one finding
-(the library marks the BEGIN line only, and redaction must remove the key), and an assignment
-to a name that says token/secret/key/password/credential whose unquoted value is long and
-high-entropy (`SESSION_TOKEN=…`), which the keyword detector's list does not cover. Near-misses
+Beside the library, rules of memspace's own: a whole PEM block (BEGIN … END) is one finding
+(the library marks the BEGIN line only, and redaction must remove the key), an assignment to a
+name that says token/secret/key/password/credential whose unquoted value is long and
+high-entropy (`SESSION_TOKEN=…`), which the keyword detector's list does not cover, and those
+of services/secret_rules.py (newer provider tokens, a password said in prose, a bare base64
+key), which also makes the text the scanner reads: normalised, and with split tokens joined. Near-misses
 are dropped with detect-secrets' own heuristics (UUIDs, sequential strings, templates like
 `${VAR}` or `<token>`) and with documented example values (`…EXAMPLE…`, `xxxx`, `your-…`).
 """
@@ -24,6 +26,8 @@ import re
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from memspace.services.secret_rules import joined, normalised, own_findings
 
 if TYPE_CHECKING:  # detect-secrets (and requests, which it imports) load on the first scan
     from detect_secrets.plugins.base import BasePlugin
@@ -52,8 +56,6 @@ PEM_BLOCK = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z0-9 ]*-----.*?"
 ENTROPY_ASSIGNMENT = re.compile(
     r"(?i)\b[\w.-]*(token|secret|passw(or)?d|api[_-]?key|access[_-]?key|private[_-]?key|"
     r"credential|auth)[\w.-]*\s*[:=]\s*['\"]?([A-Za-z0-9+/_\-.~=]{16,})")
-# GitHub's fine-grained tokens postdate detect-secrets 1.5.0's rules.
-GITHUB_FINE_GRAINED = re.compile(r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}")
 PLACEHOLDER = re.compile(r"(?i)example|x{4,}|\*{4,}|\.{3}|your[-_]|^<.*>$|^\$|changeme|"
                          r"redacted|placeholder|dummy")
 # Subresource-integrity and digest prefixes: what follows is a hash, not a credential.
@@ -98,7 +100,21 @@ class SecretScanner:
         self._lock = threading.Lock()  # the plugins read detect-secrets' settings singleton
 
     def scan(self, text: str) -> list[SecretFinding]:
-        """Every credential in `text`, in order, overlapping findings merged."""
+        """Every credential in `text`, in order, overlapping findings merged. The text is read
+        normalised, and once more with tokens split over lines joined (services/secret_rules.py);
+        findings are placed in `text` as written."""
+        norm, origin = normalised(text)
+        spans = [(origin[s], origin[e - 1] + 1, k) for s, e, k in self._spans(norm)]
+        glued = joined(norm)
+        if glued is not None:
+            glued_text, glued_origin = glued
+            for s, e, kind in self._spans(glued_text):
+                first, last = glued_origin[s], glued_origin[e - 1]
+                if last - first != e - 1 - s:  # the finding spans a line break taken out
+                    spans.append((origin[first], origin[last] + 1, kind))
+        return _merged(text, spans)
+
+    def _spans(self, text: str) -> list[tuple[int, int, str]]:
         spans: list[tuple[int, int, str]] = []
         for block in PEM_BLOCK.finditer(text):
             spans.append((block.start(), block.end(), "private-key"))
@@ -108,7 +124,7 @@ class SecretScanner:
                 for value, kind in self._values(line):
                     spans.extend((offset + s, offset + e, kind) for s, e in _located(line, value))
                 offset += len(line) + 1
-        return _merged(text, spans)
+        return spans
 
     def _values(self, line: str) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []
@@ -124,7 +140,7 @@ class SecretScanner:
                     found.append((value, _kind(plugin.secret_type)))
         for secret in self._entropy.analyze_line(filename=OTHER_FILE, line=line, line_number=1):
             found.append((str(secret.secret_value), "high-entropy-string"))
-        found.extend((m.group(0), "github-token") for m in GITHUB_FINE_GRAINED.finditer(line))
+        found.extend(own_findings(line))
         for match in ENTROPY_ASSIGNMENT.finditer(line):
             value = match.group(3)
             if self._entropy.calculate_shannon_entropy(value) > ENTROPY_LIMIT:
@@ -145,7 +161,7 @@ def _plausible(value: str, line: str, kind: str) -> bool:
     if heuristic.is_templated_secret(value) or heuristic.is_prefixed_with_dollar_sign(value):
         return False
     if kind in ("secret-keyword", "basic-auth-credentials") and (
-            re.fullmatch(r"[a-z/_.\-]+", value) or re.search(r"\s|[()]", value)):
+            re.fullmatch(r"[a-z/_.\-]+", value) or re.search(r"\s|[()\[\]{}]", value)):
         return False  # "password: reset via …", "password@localhost", a path, code: not a value
     at = line.find(value)
     if DIGEST_PREFIX.match(value) or (at > 0 and DIGEST_PREFIX.search(line[max(0, at - 7):at])):
