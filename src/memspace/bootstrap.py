@@ -227,14 +227,14 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     # The demo loads without a model, so it looks the same on every machine.
     flat = MemoryService(only(MemoryPorts), batched, access, clock, limits, evidence=evidence,
                          guard=guard, cold=p.cold_reads, conflicts=recorder, answer_form=add_json)
-    lifecycle = LifecycleService(only(LifecyclePorts), p.marks, access, clock)
+    lifecycle = LifecycleService(only(LifecyclePorts), p.marks, access, clock, guard)
     seeder = Seeder(admin, access, flat, IngestionService(
         only(IngestionPorts), access, flat, reader, files, clock, settings.max_upload_bytes,
         batched.prefetch), only(SeedPorts), clock,
         ConflictSeeds(flat, lifecycle, recorder, access, only(ConflictSeedPorts), batched, clock))
     repos = RepoService(p.code_index, store.directory, access, clock, verification)
     conflicts = ConflictService(only(ConflictPorts), p.conflicts, p.marks, access, clock,
-                                proposal_writer(flat))
+                                proposal_writer(flat), guard)
     briefings = BriefingService(only(BriefingPorts), embedder, access, clock, TokenCounter().count,
                                 quarantines=guard.quarantines, marks=p.marks, cold=p.cold_reads,
                                 broken=broken_notes(p.evidence), open_conflicts=conflicts.count)

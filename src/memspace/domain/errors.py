@@ -24,6 +24,8 @@ surfaces turn them into status codes and `isError` results. Every message says w
 
 from __future__ import annotations
 
+from typing import Any
+
 from memspace.domain.models import Usage
 
 
@@ -76,7 +78,7 @@ class ContainsSecret(InvalidInput):
 
     code = "contains_secret"
 
-    def __init__(self, findings: list[tuple[str, str, str]], without: dict[str, str]) -> None:
+    def __init__(self, findings: list[tuple[str, str, str]], without: dict[str, Any]) -> None:
         listed = "; ".join(f"{kind} in {field} at {where}" for field, kind, where in findings)
         super().__init__(
             f"this write holds what looks like a credential ({listed}), and this space refuses "

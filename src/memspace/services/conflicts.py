@@ -29,6 +29,7 @@ from memspace.domain.ports import Clock, PageAfter
 from memspace.domain.role_ports import ConflictStore, LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.add_types import AddRequest
+from memspace.services.guard import ContentGuard
 from memspace.services.memories import MemoryService
 from memspace.services.paging import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
 
@@ -82,7 +83,9 @@ class Resolution:
 class ConflictService:
     def __init__(self, store: ConflictPorts, conflicts: ConflictStore, marks: LifecycleStore,
                  access: AccessService, clock: Clock,
-                 store_proposal: StoreProposal | None = None) -> None:
+                 store_proposal: StoreProposal | None = None,
+                 guard: ContentGuard | None = None) -> None:
+        self._guard = guard  # a reason is shown to every reader: it passes the write guard
         self._store = store
         self._conflicts = conflicts
         self._marks = marks
@@ -126,6 +129,8 @@ class ConflictService:
         mean); with `version`, refused (stale_version) if it changed since it was listed."""
         target = self._access.resolve(principal, space, write=True)
         why = _reason(reason)
+        if self._guard is not None:
+            why = self._guard.screen(target.space.id, {"reason": why}, principal.actor).text("reason")
         wanted = (conflict or "").strip()
         entry = next((e for e in self._entries(target.space.id) if e.id == wanted), None)
         found = entry.read() if entry is not None else None

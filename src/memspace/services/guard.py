@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from memspace.domain.errors import ContainsSecret
 from memspace.domain.security import InjectionPolicy, PolicyStore, SecretsPolicy, SpacePolicy
@@ -36,6 +37,43 @@ class Screened:
 
     def text(self, name: str) -> str:
         return self.fields[name]
+
+    def optional(self, name: str, given: str | None) -> str | None:
+        """A field that may have been left out of the write (`written` drops empty ones)."""
+        return self.fields.get(name, given)
+
+    def items(self, name: str, given: Sequence[str] | None) -> list[str] | None:
+        """A list field, item by item (`written` names them `name[i]`)."""
+        if given is None:
+            return None
+        return [self.fields.get(f"{name}[{i}]", item) for i, item in enumerate(given)]
+
+
+def written(**fields: str | Sequence[str] | None) -> dict[str, str]:
+    """The fields of one write as the guard reads them: a string by its name, a list's items as
+    `name[i]`; absent and empty ones left out. Every field a reader will see goes through the
+    guard, not only the text: a credential in a citation, a category or a reason is shown to
+    every reader of the space just the same."""
+    out: dict[str, str] = {}
+    for name, value in fields.items():
+        if isinstance(value, str):
+            if value:
+                out[name] = value
+        elif value is not None:
+            out.update({f"{name}[{i}]": item for i, item in enumerate(value)})
+    return out
+
+
+def as_arguments(fields: Mapping[str, str]) -> dict[str, Any]:
+    """Fields named by `written` back in the shape of a call's arguments (lists whole again)."""
+    out: dict[str, Any] = {}
+    for name, value in fields.items():
+        base, bracket, index = name.partition("[")
+        if bracket and index.rstrip("]").isdigit():
+            out.setdefault(base, []).append(value)
+        else:
+            out[name] = value
+    return out
 
 
 class ContentGuard:
@@ -90,7 +128,9 @@ class ContentGuard:
         cleaned = {name: redact(text, found[name]) for name, text in fields.items()}
         listed = [(name, f.kind, f.where) for name, hits in found.items() for f in hits]
         if policy.secrets is SecretsPolicy.REFUSE:
-            raise ContainsSecret(listed, cleaned)
+            self._audit.record(actor, "secret.refused", space_id=space_id,
+                               detail="; ".join(f"{k} in {n} at {w}" for n, k, w in listed))
+            raise ContainsSecret(listed, as_arguments(cleaned))
         warnings = [f"{kind} in {name} at {where} was stored as [redacted:{kind}] (this "
                     "space redacts secrets)" for name, kind, where in listed]
         self._audit.record(actor, "secret.redacted", space_id=space_id,

@@ -19,6 +19,7 @@ from memspace.domain.ports import Clock
 from memspace.domain.role_ports import LifecycleStore
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal
+from memspace.services.guard import ContentGuard
 from memspace.services.time_travel import chain
 
 MAX_REASON_CHARS = 500
@@ -97,7 +98,8 @@ class LifecycleService:
     """mark_memory and the status history of a memory."""
 
     def __init__(self, store: LifecyclePorts, marks: LifecycleStore, access: AccessService,
-                 clock: Clock) -> None:
+                 clock: Clock, guard: ContentGuard | None = None) -> None:
+        self._guard = guard  # a reason is shown to every reader: it passes the write guard
         self._store = store
         self._relations = store.relations
         self._marks = marks
@@ -116,6 +118,8 @@ class LifecycleService:
             raise InvalidInput("say why in `reason`: the next reader sees it in the history")
         if len(why) > MAX_REASON_CHARS:
             raise InvalidInput(f"reason is longer than {MAX_REASON_CHARS} characters")
+        if self._guard is not None:
+            why = self._guard.screen(target.space.id, {"reason": why}, principal.actor).text("reason")
         memory = self._store.reads.get_memory(target.space.id, (memory_id or "").strip())
         if memory is None:
             raise NotFound(f"no memory '{memory_id}' in this space; use an id search_memory or "

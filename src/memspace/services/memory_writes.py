@@ -17,6 +17,7 @@ from memspace.domain.text import content_hash
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal
 from memspace.services.adding import AddPipeline, AddRequest, AddResult
+from memspace.services.guard import written
 from memspace.services.memory_parts import CloseMemories, CorrectionCheck, NewMemories, WriteScreen
 from memspace.services.memory_rules import (
     MAX_IDEMPOTENCY_KEY,
@@ -74,11 +75,16 @@ class MemoryWrites:
         if request.observed_at is not None:  # kept in its own offset; only checked to be valid
             utc_time(request.observed_at, "observedAt")
         content = checked_content(request.content, self._limits)
-        # The guard step: refuse, redact or allow credentials before anything is claimed/written.
-        screened = self._screen.screen(target.space.id, {"content": content}, principal)
-        cited = self._screen.evidence(target.space, request.evidence)
+        # The guard step: refuse, redact or allow credentials before anything is claimed or
+        # written, in every field a reader will see, not only the text.
+        screened = self._screen.screen(target.space.id, written(
+            content=content, category=request.category, speaker=request.speaker,
+            evidence=request.evidence), principal)
+        cited = self._screen.evidence(target.space, screened.items("evidence", request.evidence))
         checked = replace(request, content=screened.text("content"),
-                          speaker=speaker_of(request.speaker), citations=cited.citations)
+                          category=screened.optional("category", request.category),
+                          speaker=speaker_of(screened.optional("speaker", request.speaker)),
+                          citations=cited.citations)
         warnings = [*screened.warnings, *cited.warnings]
         if dry_run:
             return self._dry_run(principal, target.space, checked, warnings)
@@ -204,8 +210,12 @@ class MemoryWrites:
         version. Without `evidence` the correction keeps the old memory's citations."""
         target, old, text = self._correction(principal, memory_id, content, space,
                                                      expected_version)
-        screened = self._screen.screen(target.space.id, {"content": text}, principal)
+        screened = self._screen.screen(target.space.id, written(
+            content=text, category=category, reason=reason, evidence=evidence), principal)
         text = screened.text("content")
+        category = screened.optional("category", category)
+        reason = screened.optional("reason", reason)
+        evidence = screened.items("evidence", evidence)
         cited = (self._screen.evidence(target.space, evidence) if evidence is not None
                  else self._screen.evidence(target.space, [c.text for c in old.evidence]))
         warnings = [*screened.warnings, *cited.warnings]
@@ -282,7 +292,8 @@ class MemoryWrites:
         else:
             raise InvalidInput("to forget, pass memoryId (preferred) or the exact content")
         versions.check(self._store.reads, target.space.id, old, expected_version)
-        why = (reason or "").strip() or "forgotten on request"
+        screened = self._screen.screen(target.space.id, written(reason=reason), principal)
+        why = (screened.optional("reason", reason) or "").strip() or "forgotten on request"
         try:
             return self._store.writes.forget(target.space.id, old.id, why, principal.actor,
                                       self._clock.now())

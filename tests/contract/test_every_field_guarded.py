@@ -1,0 +1,103 @@
+"""Every string a writer supplies passes the one write guard, not only a memory's text: a
+credential in a category, a speaker, a citation or a reason (of a correction, a forget, a mark, a
+conflict's settlement) is refused under `refuse` with nothing written, and stored redacted under
+`redact`, so no reader of the space is shown it. On each store."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
+from memspace.domain.errors import ContainsSecret
+from memspace.domain.graph_port import GraphStore
+from memspace.domain.models import Access, MemoryFilter
+from memspace.present.json import memory_detail_json
+from memspace.services.access import Principal
+from memspace.services.add_types import AddRequest
+from tests.support.fakes import HashEmbedder, MemoryBlobStore
+
+SECRET = "ghp_" + "Zq7Lm2Xv9Rt4Wb8Nc1Ks6Jd3Hf5Gy0Pa2UeQ"  # a fake GitHub token in the real format
+
+
+@pytest.fixture
+def app(store: GraphStore, tmp_path: Path) -> Iterator[Container]:
+    settings = Settings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]
+    made = build(settings, store=store, embedder=HashEmbedder(), blobs=MemoryBlobStore())
+    yield made
+    made.search.close()
+
+
+def writer(app: Container, policy: str) -> tuple[str, Principal]:
+    slug = f"fields-{uuid.uuid4().hex[:10]}"
+    app.admin.create_space(slug)
+    app.security.set_policy(slug, policy)
+    key = app.admin.create_key(f"agent-{slug}", {slug: Access.READWRITE})
+    return slug, app.access.authenticate(key.raw)
+
+
+def everything(app: Container, slug: str) -> str:
+    """All a reader can be shown of the space: every memory with its history and relations."""
+    space_id = app.admin.space(slug).id
+    operator = app.access.operator()
+    shown = [memory_detail_json(app.memories.get(operator, m.id, slug))
+             for m in app.store.reads.list_memories(MemoryFilter(space_id, include_inactive=True),
+                                                    500)]
+    marks = app.lifecycle.marks(space_id, [m["memory"]["id"] for m in shown])
+    return json.dumps(shown, default=str) + repr(marks)
+
+
+def seeded(app: Container, slug: str, who: Principal) -> str:
+    return app.memories.add(who, "Releases are cut from main every Tuesday", slug, "process").memories[0].id
+
+
+WRITES: dict[str, Callable[[Container, str, Principal], Any]] = {
+    "category": lambda app, slug, who: app.memories.submit(who, AddRequest(
+        "The build cache lives in the ops bucket", slug, category=f"ops {SECRET}")),
+    "speaker": lambda app, slug, who: app.memories.submit(who, AddRequest(
+        "I own the build cache", slug, speaker=f"dana {SECRET}")),
+    "evidence": lambda app, slug, who: app.memories.submit(who, AddRequest(
+        "The smoke test gates every deploy", slug, evidence=(f"cmd:GH_TOKEN={SECRET} make smoke",))),
+    "correction reason": lambda app, slug, who: app.memories.correct(
+        who, seeded(app, slug, who), "Releases are cut from main every Friday", slug,
+        reason=f"moved, token {SECRET}"),
+    "forget reason": lambda app, slug, who: app.memories.forget(
+        who, seeded(app, slug, who), reason=f"gone, token {SECRET}", space=slug),
+    "mark reason": lambda app, slug, who: app.lifecycle.mark(
+        who, seeded(app, slug, who), "disputed", f"see {SECRET}", slug),
+}
+
+
+@pytest.mark.parametrize("field", list(WRITES))
+def test_refuse_writes_nothing_and_names_the_field(app: Container, field: str) -> None:
+    slug, who = writer(app, "refuse")
+    before = everything(app, slug)
+    with pytest.raises(ContainsSecret) as refused:
+        WRITES[field](app, slug, who)
+    assert SECRET not in refused.value.message and SECRET not in json.dumps(refused.value.without)
+    assert [kind for _, kind, _ in refused.value.findings] == ["github-token"]
+    after = everything(app, slug)
+    assert SECRET not in after
+    if field in ("category", "speaker", "evidence"):  # the write itself: nothing stored
+        assert after == before
+
+
+@pytest.mark.parametrize("field", list(WRITES))
+def test_redact_stores_the_field_without_the_credential(app: Container, field: str) -> None:
+    slug, who = writer(app, "redact")
+    WRITES[field](app, slug, who)
+    shown = everything(app, slug)
+    assert SECRET not in shown and "[redacted:github-token]" in shown
+
+
+def test_a_refused_citation_comes_back_as_a_list_in_the_example(app: Container) -> None:
+    slug, who = writer(app, "refuse")
+    with pytest.raises(ContainsSecret) as refused:
+        WRITES["evidence"](app, slug, who)
+    assert refused.value.without["evidence"] == ["cmd:GH_TOKEN=[redacted:github-token] make smoke"]
