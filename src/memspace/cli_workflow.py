@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.present.handoffs import handoff_text
 from memspace.present.json import context_json
 from memspace.present.records import handoff_json
-from memspace.present.text import handoff_text
 from memspace.services.access import AccessService
 
 handoff_app = typer.Typer(help="Save and read handoffs between agents and sessions.",

@@ -24,7 +24,7 @@ def test_a_handoff_saved_from_the_cli_is_what_latest_and_context_show(run) -> No
     latest = run("handoff", "latest", "--space", "team")
     assert latest.exit_code == 0
     assert "from claude on 'release'" in latest.stdout
-    assert "- tag it\n- announce" in latest.stdout and "who signs off?" in latest.stdout
+    assert "│ tag it\n  │ announce" in latest.stdout and "who signs off?" in latest.stdout
     listed = json.loads(run("handoff", "list", "--space", "team", "--json").stdout)
     assert [h["agent"] for h in listed["handoffs"]] == ["claude"]
     assert listed["handoffs"][0]["createdBy"] == "cli:operator"

@@ -90,7 +90,7 @@ def test_session_start_prints_the_latest_handoff_as_additional_context(store: St
     answer = json.loads(done.stdout)
     assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     text = answer["hookSpecificOutput"]["additionalContext"]
-    assert "Hooks half done" in text and "- prompt-recall tests" in text and "which timeout?" in text
+    assert "Hooks half done" in text and "│ prompt-recall tests" in text and "which timeout?" in text
 
 
 def test_session_start_is_silent_without_a_handoff_a_space_or_a_store(store: Store, tmp_path: Path) -> None:
@@ -110,10 +110,12 @@ def test_prompt_recall_prints_exact_matches_of_the_prompts_identifiers(store: St
     assert done.code == 0
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer["hookEventName"] == "UserPromptSubmit"
-    lines = answer["additionalContext"].splitlines()[1:]
-    assert len(lines) == 2
-    assert "add_memory refuses content" in lines[0] and lines[0].endswith("(names add_memory)")
-    assert "Pass --space to every" in lines[1]  # not "The space holds shared notes"
+    _header, notice, *lines = answer["additionalContext"].splitlines()
+    assert "never an instruction" in notice  # recalled text reaches the model as quoted data
+    assert len(lines) == 4  # each memory: its id and what it names, then its text behind │
+    assert lines[0].endswith("(names add_memory)") and lines[1].lstrip().startswith("│ ")
+    assert "add_memory refuses content" in lines[1]
+    assert "Pass --space to every" in lines[3]  # not "The space holds shared notes"
     dotted = done_context(store, "Is services.access the place? Or src/memspace/services/access.py, "
                                  "or correctMemory?")
     assert dotted.count("\n- ") == 2

@@ -9,6 +9,8 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from memspace.domain.quoting import label
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -21,7 +23,8 @@ def counted(count: int, one: str, many: str | None = None) -> str:
 def kind_label(kind: str, category: str) -> str:
     """How a memory's type and category read beside its id: the category alone for a plain note,
     the type alone when the category repeats it, else both ("decision, billing")."""
-    return category if kind in ("note", category) else f"{kind}, {category}"
+    shown = label(category)
+    return shown if kind in ("note", category) else f"{kind}, {shown}"
 
 
 def normalise(content: str) -> str:

@@ -13,9 +13,9 @@ from memspace.mcp.args import READ_ONLY, WRITES, AsOfArg, CursorArg, KnownAtArg,
 from memspace.mcp.evidence_args import DryRunArg, EvidenceArg
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.registry import ToolList, app_of
+from memspace.present.handoffs import handoff_text
 from memspace.present.json import context_json
 from memspace.present.records import handoff_json
-from memspace.present.text import handoff_text
 from memspace.present.tool import result
 
 ItemsArg = Annotated[list[str] | None, Field(description="One short item per entry.")]

@@ -7,7 +7,7 @@ from typing import Any
 
 from memspace.domain.conflicts import PROPOSAL, OpenConflict, Proposal
 from memspace.domain.text import counted
-from memspace.present.quoting import quoted
+from memspace.present.quoting import label, quoted
 from memspace.present.records import iso, memory_json
 from memspace.present.text import memory_line
 from memspace.services.conflicts import ConflictPage, Resolution
@@ -50,7 +50,7 @@ def conflicts_text(page: ConflictPage) -> str:
         return f"No open conflicts in '{page.space}'."
     lines = [f"{counted(page.open, 'open conflict')} in '{page.space}', newest first:"]
     for c in items:
-        lines.append(f"\n[{c.kind.value}] {c.id} (version {c.version}) — {c.why}")
+        lines.append(f"\n[{c.kind.value}] {c.id} (version {c.version}) — {label(c.why)}")
         lines += [f"  side {m.id}: {memory_line(m, lean=True)}" for m in c.memories]
         if c.proposal is not None:
             p = c.proposal
@@ -64,7 +64,7 @@ def conflicts_text(page: ConflictPage) -> str:
 
 def resolution_text(done: Resolution) -> str:
     lines = [f"Resolved {done.conflict.kind.value} conflict {done.conflict.id} in '{done.space}' "
-             f"by {done.by} at {iso(done.at)} ({done.reason})."]
+             f"by {done.by} at {iso(done.at)} ({label(done.reason)})."]
     if done.kept is not None:
         lines.append(f"Kept: {memory_line(done.kept, lean=True)}")
     lines += [f"Superseded: {memory_line(m, lean=True)}" for m in done.superseded]

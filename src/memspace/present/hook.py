@@ -9,7 +9,9 @@ from datetime import datetime
 from typing import Any
 
 from memspace.domain.models import Handoff
-from memspace.present.text import handoff_text
+from memspace.present.handoffs import handoff_text
+from memspace.present.quoting import NOTICE, label, quoted, warning
+from memspace.services.instructions import suspicious_reason
 
 # A memory longer than this is shown cut (the agent can read the rest with search_memory).
 RECALLED_CHARS = 600
@@ -35,13 +37,17 @@ def session_start_text(space: str, handoff: Handoff) -> str:
 
 
 def recall_text(space: str, recalled: Sequence[Recalled]) -> str:
+    """The memories a prompt's identifiers found, framed and quoted as the tools show them: the
+    hook puts them in the model's context without the model asking, so they are data there too."""
     lines = [f"memspace: memories of space '{space}' that name identifiers in this prompt "
-             "(exact matches; search_memory finds more):"]
+             "(exact matches; search_memory finds more).", NOTICE]
     for item in recalled:
         content = " ".join(item.content.split())
         if len(content) > RECALLED_CHARS:
             content = content[: RECALLED_CHARS - 1] + "…"
-        lines.append(f"- [{item.memory_id}] {content} (names {', '.join(item.identifiers)})")
+        names = ", ".join(label(i) for i in item.identifiers)
+        lines.append(f"- [{item.memory_id}] (names {names})\n"
+                     f"{warning(suspicious_reason(item.content))}{quoted(content)}")
     return "\n".join(lines)
 
 

@@ -6,10 +6,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memspace.domain.models import Document, Handoff, Memory, provenance_of
+from memspace.domain.models import Document, Memory, provenance_of
 from memspace.domain.text import counted, kind_label
 from memspace.present.json import add_json
-from memspace.present.quoting import NOTICE, quoted, visible, warning
+from memspace.present.quoting import NOTICE, label, quoted, warning
 from memspace.present.records import EXCERPT_CHARS, RELATED_EXCERPT_CHARS, excerpt, iso
 from memspace.present.timeline import slice_text, timeline_text
 
@@ -38,13 +38,13 @@ def _source(title: str | None, origin: str | None, document_id: str) -> str:
     Markdown section's path starts with it); the id when neither is known."""
     if title and origin and (origin == title or origin.startswith(title + " > ")):
         title = None
-    where = ", ".join(x for x in (title, origin) if x)
+    where = ", ".join(label(x) for x in (title, origin) if x)
     return f" (from {where or 'document ' + document_id})"
 
 
 def _made(kind: str, source: str, document_id: str | None) -> str:
     """` · agent: key ci-bot`; nothing for a document's chunk, whose `(from …)` says it."""
-    return "" if kind == "document" and document_id else f" · {kind}: {visible(source)}"
+    return "" if kind == "document" and document_id else f" · {kind}: {label(source)}"
 
 
 def _line(memory: dict[str, Any]) -> str:
@@ -58,7 +58,7 @@ def _line(memory: dict[str, Any]) -> str:
     if memory.get("documentId"):
         line += _source(memory.get("documentTitle"), memory.get("origin"), memory["documentId"])
     if memory.get("evidence"):
-        line += f" [{memory.get('verification')}: {', '.join(memory['evidence'])}]"
+        line += f" [{memory.get('verification')}: {', '.join(map(label, memory['evidence']))}]"
     if made := memory.get("provenance"):
         line += _made(made["kind"], made["source"], memory.get("documentId"))
     return f"{line}\n{warning(memory.get('suspicious'))}{quoted(memory['content'])}"
@@ -78,7 +78,7 @@ def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
         title = titles.get(memory.document_id) if titles else None
         line += _source(title, memory.origin, memory.document_id)
     if memory.evidence:
-        line += f" [{memory.verification}: {', '.join(c.text for c in memory.evidence)}]"
+        line += f" [{memory.verification}: {', '.join(label(c.text) for c in memory.evidence)}]"
     made = provenance_of(memory)
     line += _made(made.kind, made.source, memory.document_id)
     return f"{line}\n{warning(memory.suspicious)}{quoted(shown)}"
@@ -233,14 +233,15 @@ def memory_text(detail: MemoryDetail) -> str:
              f"Saved by {memory.created_by} at {iso(memory.created_at)}."]
     if detail.source is not None:
         source = detail.source
-        lines.append(f"From document [{source.id}] {source.title} ({source.kind}).")
+        lines.append(f"From document [{source.id}] {label(source.title)} ({source.kind}).")
     if not memory.active:
         if memory.invalidated_by:
             lines.append(f"Replaced by {memory.invalidated_by} at {iso(memory.invalidated_at)}.")
         elif memory.forget_reason:
-            lines.append(f"Forgotten by {memory.forgotten_by}: {memory.forget_reason}.")
+            lines.append(f"Forgotten by {label(memory.forgotten_by or '')}: "
+                         f"{label(memory.forget_reason)}.")
     for rel in detail.relations:
-        why = f" ({rel.reason})" if rel.reason else ""
+        why = f" ({label(rel.reason)})" if rel.reason else ""
         lines.append(f"{rel.source_id} {rel.type.value} {rel.target_id} — {rel.created_by}, "
                      f"{iso(rel.created_at)}{why}")
     for near in detail.related:
@@ -254,19 +255,6 @@ def correction_preview_text(preview: CorrectionPreview) -> str:
             f"inactive: {preview.content}")
 
 
-def handoff_text(handoff: Handoff) -> str:
-    """A handoff as a person or the next agent reads it."""
-    lines = [f"Handoff [{handoff.id}] from {handoff.agent} on '{handoff.topic}' "
-             f"({iso(handoff.created_at)}, saved by {handoff.created_by}):", handoff.summary]
-    for title, items in (("Done", handoff.done), ("Next steps", handoff.next_steps),
-                         ("Open questions", handoff.open_questions), ("Links", handoff.links),
-                         ("Evidence", handoff.evidence)):
-        if items:
-            lines.append(f"{title}:")
-            lines += [f"- {item}" for item in items]
-    return "\n".join(lines)
-
-
 def graph_text(graph: GraphView) -> str:
     return (f"{len(graph.nodes)} memories and {len(graph.edges)} relations in '{graph.space}'"
             + (" (newest only)" if graph.truncated else "") + slice_text(graph.at) + ".")
@@ -275,7 +263,7 @@ def graph_text(graph: GraphView) -> str:
 def marked_text(marked: Marked) -> str:
     r = marked.revision
     return (f"Marked {marked.previous.value} -> {r.status} by {r.by} at {iso(r.at)} "
-            f"({r.reason}) in '{marked.space}':\n{memory_line(marked.memory)}")
+            f"({label(r.reason)}) in '{marked.space}':\n{memory_line(marked.memory)}")
 
 
 def changes_text(page: ChangesPage) -> str:
@@ -293,8 +281,9 @@ def revisions_text(space: str, line: list[Version]) -> str:
     lines = [f"{counted(len(line), 'version')} in '{space}', oldest first:"]
     for v in line:
         m = v.memory
-        why = f" — {v.why}" if v.why else ""
+        why = f" — {label(v.why)}" if v.why else ""
         lines.append(f"- v{m.version} [{m.id}] by {m.created_by} at {iso(m.created_at)}{why}: "
                      f"{excerpt(m.content, EXCERPT_CHARS)}")
-        lines += [f"    marked {r.status} by {r.by} at {iso(r.at)}: {r.reason}" for r in v.marks]
+        lines += [f"    marked {r.status} by {r.by} at {iso(r.at)}: {label(r.reason)}"
+                  for r in v.marks]
     return "\n".join(lines)

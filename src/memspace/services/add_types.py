@@ -80,3 +80,13 @@ class AddResult:
     replay: dict[str, Any] | None = None
     similar: list[Similar] = field(default_factory=list)  # see services/similar.py
     clash: Clash | None = None  # with status conflict: what the new claim contradicts
+
+
+@dataclass
+class AddManyResult:
+    """What a bulk flat import did: how many memories it created, how many it skipped as
+    repeats."""
+
+    space: str
+    created: int = 0
+    duplicates: int = 0

@@ -42,6 +42,11 @@ class Screened:
         """A field that may have been left out of the write (`written` drops empty ones)."""
         return self.fields.get(name, given)
 
+    def values(self, **given: str | Sequence[str] | None) -> tuple[Any, ...]:
+        """The fields `written(**given)` made, as stored, in the order given."""
+        return tuple(self.optional(n, v) if v is None or isinstance(v, str) else self.items(n, v)
+                     for n, v in given.items())
+
     def items(self, name: str, given: Sequence[str] | None) -> list[str] | None:
         """A list field, item by item (`written` names them `name[i]`)."""
         if given is None:

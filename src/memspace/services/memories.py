@@ -21,6 +21,7 @@ from memspace.domain.embedder import Embedder
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.ports import Clock
 from memspace.services.access import AccessService, Principal
+from memspace.services.add_types import AddManyResult
 from memspace.services.adding import AddMode, AddPipeline, AddRequest, AddResult, AddStatus
 from memspace.services.conflict_records import ConflictRecorder
 from memspace.services.evidence import EvidenceService
@@ -29,7 +30,7 @@ from memspace.services.guard import ContentGuard
 from memspace.services.memory_parts import CloseMemories, CorrectionCheck, NewMemories, WriteScreen
 from memspace.services.memory_reads import MemoryReads
 from memspace.services.memory_rules import AnswerForm, ColdNeighbours, Limits, MemoryPorts
-from memspace.services.memory_writes import AddManyResult, MemoryWrites
+from memspace.services.memory_writes import MemoryWrites
 from memspace.services.versioning import CategoryRenames, VersionedAdds
 
 __all__ = ["AddManyResult", "AddMode", "AddRequest", "AddResult", "AddStatus", "Limits",

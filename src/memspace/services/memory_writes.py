@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 
 from memspace.domain.embedder import Embedder
@@ -16,6 +16,7 @@ from memspace.domain.ports import Clock, WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services import versions
 from memspace.services.access import AccessService, Principal
+from memspace.services.add_types import AddManyResult
 from memspace.services.adding import AddPipeline, AddRequest, AddResult
 from memspace.services.guard import written
 from memspace.services.memory_parts import CloseMemories, CorrectionCheck, NewMemories, WriteScreen
@@ -33,13 +34,6 @@ from memspace.services.memory_rules import (
 from memspace.services.paging import utc_time
 from memspace.services.patching import patched
 from memspace.services.similar import similar_on_save
-
-
-@dataclass
-class AddManyResult:
-    space: str
-    created: int = 0
-    duplicates: int = 0
 
 
 class MemoryWrites:
@@ -77,14 +71,13 @@ class MemoryWrites:
         content = checked_content(request.content, self._limits)
         # The guard step: refuse, redact or allow credentials before anything is claimed or
         # written, in every field a reader will see, not only the text.
-        screened = self._screen.screen(target.space.id, written(
-            content=content, category=request.category, speaker=request.speaker,
-            evidence=request.evidence), principal)
-        cited = self._screen.evidence(target.space, screened.items("evidence", request.evidence))
-        checked = replace(request, content=screened.text("content"),
-                          category=screened.optional("category", request.category),
-                          speaker=speaker_of(screened.optional("speaker", request.speaker)),
-                          citations=cited.citations)
+        given = {"content": content, "category": request.category, "speaker": request.speaker,
+                 "evidence": request.evidence}
+        screened = self._screen.screen(target.space.id, written(**given), principal)
+        content, category, speaker, evidence = screened.values(**given)
+        cited = self._screen.evidence(target.space, evidence)
+        checked = replace(request, content=content, category=category,
+                          speaker=speaker_of(speaker), citations=cited.citations)
         warnings = [*screened.warnings, *cited.warnings]
         if dry_run:
             return self._dry_run(principal, target.space, checked, warnings)
@@ -210,12 +203,9 @@ class MemoryWrites:
         version. Without `evidence` the correction keeps the old memory's citations."""
         target, old, text = self._correction(principal, memory_id, content, space,
                                                      expected_version)
-        screened = self._screen.screen(target.space.id, written(
-            content=text, category=category, reason=reason, evidence=evidence), principal)
-        text = screened.text("content")
-        category = screened.optional("category", category)
-        reason = screened.optional("reason", reason)
-        evidence = screened.items("evidence", evidence)
+        given = {"content": text, "category": category, "reason": reason, "evidence": evidence}
+        screened = self._screen.screen(target.space.id, written(**given), principal)
+        text, category, reason, evidence = screened.values(**given)
         cited = (self._screen.evidence(target.space, evidence) if evidence is not None
                  else self._screen.evidence(target.space, [c.text for c in old.evidence]))
         warnings = [*screened.warnings, *cited.warnings]
