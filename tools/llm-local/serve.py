@@ -1,6 +1,7 @@
 """Serve one GGUF model OpenAI-compatibly on 127.0.0.1 until SIGTERM/SIGINT (run by start.sh).
 
     <runtime python> serve.py --model FILE --port N [--alias NAME] [--threads N] [--ctx N]
+                              [--tools 0|1]
 
 xllamacpp runs llama.cpp's own HTTP server (/health, /v1/models, /v1/chat/completions, with
 `response_format` JSON schemas turned into a grammar) on its threads; this process only
@@ -30,6 +31,9 @@ def main() -> None:
     # The extract_facts prompt is ~1,650 tokens; a note of 8,000 characters adds ~2,500 and the
     # five candidates ~300: 8,192 leaves room for the answer and one retry's echo.
     parser.add_argument("--ctx", type=int, default=8192)
+    # 1: prompts rendered by the model's own (Jinja) chat template, the path on which llama.cpp
+    # accepts OpenAI `tools` and answers `tool_calls`.
+    parser.add_argument("--tools", type=int, default=0)
     args = parser.parse_args()
 
     params = xllamacpp.CommonParams()
@@ -41,6 +45,7 @@ def main() -> None:
     params.cors_origins = "http://127.0.0.1"
     params.port = args.port
     params.n_ctx = args.ctx
+    params.use_jinja = bool(args.tools)
     # One slot: every request reuses the cached system prompt (a call drops from ~100 s to ~10 s
     # for the 1.5B on a loaded 2-core machine), and requests queue instead of sharing the cores.
     params.n_parallel = 1

@@ -5,7 +5,8 @@
 #
 # Env: LLM_LOCAL_MODEL (qwen2.5-coder-1.5b; see install.py), LLM_LOCAL_PORT (8091),
 #      LLM_LOCAL_HOME (~/.cache/memspace/llm: runtime and model cache), LLM_LOCAL_THREADS (nproc),
-#      LLM_LOCAL_CTX (8192), LLM_LOCAL_START_TIMEOUT (120 s, after the install),
+#      LLM_LOCAL_CTX (8192), LLM_LOCAL_TOOLS (0; 1: tool calls through the chat template),
+#      LLM_LOCAL_START_TIMEOUT (120 s, after the install),
 #      LLM_LOCAL_PYTHON (python3, runs the installer), LLM_LOCAL_PID_FILE / LLM_LOCAL_LOG_FILE
 #      (<this dir>/llm.pid, llm.log: set both to run a second server).
 set -euo pipefail
@@ -15,6 +16,9 @@ MODEL="${LLM_LOCAL_MODEL:-qwen2.5-coder-1.5b}"
 PORT="${LLM_LOCAL_PORT:-8091}"
 THREADS="${LLM_LOCAL_THREADS:-$(nproc)}"
 CTX="${LLM_LOCAL_CTX:-8192}"
+# 1: render prompts with the model's own chat template, which lets a client pass OpenAI `tools`
+# and get `tool_calls` back (bench/tool_choice.py); off by default, as the tests were measured.
+TOOLS="${LLM_LOCAL_TOOLS:-0}"
 TIMEOUT="${LLM_LOCAL_START_TIMEOUT:-120}"
 PYTHON="${LLM_LOCAL_PYTHON:-python3}"
 PID_FILE="${LLM_LOCAL_PID_FILE:-$DIR/llm.pid}"
@@ -94,7 +98,8 @@ if [[ -z "$PID" ]]; then
     # shellcheck disable=SC2016
     OMP_WAIT_POLICY=PASSIVE nohup setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' llm-local \
         "$PID_FILE" "$RUNTIME" "$DIR/serve.py" --model "$MODEL_FILE" --port "$PORT" \
-        --alias "$MODEL" --threads "$THREADS" --ctx "$CTX" >"$LOG_FILE" 2>&1 </dev/null 9>&- &
+        --alias "$MODEL" --threads "$THREADS" --ctx "$CTX" --tools "$TOOLS" \
+        >"$LOG_FILE" 2>&1 </dev/null 9>&- &
     LAUNCHER=$!
     STARTED_HERE=1
     PID="$LAUNCHER"
