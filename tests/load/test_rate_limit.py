@@ -1,16 +1,20 @@
 """Per-key rate limits under load (issue 38): one noisy key floods a served memspace and is
 answered 429 with Retry-After (REST) or `rate_limited` (MCP tool calls), while a quiet key's
-requests, sent during the flood, all succeed. Counts only, no timings."""
+requests, sent during the flood, all succeed. The flood's own duration is measured, and the
+requests let through are held to the bucket plus what refilled in that time, so a slow machine
+moves the bound instead of failing the test. The bucket's arithmetic is tested on a clock in
+tests/unit/test_rate_limit.py."""
 
 from __future__ import annotations
 
 import asyncio
+import math
+import time
 import uuid
 from pathlib import Path
 
 import httpx
 import httpx2
-import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -22,6 +26,7 @@ from tests.support.server import running_server
 
 LIMIT = 60  # a minute: a bucket of 60, refilled at one a second
 FLOOD = 240
+ROUNDS = 5  # floods sent until one is refused in part (the first is, unless it took 3 minutes)
 
 
 async def test_a_noisy_key_cannot_starve_the_others(tmp_path: Path) -> None:
@@ -45,16 +50,28 @@ async def test_a_noisy_key_cannot_starve_the_others(tmp_path: Path) -> None:
                         answers.append(await get(quiet))
                     return answers
 
-                flood, calm = await asyncio.gather(
-                    asyncio.gather(*(get(noisy) for _ in range(FLOOD))), quiet_calls())
+                flood: list[httpx.Response] = []
+                calm: list[httpx.Response] = []
+                started = time.monotonic()
+                for _ in range(ROUNDS):
+                    sent, answered = await asyncio.gather(
+                        asyncio.gather(*(get(noisy) for _ in range(FLOOD))), quiet_calls())
+                    flood += sent
+                    calm += answered
+                    if any(r.status_code == 429 for r in sent):
+                        break
+                took = time.monotonic() - started
             codes = [r.status_code for r in flood]
             limited = [r for r in flood if r.status_code == 429]
             assert set(codes) <= {200, 429}
-            # The bucket (60) plus what refilled while the flood ran; the rest refused.
-            assert LIMIT <= codes.count(200) < FLOOD and len(limited) >= FLOOD // 3, codes.count(200)
+            # The bucket, plus one a second for as long as the flood took (measured), plus the
+            # token refilling when the flood began; the rest refused.
+            refilled = math.ceil(took * LIMIT / 60) + 1
+            assert LIMIT <= codes.count(200) <= LIMIT + refilled, (codes.count(200), took)
+            assert limited, f"{len(flood)} requests in {took:.0f} s, none refused"
             assert all(int(r.headers["retry-after"]) >= 1 for r in limited)
             assert limited[0].json()["error"] == "rate_limited"
-            assert [r.status_code for r in calm] == [200] * 20  # never starved
+            assert [r.status_code for r in calm] == [200] * len(calm)  # never starved
 
             # Over MCP the tool call answers the closed-set code, and the session survives.
             client_http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {noisy}"},
@@ -71,16 +88,3 @@ async def test_a_noisy_key_cannot_starve_the_others(tmp_path: Path) -> None:
                 assert answer.structured_content["retryAfter"] >= 1
     finally:
         app.close()
-
-
-@pytest.mark.parametrize("per_minute", [1, 600])
-def test_a_bucket_holds_a_minute_and_refills_at_the_limits_pace(per_minute: int) -> None:
-    from memspace.api.rate_limit import RateLimiter
-
-    clock = [0.0]
-    limiter = RateLimiter(per_minute, now=lambda: clock[0])
-    assert all(limiter.take("a") == 0 for _ in range(per_minute))
-    wait = limiter.take("a")
-    assert wait >= 1 and limiter.take("b") == 0  # another caller has its own bucket
-    clock[0] += wait
-    assert limiter.take("a") == 0
