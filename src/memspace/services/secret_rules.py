@@ -18,11 +18,14 @@ see or that render like others.
   password is stored in Vault"; a path, URL, template or code is not a password either).
 - **A bare base64 key**: a token of 32+ characters of the base64 alphabet with upper and lower
   case and digits, and Shannon entropy above 4.5 bits, with no keyword near it. Hex (commit and
-  content hashes), UUIDs and digest-prefixed values are never this rule's.
+  content hashes), UUIDs, digest-prefixed values, a URL's or a path's parts and base64 that
+  decodes to readable text are never this rule's.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 import unicodedata
@@ -51,6 +54,17 @@ def entropy(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
+def encodes_text(value: str) -> bool:
+    """Whether a base64 value decodes to readable text: a key is random bytes, an encoded
+    message or document is not a credential."""
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
+    return bool(raw) and printable / len(raw) > 0.95
+
+
 def own_findings(line: str) -> list[tuple[str, str]]:
     """(value, kind) for each of memspace's own rules that matches in `line`."""
     found = [(m.group(0), kind) for kind, rule in PROVIDER_TOKENS for m in rule.finditer(line)]
@@ -62,8 +76,10 @@ def own_findings(line: str) -> list[tuple[str, str]]:
             found.append((value, "prose-password"))
     for match in BARE_BASE64.finditer(line):
         value = match.group(0)
+        word = line[line.rfind(" ", 0, match.start()) + 1:match.end()]
         if (re.search(r"[A-Z]", value) and re.search(r"[a-z]", value) and re.search(r"\d", value)
-                and entropy(value) > BASE64_ENTROPY):
+                and entropy(value) > BASE64_ENTROPY and "://" not in word
+                and not word.startswith("/") and not encodes_text(value)):
             found.append((value, "high-entropy-base64"))
     return found
 

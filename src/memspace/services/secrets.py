@@ -122,7 +122,8 @@ class SecretScanner:
         with self._lock:
             for line in text.split("\n"):
                 for value, kind in self._values(line):
-                    spans.extend((offset + s, offset + e, kind) for s, e in _located(line, value))
+                    spans.extend((offset + s, offset + e, kind)
+                                 for s, e in _located(line, value, kind != "private-key"))
                 offset += len(line) + 1
         return spans
 
@@ -171,10 +172,19 @@ def _plausible(value: str, line: str, kind: str) -> bool:
     return not re.fullmatch(r"[0-9a-f]{32,64}", value) or kind != "high-entropy-string"
 
 
-def _located(line: str, value: str) -> list[tuple[int, int]]:
+def _located(line: str, value: str, whole: bool = False) -> list[tuple[int, int]]:
+    """Where `value` is in `line`; with `whole`, each place widened to the whole token around it
+    (a rule that matches a key's first 24 characters must not leave the rest of it behind)."""
     spans, start = [], line.find(value)
     while start >= 0 and value:
-        spans.append((start, start + len(value)))
+        end = start + len(value)
+        first = start
+        if whole:
+            while end < len(line) and (line[end].isalnum() or line[end] in "_-"):
+                end += 1
+            while first > 0 and (line[first - 1].isalnum() or line[first - 1] in "_-"):
+                first -= 1
+        spans.append((first, end))
         start = line.find(value, start + len(value))
     return spans
 
