@@ -47,11 +47,18 @@ def read_text(root: str, path: str, max_bytes: int = MAX_FILE_BYTES) -> FileText
         info = os.lstat(full)
     except OSError as exc:
         raise Unreadable(f"'{path}' is not in the checkout ({exc.strerror})") from exc
+    # Containment is decided on real paths, both sides: a symlinked directory on the way
+    # (`docs -> /etc`) leads out as surely as a symlinked file, and a checkout reached through
+    # a symlink still holds its own files.
+    top = os.path.realpath(root)
     real = os.path.realpath(full)
-    if os.path.islink(full) or not real.startswith(root.rstrip("/") + "/"):
-        inside = real.startswith(root.rstrip("/") + "/")
-        raise Unreadable(f"'{path}' is a symlink{'' if inside else ' pointing out of the checkout'}"
-                         "; cite the file it points to")
+    inside = real != top and os.path.commonpath([top, real]) == top
+    if not inside:
+        through = "a symlink" if os.path.islink(full) else "under a directory symlink"
+        raise Unreadable(f"'{path}' is {through} pointing out of the checkout; cite a file "
+                         "inside the repository")
+    if os.path.islink(full):
+        raise Unreadable(f"'{path}' is a symlink; cite the file it points to")
     if not os.path.isfile(real):
         raise Unreadable(f"'{path}' is not a regular file")
     if info.st_size > max_bytes:
