@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
 from pathlib import Path
 
@@ -112,6 +113,8 @@ def test_signed_values_and_csrf_compare_any_text_without_raising() -> None:
 # changing a constant fails here until the README says the new number.
 README_ACCESS_MINUTES = 30
 README_REFRESH_DAYS = 30
+# The stepping clock adds a millisecond a reading; a second either side is far beyond that.
+SECOND = timedelta(seconds=1)
 
 
 def test_an_access_token_lasts_30_minutes(world: World) -> None:
@@ -119,20 +122,22 @@ def test_an_access_token_lasts_30_minutes(world: World) -> None:
     client_id, code = _approved(world, {"acme": Access.READ})
     tokens = world.app.oauth.redeem(code, TokenKind.CODE, client_id)
     assert tokens.expires_in == README_ACCESS_MINUTES * 60
-    world.clock.advance(timedelta(minutes=README_ACCESS_MINUTES - 1))
+    world.clock.advance(timedelta(minutes=README_ACCESS_MINUTES) - SECOND)
     world.app.oauth.authenticate(tokens.access_token, RESOURCE)
-    world.clock.advance(timedelta(minutes=2))
+    world.clock.advance(2 * SECOND)
     with pytest.raises(Unauthenticated, match="expired"):
         world.app.oauth.authenticate(tokens.access_token, RESOURCE)
 
 
-def test_a_refresh_token_lasts_30_days(world: World) -> None:
+def test_a_refresh_token_lasts_30_days_to_the_second(world: World) -> None:
+    """Still good a second before 30 days, expired a second after: a lifetime of 29 days and
+    23:59:58, or of 30 days and 2 seconds, fails here."""
     assert world.clock is not None
     client_id, code = _approved(world, {"acme": Access.READ})
     first = world.app.oauth.redeem(code, TokenKind.CODE, client_id)
-    world.clock.advance(timedelta(days=README_REFRESH_DAYS - 1))
+    world.clock.advance(timedelta(days=README_REFRESH_DAYS) - SECOND)
     second = world.app.oauth.redeem(first.refresh_token, TokenKind.REFRESH, client_id)
-    world.clock.advance(timedelta(days=README_REFRESH_DAYS + 1))
+    world.clock.advance(timedelta(days=README_REFRESH_DAYS) + SECOND)
     with pytest.raises(Unauthenticated, match="expired"):
         world.app.oauth.redeem(second.refresh_token, TokenKind.REFRESH, client_id)
 
@@ -156,5 +161,13 @@ def test_codes_tokens_and_login_links_are_nowhere_in_the_database_file(tmp_path:
                second.refresh_token]
     for secret in secrets:
         assert secret.encode() not in stored, f"{secret[:4]}… is stored as it was issued"
-        # each is there, as its SHA-256: the scan reads the rows it means to
-        assert digest(secret).encode() in stored, f"{secret[:4]}… is not stored at all"
+        # each is there, as its SHA-256 (hashlib's, not the code's own digest): the scan reads
+        # the rows it means to
+        assert hashlib.sha256(secret.encode()).hexdigest().encode() in stored, \
+            f"{secret[:4]}… is not stored as its SHA-256"
+
+
+def test_the_stored_form_is_the_hex_sha256_of_the_utf8_text() -> None:
+    """FIPS 180-2's test vector, and a non-ASCII value, written out."""
+    assert digest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert digest("é") == hashlib.sha256(b"\xc3\xa9").hexdigest()
