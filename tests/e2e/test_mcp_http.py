@@ -144,14 +144,15 @@ async def test_forget_deactivates_with_a_reason_and_search_stops_returning_it(
     space = deployment.space("forget")
     key = deployment.key("agent", {space: "rw"})
     async with mcp_client(deployment.url, key, header="x-api-key") as client:
-        saved = data(await client.call_tool("add_memory", {"content": "Office wifi password is hunter2"}))
+        saved = data(await client.call_tool("add_memory", {
+            "content": "The office guest wifi is called acme-lobby"}))
         gone = data(await client.call_tool("add_memory", {
-            "action": "forget", "memoryId": saved["memories"][0]["id"], "reason": "secret"}))
-        assert gone["memory"]["active"] is False and gone["memory"]["forgetReason"] == "secret"
-        found = data(await client.call_tool("search_memory", {"query": "wifi password"}))
+            "action": "forget", "memoryId": saved["memories"][0]["id"], "reason": "renamed"}))
+        assert gone["memory"]["active"] is False and gone["memory"]["forgetReason"] == "renamed"
+        found = data(await client.call_tool("search_memory", {"query": "guest wifi name"}))
         assert found["results"] == []
         history = data(await client.call_tool("search_memory", {
-            "query": "wifi password", "includeInactive": True}))
+            "query": "guest wifi name", "includeInactive": True}))
         assert [r["active"] for r in history["results"]] == [False]
 
 
