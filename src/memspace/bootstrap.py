@@ -220,7 +220,7 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
                              conflicts=recorder, answer_form=add_json)
     reader = build_reader(settings)
     ingestion = IngestionService(only(IngestionPorts), access, memories, reader, files, clock,
-                                 settings.max_upload_bytes, batched.prefetch)
+                                 settings.max_upload_bytes, batched.prefetch, guard)
     if p.metrics is not None:
         meter_services(p.metrics, memories, ingestion, notes, p.extractor is not None)
     admin = AdminService(store.directory, clock, audit, p.texts)
@@ -230,7 +230,7 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     lifecycle = LifecycleService(only(LifecyclePorts), p.marks, access, clock, guard)
     seeder = Seeder(admin, access, flat, IngestionService(
         only(IngestionPorts), access, flat, reader, files, clock, settings.max_upload_bytes,
-        batched.prefetch), only(SeedPorts), clock,
+        batched.prefetch, guard), only(SeedPorts), clock,
         ConflictSeeds(flat, lifecycle, recorder, access, only(ConflictSeedPorts), batched, clock))
     repos = RepoService(p.code_index, store.directory, access, clock, verification)
     conflicts = ConflictService(only(ConflictPorts), p.conflicts, p.marks, access, clock,

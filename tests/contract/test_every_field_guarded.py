@@ -17,10 +17,11 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import ContainsSecret
 from memspace.domain.graph_port import GraphStore
-from memspace.domain.models import Access, MemoryFilter
+from memspace.domain.models import Access, DocumentStatus, MemoryFilter
 from memspace.present.json import memory_detail_json
 from memspace.services.access import Principal
 from memspace.services.add_types import AddRequest
+from tests.support.corpus import pdf
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 
 SECRET = "ghp_" + "Zq7Lm2Xv9Rt4Wb8Nc1Ks6Jd3Hf5Gy0Pa2UeQ"  # a fake GitHub token in the real format
@@ -101,3 +102,42 @@ def test_a_refused_citation_comes_back_as_a_list_in_the_example(app: Container) 
     with pytest.raises(ContainsSecret) as refused:
         WRITES["evidence"](app, slug, who)
     assert refused.value.without["evidence"] == ["cmd:GH_TOKEN=[redacted:github-token] make smoke"]
+
+
+AWS = "AKIAZ7Q3XK4MPLW2RT5V"  # a fake AWS access key id in the real format
+
+
+@pytest.mark.parametrize("policy", ["refuse", "redact"])
+def test_a_pdf_keeps_no_byte_of_a_credential_a_reader_could_fetch(app: Container,
+                                                                    policy: str) -> None:
+    slug, who = writer(app, policy)
+    reader_key = app.admin.create_key(f"reader-{slug}", {slug: Access.READ}).raw
+    reader = app.access.authenticate(reader_key)
+    data = pdf([f"The deploy user's access key is {AWS} in eu-west-1.\n\nRollbacks need one "
+                "approval from the on-call engineer."])
+    uploaded = app.ingestion.upload(who, "keys.pdf", data, space=slug)
+    done = app.ingestion.process(uploaded.document)
+    blobs = app.ingestion._files._blobs  # type: ignore[attr-defined]  # the test's MemoryBlobStore
+    kept = b"".join(v for k, v in blobs.blobs.items() if k.startswith(app.admin.space(slug).id))
+    assert AWS.encode() not in kept
+    assert not [k for k in blobs.blobs if k.endswith(f"{done.id}/original")]  # cannot be redacted
+    if policy == "refuse":
+        assert done.status is DocumentStatus.FAILED and done.error is not None
+        assert "aws-access-key" in done.error and AWS not in done.error
+        assert everything(app, slug) == everything(app, slug) and AWS not in everything(app, slug)
+        return
+    assert done.status is DocumentStatus.DONE
+    page = app.documents.content(reader, done.id, slug)
+    shown = json.dumps([c.text for c in page.chunks])
+    assert AWS not in shown and "[redacted:aws-access-key]" in shown
+    assert AWS not in everything(app, slug)
+
+
+def test_an_upload_title_or_file_name_holding_a_credential_is_refused(app: Container) -> None:
+    slug, who = writer(app, "refuse")
+    with pytest.raises(ContainsSecret) as refused:
+        app.ingestion.upload(who, "notes.md", b"Deploys are on Fridays.", space=slug,
+                             title=f"keys {SECRET}")
+    assert [f for f, _, _ in refused.value.findings] == ["title"]
+    with pytest.raises(ContainsSecret):
+        app.ingestion.upload(who, f"{SECRET}.md", b"Deploys are on Fridays.", space=slug)

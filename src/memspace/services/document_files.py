@@ -31,6 +31,10 @@ class DocumentFiles:
     def put_original(self, document: Document, data: bytes) -> None:
         self._blobs.put(self._key(document, "original"), data)
 
+    def drop_original(self, document: Document) -> None:
+        """Delete the original (its bytes held a credential the space does not keep)."""
+        self._blobs.delete(self._key(document, "original"))
+
     def original(self, document: Document) -> bytes:
         """Raises NotFound when the original is gone from the data folder."""
         return self._blobs.get(self._key(document, "original"))

@@ -49,8 +49,10 @@ from memspace.services import document_secrets
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import new_id
 from memspace.services.document_files import DocumentFiles
+from memspace.services.guard import ContentGuard
 from memspace.services.memories import AddRequest, MemoryService
 from memspace.services.upload_checks import document_title, too_large, uploader_refusal
+from memspace.services.upload_screen import screened_text, screened_upload
 
 # Chunks embedded together ahead of the adds that need them (see embeddings/prefetch.py): the
 # local model's batch size is 256, and 64 keeps the first add of a window waiting ~1 s at most.
@@ -82,7 +84,9 @@ class IngestionService:
     def __init__(self, store: IngestionPorts, access: AccessService, memories: MemoryService,
                  reader: DocumentReader, files: DocumentFiles, clock: Clock,
                  max_upload_bytes: int,
-                 prefetch: Callable[[Sequence[str]], None] | None = None) -> None:
+                 prefetch: Callable[[Sequence[str]], None] | None = None,
+                 guard: ContentGuard | None = None) -> None:
+        self._guard = guard  # the file, its text, title and name pass the write guard
         self._store = store
         self._access = access
         self._memories = memories
@@ -119,8 +123,10 @@ class IngestionService:
         if existing is not None:
             return Uploaded(existing, duplicate=True)
         kind = self._reader.kind_of(name, data)
+        data, shown = screened_upload(self._guard, target.space.id, principal.actor, kind, data,
+                                      document_title(title, name), name)
         document = Document(
-            id=new_id(), space_id=target.space.id, title=document_title(title, name), kind=kind,
+            id=new_id(), space_id=target.space.id, title=shown, kind=kind,
             size_bytes=len(data), sha256=digest, status=DocumentStatus.QUEUED,
             created_at=self._clock.now(), created_by=principal.actor,
             uploaded_by_key=principal.key_id,
@@ -274,6 +280,11 @@ class IngestionService:
             text = self._reader.read(document.kind, original)
         except UnreadableDocument as exc:
             return self.fail(document, exc.message)
+        text, refusal, redacted = screened_text(self._guard, document, text)
+        if refusal is not None or redacted:  # its bytes hold what may not be kept
+            self._files.drop_original(document)
+        if refusal is not None:
+            return self.fail(document, refusal)
         self._files.put_text(document, text)
         return text.chunks
 
