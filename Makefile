@@ -122,7 +122,8 @@ bench: install-dev  ## print latency and throughput figures (see bench/README.md
 # (~2-4 s a mutant on 2 shared cores, ~1,000 mutants in all). MUTATE=services/access for one.
 MUTATE ?= services/access services/reconcile services/ingestion services/uploads domain/text \
   services/ranking services/conversation services/oauth services/oauth_rules mcp/errors \
-  stores/neo4j/vector_index
+  stores/neo4j/vector_index services/secrets services/secret_rules services/verification \
+  api/rate_limit code/files
 mutate: install-dev  ## mutation testing: which deliberate bugs the unit tests miss (tests/README.md)
 	@for module in $(MUTATE); do \
 	  $(VENV)/bin/mutmut run --max-children 1 "memspace.$${module//\//.}.*" >/dev/null || exit 1; \
