@@ -1,7 +1,8 @@
 """Random operations across keys and spaces, checked against a model of who may see what.
 
-`--ops N` sets how many (2,000 by default, in CI; 10,000+ for a soak). The seed is printed on
-failure, so a run can be replayed with MEMSPACE_TEST_SEED.
+`--ops N` sets how many (2,000 by default, in CI; 10,000+ for a soak). The seed is the day's
+date unless MEMSPACE_TEST_SEED is set, so every run of a day draws the same operations; a
+failure names the seed with the command that replays it.
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ def _repos(rig: Rig, slugs: list[str], root: Path) -> list[str]:
 
 def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
                                                           tmp_path: Path) -> None:
-    seed = int(os.environ.get("MEMSPACE_TEST_SEED", random.randrange(2**32)))
+    seed = int(os.environ.get("MEMSPACE_TEST_SEED", datetime.now(UTC).strftime("%Y%m%d")))
     rng = random.Random(seed)
+    replay = f"replay with MEMSPACE_TEST_SEED={seed} pytest tests/load/test_isolation.py"
     slugs = [rig.space(name) for name in ("north", "south", "east")]
     grants = [{slugs[0]: "rw", slugs[1]: "rw"}, {slugs[0]: "r", slugs[2]: "rw"},
               {slugs[1]: "rw"}, {slugs[2]: "r"}]
@@ -100,7 +102,7 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
                              [30, 5, 25, 10, 20, 10, 10, 10, 3, 5, 5, 10, 8, 8, 8, 6, 3, 8, 6, 6, 6])[0]
         refusal = expect_refusal(granted.get(slug), action in (
             "add", "repeat", "forget", "secret", "inject", "mark", "patch", "rename", "resolve"))
-        context = f"seed {seed}, step {step}: {action} in {slug} as {granted}"
+        context = f"seed {seed}, step {step}: {action} in {slug} as {granted} ({replay})"
         try:
             if action in ("add", "repeat"):
                 known = list(model.get(slug, {}))
