@@ -27,6 +27,30 @@ HOST_STYLES = {
 }
 # The tallest frame the test host gives a view (host-bridge.mjs caps the iframe at it too).
 MAX_HEIGHT = 900
+# The height the view reports (the MCP Apps SDK's autoResize: its document's max-content
+# height, rounded up), measured in the view the way the SDK measures it.
+VIEW_HEIGHT = """() => {
+  const root = document.documentElement, was = root.style.height;
+  root.style.height = "max-content";
+  const height = Math.ceil(root.getBoundingClientRect().height);
+  root.style.height = was;
+  return height;
+}"""
+LAST_REPORTED = """() => {
+  const sizes = window.traffic.filter(m => m.direction === "view->host"
+                                           && m.method === "ui/notifications/size-changed");
+  return sizes.length ? sizes[sizes.length - 1].params : null;
+}"""
+# In the host page: the view's last report is that height, and the frame has it (capped).
+REPORTED_AND_APPLIED = f"""([height, max]) => {{
+  const last = ({LAST_REPORTED})();
+  return last !== null && last.height === height
+      && document.getElementById("view").clientHeight === Math.min(height, max);
+}}"""
+# A wait that outlasts one report and resize (a few animation frames); a view still growing
+# after this many is measured again, and one never settled fails with its sizes.
+SETTLE_WAIT_MS = 2_000
+SETTLE_TRIES = 15
 LIGHT_BACKGROUND = "rgb(250, 249, 245)"
 # Data that would run as script if any view turned it into markup, or closed the view's own
 # inline <script> if it were ever embedded in the HTML.
@@ -96,15 +120,30 @@ class ViewHost:
         return self.page.frame_locator("#view")
 
     async def settled(self) -> None:
-        """Wait until the frame has the height the view last asked for (autoResize). A click
-        aimed while the host is still resizing can land where the element was a frame ago:
-        Playwright scrolls the short frame to it, the resize scrolls it back. Call this after an
-        action that makes the view taller and before clicking what it revealed."""
+        """Wait until the view has reported the height it has now and the host has given the
+        frame that height (autoResize). A click aimed while the host is still resizing can land
+        where the element was a frame ago: Playwright scrolls the short frame to it, the resize
+        scrolls it back. Checking the frame against the page alone is not enough: right after
+        an action the view may not have measured itself or sent its size yet, and the old height
+        still matches. Call this after an action that makes the view taller and before clicking
+        what it revealed."""
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+
         element = await self.page.query_selector("#view")
         frame = await element.content_frame() if element else None
         assert frame is not None, "no view is open"
-        await frame.wait_for_function(
-            "max => innerHeight === Math.min(document.documentElement.scrollHeight, max)", arg=MAX_HEIGHT)
+        for _ in range(SETTLE_TRIES):
+            height = await frame.evaluate(VIEW_HEIGHT)
+            try:
+                await self.page.wait_for_function(REPORTED_AND_APPLIED, arg=[height, MAX_HEIGHT],
+                                                  timeout=SETTLE_WAIT_MS)
+            except PlaywrightTimeout:
+                continue  # the view changed size meanwhile: measure it again
+            if await frame.evaluate(VIEW_HEIGHT) == height:
+                return
+        reported = await self.page.evaluate(LAST_REPORTED)
+        raise AssertionError(f"the view never settled: it measures {height}px, last reported "
+                             f"{reported}")
 
     async def change_theme(self, theme: str) -> None:
         await self.page.evaluate("theme => window.changeContext({ theme })", theme)
