@@ -78,6 +78,9 @@ class Settings(BaseSettings):
     max_query_chars: int = Field(default=2_000, ge=10)
     # Requests a minute per API key or OAuth client (api/rate_limit.py); 0 turns limits off.
     rate_limit: int = Field(default=0, ge=0)
+    # Failed sign-ins a minute per client address and per key prefix before later attempts are
+    # refused with 429 (api/rate_limit.py); also new OAuth client registrations per address.
+    auth_failure_limit: int = Field(default=30, ge=1)
     max_page_size: int = Field(default=100, ge=1)
 
     # Documents (uploads). The byte limit is enforced while the upload is read; the others

@@ -23,7 +23,7 @@ from memspace.api.errors import memspace_error_handler, request_shape_handler
 from memspace.api.evidence_routes import router as evidence_router
 from memspace.api.metrics import add_metrics_route
 from memspace.api.oauth import oauth_setup
-from memspace.api.rate_limit import RateLimiter
+from memspace.api.rate_limit import FailedSignIns, RateLimiter
 from memspace.api.routes import router
 from memspace.api.workflow_routes import router as workflow_router
 from memspace.bootstrap import Container
@@ -88,14 +88,15 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.include_router(workflow_router)
     app.include_router(evidence_router)
     app.include_router(conflicts_router)
-    oauth = oauth_setup(container)  # before the catch-all mount below
+    failures = FailedSignIns(container.settings.auth_failure_limit)
+    oauth = oauth_setup(container, failures)  # before the catch-all mount below
     app.router.routes.extend(oauth[1] if oauth else [])
     add_metrics_route(app, container)  # MEMSPACE_METRICS=true
     app.mount("/", mcp_app)
     limit = container.settings.rate_limit  # MEMSPACE_RATE_LIMIT, per key or OAuth client
     app.add_middleware(ApiKeyMiddleware, access=container.access, tickets=container.uploads,
                        oauth=oauth[0] if oauth else None,
-                       limiter=RateLimiter(limit) if limit else None)
+                       limiter=RateLimiter(limit) if limit else None, failures=failures)
     app.add_middleware(AppsSession)  # which clients are shown the views (mcp/toolsets.py)
     app.add_middleware(UploadCors)  # outermost: a refused upload still tells the browser why
     return app

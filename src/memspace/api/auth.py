@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 if TYPE_CHECKING:
     from memspace.api.oauth import ProtectedResource
 
-from memspace.api.rate_limit import RateLimiter
+from memspace.api.rate_limit import FailedSignIns, RateLimiter
 from memspace.domain.errors import MemspaceError, Unauthenticated
 from memspace.services.access import AccessService, Principal
 from memspace.services.oauth import ACCESS_PREFIX
@@ -29,6 +29,7 @@ from memspace.surfaces.identity import (
     PRINCIPAL_STATE_KEY,
     RATE_LIMITED_STATE_KEY,
     current_principal,
+    current_wait,
 )
 
 PROTECTED_PREFIXES = ("/mcp", "/v1/")
@@ -50,8 +51,10 @@ def presented_key(headers: dict[bytes, bytes]) -> str | None:
 
 class ApiKeyMiddleware:
     def __init__(self, app: ASGIApp, access: AccessService, tickets: UploadTickets,
-                 oauth: ProtectedResource | None = None, limiter: RateLimiter | None = None) -> None:
+                 oauth: ProtectedResource | None = None, limiter: RateLimiter | None = None,
+                 failures: FailedSignIns | None = None) -> None:
         self.limiter = limiter  # MEMSPACE_RATE_LIMIT (api/rate_limit.py)
+        self.failures = failures  # MEMSPACE_AUTH_FAILURE_LIMIT (api/rate_limit.py)
         self.app = app
         self.access = access
         self.tickets = tickets
@@ -66,9 +69,17 @@ class ApiKeyMiddleware:
             return
         headers = dict(scope.get("headers") or [])
         raw = presented_key(headers)
+        address = str((scope.get("client") or ("unknown",))[0])
+        wait = self.failures.blocked(address, raw) if raw and self.failures is not None else 0
+        if wait:
+            await _reject(send, 429, "too many failed sign-ins from this address or for this key; "
+                          f"retry after {wait} s", retry_after=wait)
+            return
         try:
             principal = await anyio.to_thread.run_sync(self._identify, scope, raw)
         except Unauthenticated as exc:
+            if raw is not None and self.failures is not None:
+                self.failures.failed(address, raw)
             await _reject(send, 401, exc.message, self.oauth.metadata_url if self.oauth else None,
                           presented=raw is not None)
             return
@@ -76,7 +87,9 @@ class ApiKeyMiddleware:
             await _reject(send, 503, exc.message)
             return
         scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = principal
-        wait = self.limiter.take(principal.via or principal.key_id or principal.name) \
+        # An OAuth token draws on the bucket of the key that approved it: registering another
+        # client must not open a fresh one.
+        wait = self.limiter.take(principal.key_id or principal.via or principal.name) \
             if self.limiter is not None else 0
         if wait and not scope["path"].startswith("/mcp"):
             await _reject(send, 429, f"too many requests for this key: at most MEMSPACE_RATE_LIMIT "
@@ -85,9 +98,11 @@ class ApiKeyMiddleware:
         if wait:  # a tool call answers `rate_limited` itself (mcp/identity.py)
             scope["state"][RATE_LIMITED_STATE_KEY] = wait
         token = current_principal.set(principal)
+        waiting = current_wait.set(wait)
         try:
             await self.app(scope, receive, send)
         finally:
+            current_wait.reset(waiting)
             current_principal.reset(token)
 
     def _identify(self, scope: Scope, raw: str | None) -> Principal:

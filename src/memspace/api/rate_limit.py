@@ -43,3 +43,38 @@ class RateLimiter:
                 full = now - self._capacity / self._rate
                 self._buckets = {k: v for k, v in self._buckets.items() if v[1] > full}
         return 0 if allowed else max(1, math.ceil((1.0 - tokens) / self._rate))
+
+    def waiting(self, caller: str) -> int:
+        """The whole seconds `caller` must wait before its next request would go ahead; 0 when
+        it may go now. Spends nothing."""
+        now = self._now()
+        with self._lock:
+            tokens, at = self._buckets.get(caller, (self._capacity, now))
+        tokens = min(self._capacity, tokens + (now - at) * self._rate)
+        return 0 if tokens >= 1.0 else max(1, math.ceil((1.0 - tokens) / self._rate))
+
+
+class FailedSignIns:
+    """Failed authentication, limited per client address and per key prefix (the `msk_xxxxxxxx`
+    part a key shows, which names the key being guessed): over MEMSPACE_AUTH_FAILURE_LIMIT
+    failures a minute from either, later attempts are refused with 429 and `Retry-After` before
+    the credential is even checked, on /mcp, /v1 and the OAuth consent sign-in alike. A request
+    with no credential is not a failure (clients discover OAuth that way)."""
+
+    def __init__(self, per_minute: int, now: Callable[[], float] = time.monotonic) -> None:
+        self._limiter = RateLimiter(per_minute, now)
+
+    def blocked(self, address: str, credential: str | None) -> int:
+        """Seconds before this address (or this key prefix) may try again; 0: it may now."""
+        return max(self._limiter.waiting(f"address {address}"),
+                   self._limiter.waiting(f"prefix {prefix_of(credential)}") if credential else 0)
+
+    def failed(self, address: str, credential: str | None) -> None:
+        self._limiter.take(f"address {address}")
+        if credential:
+            self._limiter.take(f"prefix {prefix_of(credential)}")
+
+
+def prefix_of(credential: str) -> str:
+    """The part of a credential that names it (`msk_1a2b3c4d`), never its secret part."""
+    return credential.strip()[:12]

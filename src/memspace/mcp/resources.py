@@ -10,10 +10,11 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from pydantic import Field
 
 from memspace.bootstrap import Container
-from memspace.domain.errors import MemspaceError
+from memspace.domain.errors import MemspaceError, RateLimited
 from memspace.mcp.identity import principal_of
 from memspace.present.json import memory_detail_json, profile_json, spaces_json
 from memspace.services.access import Principal
+from memspace.surfaces.identity import current_wait
 
 
 def _json(data: Any) -> str:
@@ -30,6 +31,8 @@ def _read(fn: Any) -> str:
 
 def register_resources(server: MCPServer, app: Container) -> None:
     def who() -> Principal:
+        if wait := current_wait.get():  # reads draw on the key's bucket like tool calls
+            raise RateLimited(wait)
         return principal_of(None)
 
     @server.resource("memspace://profile", name="profile", title="Active space profile",

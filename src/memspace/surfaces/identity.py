@@ -16,8 +16,11 @@ current_principal: contextvars.ContextVar[Principal | None] = contextvars.Contex
     "memspace_principal", default=None
 )
 
-# The scope-state key a rate-limited MCP request carries to the tools (api/rate_limit.py).
+# The scope-state key a rate-limited MCP request carries to the tools (api/rate_limit.py) ...
 RATE_LIMITED_STATE_KEY = "memspace.rate_limited"
+# ... and, for the resources and the prompt, which the SDK serves without the request, the same
+# wait in seconds (0: not limited).
+current_wait: contextvars.ContextVar[int] = contextvars.ContextVar("memspace_wait", default=0)
 
 # The scope-state key of an /mcp request whose client negotiated MCP Apps in a handshake-era
 # `initialize` (api/apps_session.py); tools/list then shows the views (mcp/toolsets.py).

@@ -37,6 +37,7 @@ from memspace.api.oauth.handlers import Registration, Revocation
 from memspace.api.oauth.login_link import LOGIN_PATH, LoginLinkPage
 from memspace.api.oauth.provider import CONSENT_PATH, MemspaceProvider
 from memspace.api.oauth.signing import Signer
+from memspace.api.rate_limit import FailedSignIns, RateLimiter
 from memspace.bootstrap import Container
 from memspace.services.oauth import OAuthService
 from memspace.surfaces.oauth import oauth_off_reason
@@ -65,7 +66,8 @@ def _browser_callable(app: ASGIApp, methods: list[str],
                           allow_headers=["mcp-protocol-version"])
 
 
-def oauth_setup(container: Container) -> tuple[ProtectedResource, list[BaseRoute]] | None:
+def oauth_setup(container: Container, failures: FailedSignIns | None = None,
+                ) -> tuple[ProtectedResource, list[BaseRoute]] | None:
     """The routes and the resource, or None when the public URL cannot be an OAuth issuer
     (RFC 8414 wants https; loopback http is allowed for local use). Keys work either way."""
     origin = container.settings.public_origin
@@ -82,7 +84,8 @@ def oauth_setup(container: Container) -> tuple[ProtectedResource, list[BaseRoute
     resource = f"{origin}/mcp"
     signer = Signer(upload_secret(container.settings) or secrets.token_bytes(32))
     provider = MemspaceProvider(container.oauth, signer, issuer, resource)
-    consent = ConsentPage(container.oauth, container.access, signer, issuer, resource)
+    consent = ConsentPage(container.oauth, container.access, signer, issuer, resource, failures)
+    registrations = RateLimiter(container.settings.auth_failure_limit)
     login = LoginLinkPage(container.oauth, signer, issuer)
     prm = ProtectedResourceMetadataHandler(ProtectedResourceMetadata(
         resource=AnyHttpUrl(resource), authorization_servers=[AnyHttpUrl(issuer)],
@@ -108,7 +111,8 @@ def oauth_setup(container: Container) -> tuple[ProtectedResource, list[BaseRoute
                                           ["POST", "OPTIONS"]),
               methods=["POST", "OPTIONS"]),
         Route("/register", _browser_callable(
-            request_response(Registration(container.oauth).handle), ["POST", "OPTIONS"],
+            request_response(Registration(container.oauth, registrations).handle),
+            ["POST", "OPTIONS"],
             REGISTRATION_BODY_LIMIT),
             methods=["POST", "OPTIONS"]),
         Route("/revoke", _browser_callable(

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from memspace.api.oauth.signing import SIGNED_TTL_S, Signer, same_text
+from memspace.api.rate_limit import FailedSignIns
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Access
 from memspace.services.access import AccessService
@@ -42,7 +43,8 @@ table{border-collapse:collapse;width:100%}td{padding:.3rem 0}.muted{color:#666;f
 
 class ConsentPage:
     def __init__(self, oauth: OAuthService, access: AccessService, signer: Signer, issuer: str,
-                 resource: str) -> None:
+                 resource: str, failures: FailedSignIns | None = None) -> None:
+        self._failures = failures  # a pasted key is limited like one sent to /mcp or /v1
         self._oauth = oauth
         self._access = access
         self._signer = signer
@@ -87,9 +89,16 @@ class ConsentPage:
                                                 "link has expired: open the link again, or paste it")
             return await self._choose_form(raw_request, pending, csrf, linked, None)
         if field.get("step") == "signin":
+            credential = str(field.get("credential", ""))
+            address = request.client.host if request.client else "unknown"
+            if self._failures is not None and (wait := self._failures.blocked(address, credential)):
+                return await self._sign_in_form(raw_request, pending, csrf, "too many failed "
+                                                f"sign-ins; try again in {wait} s")
             try:
-                who = await anyio.to_thread.run_sync(self._oauth.sign_in, field.get("credential", ""))
+                who = await anyio.to_thread.run_sync(self._oauth.sign_in, credential)
             except MemspaceError as exc:
+                if self._failures is not None:
+                    self._failures.failed(address, credential)
                 return await self._sign_in_form(raw_request, pending, csrf, exc.message)
             assert who.key_id is not None
             return await self._choose_form(raw_request, pending, csrf, who.key_id, None)

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from memspace.api.oauth.provider import client_info
+from memspace.api.rate_limit import RateLimiter
 from memspace.domain.errors import MemspaceError
 from memspace.services.oauth import OAuthService
 from memspace.services.oauth_rules import check_metadata_bounds
@@ -30,10 +31,18 @@ class Registration:
     secret, so every client is public and PKCE is what binds a code to whoever asked for it.
     """
 
-    def __init__(self, oauth: OAuthService) -> None:
+    def __init__(self, oauth: OAuthService, limiter: RateLimiter | None = None) -> None:
         self._oauth = oauth
+        # Registrations a minute per client address: each stores a client, and each client
+        # would otherwise be a fresh start for whoever registers it.
+        self._limiter = limiter
 
     async def handle(self, request: Request) -> Response:
+        address = request.client.host if request.client else "unknown"
+        if self._limiter is not None and (wait := self._limiter.take(f"register {address}")):
+            return JSONResponse({"error": "slow_down", "error_description": "too many client "
+                                 f"registrations from this address; retry after {wait} s"},
+                                status_code=429, headers={**NO_STORE, "Retry-After": str(wait)})
         try:
             metadata = OAuthClientMetadata.model_validate_json(await request.body())
         except ValidationError as exc:
