@@ -100,15 +100,15 @@ def test_each_caller_has_its_own_bucket() -> None:
 def test_too_many_buckets_forget_the_full_ones_and_keep_those_being_paid_back(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rate_limit, "MAX_BUCKETS", 3)
-    limiter, clock = _limiter(60)
-    _granted(limiter, "noisy", 60)  # empty at 1000 s
+    limiter, clock = _limiter(120)  # two a second: a minute is not the limit's own number
+    _granted(limiter, "noisy", 120)  # empty at 1000 s
     clock.at += 30
     for caller in ("a", "b", "c"):  # the fourth bucket: over the cap, none full yet
         limiter.take(caller)
     assert set(limiter._buckets) == {"noisy", "a", "b", "c"}
-    # Forgetting "noisy" now would hand it a full bucket: it has earned 30 requests, not 60.
-    assert _granted(limiter, "noisy", 100) == 30
+    # Forgetting "noisy" now would hand it a full bucket: it has earned 60 requests, not 120.
+    assert _granted(limiter, "noisy", 200) == 60
     clock.at += 60  # every bucket last touched a minute ago is full again
     limiter.take("d")
     assert set(limiter._buckets) == {"d"}
-    assert _granted(limiter, "noisy", 100) == 60  # a forgotten caller starts full, as it was
+    assert _granted(limiter, "noisy", 200) == 120  # a forgotten caller starts full, as it was
