@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +142,26 @@ def test_an_upload_title_or_file_name_holding_a_credential_is_refused(app: Conta
     assert [f for f, _, _ in refused.value.findings] == ["title"]
     with pytest.raises(ContainsSecret):
         app.ingestion.upload(who, f"{SECRET}.md", b"Deploys are on Fridays.", space=slug)
+
+
+def test_the_audit_log_records_forgets_marks_settlements_and_refused_secrets(
+        app: Container) -> None:
+    slug, who = writer(app, "refuse")
+    since = datetime.now(UTC) - timedelta(seconds=5)
+    marked = seeded(app, slug, who)
+    app.lifecycle.mark(who, marked, "disputed", "the load test disagrees", slug)
+    [conflict] = app.conflicts.listing(who, slug).page.items
+    app.conflicts.resolve(who, conflict.id, marked, None, "the load test was wrong", None, slug)
+    gone = app.memories.add(who, "The old pager number is on the wiki", slug).memories[0].id
+    app.memories.forget(who, gone, reason="the wiki page is gone", space=slug)
+    with pytest.raises(ContainsSecret):
+        WRITES["category"](app, slug, who)
+    space_id = app.admin.space(slug).id
+    entries = [e for e in app.security.audit_since(since) if e.space_id == space_id]
+    by_action = {e.action: e for e in entries}
+    assert {"memory.mark", "conflict.resolve", "memory.forget", "secret.refused"} <= set(by_action)
+    assert by_action["memory.forget"].target == gone and by_action["memory.mark"].target == marked
+    assert "github-token in category" in by_action["secret.refused"].detail
+    assert SECRET not in repr(entries)
+    assert {by_action[a].actor for a in ("memory.mark", "conflict.resolve", "memory.forget",
+                                         "secret.refused")} == {who.actor}

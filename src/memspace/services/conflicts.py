@@ -85,7 +85,9 @@ class ConflictService:
                  access: AccessService, clock: Clock,
                  store_proposal: StoreProposal | None = None,
                  guard: ContentGuard | None = None) -> None:
-        self._guard = guard  # a reason is shown to every reader: it passes the write guard
+        # A reason is shown to every reader: it passes the write guard; a settlement is
+        # recorded in the guard's audit log.
+        self._guard = guard
         self._store = store
         self._conflicts = conflicts
         self._marks = marks
@@ -161,6 +163,10 @@ class ConflictService:
         read = self._store.reads.get_memory
         kept = read(target.space.id, kept_id) if kept_id else None
         olds = tuple(m for m in (read(target.space.id, g) for g in settled) if m is not None)
+        if self._guard is not None:
+            self._guard.audit.record(principal.actor, "conflict.resolve", space_id=target.space.id,
+                                     target=found.id, detail=f"kept {kept_id or 'none'}; "
+                                     f"superseded {', '.join(settled) or 'none'}; reason: {why}")
         return Resolution(target.space.slug, found, kept, olds, PROPOSAL in gone, why,
                           principal.actor, now)
 

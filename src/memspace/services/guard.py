@@ -85,7 +85,9 @@ class ContentGuard:
     def __init__(self, policies: PolicyStore, audit: AuditLog,
                  scanner: SecretScanner | None = None) -> None:
         self._policies = policies
-        self._audit = audit
+        # The operator's audit log: what the guard refused or redacted, and the writes whose
+        # services screen through it and must leave a trace (forgets, marks, settlements).
+        self.audit = audit
         self._scanner = scanner  # built on the first scan: detect-secrets takes ~0.7 s to import
         self._cache: dict[str, tuple[float, SpacePolicy]] = {}
         self._lock = threading.Lock()
@@ -133,12 +135,12 @@ class ContentGuard:
         cleaned = {name: redact(text, found[name]) for name, text in fields.items()}
         listed = [(name, f.kind, f.where) for name, hits in found.items() for f in hits]
         if policy.secrets is SecretsPolicy.REFUSE:
-            self._audit.record(actor, "secret.refused", space_id=space_id,
+            self.audit.record(actor, "secret.refused", space_id=space_id,
                                detail="; ".join(f"{k} in {n} at {w}" for n, k, w in listed))
             raise ContainsSecret(listed, as_arguments(cleaned))
         warnings = [f"{kind} in {name} at {where} was stored as [redacted:{kind}] (this "
                     "space redacts secrets)" for name, kind, where in listed]
-        self._audit.record(actor, "secret.redacted", space_id=space_id,
+        self.audit.record(actor, "secret.redacted", space_id=space_id,
                            detail="; ".join(f"{k} in {n} at {w}" for n, k, w in listed))
         return Screened(cleaned, warnings + flagged, policy)
 

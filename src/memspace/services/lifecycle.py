@@ -99,7 +99,9 @@ class LifecycleService:
 
     def __init__(self, store: LifecyclePorts, marks: LifecycleStore, access: AccessService,
                  clock: Clock, guard: ContentGuard | None = None) -> None:
-        self._guard = guard  # a reason is shown to every reader: it passes the write guard
+        # A reason is shown to every reader: it passes the write guard; a mark is recorded in
+        # the guard's audit log.
+        self._guard = guard
         self._store = store
         self._relations = store.relations
         self._marks = marks
@@ -128,6 +130,10 @@ class LifecycleService:
         marked = self._marks.mark(target.space.id, memory.id, chosen, why, principal.actor,
                                   self._clock.now(), expected_version)
         [revision] = self._marks.marks_of(target.space.id, [memory.id])[-1:]
+        if self._guard is not None:
+            self._guard.audit.record(principal.actor, "memory.mark", space_id=target.space.id,
+                               target=memory.id, detail=f"{memory.status.value} -> "
+                               f"{chosen.value}; reason: {why}")
         return Marked(target.space.slug, marked, memory.status, revision)
 
     def revisions(self, principal: Principal, memory_id: str,

@@ -122,6 +122,13 @@ class WriteScreen:
         self._guard = guard
         self._evidence = evidence
 
+    def record(self, principal: Principal, action: str, space_id: str, target: str,
+               detail: str) -> None:
+        """An entry in the operator's audit log (a forget: what left the current set, and why)."""
+        if self._guard is not None:
+            self._guard.audit.record(principal.actor, action, space_id=space_id, target=target,
+                                     detail=detail)
+
     def screen(self, space_id: str, fields: dict[str, str], principal: Principal) -> Screened:
         """The fields as the space's security policy lets them be stored. Raises
         ContainsSecret under `refuse`."""

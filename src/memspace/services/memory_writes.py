@@ -285,12 +285,14 @@ class MemoryWrites:
         screened = self._screen.screen(target.space.id, written(reason=reason), principal)
         why = (screened.optional("reason", reason) or "").strip() or "forgotten on request"
         try:
-            return self._store.writes.forget(target.space.id, old.id, why, principal.actor,
-                                      self._clock.now())
+            gone = self._store.writes.forget(target.space.id, old.id, why, principal.actor,
+                                             self._clock.now())
         except Conflict as exc:
             if expected_version is None:
                 raise
             raise versions.after_lost_race(self._store.reads, target.space.id, old.id,
                                            expected_version, exc) from exc
+        self._screen.record(principal, "memory.forget", target.space.id, old.id, f"reason: {why}")
+        return gone
 
 

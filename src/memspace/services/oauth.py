@@ -95,6 +95,8 @@ class OAuthService:
         client = OAuthClient(client_id, name.strip() or "unnamed client", tuple(redirect_uris),
                              now, json.dumps(record))
         self._store.save_client(client)
+        self._record(f"client {client_id}", "oauth.register", f"client {client_id}",
+                     f"name {client.name}; redirect URIs " + ", ".join(redirect_uris))
         return client
 
     def client(self, client_id: str) -> OAuthClient | None:
@@ -192,10 +194,14 @@ class OAuthService:
                  FamilyToken(digest(refresh), family.id, TokenKind.REFRESH, now, now + REFRESH_TTL)]
         if not self._store.use_token(token.sha256, now, issue):
             self._store.revoke_family(family.id, now)
+            self._record(f"client {client_id}", "oauth.revoke", f"family {family.id}",
+                         f"a {kind.value} was used twice")
             raise Unauthenticated(
                 f"this {kind.value} was already used, so every token it led to is now revoked "
                 "(RFC 9700 §4.14); sign in again")
         self._store.purge_tokens(now - PURGE_AFTER)  # each refresh adds two rows; keep it flat
+        self._record(f"client {client_id}", "oauth.token", f"family {family.id}",
+                     f"{kind.value} traded for an access and a refresh token")
         return IssuedTokens(access, refresh, int(ACCESS_TTL.total_seconds()))
 
     def authenticate(self, raw: str, resource: str) -> Principal:
@@ -221,6 +227,8 @@ class OAuthService:
         found = self._store.get_token(digest(raw))
         if found is not None and found[1].client_id == client_id:
             self._store.revoke_family(found[1].id, self._clock.now())
+            self._record(f"client {client_id}", "oauth.revoke", f"family {found[1].id}",
+                         "revoked by its client (RFC 7009)")
 
     # -- administration (CLI) ---------------------------------------------------------------
 
