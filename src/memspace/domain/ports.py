@@ -135,10 +135,12 @@ class RelationStore(Protocol):
         """Relations whose two ends are both among `memory_ids` (a subgraph's edges)."""
 
     def neighbours(
-        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
+        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10,
+        known_at: datetime | None = None,
     ) -> list[Neighbour]:
         """Memories up to `hops` relations away in either direction, nearest first, never
-        leaving the space, each origin excluded from its own list."""
+        leaving the space, each origin excluded from its own list. With `known_at`, only over
+        relations recorded by then, to memories that existed then and are not forgotten."""
 
 
 class SearchStore(Protocol):

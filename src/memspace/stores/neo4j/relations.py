@@ -5,6 +5,7 @@ with the memories that make them (memories.write)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from memspace.domain.models import Neighbour, Relation, RelationType
 from memspace.stores.neo4j import records as rec
@@ -32,11 +33,12 @@ def among(db: Neo4jConnection, space_id: str, memory_ids: Sequence[str]) -> list
 
 
 def neighbours(db: Neo4jConnection, space_id: str, memory_ids: Sequence[str], hops: int,
-               per_origin: int) -> list[Neighbour]:
+               per_origin: int, known_at: datetime | None = None) -> list[Neighbour]:
     if not memory_ids or hops < 1 or per_origin < 1:
         return []
     ids = list(dict.fromkeys(memory_ids))
-    rows = db.read(cypher.neighbours(hops), ids=ids, space=space_id, per=per_origin)
+    rows = db.read(cypher.neighbours(hops), ids=ids, space=space_id, per=per_origin,
+                   knownAt=known_at)
     return [
         Neighbour(r["origin"], rec.memory_from(r["memory"]), r["hops"], RelationType(r["via"]),
                   r["direction"])
@@ -60,7 +62,8 @@ class Neo4jRelations:
         return among(self._db, space_id, memory_ids)
 
     def neighbours(
-        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
+        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10,
+        known_at: datetime | None = None,
     ) -> list[Neighbour]:
-        return neighbours(self._db, space_id, memory_ids, hops, per_origin)
+        return neighbours(self._db, space_id, memory_ids, hops, per_origin, known_at)
 

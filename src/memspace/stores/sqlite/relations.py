@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from datetime import datetime
 
 from memspace.domain.models import Neighbour, Relation, RelationType
 from memspace.stores.sqlite.kit import SqliteKit
-from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, relation_from_row
+from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, relation_from_row, ts
 
 
 def of_memory(conn: sqlite3.Connection, space_id: str, memory_id: str) -> list[Relation]:
@@ -45,53 +46,60 @@ def among(conn: sqlite3.Connection, space_id: str, memory_ids: Sequence[str]) ->
     return [relation_from_row(r) for r in rows]
 
 
+# Each step follows an edge out of (source) or into (target) the current node, through the
+# source and target indexes (a first version joined a view of every relation of the space and
+# took 240 ms at 100,000 memories); the hop bound ends the recursion and UNION drops repeated
+# rows, so cycles cannot loop. `+r.space_id` keeps SQLite off the space's index, which it
+# otherwise preferred: every step then read every relation of the space. `:known` (knownAt)
+# walks only the relations recorded by then, to memories that existed then and are not
+# forgotten (docs/time.md).
+_RECORDED = "AND (:known IS NULL OR r.created_at <= :known)"
+NEIGHBOURS = f"""
+    WITH RECURSIVE
+    origins(id) AS (SELECT value FROM json_each(:ids)),
+    walk(origin, node, hops, via, direction) AS (
+        SELECT o.id, r.target_id, 1, r.type, 'out'
+        FROM origins o JOIN relations r ON r.source_id = o.id WHERE +r.space_id = :space
+          {_RECORDED}
+        UNION
+        SELECT o.id, r.source_id, 1, r.type, 'in'
+        FROM origins o JOIN relations r ON r.target_id = o.id WHERE +r.space_id = :space
+          {_RECORDED}
+        UNION
+        SELECT w.origin, r.target_id, w.hops + 1, r.type, 'out'
+        FROM walk w JOIN relations r ON r.source_id = w.node
+        WHERE w.hops < :hops AND +r.space_id = :space {_RECORDED}
+        UNION
+        SELECT w.origin, r.source_id, w.hops + 1, r.type, 'in'
+        FROM walk w JOIN relations r ON r.target_id = w.node
+        WHERE w.hops < :hops AND +r.space_id = :space {_RECORDED}
+    ),
+    nearest AS (
+        SELECT origin, node, min(hops) AS hops, via, direction FROM walk
+        WHERE node != origin GROUP BY origin, node
+    ),
+    ranked AS (
+        SELECT n.*, row_number() OVER (
+            PARTITION BY n.origin ORDER BY n.hops, m.created_at DESC) AS rn
+        FROM nearest n JOIN memories m ON m.id = n.node AND m.space_id = :space
+        WHERE :known IS NULL OR (m.created_at <= :known
+                                 AND m.forgotten_by IS NULL AND m.forget_reason IS NULL)
+    )
+    SELECT r.origin, r.hops, r.via, r.direction,
+           {", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))}
+    FROM ranked r JOIN memories m ON m.id = r.node
+    WHERE r.rn <= :per ORDER BY r.origin, r.hops, m.created_at DESC
+"""
+
+
 def neighbours(conn: sqlite3.Connection, space_id: str, memory_ids: Sequence[str], hops: int,
-               per_origin: int) -> list[Neighbour]:
+               per_origin: int, known_at: datetime | None = None) -> list[Neighbour]:
     if not memory_ids or hops < 1:
         return []
-    # Each step follows an edge out of (source) or into (target) the current node, through
-    # the source and target indexes (a first version joined a view of every relation of the
-    # space and took 240 ms at 100,000 memories); the hop bound ends the recursion and
-    # UNION drops repeated rows, so cycles cannot loop. `+r.space_id` keeps SQLite off the
-    # space's index, which it otherwise preferred: every step then read every relation of the
-    # space.
-    rows = conn.execute(
-        """
-        WITH RECURSIVE
-        origins(id) AS (SELECT value FROM json_each(:ids)),
-        walk(origin, node, hops, via, direction) AS (
-            SELECT o.id, r.target_id, 1, r.type, 'out'
-            FROM origins o JOIN relations r ON r.source_id = o.id WHERE +r.space_id = :space
-            UNION
-            SELECT o.id, r.source_id, 1, r.type, 'in'
-            FROM origins o JOIN relations r ON r.target_id = o.id WHERE +r.space_id = :space
-            UNION
-            SELECT w.origin, r.target_id, w.hops + 1, r.type, 'out'
-            FROM walk w JOIN relations r ON r.source_id = w.node
-            WHERE w.hops < :hops AND +r.space_id = :space
-            UNION
-            SELECT w.origin, r.source_id, w.hops + 1, r.type, 'in'
-            FROM walk w JOIN relations r ON r.target_id = w.node
-            WHERE w.hops < :hops AND +r.space_id = :space
-        ),
-        nearest AS (
-            SELECT origin, node, min(hops) AS hops, via, direction FROM walk
-            WHERE node != origin GROUP BY origin, node
-        ),
-        ranked AS (
-            SELECT n.*, row_number() OVER (
-                PARTITION BY n.origin ORDER BY n.hops, m.created_at DESC) AS rn
-            FROM nearest n JOIN memories m ON m.id = n.node AND m.space_id = :space
-        )
-        SELECT r.origin, r.hops, r.via, r.direction, """
-        + ", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))
-        + """
-        FROM ranked r JOIN memories m ON m.id = r.node
-        WHERE r.rn <= :per ORDER BY r.origin, r.hops, m.created_at DESC
-        """,
-        {"ids": json.dumps(list(memory_ids)), "space": space_id, "hops": hops,
-         "per": per_origin},
-    ).fetchall()
+    rows = conn.execute(NEIGHBOURS, {
+        "ids": json.dumps(list(memory_ids)), "space": space_id, "hops": hops,
+        "per": per_origin, "known": ts(known_at) if known_at is not None else None,
+    }).fetchall()
     return [
         Neighbour(
             origin_id=r["origin"], memory=memory_from_row(r), hops=int(r["hops"]),
@@ -117,7 +125,8 @@ class SqliteRelations:
         return among(self._db.conn(), space_id, memory_ids)
 
     def neighbours(
-        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10
+        self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10,
+        known_at: datetime | None = None,
     ) -> list[Neighbour]:
-        return neighbours(self._db.conn(), space_id, memory_ids, hops, per_origin)
+        return neighbours(self._db.conn(), space_id, memory_ids, hops, per_origin, known_at)
 

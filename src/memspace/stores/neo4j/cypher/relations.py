@@ -39,13 +39,16 @@ def neighbours(hops: int) -> str:
     `via` is the type of the walk's last relation; `direction` is "out" when that relation
     points from the node before at the neighbour. A variable-length pattern never reuses a
     relationship and is bounded by `hops`, so cycles cannot loop. Cypher 5 cannot take the
-    bound as a parameter, hence the int literal.
+    bound as a parameter, hence the int literal. `$knownAt` (or null) walks only the relations
+    recorded by then, to memories that existed then and are not forgotten (docs/time.md).
     """
     return f"""
 UNWIND $ids AS oid
 MATCH (o:Memory {{id: oid}}) WHERE o.spaceId = $space
 MATCH p = (o)-[:{EDGE_TYPES}*1..{int(hops)}]-(n:Memory)
 WHERE n <> o AND all(x IN nodes(p) WHERE x.spaceId = $space)
+  AND ($knownAt IS NULL OR (all(e IN relationships(p) WHERE e.createdAt <= $knownAt)
+       AND n.createdAt <= $knownAt AND n.forgottenBy IS NULL AND n.forgetReason IS NULL))
 WITH o, n, p ORDER BY length(p)
 WITH o, n, collect(p)[0] AS p
 WITH o, n, length(p) AS hops, last(relationships(p)) AS r
