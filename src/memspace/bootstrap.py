@@ -217,7 +217,7 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     verification = VerificationService(store.reads, p.code_index, p.evidence, access, clock)
     memories = MemoryService(only(MemoryPorts), batched, access, clock, limits, p.extractor,
                              notes=notes, evidence=evidence, guard=guard, cold=p.cold_reads,
-                             conflicts=recorder, answer_form=add_json)
+                             conflicts=recorder, answer_form=add_json, marks=p.marks)
     reader = build_reader(settings)
     ingestion = IngestionService(only(IngestionPorts), access, memories, reader, files, clock,
                                  settings.max_upload_bytes, batched.prefetch, guard)
@@ -239,13 +239,13 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
                                 quarantines=guard.quarantines, marks=p.marks, cold=p.cold_reads,
                                 broken=broken_notes(p.evidence), open_conflicts=conflicts.count)
     search = SearchService(only(SearchPorts), embedder, access, profiles, settings.max_query_chars,
-                           guard.quarantines, limits.turns, p.cache, p.cold, clock)
+                           guard.quarantines, limits.turns, p.cache, p.cold, clock, p.marks)
     return Container(
         settings=settings, metrics=p.metrics, store=store, embedder=embedder, access=access,
         admin=admin, memories=memories, search=search, briefings=briefings,
         documents=DocumentService(only(DocumentPorts), access, files, settings.max_page_size),
         ingestion=ingestion, worker=IngestionWorker(ingestion, notes), notes=notes,
-        seeder=seeder, profiles=profiles, graphs=GraphService(only(GraphViewPorts), access, clock),
+        seeder=seeder, profiles=profiles, graphs=GraphService(only(GraphViewPorts), access, clock, p.marks),
         spaces=SpaceService(access, only(SpacePorts), conflicts.count),
         handoffs=HandoffService(store.handoffs, access, clock, evidence, guard),
         uploads=UploadTickets(store.directory, access, clock, upload_secret(settings)),

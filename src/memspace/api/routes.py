@@ -121,8 +121,11 @@ async def mark_memory(memory_id: str, body: MarkBody, app: ContainerDep,
 
 @router.get("/v1/memories/{memory_id}", tags=["memories"])
 async def get_memory(memory_id: str, app: ContainerDep, who: PrincipalDep,
-                     space: str | None = None) -> dict[str, Any]:
-    return memory_detail_json(await run_in_threadpool(app.memories.get, who, memory_id, space))
+                     space: str | None = None,
+                     knownAt: str | None = None,  # noqa: N803  (docs/time.md)
+                     ) -> dict[str, Any]:
+    return memory_detail_json(await run_in_threadpool(app.memories.get, who, memory_id, space,
+                                                      knownAt))
 
 
 @router.post("/v1/search", tags=["memories"])
@@ -170,6 +173,7 @@ class BatchBody(BaseModel):
 
     ids: list[str] = Field(min_length=1, max_length=50)
     space: str | None = None
+    knownAt: str | None = None  # noqa: N815  (docs/time.md)
 
 
 @router.post("/v1/memories/{memory_id}/patch", tags=["memories"])
@@ -184,7 +188,7 @@ async def patch_memory(memory_id: str, body: PatchBody, app: ContainerDep,
 @router.post("/v1/memories/batch", tags=["memories"])
 async def get_memories(body: BatchBody, app: ContainerDep, who: PrincipalDep) -> dict[str, Any]:
     slug, found, missing = await run_in_threadpool(app.memories.get_many, who, body.ids,
-                                                   body.space)
+                                                   body.space, body.knownAt)
     return {"space": slug, "memories": [memory_json(m) for m in found], "missing": missing}
 
 

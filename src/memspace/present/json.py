@@ -20,7 +20,7 @@ from memspace.present.records import (
     relation_json,
     space_json,
 )
-from memspace.present.timeline import slice_json, timeline_json
+from memspace.present.timeline import TODAY_LEFT_OUT, slice_json, timeline_json
 
 # The result types only for type checking: the idempotency ledger (services/memory_writes.py)
 # imports this module at run time, to store an add's answer in its wire form.
@@ -81,6 +81,8 @@ def search_json(found: SearchResult) -> dict[str, Any]:
         data["message"] = found.message
     if found.profile is not None:
         data["profile"] = profile_json(found.profile)
+    elif found.profile_left_out:
+        data["profileLeftOut"] = TODAY_LEFT_OUT
     return data
 
 
@@ -145,6 +147,7 @@ def memory_detail_json(detail: MemoryDetail) -> dict[str, Any]:
         "relatedMemories": [neighbour_json(n, detail.titles) for n in detail.related],
         "source": document_json(detail.source) if detail.source else None,
         "timeline": timeline_json(detail.timeline),
+        **slice_json(detail.at),
     }
 
 
@@ -218,7 +221,9 @@ def context_json(brief: Briefing) -> dict[str, Any]:
             "omittedEntries": [{"id": i, "section": brief.omitted_sections.get(i, "")}
                                for i in brief.omitted],
             "handoffId": brief.handoff, "notes": brief.notes,
-            "openConflicts": brief.open_conflicts, **slice_json(brief.at)}
+            **slice_json(brief.at)}
+    if brief.at is None or brief.at.known_at is None:  # today's count: not part of a past record
+        meta["openConflicts"] = brief.open_conflicts
     return {"context": brief.text, "meta": meta}
 
 

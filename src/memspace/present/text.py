@@ -11,7 +11,8 @@ from memspace.domain.text import counted, kind_label
 from memspace.present.json import add_json
 from memspace.present.quoting import NOTICE, label, quoted, warning
 from memspace.present.records import EXCERPT_CHARS, RELATED_EXCERPT_CHARS, excerpt, iso
-from memspace.present.timeline import slice_text, timeline_text
+from memspace.present.timeline import TODAY_LEFT_OUT, slice_text, timeline_text
+from memspace.services.time_travel import described
 
 if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.json at run time
     from memspace.services.adding import AddResult
@@ -97,9 +98,11 @@ def search_text(found: SearchResult) -> str:
             arrow = "->" if rel.direction == "out" else "<-"
             lines.append(f"     {arrow} {rel.via.value} ({counted(rel.hops, 'hop')}): "
                          f"{memory_line(rel.memory, found.titles, lean, RELATED_EXCERPT_CHARS)}")
+    if found.profile_left_out:
+        lines.append(f"The space's profile is {TODAY_LEFT_OUT}.")
     if found.profile is not None:
         stats = found.profile.stats
-        lines.append(f"Space '{found.profile.space.slug}': "
+        lines.append(f"Space '{found.profile.space.slug}'{' today' if found.at else ''}: "
                      f"{counted(stats.active_memories, 'active memory', 'active memories')}, "
                      f"{counted(stats.relations, 'relation')}.")
     return "\n".join(lines)
@@ -229,8 +232,9 @@ def identity_text(who: Identity) -> str:
 
 def memory_text(detail: MemoryDetail) -> str:
     memory = detail.memory
-    lines = [memory_line(memory, detail.titles),
-             f"Saved by {memory.created_by} at {iso(memory.created_at)}."]
+    lines = ([f"NOT TODAY'S VIEW: {described(detail.at)}."] if detail.at is not None else []) + [
+        memory_line(memory, detail.titles),
+        f"Saved by {memory.created_by} at {iso(memory.created_at)}."]
     if detail.source is not None:
         source = detail.source
         lines.append(f"From document [{source.id}] {label(source.title)} ({source.kind}).")

@@ -8,7 +8,11 @@ from typing import Any
 
 from memspace.domain.bitemporal import TimeSlice
 from memspace.present.records import iso
+from memspace.services.known_view import TODAY_LEFT_OUT
 from memspace.services.time_travel import Period, described
+
+__all__ = ["TODAY_LEFT_OUT", "period_json", "slice_json", "slice_text", "timeline_json",
+           "timeline_text"]
 
 
 def slice_json(at: TimeSlice | None) -> dict[str, Any]:

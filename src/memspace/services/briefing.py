@@ -23,6 +23,7 @@ from memspace.domain.text import counted
 from memspace.services import briefing_sections as sec
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.briefing_pack import Briefing, pack
+from memspace.services.known_view import TODAY_LEFT_OUT, KnownView, past_record
 from memspace.services.memory_rules import ColdNeighbours
 from memspace.services.ranking import blend
 from memspace.services.time_travel import described, time_slice
@@ -78,6 +79,7 @@ class BriefingService:
         self._clock = clock
         self._count = count_tokens
         self._marks = marks
+        self._view = KnownView(marks)  # at knownAt, each memory as its record stood then
         self._broken = broken
         self._open_conflicts = open_conflicts or (lambda _space_id: 0)
 
@@ -116,8 +118,8 @@ class BriefingService:
             entries += [sec.memory_entry(m, sec.Section(f"space:{other.space.slug}", title),
                                          i == 0, level.excerpt_words)
                         for i, m in enumerate(ranked)]
-        waiting = self._open_conflicts(target.space.id)
-        head = self._header(target, q, notes[:1], waiting)
+        waiting = 0 if past_record(at) else self._open_conflicts(target.space.id)
+        head = self._header(target, q, notes[:1], waiting, at)
         if at is not None:  # a past view, said first: never mistaken for today's truth
             head = head.replace(NOTICE, f"{NOTICE}\nNOT TODAY'S VIEW: {described(at)}.", 1)
         out = pack(head, entries, budget, self._count)
@@ -163,10 +165,9 @@ class BriefingService:
         hidden = self._hidden(space)
 
         def typed(section: sec.Section) -> None:
-            pool = [m for m in self._store.reads.list_memories(
-                sec.shown(space, at, section.types), PER_SECTION)
-                if not hidden(m)]
-            inbound = self._inbound(space, [m.id for m in pool])
+            pool = [m for m in self._view.memories(space.id, self._store.reads.list_memories(
+                sec.shown(space, at, section.types), PER_SECTION), at) if not hidden(m)]
+            inbound = self._inbound(space, [m.id for m in pool], at)
             ranked = sorted(pool, key=lambda m: (
                 -sec.score(m, now, inbound.get(m.id, 0), relevance.get(m.id) if query else None),
                 m.id))
@@ -182,8 +183,8 @@ class BriefingService:
                     for i, m in enumerate(relevant)]
         typed(sec.TASKS)
         # What changed last, in one line each (most also appear above, in full).
-        recent = [m for m in self._store.reads.list_memories(sec.shown(space, at), RECENT_CHANGES)
-                  if not hidden(m)]
+        recent = [m for m in self._view.memories(space.id, self._store.reads.list_memories(
+            sec.shown(space, at), RECENT_CHANGES), at) if not hidden(m)]
         entries += [sec.recent_entry(m, i == 0) for i, m in enumerate(recent)]
         return entries
 
@@ -213,7 +214,8 @@ class BriefingService:
             ranked = blend(hits.by_vector, hits.by_text, query)
         ranked = [r for r in ranked if at is None or holds(r.memory, at)]
         top = ranked[0].score if ranked and ranked[0].score > 0 else 1.0
-        return {hit.memory.id: (hit.score / top, hit.memory) for hit in ranked}
+        shown = {m.id: m for m in self._view.memories(space.id, [r.memory for r in ranked], at)}
+        return {hit.memory.id: (hit.score / top, shown[hit.memory.id]) for hit in ranked}
 
     def _hidden(self, space: Space) -> Callable[[Memory], bool]:
         """Whether a memory stays out of context: a suspicious one, where the space quarantines
@@ -227,30 +229,34 @@ class BriefingService:
                   at: TimeSlice | None = None) -> list[Memory]:
         """The notes no typed section holds: the newest and what the query finds, ranked."""
         relevance = {i: s for i, (s, _) in found.items()}
-        pool = {m.id: m for m in self._store.reads.list_memories(sec.shown(space, at), CANDIDATES)}
+        pool = {m.id: m for m in self._view.memories(space.id, self._store.reads.list_memories(
+            sec.shown(space, at), CANDIDATES), at)}
         pool.update((i, m) for i, (_, m) in found.items())
         hidden = self._hidden(space)
         kept = [m for m in pool.values() if m.id not in seen and m.type not in sec.IN_SECTIONS
                 and (at is not None or m.status in sec.SHOWN) and m.space_id == space.id and not hidden(m)]
-        inbound = self._inbound(space, [m.id for m in kept])
+        inbound = self._inbound(space, [m.id for m in kept], at)
         now = self._clock.now()
         return sorted(kept, key=lambda m: (
             -sec.score(m, now, inbound.get(m.id, 0), relevance.get(m.id, 0.0) if query else None),
             m.id))
 
-    def _inbound(self, space: Space, ids: list[str]) -> dict[str, int]:
-        """How many memories point at each of these (one hop, relations into it)."""
+    def _inbound(self, space: Space, ids: list[str], at: TimeSlice | None = None
+                 ) -> dict[str, int]:
+        """How many memories point at each of these (one hop, relations into it; at knownAt,
+        those recorded by then)."""
         counts: dict[str, int] = {}
         if not ids:
             return counts
-        for near in self._store.relations.neighbours(space.id, ids, hops=1,
-                                           per_origin=sec.LINKS_SATURATE):
+        for near in self._store.relations.neighbours(
+                space.id, ids, hops=1, per_origin=sec.LINKS_SATURATE,
+                known_at=at.known_at if at is not None else None):
             if near.direction == "in":
                 counts[near.origin_id] = counts.get(near.origin_id, 0) + 1
         return counts
 
     def _header(self, target: SpaceAccess, query: str | None, notes: list[str],
-                waiting: int = 0) -> str:
+                waiting: int = 0, at: TimeSlice | None = None) -> str:
         # Read again: a key carries the spaces it was read with, instructions set since included.
         space = self._store.directory.get_space(target.space.id) or target.space
         stats = self._store.directory.space_stats(space.id)
@@ -260,9 +266,13 @@ class BriefingService:
             lines.append(space.description)
         if space.instructions:
             lines += ["", "## Instructions for agents in this space", space.instructions, ""]
-        lines.append(f"{counted(stats.active_memories, 'active memory', 'active memories')}, "
-                     f"{counted(stats.relations, 'link')}. "
-                     "Ids in brackets work with getMemory; search_memory finds more.")
+        counts = (f"{counted(stats.active_memories, 'active memory', 'active memories')}, "
+                  f"{counted(stats.relations, 'link')}")
+        if past_record(at):  # the counts are today's: the record keeps no earlier copy
+            counts = f"The space's counts are {TODAY_LEFT_OUT}"
+        elif at is not None:
+            counts = f"Today: {counts}"
+        lines.append(f"{counts}. Ids in brackets work with getMemory; search_memory finds more.")
         if waiting:
             lines.append(f"{counted(waiting, 'open conflict')} waiting for a decision: list_conflicts shows "
                          "them, resolve_conflict settles one.")

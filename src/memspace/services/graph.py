@@ -10,8 +10,10 @@ from memspace.domain.bitemporal import TimeSlice
 from memspace.domain.graph_port import WithHandoffs, WithReads, WithRelations
 from memspace.domain.models import Handoff, Memory, MemoryFilter, Relation
 from memspace.domain.ports import Clock
+from memspace.domain.role_ports import LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.clock import SystemClock
+from memspace.services.known_view import KnownView, past_record
 from memspace.services.paging import clamp_limit
 from memspace.services.time_travel import time_slice
 
@@ -35,8 +37,9 @@ class GraphViewPorts(WithReads, WithRelations, WithHandoffs, Protocol):
 
 class GraphService:
     def __init__(self, store: GraphViewPorts, access: AccessService,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, marks: LifecycleStore | None = None) -> None:
         self._store = store
+        self._view = KnownView(marks)  # at knownAt: nodes and edges as they stood then
         self._clock = clock or SystemClock()
         self._access = access
 
@@ -45,7 +48,8 @@ class GraphService:
               known_at: str | datetime | None = None) -> GraphView:
         """Up to `limit` newest memories of the space, every relation among them, and the
         space's latest handoff (shown in the view's detail panel). `as_of` / `known_at` draw
-        the memories of that time slice only (docs/time.md)."""
+        the memories of that time slice only (docs/time.md); with `known_at`, each node and
+        edge as the record stood then, and no handoff."""
         target = self._access.resolve(principal, space)
         size = clamp_limit(limit, MAX_NODES)
         at = time_slice(as_of, known_at, self._clock)
@@ -53,6 +57,11 @@ class GraphService:
         memories = self._store.reads.list_memories(where, size + 1)
         truncated = len(memories) > size
         memories = memories[:size]
-        edges = self._store.relations.relations_among(target.space.id, [m.id for m in memories])
-        handoff = self._store.handoffs.latest_handoff(target.space.id)
+        memories = self._view.memories(target.space.id, memories, at)
+        ids = [m.id for m in memories]
+        edges = self._view.relations(
+            self._store.relations.relations_among(target.space.id, ids), ids, at)
+        # The latest handoff is today's: a read of the past record leaves it out.
+        handoff = None if past_record(at) else self._store.handoffs.latest_handoff(
+            target.space.id)
         return GraphView(target.space.slug, tuple(memories), tuple(edges), truncated, handoff, at)

@@ -20,6 +20,7 @@ from memspace.domain.chunks import ChunkSource
 from memspace.domain.embedder import Embedder
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.ports import Clock
+from memspace.domain.role_ports import LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.add_types import AddManyResult
 from memspace.services.adding import AddMode, AddPipeline, AddRequest, AddResult, AddStatus
@@ -58,6 +59,7 @@ class MemoryService:
         conflicts: ConflictRecorder | None = None,
         *,
         answer_form: AnswerForm,
+        marks: LifecycleStore | None = None,
     ) -> None:
         limits = limits or Limits()
         made = NewMemories(clock, embedder, extractor)
@@ -68,7 +70,7 @@ class MemoryService:
                                extractor, notes, conflicts)
         writes = MemoryWrites(store, embedder, access, clock, limits, pipeline, made, close,
                               WriteScreen(guard, evidence), correction, answer_form=answer_form)
-        reads = MemoryReads(store, access, clock, limits, correction, notes)
+        reads = MemoryReads(store, access, clock, limits, correction, notes, marks)
         self.submit = writes.submit
         self.add_many = writes.add_many
         self.correct = writes.correct

@@ -7,13 +7,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memspace.domain.errors import InvalidInput
+from memspace.domain.bitemporal import TimeSlice
+from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.models import Document, Memory, MemoryFilter, Neighbour, Relation
 from memspace.domain.notes import NoteJob
 from memspace.domain.ports import Change, ChangeAfter, Clock, PageAfter
+from memspace.domain.role_ports import LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.documents import document_titles
 from memspace.services.extraction_jobs import NoteExtraction
+from memspace.services.known_view import KnownView
 from memspace.services.lifecycle import statuses_of, types_of
 from memspace.services.memory_parts import CorrectionCheck
 from memspace.services.memory_rules import Limits, ReadPorts, category_of, memory_in
@@ -27,7 +30,7 @@ from memspace.services.paging import (
     fingerprint,
     utc_time,
 )
-from memspace.services.time_travel import Period, time_slice, timeline
+from memspace.services.time_travel import Period, period_of, time_slice, timeline
 
 MAX_BATCH = 50  # memories getMemories reads in one call
 
@@ -45,6 +48,7 @@ class MemoryDetail:
     note: NoteJob | None = None  # how its extraction stands, when saved without waiting
     # Every version of its fact, oldest first, with both intervals (docs/time.md).
     timeline: tuple[Period, ...] = ()
+    at: TimeSlice | None = None  # read as the record stood at its knownAt; None: today
 
 
 @dataclass(frozen=True)
@@ -60,40 +64,61 @@ class CorrectionPreview:
 
 class MemoryReads:
     """get, get_many, list, changes and preview_correction: nothing here writes. `notes` tells
-    how a note saved without waiting stands (None without a model)."""
+    how a note saved without waiting stands (None without a model); `marks` are the status
+    marks a read at knownAt replays."""
 
     def __init__(self, store: ReadPorts, access: AccessService, clock: Clock, limits: Limits,
-                 correction: CorrectionCheck, notes: NoteExtraction | None = None) -> None:
+                 correction: CorrectionCheck, notes: NoteExtraction | None = None,
+                 marks: LifecycleStore | None = None) -> None:
         self._store = store
+        self._view = KnownView(marks)  # a read at knownAt shows records as they stood then
         self._access = access
         self._clock = clock
         self._limits = limits
         self._correction = correction
         self._notes = notes
 
-    def get(self, principal: Principal, memory_id: str, space: str | None = None) -> MemoryDetail:
+    def get(self, principal: Principal, memory_id: str, space: str | None = None,
+            known_at: str | datetime | None = None) -> MemoryDetail:
         """One memory with its direct relations, its neighbourhood (the history chain) and the
-        document it came from, if any."""
+        document it came from, if any. With `known_at`, all of it as the record stood then
+        (docs/time.md): a memory recorded later, or forgotten, is not found."""
         target = self._access.resolve(principal, space)
-        memory = memory_in(self._store.reads, target.space.id, memory_id)
+        at = time_slice(None, known_at, self._clock)
+        memory = self._known(target.space.id, memory_in(self._store.reads, target.space.id,
+                                                        memory_id), at)
         relations = self._store.relations.relations_of(target.space.id, memory.id)
-        near = self._store.relations.neighbours(target.space.id, [memory.id], hops=2, per_origin=20)
+        when = at.known_at if at is not None else None
+        near = self._view.neighbours(target.space.id, self._store.relations.neighbours(
+            target.space.id, [memory.id], hops=2, per_origin=20, known_at=when), at)
+        if at is not None:
+            ends = {r.source_id for r in relations} | {r.target_id for r in relations}
+            held = self._view.memories(target.space.id, self._store.reads.get_memories(
+                target.space.id, sorted(ends)), at)
+            relations = self._view.relations(relations, [m.id for m in held], at)
         source = (self._store.documents.get_document(target.space.id, memory.document_id)
                   if memory.document_id else None)
         titles = document_titles(self._store.documents, target.space.id, [n.memory for n in near])
         if source is not None:
             titles[source.id] = source.title
         note = (self._notes.states(target.space.id, [memory.id]).get(memory.id)
-                if self._notes else None)
+                if self._notes and at is None else None)  # how it stands today
         line = timeline(self._store.reads, self._store.relations, target.space.id, memory)
+        if at is not None:
+            shown = {m.id: m for m in self._view.memories(
+                target.space.id, [p.memory for p in line], at)}
+            line = [period_of(shown[p.memory.id], p.why) for p in line if p.memory.id in shown]
         return MemoryDetail(target.space.slug, memory, tuple(relations), tuple(near), source,
-                            titles, note, tuple(line))
+                            titles, note, tuple(line), at)
 
     def get_many(self, principal: Principal, memory_ids: Sequence[str],
-                 space: str | None = None) -> tuple[str, list[Memory], list[str]]:
+                 space: str | None = None, known_at: str | datetime | None = None,
+                 ) -> tuple[str, list[Memory], list[str]]:
         """Up to MAX_BATCH memories whole, in the order asked, and the ids not found (a foreign
-        id is reported exactly like a missing one)."""
+        id is reported exactly like a missing one; with `known_at`, one recorded later or
+        forgotten too), each as its record stood at `known_at`."""
         target = self._access.resolve(principal, space)
+        at = time_slice(None, known_at, self._clock)
         wanted = list(dict.fromkeys(i.strip() for i in memory_ids if i and i.strip()))
         if not wanted:
             raise InvalidInput("pass the ids to read in `ids` (search_memory or listMemories "
@@ -101,15 +126,21 @@ class MemoryReads:
         if len(wanted) > MAX_BATCH:
             raise InvalidInput(f"{len(wanted)} ids; getMemories reads at most {MAX_BATCH} per "
                                "call: split them")
-        found: list[Memory] = []
-        missing: list[str] = []
-        for memory_id in wanted:
-            memory = self._store.reads.get_memory(target.space.id, memory_id)
-            if memory is None:
-                missing.append(memory_id)
-            else:
-                found.append(memory)
-        return target.space.slug, found, missing
+        read = [self._store.reads.get_memory(target.space.id, i) for i in wanted]
+        shown = {m.id: m for m in self._view.memories(
+            target.space.id, [m for m in read if m is not None], at)}
+        return (target.space.slug, [shown[i] for i in wanted if i in shown],
+                [i for i in wanted if i not in shown])
+
+    def _known(self, space_id: str, memory: Memory, at: TimeSlice | None) -> Memory:
+        """`memory` as it stood at the slice's knownAt, or NotFound when it was not held then."""
+        shown = self._view.memories(space_id, [memory], at)
+        if not shown:
+            assert at is not None and at.known_at is not None
+            raise NotFound(f"memory '{memory.id}' was not recorded at knownAt "
+                           f"{at.known_at.isoformat()} (it was saved later, or forgotten); "
+                           "read it without knownAt, or at a later time")
+        return shown[0]
 
     def list(
         self,
@@ -142,7 +173,8 @@ class MemoryReads:
         if len(rows) > size:
             rows = rows[:size]
             next_cursor = encode_cursor(query, PageAfter(rows[-1].created_at, rows[-1].id))
-        return target.space.slug, Page(rows, next_cursor)
+        return target.space.slug, Page(self._view.memories(target.space.id, rows, at),
+                                       next_cursor)
 
     def changes(
         self,

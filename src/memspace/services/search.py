@@ -7,26 +7,27 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from memspace.domain.bitemporal import TimeSlice, forgotten
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.graph_port import WithDirectory, WithDocuments, WithReads, WithRelations, WithSearch
 from memspace.domain.heads import Candidate, HybridHeads
-from memspace.domain.models import Memory, MemoryFilter, Neighbour, Space, provenance_of
+from memspace.domain.models import Memory, MemoryFilter, provenance_of
 from memspace.domain.ports import (
     Clock,
     ColdPath,
     ColdSearch,
     SpaceCache,
 )
+from memspace.domain.role_ports import LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.beside import beside
 from memspace.services.clock import SystemClock
 from memspace.services.context import Profile, ProfileService
 from memspace.services.conversation import TurnFeatures
-from memspace.services.documents import document_titles
+from memspace.services.known_view import KnownView, past_record
 from memspace.services.lifecycle import keeps, statuses_of, types_of
 from memspace.services.ranking import Ranked, blend, single, whole
+from memspace.services.search_answer import RELATED_PER_HIT, answer
 from memspace.services.search_types import SearchHit, SearchRequest, SearchResult, provenance_kinds
 from memspace.services.time_travel import time_slice
 
@@ -41,9 +42,6 @@ FUSION_DEPTH = 50
 # was found (a type that rare is better listed than searched).
 DEEPEST = 256
 MAX_LIMIT = 50
-# Neighbours shown per hit: enough for a correction chain and its context, bounded so one
-# hub memory cannot flood the answer.
-RELATED_PER_HIT = 5
 
 
 PROVENANCE_DEPTH = 5
@@ -70,10 +68,11 @@ class SearchService:
         cache: SpaceCache | None = None,
         cold: ColdPath | None = None,
         clock: Clock | None = None,
+        marks: LifecycleStore | None = None,
     ) -> None:
         """`cache` and `cold`: with both, a space this process does not hold is searched on
         the store's indexes (`cold`) and loaded in the background; without, every space is
-        loaded on its first search."""
+        loaded on its first search. `marks`: the status marks a read at knownAt replays."""
         # Whether a space keeps suspicious memories out of search (services/guard.py).
         self._quarantines = quarantines or (lambda _space_id: False)
         # Public so a benchmark can switch conversation features between searches.
@@ -86,6 +85,7 @@ class SearchService:
         self._access = access
         self._profiles = profiles
         self._max_query_chars = max_query_chars
+        self._view = KnownView(marks)
 
     def warm_up(self) -> None:
         """Load every space's vectors into the store's cache now rather than on the first
@@ -136,7 +136,8 @@ class SearchService:
         # with it. At 100,000 memories on Neo4j, MCP hybrid p95 went 38.8 -> 52.5 ms with the
         # profile beside the embedding, 43.4 -> 40.3 ms with it after (A/Bs of servers taking
         # turns).
-        profile = read_profile() if request.include_profile and not query else None
+        profiled = request.include_profile and not past_record(where.at)  # today's, not then
+        profile = read_profile() if profiled and not query else None
         kinds = provenance_kinds(request.provenance)
         # With a provenance filter, rank deeper so that filtering still fills the page.
         depth = request.limit if not kinds else min(request.limit * PROVENANCE_DEPTH, MAX_RANKED)
@@ -147,14 +148,14 @@ class SearchService:
         lean = not (kinds or quarantined or where.types or where.statuses or where.at)
         mode, ranked = self._kept(ranker, where, query, keyword, depth, request.exact_keyword,
                                   lean)
-        if request.include_profile and profile is None:
+        if profiled and profile is None:
             profile = read_profile()
         if kinds:
             ranked = [h for h in ranked if provenance_of(h.memory).kind in kinds]
         if quarantined:
             ranked = [h for h in ranked if not h.memory.suspicious]
-        return self._answer(target.space, request, where.at, ranked[: request.limit],
-                            mode, path, profile)
+        return answer(self._store, self._view, target.space, request, where.at,
+                      ranked[: request.limit], mode, path, profile)
 
     def _checked(self, space_id: str, request: SearchRequest
                  ) -> tuple[str | None, str | None, MemoryFilter]:
@@ -173,39 +174,6 @@ class SearchService:
         at = time_slice(request.as_of, request.known_at, self._clock)
         return query, keyword, MemoryFilter(space_id, category, request.include_inactive, types,
                                             statuses, at)
-
-    def _answer(self, space: Space, request: SearchRequest, at: TimeSlice | None,
-                hits: list[Ranked[Memory]], mode: str, path: str,
-                profile: Callable[[], Profile] | None) -> SearchResult:
-        """The hits with their neighbourhoods and documents' titles, and why nothing matched;
-        the profile, read beside them, is waited for last."""
-        related = self._store.relations.neighbours(
-            space.id, [h.memory.id for h in hits], hops=2, per_origin=RELATED_PER_HIT
-        )
-        titles = document_titles(self._store.documents, space.id,
-                                 [h.memory for h in hits] + [n.memory for n in related])
-        by_origin: dict[str, list[Neighbour]] = {}
-        for n in related:
-            if at is None or not forgotten(n.memory):  # a slice never shows what was erased
-                by_origin.setdefault(n.origin_id, []).append(n)
-        shown = profile() if profile is not None else None
-        message = None
-        if not hits:
-            stats = shown.stats if shown is not None else self._store.directory.space_stats(space.id)
-            if not stats.active_memories:
-                message = f"no memories in {space.slug} yet: save what you learn with add_memory"
-        return SearchResult(
-            space=space.slug,
-            mode=mode,
-            hits=tuple(SearchHit(h.memory, h.score, tuple(h.matched_by),
-                                 tuple(by_origin.get(h.memory.id, ()))) for h in hits),
-            titles=titles,
-            message=message,
-            profile=shown,
-            include_body=request.include_body,
-            path=path,
-            at=at,
-        )
 
     def close(self) -> None:
         """Stop the background loads of cold spaces and the cold path's own background work

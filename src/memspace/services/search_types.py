@@ -66,3 +66,5 @@ class SearchResult:
     # (docs/scaling.md), while the space loads in the background
     path: str = "warm"
     at: TimeSlice | None = None  # the time slice read (docs/time.md); None: current facts
+    # The profile was asked for but describes today, and the slice is a past record (knownAt).
+    profile_left_out: bool = False

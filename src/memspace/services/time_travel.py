@@ -58,8 +58,10 @@ def described(at: TimeSlice) -> str:
     if valid and known:
         return f"facts valid at {valid} as the space knew them at {known}"
     if valid:
-        return f"facts valid at {valid}, as the space knows them now"
-    return f"what the space held at {known}, corrections made since ignored"
+        return (f"facts valid at {valid}, as the space knows them now (statuses and links as "
+                "they stand today)")
+    return (f"what the space held at {known}, corrections, marks and links made since "
+            "ignored")
 
 
 @dataclass(frozen=True)
@@ -79,9 +81,14 @@ def timeline(store: MemoryReadStore, relations: RelationStore, space_id: str,
              memory: Memory) -> list[Period]:
     """Every version of the fact `memory` belongs to, oldest first (services/versions.py
     walks the chain), each with its two intervals."""
-    return [Period(m, valid_from_of(m), utc(m.valid_to) if m.valid_to else None,
-                   utc(m.created_at), superseded_at(m), why)
-            for m, why in chain(store, relations, space_id, memory)]
+    return [period_of(m, why) for m, why in chain(store, relations, space_id, memory)]
+
+
+def period_of(memory: Memory, why: str | None) -> Period:
+    """One version's place on its timeline, read from the memory as given (as it stands today,
+    or as it stood at a knownAt: domain/as_known.py)."""
+    return Period(memory, valid_from_of(memory), utc(memory.valid_to) if memory.valid_to else None,
+                  utc(memory.created_at), superseded_at(memory), why)
 
 
 def chain(store: MemoryReadStore, relations: RelationStore, space_id: str,
