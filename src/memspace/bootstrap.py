@@ -53,6 +53,7 @@ from memspace.services.mining import GitMining
 from memspace.services.oauth import OAuthService
 from memspace.services.portability import PortabilityPorts, PortabilityService
 from memspace.services.repos import RepoService
+from memspace.services.scan_fields import OtherRecords
 from memspace.services.search import SearchPorts, SearchService
 from memspace.services.security import SecurityService
 from memspace.services.seeding import Seeder, SeedPorts
@@ -253,7 +254,7 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
                                        guard, audit, p.conflicts),
         oauth=OAuthService(p.oauth, access, admin, clock, audit), evidence=evidence,
         repos=repos, verification=verification, code=CodeSearchService(p.code_index, access),
-        mining=GitMining(repos, p.code_index, memories), lifecycle=lifecycle,
-        security=SecurityService(admin, p.security, guard, audit, store.reads),
+        mining=GitMining(repos, p.code_index, memories), lifecycle=lifecycle, security=SecurityService(
+            admin, p.security, guard, audit, store.reads, OtherRecords.of(store, files)),
         changes=ChangeFeed(store.reads, p.marks, access, TokenCounter().count), conflicts=conflicts,
     )

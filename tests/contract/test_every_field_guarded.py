@@ -165,3 +165,25 @@ def test_the_audit_log_records_forgets_marks_settlements_and_refused_secrets(
     assert SECRET not in repr(entries)
     assert {by_action[a].actor for a in ("memory.mark", "conflict.resolve", "memory.forget",
                                          "secret.refused")} == {who.actor}
+
+
+def test_scan_reads_every_field_handoffs_and_documents_and_redacts_documents(
+        app: Container) -> None:
+    slug, who = writer(app, "allow")
+    WRITES["category"](app, slug, who)
+    app.handoffs.save(who, "Pushed the fix", "coder", "release", [], [f"rotate {SECRET}"], [], [],
+                      slug)
+    uploaded = app.ingestion.upload(who, "keys.md", f"# Keys\n\nThe token is {SECRET}.\n".encode(),
+                                    space=slug)
+    app.ingestion.process(uploaded.document)
+    report = app.security.scan(slug)
+    fields = {f for hit in report.hits for f, _, _ in hit.findings}
+    assert "category" in fields
+    others = {(o.what, f) for o in report.others for f, _, _ in o.findings}
+    assert ("handoff", "nextSteps[0]") in others
+    assert ("document", "chunk 1 (Keys)") in others
+    fixed = app.security.scan(slug, fix=True)
+    assert [o.redacted for o in fixed.others if o.what == "document"] == [True]
+    blobs = app.ingestion._files._blobs  # type: ignore[attr-defined]  # the test's MemoryBlobStore
+    document_bytes = b"".join(v for k, v in blobs.blobs.items() if uploaded.document.id in k)
+    assert SECRET.encode() not in document_bytes and b"[redacted:github-token]" in document_bytes

@@ -4,7 +4,7 @@ the audit log (`memspace audit`), and scanning what a space already holds (`mems
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TypeVar
 
@@ -21,6 +21,7 @@ from memspace.domain.security import (
 from memspace.services.admin import OPERATOR, AdminService
 from memspace.services.audit import AuditLog
 from memspace.services.guard import ContentGuard
+from memspace.services.scan_fields import OtherHit, OtherRecords, found_in, memory_fields
 from memspace.services.secrets import redact
 
 PAGE = 1_000
@@ -42,6 +43,9 @@ class ScanReport:
     scanned: int
     hits: list[ScanHit]
     redacted: bool
+    # Handoffs and documents: how many were read, those holding credentials.
+    others_scanned: int = 0
+    others: list[OtherHit] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,9 @@ def _choice(kind: type[E], value: str, flag: str) -> E:
 
 class SecurityService:
     def __init__(self, admin: AdminService, policies: SecurityStore, guard: ContentGuard,
-                 audit: AuditLog, memories: MemoryReadStore) -> None:
+                 audit: AuditLog, memories: MemoryReadStore,
+                 others: OtherRecords | None = None) -> None:
+        self._others = others  # handoffs and documents (services/scan_fields.py)
         self._memories = memories
         self._admin = admin
         self._policies = policies
@@ -107,10 +113,11 @@ class SecurityService:
             scanned += 1
             found = {"content": self._guard.findings(memory.content),
                      "context": self._guard.findings(memory.context or "")}
-            if not any(found.values()):
+            beside = found_in(memory_fields(memory), self._guard.findings)
+            if not any(found.values()) and not beside:
                 continue
             hits.append(ScanHit(memory.id, memory.active, memory.version, tuple(
-                (name, f.kind, f.where) for name, items in found.items() for f in items)))
+                (name, f.kind, f.where) for name, items in found.items() for f in items) + beside))
             if fix:
                 context = redact(memory.context, found["context"]) if memory.context else None
                 self._policies.scrub_memory(space.id, memory.id,
@@ -120,7 +127,9 @@ class SecurityService:
                                detail=f"memspace scan --redact: {len(hits)} memories: " + ", ".join(
                                    f"{h.memory_id} ({'/'.join(sorted({k for _, k, _ in h.findings}))})"
                                    for h in hits))
-        return ScanReport(space.slug, scanned, hits, fix)
+        others_scanned, others = (self._others.scan(space.id, self._guard.findings, fix)
+                                  if self._others is not None else (0, []))
+        return ScanReport(space.slug, scanned, hits, fix, others_scanned, others)
 
     def _all(self, space_id: str) -> Iterator[Memory]:
         after: PageAfter | None = None
