@@ -19,6 +19,9 @@ const VIEWS = {
   upload: "Upload a file",
   "memory-graph": "Memory graph",
   conflicts: "Conflicts",
+  // Not a view: the host page of the browser console (api/console.py), built the same way so
+  // its one inline script has a fixed hash the server's CSP can name.
+  console: "memspace console",
 };
 // Safe by construction: no view turns a string into markup or code.
 const FORBIDDEN = /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|\beval\(|new Function\(/;

@@ -9,10 +9,12 @@ import typer
 
 from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.config import Settings
+from memspace.domain.errors import InvalidInput
 from memspace.domain.text import counted
 from memspace.present.records import iso
 from memspace.services.admin import parse_grant
 from memspace.services.oauth import LOGIN_LINK_TTL
+from memspace.surfaces.console import console_sessions
 
 # `memspace serve` writes the origin it serves at here (data folder), so a login link printed by
 # another process names the port `serve --port` chose rather than the default.
@@ -42,28 +44,52 @@ oauth_app = typer.Typer(help="List OAuth clients and tokens, and revoke them.", 
 
 @command
 def login_link(
-    name: Annotated[str, typer.Option("--name", help="Who signs in with it (names the new key).")],
-    grant: Annotated[list[str], typer.Option("--grant", help="SLUG:rw or SLUG:r; repeatable.")],
+    name: Annotated[str | None, typer.Option(
+        "--name", help="Who signs in with it (names the new key).")] = None,
+    grant: Annotated[list[str] | None, typer.Option(
+        "--grant", help="SLUG:rw or SLUG:r; repeatable.")] = None,
     minutes: Annotated[int, typer.Option(help="How long the link stays valid.")] = int(
         LOGIN_LINK_TTL.total_seconds() // 60),
     url: Annotated[str | None, typer.Option(
         "--url", help="The origin the browser reaches the server at (default: MEMSPACE_PUBLIC_URL, "
         "else where `memspace serve` last ran on this data folder).")] = None,
+    console: Annotated[bool, typer.Option(
+        "--console", help="Sign a browser in to the console (/console) instead of an MCP "
+        "client's consent page.")] = False,
+    key: Annotated[str | None, typer.Option(
+        "--key", help="With --console: sign in as this existing key (name or prefix) instead "
+        "of making one with --name and --grant.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Print a one-time sign-in link for an MCP client's consent page (OAuth), for someone
-    who has no API key: it makes a key for NAME with these grants and never shows it."""
+    """Print a one-time sign-in link for an MCP client's consent page (OAuth), or with
+    --console for the browser console, for someone who has no API key at hand: it makes a key
+    for NAME with these grants and never shows it, or (--console --key) stands for a key."""
     app = open_container()
-    grants = dict(parse_grant(g) for g in grant)
-    made = app.oauth.create_login_link(name, grants, timedelta(minutes=minutes))
-    link = f"{link_origin(app.settings, url)}/authorize/login?code={made.code}"
+    origin = link_origin(app.settings, url)
+    if key is not None:
+        if not console or name or grant:
+            raise InvalidInput("--key goes with --console and without --name/--grant, e.g. "
+                               "`memspace login-link --console --key dana`")
+        made = console_sessions(app).link_for_key(key, timedelta(minutes=minutes))
+    elif name and grant:
+        made = app.oauth.create_login_link(name, dict(parse_grant(g) for g in grant),
+                                           timedelta(minutes=minutes))
+    else:
+        raise InvalidInput("name the key to make (--name NAME --grant SLUG:rw), or with --console "
+                           "an existing one (--key NAME)")
+    path = "/console/login" if console else "/authorize/login"
+    link = f"{origin}{path}?code={made.code}"
     data = {"link": link, "keyId": made.key.id, "keyPrefix": made.key.prefix,
             "expiresAt": iso(made.expires_at)}
+    where = ("in any browser: it opens the memspace console signed in as "
+             f"'{made.key.name}'" if console else
+             "in the browser where your MCP client's consent page opens (or paste it into its "
+             "Sign in box)")
     emit(data, as_json,
-         f"{link}\n\nOne-time sign-in for '{name}', valid until {iso(made.expires_at)}: open it "
-         "in the browser where your MCP client's consent page opens (or paste it into its Sign "
-         "in box).\nRevoking the key "
-         f"(memspace key revoke {made.key.prefix}) ends every connection made with it.")
+         f"{link}\n\nOne-time sign-in for '{made.key.name}', valid until "
+         f"{iso(made.expires_at)}: open it {where}.\nRevoking the key "
+         f"(memspace key revoke {made.key.prefix}) ends every connection and console session "
+         "made with it.")
 
 
 @oauth_app.command("clients")

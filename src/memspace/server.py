@@ -17,6 +17,7 @@ from memspace import __version__
 from memspace.api.apps_session import AppsSession
 from memspace.api.auth import ApiKeyMiddleware
 from memspace.api.conflict_routes import router as conflicts_router
+from memspace.api.console import console_setup
 from memspace.api.cors import UploadCors
 from memspace.api.documents import router as documents_router
 from memspace.api.errors import memspace_error_handler, request_shape_handler
@@ -91,12 +92,15 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     failures = FailedSignIns(container.settings.auth_failure_limit)
     oauth = oauth_setup(container, failures)  # before the catch-all mount below
     app.router.routes.extend(oauth[1] if oauth else [])
+    console, console_routes = console_setup(container, failures)  # the views in a browser
+    app.router.routes.extend(console_routes)
     add_metrics_route(app, container)  # MEMSPACE_METRICS=true
     app.mount("/", mcp_app)
     limit = container.settings.rate_limit  # MEMSPACE_RATE_LIMIT, per key or OAuth client
     app.add_middleware(ApiKeyMiddleware, access=container.access, tickets=container.uploads,
                        oauth=oauth[0] if oauth else None,
-                       limiter=RateLimiter(limit) if limit else None, failures=failures)
+                       limiter=RateLimiter(limit) if limit else None, failures=failures,
+                       console=console)
     app.add_middleware(AppsSession)  # which clients are shown the views (mcp/toolsets.py)
     app.add_middleware(UploadCors)  # outermost: a refused upload still tells the browser why
     return app

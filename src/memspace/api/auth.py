@@ -16,11 +16,13 @@ import anyio.to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 if TYPE_CHECKING:
+    from memspace.api.console import ConsoleBearer
     from memspace.api.oauth import ProtectedResource
 
 from memspace.api.rate_limit import FailedSignIns, RateLimiter
 from memspace.domain.errors import MemspaceError, Unauthenticated
 from memspace.services.access import AccessService, Principal
+from memspace.services.console_sessions import BEARER_PREFIX
 from memspace.services.oauth import ACCESS_PREFIX
 from memspace.services.uploads import TICKET_PREFIX, UploadTickets
 
@@ -52,7 +54,8 @@ def presented_key(headers: dict[bytes, bytes]) -> str | None:
 class ApiKeyMiddleware:
     def __init__(self, app: ASGIApp, access: AccessService, tickets: UploadTickets,
                  oauth: ProtectedResource | None = None, limiter: RateLimiter | None = None,
-                 failures: FailedSignIns | None = None) -> None:
+                 failures: FailedSignIns | None = None, console: ConsoleBearer | None = None) -> None:
+        self.console = console  # the console page's bearer (api/console.py), on /mcp only
         self.limiter = limiter  # MEMSPACE_RATE_LIMIT (api/rate_limit.py)
         self.failures = failures  # MEMSPACE_AUTH_FAILURE_LIMIT (api/rate_limit.py)
         self.app = app
@@ -107,7 +110,12 @@ class ApiKeyMiddleware:
 
     def _identify(self, scope: Scope, raw: str | None) -> Principal:
         """An API key or OAuth access token anywhere below the protected prefixes; an upload
-        ticket on its route only."""
+        ticket on its route only; a console page's bearer on /mcp only."""
+        if self.console is not None and (raw or "").startswith(BEARER_PREFIX):
+            if not scope["path"].startswith("/mcp"):
+                raise Unauthenticated("a console bearer is for /mcp only; the REST API under /v1 "
+                                      "takes an API key")
+            return self.console.authenticate(raw or "")
         if self.oauth is not None and (raw or "").startswith(ACCESS_PREFIX):
             if not scope["path"].startswith("/mcp"):
                 # The audience is the resource the token names (/mcp), and nothing else: the

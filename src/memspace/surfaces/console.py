@@ -1,0 +1,17 @@
+"""The console's session service, built over the running store for the server and the CLI."""
+
+from __future__ import annotations
+
+from memspace.bootstrap import Container
+from memspace.services.audit import AuditLog
+from memspace.services.clock import SystemClock
+from memspace.services.console_sessions import ConsoleSessions
+from memspace.stores.roles import kit_of, roles_of
+
+
+def console_sessions(app: Container) -> ConsoleSessions:
+    """Sessions kept in the store's OAuth tables, audited like OAuth sign-ins."""
+    roles, kit = roles_of(app.store), kit_of(app.store)
+    clock = SystemClock()
+    return ConsoleSessions(roles.oauth(kit), app.access, app.admin, clock,
+                           AuditLog(roles.security(kit), clock))
