@@ -2,11 +2,12 @@
 model (tools/llm-local or MEMSPACE_TEST_LLM_API_BASE), the real litellm path, the real embedder
 and an SQLite store.
 
-Whatever the model answers, the invariants hold: the migration note does not bring back the
-Sentry or Loki memory, only the Sentry memory may be replaced, and a note that only says a
-memory again replaces nothing. The facts call sees no candidate; the migration fact shares
-"error tracking" with the Sentry memory, so it gets a relation call of its own. Assertions are
-invariants, never wording. A few real calls (seconds to minutes on a loaded 2-core machine).
+The model path runs (`mode == "extracted"`: a flat fallback fails these tests). The facts call
+sees no candidate; the migration fact shares "error tracking" with the Sentry memory, so it gets
+a relation call of its own, and replaces exactly the Sentry memory (measured: 2 of 2 runs, and
+the note that says the Sentry memory again replaced nothing in 2 of 2). The migration note does
+not bring back the Sentry or Loki memory. Beyond that, assertions are invariants, never wording.
+A few real calls (seconds to minutes on a loaded 2-core machine).
 """
 
 from __future__ import annotations
@@ -63,14 +64,14 @@ def test_the_migration_note_replaces_at_most_the_sentry_memory_and_restates_noth
     said = f"mode {result.mode}, memories {[m.content for m in result.memories]}, " \
            f"superseded {result.superseded}, calls {result.usage.llm_calls}, " \
            f"warnings {result.warnings}"
-    assert result.status == "created" and result.memories, said
+    assert (result.status, result.mode) == ("created", "extracted") and result.memories, said
+    # the facts call, then a relation call for the migration
+    assert result.usage.llm_calls >= 2, said
     assert any("rollbar" in m.content.lower() for m in result.memories), said
     for memory in result.memories:
         assert memory.content_hash not in {content_hash(SENTRY), content_hash(LOKI)}, said
         assert "loki" not in memory.content.lower(), said
-    assert set(result.superseded) <= {ids[SENTRY]}, said
-    if result.mode == "extracted":  # the facts call, then a relation call for the migration
-        assert result.usage.llm_calls >= 2, said
+    assert result.superseded == [ids[SENTRY]], said
 
 
 def test_a_note_that_says_a_memory_again_replaces_nothing(app: Container) -> None:
@@ -80,7 +81,7 @@ def test_a_note_that_says_a_memory_again_replaces_nothing(app: Container) -> Non
 
     said = f"mode {result.mode}, memories {[m.content for m in result.memories]}, " \
            f"relations {result.relations}, warnings {result.warnings}"
-    assert result.status in ("created", "duplicate"), said
+    assert result.status in ("created", "duplicate") and result.mode == "extracted", said
     assert result.superseded == [], said
     space = app.store.directory.get_space_by_slug(slug)
     assert space is not None
