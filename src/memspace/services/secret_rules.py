@@ -87,6 +87,8 @@ def own_findings(line: str) -> list[tuple[str, str]]:
 def normalised(text: str) -> tuple[str, list[int]]:
     """The text the scanner reads, and for each of its characters (and its end) the index in
     `text` it came from."""
+    if text.isascii():  # nothing to normalise or drop (format characters are not ASCII)
+        return text, list(range(len(text) + 1))
     out: list[str] = []
     origin: list[int] = []
     for at, ch in enumerate(text):

@@ -61,6 +61,11 @@ PLACEHOLDER = re.compile(r"(?i)example|x{4,}|\*{4,}|\.{3}|your[-_]|^<.*>$|^\$|ch
 # Subresource-integrity and digest prefixes: what follows is a hash, not a credential.
 DIGEST_PREFIX = re.compile(r"(sha(1|256|384|512)[-:]|md5[-:])(?=[A-Za-z0-9+/=]*$)", re.I)
 ENTROPY_LIMIT = 4.0
+# What a line must hold for any rule to match: a run of 16 token characters (every provider
+# token, key and high-entropy value is one), or a word that keyword, prose-password, URL
+# credential and private-key rules start from. A line without either is not scanned further.
+CANDIDATE = re.compile(r"[A-Za-z0-9_\-+/=.~]{16,}|(?i:pass|pwd|secret|token|key|auth|credential"
+                       r"|private|cred|pin\b|://|@)")
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,8 @@ class SecretScanner:
         return spans
 
     def _values(self, line: str) -> list[tuple[str, str]]:
+        if not CANDIDATE.search(line):  # nothing any rule could match: most lines of prose
+            return []
         found: list[tuple[str, str]] = []
         for plugin in self._plugins:
             name = KEYWORD_FILE if plugin.secret_type == "Secret Keyword" else OTHER_FILE
