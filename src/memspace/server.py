@@ -42,7 +42,10 @@ def transport_security(app: Container) -> TransportSecuritySettings:
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=sorted({f"{n}:*" for n in names} | names),
-        allowed_origins=sorted({f"http://{n}:*" for n in names} | {f"https://{n}:*" for n in names}),
+        # A browser page served on the default port (the console behind a TLS proxy) sends
+        # its Origin without one, which a `:*` pattern does not match.
+        allowed_origins=sorted({f"{scheme}://{n}{port}" for n in names for scheme in ("http", "https")
+                                for port in (":*", "")}),
     )
 
 
