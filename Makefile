@@ -93,9 +93,10 @@ browser: install-dev  ## install Debian's chromium for the browser tests, if mis
 # The browser tests screenshot each view at work (tests/artifacts/); the README shows them,
 # cropped and reduced to a palette (tools/screenshots.py), a few tens of KB each.
 SCREENSHOT_TESTS := tests/browser/test_space_picker.py tests/browser/test_guided_save.py \
-	tests/browser/test_upload.py tests/browser/test_memory_graph.py tests/browser/test_conflicts_view.py
-screenshots: install-dev browser  ## regenerate docs/screenshots/ (the five views) from the browser tests
-	$(PY) -m pytest $(SCREENSHOT_TESTS) -q -k "sqlite and (choosing or saving_a_memory_writes or correction or uploaded_file or clicking or two_clicks)"
+	tests/browser/test_upload.py tests/browser/test_memory_graph.py tests/browser/test_conflicts_view.py \
+	tests/browser/test_console_views.py
+screenshots: install-dev browser  ## regenerate docs/screenshots/ (the five views, the console) from the browser tests
+	$(PY) -m pytest $(SCREENSHOT_TESTS) -q -k "sqlite and (choosing or saving_a_memory_writes or correction or uploaded_file or clicking or two_clicks or history_opened)"
 	$(PY) tools/screenshots.py
 
 neo4j:  ## start a local Neo4j 5.26 (Java 17 + Maven, no Docker) on bolt://127.0.0.1:7687

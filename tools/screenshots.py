@@ -19,6 +19,7 @@ VIEWS = {
     "upload": "upload-sqlite.png",
     "memory-graph": "memory-graph-detail-sqlite.png",
     "conflicts": "conflicts-sqlite.png",
+    "console": "console-graph-sqlite.png",  # the same graph view, in the browser console
 }
 COLOURS = 64
 MARGIN = 16

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from playwright.async_api import Page, expect
 
-from tests.browser.conftest import Deployment
+from tests.browser.conftest import ARTIFACTS, Deployment
 from tests.browser.console import ConsoleTab
 from tests.browser.test_conflicts_view import NEW, queue_of_three
 from tests.browser.test_memory_graph import NODES, find_and_click, frame_figures, seed_graph
@@ -21,8 +21,8 @@ from tests.browser.viewhost import XSS
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.model]
 
 
-async def test_the_graph_is_searched_and_a_memorys_history_opened(deployment: Deployment,
-                                                                  page: Page) -> None:
+async def test_the_graph_is_searched_and_a_memorys_history_opened(
+        deployment: Deployment, page: Page, request: pytest.FixtureRequest) -> None:
     space = deployment.space("console-graph")
     key = deployment.key("hana", {space: "rw"})
     app, who = deployment.app, deployment.principal(key)
@@ -43,7 +43,9 @@ async def test_the_graph_is_searched_and_a_memorys_history_opened(deployment: De
     await panel.get_by_role("button", name="Payments use Stripe").click()
     await expect(panel.locator("#detail-content")).to_have_text("Payments use Stripe")
     await expect(panel).to_contain_text("Replaced by")
-    await page.screenshot(path=str(Path(__file__).parents[1] / "artifacts" / "console-graph.png"))
+    store = request.node.callspec.params.get("deployment", "sqlite")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(ARTIFACTS / f"console-graph-{store}.png"))  # the README's
     assert await view.locator("img").count() == 0
     tab.assert_clean()
 
