@@ -8,8 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from memspace.bootstrap import build
 from memspace.cli import app
