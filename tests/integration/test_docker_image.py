@@ -33,7 +33,7 @@ CHECK_PACKAGE = textwrap.dedent("""
     from memspace.cli_ingest import PLAN, seed_dir
     from memspace.llm.extractor import PROMPT
     from memspace.llm.prompts import load_prompt
-    from memspace.mcp.apps import VIEWS, view_html
+    from memspace.surfaces.views import VIEWS, view_html
     from memspace.services.seeding import SeedPlan
 
     target = Path(sys.argv[1]).resolve()

@@ -19,8 +19,8 @@ from importlib import resources
 
 from starlette.responses import HTMLResponse
 
-from memspace.mcp.apps import CONFLICTS, GUIDED_SAVE, MEMORY_GRAPH, UPLOAD, VIEWS, View, view_html
 from memspace.services.spaces import SpaceListing
+from memspace.surfaces.views import CONFLICTS, GUIDED_SAVE, MEMORY_GRAPH, UPLOAD, VIEWS, View, view_html
 
 # /console/{space}/<path> opens this view through this launcher tool.
 CONSOLE_VIEWS: dict[str, tuple[View, str, str]] = {
