@@ -149,3 +149,23 @@ async def test_get_memory_takes_one_id_or_several_not_both(deployment: Deploymen
         assert refused.structured_content is not None
         assert refused.structured_content["code"] == "invalid_input"
         assert "`memoryId`" in error_text(refused) and "`ids`" in error_text(refused)
+
+
+async def test_get_memory_reads_one_or_several_as_they_stood_at_known_at(
+        deployment: Deployment) -> None:
+    space = deployment.space("asknown")
+    async with mcp_client(deployment.url, deployment.key("auditor", {space: "rw"})) as client:
+        first = data(await client.call_tool("add_memory", {
+            "content": "The on-call pager is owned by Dana"}))["memories"][0]
+        before = first["createdAt"]
+        fixed = data(await client.call_tool("correct_memory", {
+            "memoryId": first["id"], "content": "The on-call pager is owned by Kenji",
+            "expectedVersion": 1}))["memories"][0]
+        then = data(await client.call_tool("getMemory", {"memoryId": first["id"],
+                                                         "knownAt": before}))
+        assert then["memory"]["active"] is True and then["memory"]["status"] == "current"
+        assert then["memory"].get("supersededBy") is None
+        both = data(await client.call_tool("getMemory", {"ids": [first["id"], fixed["id"]],
+                                                         "knownAt": before}))
+        assert [m["id"] for m in both["memories"]] == [first["id"]]
+        assert both["missing"] == [fixed["id"]]

@@ -10,7 +10,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from memspace.mcp.args import READ_ONLY, WRITES, ObservedAtArg, SpaceArg
+from memspace.mcp.args import READ_ONLY, WRITES, KnownAtArg, ObservedAtArg, SpaceArg
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.registry import ToolList, app_of
 from memspace.present.json import add_json, changes_json, marked_json, revisions_json
@@ -108,10 +108,11 @@ def get_memories(
     ctx: Context,
     ids: Annotated[list[str], Field(min_length=1, max_length=50, description="Memory ids (1-50).")],
     space: SpaceArg = None,
+    knownAt: KnownAtArg = None,  # noqa: N803
 ) -> CallToolResult:
     app = app_of(ctx)
     who = principal_of(ctx)
-    slug, found, missing = call(lambda: app.memories.get_many(who, ids, space))
+    slug, found, missing = call(lambda: app.memories.get_many(who, ids, space, known_at=knownAt))
     lines = [f"{len(found)} memory(ies) from '{slug}':", *(memory_line(m) for m in found)]
     if missing:
         lines.append("Not found in this space: " + ", ".join(missing))

@@ -186,17 +186,18 @@ def get_memory(
     memoryId: Annotated[str | None, Field(description="One memory's id.")] = None,  # noqa: N803
     ids: Annotated[list[str] | None, Field(min_length=1, max_length=50, description="Several ids (1-50); unknown ones are listed in `missing`.")] = None,
     space: SpaceArg = None,
+    knownAt: KnownAtArg = None,  # noqa: N803
 ) -> CallToolResult:
     if ids is not None:
         if memoryId is not None:
             raise ToolError("invalid_input: pass `memoryId` for one memory or `ids` for "
                             "several, not both")
-        return get_memories(ctx, ids, space)
+        return get_memories(ctx, ids, space, knownAt)
     if memoryId is None:
         raise ToolError("invalid_input: pass `memoryId` (one memory) or `ids` (up to 50)")
     app = app_of(ctx)
     who = principal_of(ctx)
-    detail = call(lambda: app.memories.get(who, memoryId, space))
+    detail = call(lambda: app.memories.get(who, memoryId, space, known_at=knownAt))
     return result(memory_text(detail), memory_detail_json(detail))
 
 
