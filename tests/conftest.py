@@ -44,6 +44,19 @@ def no_memspace_environment() -> Iterator[None]:
     os.environ.update(saved)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_user_data_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A test that names no data folder (a server or CLI started as a user would start it) writes
+    into a data folder of this session, never the user's own ~/.local/share/memspace."""
+    saved = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
+    yield
+    if saved is None:
+        del os.environ["XDG_DATA_HOME"]
+    else:
+        os.environ["XDG_DATA_HOME"] = saved
+
+
 def skip_or_fail(reason: str) -> None:
     """Outside CI a missing real part skips; under CI=true it is a failure."""
     if IN_CI:

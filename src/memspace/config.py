@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LOCAL_DATA_DIR = Path("data")
+
+
+def user_data_dir() -> Path:
+    """The user's data folder for memspace: $XDG_DATA_HOME/memspace, else
+    ~/.local/share/memspace."""
+    base = os.environ.get("XDG_DATA_HOME", "").strip()
+    return (Path(base) if base else Path.home() / ".local" / "share") / "memspace"
+
+
+def default_data_dir() -> Path:
+    """Where the store lives when MEMSPACE_DATA_DIR is unset: ./data when the current folder
+    already holds a store there (clones that ran before this rule), else the user's data folder.
+    A client that starts `memspace stdio` in any folder then reaches the store `make run` filled;
+    a plain ./data folder of some other project is never taken for a store."""
+    if (LOCAL_DATA_DIR / "memspace.db").is_file():
+        return LOCAL_DATA_DIR
+    return user_data_dir()
 
 
 class Settings(BaseSettings):
@@ -18,7 +38,8 @@ class Settings(BaseSettings):
     )
 
     store: Literal["sqlite", "neo4j"] = "sqlite"
-    data_dir: Path = Path("./data")
+    # Unset: default_data_dir() (docs/operations.md#where-the-data-lives).
+    data_dir: Path = Field(default_factory=default_data_dir)
 
     neo4j_uri: str | None = None
     neo4j_user: str = "neo4j"
@@ -165,6 +186,16 @@ class Settings(BaseSettings):
         host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
         host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{self.port}"
+
+    @property
+    def data_dir_reason(self) -> str:
+        """Which rule chose data_dir, in a user's words (`memspace doctor` prints it)."""
+        if "data_dir" in self.model_fields_set:
+            return "MEMSPACE_DATA_DIR"
+        if self.data_dir == LOCAL_DATA_DIR:
+            return ("./data of the current folder holds a store; other folders use "
+                    f"{user_data_dir()} unless MEMSPACE_DATA_DIR is set")
+        return "the user's data folder: MEMSPACE_DATA_DIR is unset and ./data holds no store"
 
     @property
     def sqlite_path(self) -> Path:

@@ -53,7 +53,7 @@ def check_data_dir(settings: Settings) -> Check:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=settings.data_dir):
             pass
-        return f"{settings.data_dir.resolve()} is writable"
+        return f"{settings.data_dir.resolve()} is writable ({settings.data_dir_reason})"
 
     check = _guarded("data dir", probe)
     if check.ok:
