@@ -11,7 +11,7 @@ WIDGET_DEPS := widgets/node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-dev run test test-torch test-fast lint typecheck check widgets browser screenshots inspector neo4j neo4j-stop llm llm-install llm-stop bench mutate clean
+.PHONY: help install install-cli install-dev run test test-torch test-fast lint typecheck check widgets browser screenshots inspector neo4j neo4j-stop llm llm-install llm-stop bench mutate clean
 
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -32,6 +32,14 @@ $(DEV_STAMP): $(STAMP)
 # for every clone (embeddings/fetch.py); instant once there.
 install: $(STAMP)  ## create .venv, install memspace and its embedding model (no dev tools)
 	@$(PY) -m memspace.embeddings.fetch >/dev/null
+
+# `memspace` on PATH for every shell and for clients that launch `memspace stdio`: a link to the
+# venv's script, which runs the venv's Python wherever it is started from.
+BIN_DIR ?= $(HOME)/.local/bin
+install-cli: install  ## put `memspace` on PATH: a link in ~/.local/bin (BIN_DIR=… for another folder)
+	@mkdir -p $(BIN_DIR) && ln -sf $(CURDIR)/$(VENV)/bin/memspace $(BIN_DIR)/memspace
+	@echo "linked $(BIN_DIR)/memspace -> $(CURDIR)/$(VENV)/bin/memspace"
+	@case ":$$PATH:" in *":$(BIN_DIR):"*) ;; *) echo "$(BIN_DIR) is not on PATH: add it, e.g. echo 'export PATH=\"$(BIN_DIR):\$$PATH\"' >> ~/.bashrc, then open a new shell";; esac
 
 # The tests also read all-MiniLM-L6-v2 (87 MB, the model of older stores).
 install-dev: install $(DEV_STAMP)  ## install plus the dev tools and both local embedding models

@@ -6,12 +6,16 @@ names, through the same services the MCP tools call.
 
 from __future__ import annotations
 
+import errno
 import inspect
 import socket
+import tempfile
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer import _click as click
+from typer.core import TyperArgument, TyperOption
 
 from memspace import (
     __version__,
@@ -63,13 +67,14 @@ def serve(
 
     from memspace.server import create_app
 
-    listening = None
-    if port == 0:  # bound here, so the port named below is the one served
-        listening = socket.create_server((host or Settings().host, 0))
-        port = int(listening.getsockname()[1])
-    overrides = {k: v for k, v in (("host", host), ("port", port), ("toolsets", toolsets))
+    overrides = {k: v for k, v in (("host", host), ("port", port or None), ("toolsets", toolsets))
                  if v is not None}
     settings = Settings(**overrides)  # type: ignore[arg-type]
+    # The data folder and the port are checked before anything loads or a demo key is printed:
+    # a key shown by a server that then cannot start is a key lost.
+    _require_writable(settings.data_dir)
+    listening = _bind(settings.host, 0 if port == 0 else settings.port)
+    settings = settings.model_copy(update={"port": int(listening.getsockname()[1])})
     container = open_container(settings)
     if (problem := missing_model(container.embedder)) is not None:
         typer.echo(f"error: {problem}", err=True)
@@ -86,7 +91,37 @@ def serve(
                f"embedding model {describe(container.embedder)}")
     config = uvicorn.Config(create_app(container), host=settings.host, port=settings.port,
                             log_level="warning")
-    uvicorn.Server(config).run(sockets=[listening] if listening is not None else None)
+    uvicorn.Server(config).run(sockets=[listening])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here so the port named at start is the one served (port 0:
+    a free one). Exits 1 naming the port and how to choose another when it is taken."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:
+        other = 8001 if port == 8000 else 8000
+        why = ("is already in use (another memspace or another server)"
+               if exc.errno == errno.EADDRINUSE else f"cannot be served: {exc.strerror}")
+        typer.echo(f"error: port {port} on {host} {why}; choose another with "
+                   f"`memspace serve --port {other}` or MEMSPACE_PORT={other} "
+                   f"(`MEMSPACE_PORT={other} make run`)", err=True)
+        raise typer.Exit(1) from exc
+
+
+def _require_writable(data_dir: Path) -> None:
+    """Exits 1 naming the folder and MEMSPACE_DATA_DIR when the store's folder cannot be
+    written."""
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=data_dir):
+            pass
+    except OSError as exc:
+        typer.echo(f"error: the data folder {data_dir.resolve()} cannot be written "
+                   f"({exc.strerror or exc}); set MEMSPACE_DATA_DIR to a folder this user can "
+                   "write (`memspace doctor` shows the folder in use)", err=True)
+        raise typer.Exit(1) from exc
 
 
 @command
@@ -126,7 +161,8 @@ RUN, MEMORIES, FILES, ACCESS = "Run and connect", "Memories", "Documents and cod
 for name, verb, panel in (
     ("serve", serve, RUN), ("stdio", cli_clients.stdio, RUN), ("doctor", doctor, RUN),
     ("seed", seed, RUN),
-    ("add", cli_memories.add, MEMORIES), ("search", cli_memories.search, MEMORIES),
+    ("add", cli_memories.add, MEMORIES), ("correct", cli_memories.correct, MEMORIES),
+    ("search", cli_memories.search, MEMORIES),
     ("list", cli_memories.list_memories, MEMORIES), ("mark", cli_memories.mark, MEMORIES),
     ("rename-category", cli_memories.rename_category, MEMORIES),
     ("context", cli_workflow.context, MEMORIES),
@@ -161,6 +197,29 @@ def _one_line_summaries(group: typer.Typer) -> None:
 
 
 _one_line_summaries(app)
+
+
+PLAIN_TYPES = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "bool": "BOOLEAN",
+               "Path": "PATH", "datetime": "DATETIME", "int range": "INTEGER",
+               "float range": "FLOAT"}
+
+
+def _plain_type(param: TyperArgument | TyperOption, ctx: click.Context) -> str | None:
+    """A parameter's type in help as click writes it (TEXT, INTEGER, PATH), none for a flag:
+    Typer's own labels are Python annotations (`<str>`, `<list[str]>`, `<bool>`)."""
+    if isinstance(param, TyperOption) and param.is_flag:
+        return None
+    label = param.display_type(ctx).strip("<>")
+    if label.startswith("list[") and label.endswith("]"):  # a repeatable option: its help says so
+        label = label[5:-1]
+    if "|" in label:  # a choice: its values
+        return f"[{label}]"
+    return PLAIN_TYPES.get(label, label.upper())
+
+
+# Every verb's help, wherever it is rendered from (`memspace … --help`, a test's runner).
+TyperOption.display_type_rich = _plain_type  # type: ignore[method-assign,assignment]
+TyperArgument.display_type_rich = _plain_type  # type: ignore[method-assign,assignment]
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable
 from typing import Annotated, Any, NoReturn, ParamSpec
 
@@ -39,13 +40,40 @@ def fail(exc: MemspaceError) -> NoReturn:
     raise typer.Exit(1) from exc
 
 
+# The services speak to models and name MCP tools; a terminal user is told the verb or flag
+# that does the same here. Longest names first, so no name is rewritten inside another.
+CLI_NAMES = {
+    "list_conflicts": "`memspace conflicts list`",
+    "resolve_conflict": "`memspace conflicts resolve`",
+    "correct_memory": "`memspace correct`",
+    "add_memory": "`memspace add`",
+    "search_memory": "`memspace search`",
+    "getMemory": "`memspace search`",
+    "mark_memory": "`memspace mark`",
+    "listSpaces": "`memspace space list`",
+    "expectedVersion": "--expected-version",
+}
+NO_SPACE = ("no space given: pass --space SLUG (`memspace space list` shows the spaces, "
+            "`memspace space create SLUG` makes one)")
+
+
 def cli_message(exc: MemspaceError) -> str:
     """The error in a terminal's words: the services name MCP tools where a verb exists here."""
     if isinstance(exc, SpaceNotFound):
         return (f"space '{exc.slug}' not found (with --key: or not granted to that key); "
                 f"`memspace space list` shows every space, `memspace space create {exc.slug}` "
                 "makes it")
-    return exc.message
+    if exc.message.startswith("no space given"):  # the operator has no active or default space
+        return NO_SPACE
+    return cli_words(exc.message)
+
+
+def cli_words(text: str) -> str:
+    """`text` with each MCP tool name it gives replaced by the CLI verb or flag doing the same."""
+    for tool, verb in CLI_NAMES.items():
+        text = re.sub(rf"`?\b{tool}\b`?", verb, text)
+    # "with getMemory or search_memory" would otherwise name one verb twice
+    return re.sub(r"(`[^`]+`)( or \1)+", r"\1", text)
 
 
 def emit(data: Any, as_json: bool, text: str) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.cli_common import JsonOpt, cli_words, command, emit, open_container
 from memspace.cli_memories import SpaceOpt
 from memspace.present.conflicts import (
     conflicts_json,
@@ -16,6 +16,9 @@ from memspace.present.conflicts import (
     resolution_text,
 )
 from memspace.services.access import AccessService
+
+# The closing line of the tool's text, where a terminal user needs the command instead.
+TOOL_SETTLE = "Settle one with resolve_conflict(conflictId, keep, supersede, reason, version)."
 
 conflicts_app = typer.Typer(help="List and settle the open conflicts of a space.",
                             no_args_is_help=True)
@@ -32,7 +35,11 @@ def list_conflicts(
     """The space's open conflicts, newest first, both sides of each."""
     container = open_container()
     page = container.conflicts.listing(AccessService.operator(), space, limit, cursor)
-    emit(conflicts_json(page), as_json, conflicts_text(page))
+    text = conflicts_text(page).replace(TOOL_SETTLE, (
+        f"Settle one with `memspace conflicts resolve ID --keep SIDE --reason TEXT --space "
+        f"{page.space}` (--supersede SIDE for a side that no longer holds, --version as listed)."))
+    emit(conflicts_json(page), as_json, cli_words(text).replace("call again with cursor=",
+                                                                "run again with --cursor "))
 
 
 @conflicts_app.command("resolve")

@@ -3,18 +3,23 @@ the same services the add_memory, search_memory, listMemories and mark_memory to
 
 from __future__ import annotations
 
+import shlex
 import sys
+from dataclasses import replace
+from datetime import datetime
 from typing import Annotated
 
 import typer
 
 from memspace.cli_code import CiteOpt
 from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.domain.errors import InvalidInput
 from memspace.domain.text import counted
 from memspace.present.json import add_json, marked_json, search_json
 from memspace.present.records import memory_json
 from memspace.present.text import add_text, list_text, marked_text, search_text
 from memspace.services.access import AccessService
+from memspace.services.add_types import AddResult, Clash
 from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
 
@@ -22,6 +27,8 @@ SpaceOpt = Annotated[str, typer.Option("--space", "-s", help="Space slug.")]
 TypesOpt = Annotated[list[str] | None, typer.Option(
     "--type", help="Only this type (repeatable): decision, constraint, architecture, fact, "
     "incident, failed_approach, procedure, status, task, preference, reference, note.")]
+IncludeInactiveOpt = Annotated[bool, typer.Option(
+    "--include-inactive", help="Include superseded memories.")]
 StatusesOpt = Annotated[list[str] | None, typer.Option(
     "--status", help="Only this status (repeatable): current, superseded, historical, disputed, "
     "pending.")]
@@ -34,22 +41,92 @@ def add(
     category: Annotated[str | None, typer.Option(help="Category label.")] = None,
     memory_type: Annotated[str | None, typer.Option("--type", help="What kind of note (default note).")] = None,
     importance: Annotated[int | None, typer.Option(help="1 (minor) to 5; default 3.")] = None,
-    canonical: Annotated[bool, typer.Option(help="The agreed answer on its subject.")] = False,
+    canonical: Annotated[bool, typer.Option(
+        "--canonical", help="The agreed answer on its subject.")] = False,
     supersedes: Annotated[list[str] | None, typer.Option(
         "--supersedes", help="Id this memory replaces (repeatable).")] = None,
-    force: Annotated[bool, typer.Option(help="Store it beside a decision it contradicts.")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Store it beside a decision it contradicts.")] = False,
     evidence: CiteOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate and show, write nothing.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Save one memory (the same call as the add_memory tool)."""
+    """Save one memory (the same call as the add_memory tool). A decision that contradicts a close
+    one is refused (exit 1) with the two commands that settle it."""
     container = open_container()
     text = sys.stdin.read() if content == "-" else content
     request = AddRequest(text, space, category, memory_type=memory_type, importance=importance,
                          canonical=canonical, supersedes=tuple(supersedes or ()), force=force,
                          evidence=tuple(evidence) if evidence else None)
     added = container.memories.submit(AccessService.operator(), request, dry_run=dry_run)
-    emit(add_json(added), as_json, add_text(added))
+    if added.clash is not None:
+        if as_json:
+            emit(add_json(added), True, "")
+        else:
+            typer.echo(f"error: {conflict_words(added.space, added.clash)}", err=True)
+        raise typer.Exit(1)
+    emit(add_json(added), as_json, added_words(added))
+
+
+@command
+def correct(
+    memory_id: Annotated[str, typer.Argument(help="Id of the memory to correct.")],
+    content: Annotated[str, typer.Argument(help="The corrected fact, self-contained; '-' reads stdin.")],
+    space: SpaceOpt,
+    reason: Annotated[str | None, typer.Option(help="Why it changed (kept in its history).")] = None,
+    category: Annotated[str | None, typer.Option(help="New category (default: kept).")] = None,
+    observed_at: Annotated[str | None, typer.Option(
+        "--observed-at", help="When the corrected fact began to hold: an ISO date or time, "
+        "e.g. 2026-05-01 or 2026-05-01T09:00:00Z.")] = None,
+    expected_version: Annotated[int | None, typer.Option(
+        help="Refuse if the memory is no longer this version.")] = None,
+    evidence: CiteOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Correct a memory: a new version replaces it, which stays as history (the same call as the
+    correct_memory tool)."""
+    container = open_container()
+    text = sys.stdin.read() if content == "-" else content
+    added = container.memories.correct(AccessService.operator(), memory_id, text, space, category,
+                                       reason, expected_version, evidence,
+                                       observed_at=_instant(observed_at, "--observed-at"))
+    emit(add_json(added), as_json, added_words(added))
+
+
+def _instant(text: str | None, flag: str) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise InvalidInput(f"{flag} {text!r} is not an ISO date or time; pass e.g. 2026-05-01 or "
+                           "2026-05-01T09:00:00Z") from exc
+
+
+def added_words(added: AddResult) -> str:
+    """An add's answer, its hint about similar memories in CLI verbs."""
+    text = add_text(replace(added, similar=[]))
+    if not added.similar:
+        return text
+    return "\n".join([text, "Similar memories already in the space — if the new memory replaces "
+                       f"one of these: `memspace correct ID TEXT --space {added.space}` (and "
+                       f"`memspace mark` the new one historical):",
+                       *(f"- [{s.memory.id}] v{s.memory.version} ({s.similarity:.2f}) "
+                         f"{s.memory.content}" for s in added.similar)])
+
+
+def conflict_words(space: str, clash: Clash) -> str:
+    """A refused contradiction, with the two commands that settle it."""
+    old = clash.memory
+    again = f"memspace add {shlex.quote(clash.content)} --space {space} --type {clash.memory_type}"
+    if clash.category:
+        again += f" --category {shlex.quote(clash.category)}"
+    return "\n".join([
+        f"nothing saved in '{space}': it contradicts [{old.id}] v{old.version} "
+        f"({old.type.value}) {old.content} (similarity {clash.similarity:.2f}).",
+        f"  If the new claim replaces it: {again} --supersedes {old.id}",
+        f"    (or: memspace correct {old.id} {shlex.quote(clash.content)} --space {space})",
+        f"  If both hold: {again} --force"])
 
 
 # docs/time.md
@@ -66,7 +143,7 @@ def search(
     keyword: Annotated[str | None, typer.Option(help="Typo-tolerant keyword match.")] = None,
     category: Annotated[str | None, typer.Option(help="Category filter.")] = None,
     limit: Annotated[int, typer.Option(help="Number of results (1-50).")] = 10,
-    include_inactive: Annotated[bool, typer.Option(help="Include superseded memories.")] = False,
+    include_inactive: IncludeInactiveOpt = False,
     types: TypesOpt = None,
     statuses: StatusesOpt = None,
     provenance: Annotated[list[str] | None, typer.Option(
@@ -90,7 +167,7 @@ def list_memories(
     category: Annotated[str | None, typer.Option(help="Category filter.")] = None,
     types: TypesOpt = None,
     statuses: StatusesOpt = None,
-    include_inactive: Annotated[bool, typer.Option(help="Include superseded memories.")] = False,
+    include_inactive: IncludeInactiveOpt = False,
     limit: Annotated[int, typer.Option(help="Page size (1-100).")] = 20,
     cursor: Annotated[str | None, typer.Option(help="nextCursor of the previous page.")] = None,
     as_of: AsOfOpt = None,

@@ -1,0 +1,76 @@
+"""docs/contract.md lists every parameter of every MCP tool and every status an answer can carry,
+read from the tools' own input schemas and the code's status types, never from a list kept here."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
+from memspace.domain.models import DocumentStatus
+from memspace.mcp.server import build_mcp_server
+from memspace.services.add_types import AddStatus
+from memspace.stores.sqlite import SqliteStore
+from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
+
+CONTRACT = Path(__file__).resolve().parents[2] / "docs" / "contract.md"
+# The section says once that every tool takes it; no row repeats it.
+EVERY_TOOL = {"space"}
+
+
+def tools_section() -> str:
+    text = CONTRACT.read_text(encoding="utf-8")
+    start = text.index("## MCP tools")
+    return text[start:text.index("\n## ", start + 1)]
+
+
+def entry(section: str, tool: str) -> str | None:
+    """What the section says of `tool`: its table row's parameter cell, or the parenthesised
+    list after its name (a toolset's or a view's); "" when it is named with no list."""
+    row = re.search(rf"^\| `{re.escape(tool)}` \|((?:[^|\\]|\\.)*)\|", section, re.MULTILINE)
+    if row:
+        return row.group(1)
+    named = re.search(rf"`{re.escape(tool)}`\s+\(", section)
+    if named is None:
+        return "" if f"`{tool}`" in section else None
+    depth, end = 1, named.end()
+    while depth and end < len(section):
+        depth += {"(": 1, ")": -1}.get(section[end], 0)
+        end += 1
+    return section[named.end():end - 1]
+
+
+@pytest.fixture(scope="module")
+def container() -> Iterator[Container]:
+    app = build(Settings(_env_file=None), store=SqliteStore(":memory:"),  # type: ignore[call-arg]
+                embedder=HashEmbedder(), clock=StepClock(), blobs=MemoryBlobStore())
+    yield app
+    app.close()
+
+
+def test_every_parameter_of_every_tool_is_in_the_contract(container: Container) -> None:
+    tools = asyncio.run(build_mcp_server(container).list_tools())  # every tool, views included
+    assert len(tools) > 30 and {"add_memory", "listMemories", "graph_data_ui"} <= {t.name for t in tools}
+    section = tools_section()
+    unlisted: dict[str, list[str]] = {}
+    for tool in tools:
+        said = entry(section, tool.name)
+        params = set(tool.input_schema.get("properties", {})) - EVERY_TOOL
+        lacking = sorted(p for p in params if said is None or f"`{p}`" not in said)
+        if said is None or lacking:
+            unlisted[tool.name] = lacking or ["(not named)"]
+    assert unlisted == {}
+
+
+def test_every_answer_status_is_in_the_contract() -> None:
+    section = tools_section()
+    add_row = section[section.index("| `add_memory` |"):].split("\n", 1)[0]
+    assert [s for s in get_args(AddStatus) if f"`{s}`" not in add_row] == []
+    documents_row = section[section.index("| `documents` |"):].split("\n", 1)[0]
+    assert [s.value for s in DocumentStatus if f"`{s.value}`" not in documents_row] == []
