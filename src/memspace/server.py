@@ -22,6 +22,7 @@ from memspace.api.cors import UploadCors
 from memspace.api.documents import router as documents_router
 from memspace.api.errors import memspace_error_handler, request_shape_handler
 from memspace.api.evidence_routes import router as evidence_router
+from memspace.api.home import router as home_router
 from memspace.api.metrics import add_metrics_route
 from memspace.api.oauth import oauth_setup
 from memspace.api.rate_limit import FailedSignIns, RateLimiter
@@ -92,6 +93,7 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     app.include_router(workflow_router)
     app.include_router(evidence_router)
     app.include_router(conflicts_router)
+    app.include_router(home_router)  # GET /: where to connect and read more
     failures = FailedSignIns(container.settings.auth_failure_limit)
     oauth = oauth_setup(container, failures)  # before the catch-all mount below
     app.router.routes.extend(oauth[1] if oauth else [])
