@@ -22,7 +22,8 @@ def test_types_statuses_marks_and_instructions_from_the_cli(run, tmp_path: Path)
     memory = json.loads(added.stdout)["memories"][0]
     assert (memory["type"], memory["status"], memory["importance"]) == ("decision", "current", 5)
     reversed_ = run("add", "MySQL is the primary database", "-s", "team", "--type", "decision")
-    assert reversed_.exit_code == 0 and reversed_.stdout.startswith("CONFLICT, nothing saved")
+    assert reversed_.exit_code == 1 and reversed_.output.startswith("error: nothing saved")
+    assert f"--supersedes {memory['id']}" in reversed_.output and "--force" in reversed_.output
     run("add", "Buy more coffee", "-s", "team", "--type", "task")
 
     marked = run("mark", memory["id"], "disputed", "--reason", "ops prefers MySQL", "-s", "team")
