@@ -74,24 +74,27 @@ def serve(
     # a key shown by a server that then cannot start is a key lost.
     _require_writable(settings.data_dir)
     listening = _bind(settings.host, 0 if port == 0 else settings.port)
-    settings = settings.model_copy(update={"port": int(listening.getsockname()[1])})
-    container = open_container(settings)
-    if (problem := missing_model(container.embedder)) is not None:
-        typer.echo(f"error: {problem}", err=True)
-        raise typer.Exit(2)
-    if demo and not container.admin.list_spaces():
-        typer.echo(cli_ingest.demo_text(cli_ingest.load_demo(container)) + "\n")
-    elif not container.admin.list_keys():
-        typer.echo("No API keys yet. Create a space and a key:\n"
-                   "    memspace space create my-team\n"
-                   "    memspace key create --name my-agent --grant my-team:rw\n")
-    cli_oauth.record_served_origin(settings)
-    url = f"http://{settings.host}:{settings.port}/mcp"
-    typer.echo(f"memspace {settings.store} store, MCP endpoint {url}\n"
-               f"embedding model {describe(container.embedder)}")
-    config = uvicorn.Config(create_app(container), host=settings.host, port=settings.port,
-                            log_level="warning")
-    uvicorn.Server(config).run(sockets=[listening])
+    try:
+        settings = settings.model_copy(update={"port": int(listening.getsockname()[1])})
+        container = open_container(settings)
+        if (problem := missing_model(container.embedder)) is not None:
+            typer.echo(f"error: {problem}", err=True)
+            raise typer.Exit(2)
+        if demo and not container.admin.list_spaces():
+            typer.echo(cli_ingest.demo_text(cli_ingest.load_demo(container)) + "\n")
+        elif not container.admin.list_keys():
+            typer.echo("No API keys yet. Create a space and a key:\n"
+                       "    memspace space create my-team\n"
+                       "    memspace key create --name my-agent --grant my-team:rw\n")
+        cli_oauth.record_served_origin(settings)
+        url = f"http://{settings.host}:{settings.port}/mcp"
+        typer.echo(f"memspace {settings.store} store, MCP endpoint {url}\n"
+                   f"embedding model {describe(container.embedder)}")
+        config = uvicorn.Config(create_app(container), host=settings.host, port=settings.port,
+                                log_level="warning")
+        uvicorn.Server(config).run(sockets=[listening])
+    finally:  # an early exit (no model) leaves no socket open
+        listening.close()
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -41,7 +41,7 @@ def test_a_missing_model_stops_serve_and_doctor_says_what_to_run(monkeypatch: py
                                                                  tmp_path: Path) -> None:
     empty = tmp_path / "no-models"
     empty.mkdir()
-    code, out = run(monkeypatch, tmp_path, "serve", "--port", "1", MEMSPACE_MODELS_DIR=str(empty))
+    code, out = run(monkeypatch, tmp_path, "serve", "--port", "0", MEMSPACE_MODELS_DIR=str(empty))
     assert code == 2
     assert "the embedding model e5-small-v2 is not installed" in out
     assert "run `python -m memspace.embeddings.fetch`" in out and "MCP endpoint" not in out
@@ -63,7 +63,7 @@ def test_a_store_embedded_with_minilm_asks_for_minilm_not_e5(monkeypatch: pytest
     assert e5 is not None
     (only_e5 / e5.name).symlink_to(e5)
 
-    code, out = run(monkeypatch, tmp_path, "serve", "--port", "1", MEMSPACE_MODELS_DIR=str(only_e5))
+    code, out = run(monkeypatch, tmp_path, "serve", "--port", "0", MEMSPACE_MODELS_DIR=str(only_e5))
     assert code == 2
     assert "all-minilm-l6-v2 is not installed" in out
     assert "`python -m memspace.embeddings.fetch all-minilm-l6-v2`" in out
@@ -75,7 +75,7 @@ def test_sentence_transformers_without_its_extra_refuses_to_start(monkeypatch: p
                                                                   tmp_path: Path) -> None:
     # The default install has no sentence-transformers (the extra's own test is marked torch).
     assert importlib.util.find_spec("sentence_transformers") is None
-    code, out = run(monkeypatch, tmp_path, "serve", "--port", "1",
+    code, out = run(monkeypatch, tmp_path, "serve", "--port", "0",
                     MEMSPACE_EMBEDDING_MODEL="sentence-transformers:/models/all-MiniLM-L6-v2")
     assert code == 2
     assert "needs the sentence-transformers extra" in out
