@@ -157,10 +157,11 @@ def graph_data_ui(
 
 @GRAPH_TOOLS.tool(visibility=APP_ONLY, name="memory_detail_ui", annotations=READ_ONLY,
                   description="One memory with its history (relations, neighbours) and source document.")
-def memory_detail_ui(ctx: Context, memoryId: MemoryIdArg, space: SpaceArg = None) -> CallToolResult:  # noqa: N803
+def memory_detail_ui(ctx: Context, memoryId: MemoryIdArg, space: SpaceArg = None,  # noqa: N803
+                     knownAt: KnownAtArg = None) -> CallToolResult:  # noqa: N803
     app = app_of(ctx)
     who = principal_of(ctx)
-    detail = call(lambda: app.memories.get(who, memoryId, space))
+    detail = call(lambda: app.memories.get(who, memoryId, space, known_at=knownAt))
     return result(memory_text(detail), memory_detail_json(detail))
 
 

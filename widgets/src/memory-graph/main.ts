@@ -46,6 +46,7 @@ let nodes: GraphNode[] = [];
 let detail: DetailPanel | undefined;
 let asked = 0; // the latest detail request; older answers are dropped
 let space = "";
+let knownAt: string | undefined; // the slice drawn: a memory's details are read as of it too
 
 function edgeSample(type: string, label: string): HTMLElement {
   return h("span", { class: "legend-item" }, h("span", { class: `edge-sample ${type.toLowerCase()}` }), label);
@@ -71,8 +72,11 @@ function show(graph: Graph): void {
   for (const m of graph.nodes) counts.set(m.category, (counts.get(m.category) ?? 0) + 1);
   const degree = new Map<string, number>();
   for (const e of graph.edges) for (const id of [e.from ?? "", e.to]) degree.set(id, (degree.get(id) ?? 0) + 1);
-  // A past view draws the versions that held then: none is faded as superseded (that is today's word).
-  const past = Boolean(graph.asOf || graph.knownAt);
+  // With "as of" alone the versions that held then are drawn, and their statuses are today's:
+  // none is faded as superseded (that is today's word). With "known at" the statuses are the
+  // record's as it stood then, and are drawn as they are.
+  const past = Boolean(graph.asOf) && !graph.knownAt;
+  knownAt = graph.knownAt;
   nodes = graph.nodes.map((memory) => ({
     id: memory.id, memory: past ? { ...memory, active: true } : memory, colour: colours.get(memory.category) ?? OTHER,
     r: 4.5 + Math.min(4, 1.3 * Math.sqrt(degree.get(memory.id) ?? 0)),
@@ -137,7 +141,7 @@ scene.onSelect = (node) => {
   const call = ++asked;
   panel.loading(node.memory);
   scene.reveal(node.id, panel.element.offsetWidth + 20);
-  host.call<MemoryDetail>("memory_detail_ui", { memoryId: node.id, space })
+  host.call<MemoryDetail>("memory_detail_ui", { memoryId: node.id, space, ...(knownAt ? { knownAt } : {}) })
     .then((d) => { if (call === asked) panel.show(d, known); },
       (error) => { if (call === asked) panel.error(node.memory, errorMessage(error)); });
 };
