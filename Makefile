@@ -128,10 +128,10 @@ bench: install-dev  ## print latency and throughput figures (see bench/README.md
 	$(PY) bench/bench_service.py
 
 # One module at a time, one worker: each mutant runs the unit tests that reach its function
-# (~2-4 s a mutant on 2 shared cores, ~1,000 mutants in all). MUTATE=services/access for one.
-MUTATE ?= services/access services/reconcile services/ingestion services/uploads domain/text \
-  services/ranking services/conversation services/oauth services/oauth_rules mcp/errors \
-  stores/neo4j/vector_index services/secrets services/secret_rules services/verification \
+# (~2-4 s a mutant on 2 shared cores, ~1,000 mutants in all). MUTATE=services/access/access for one.
+MUTATE ?= services/access/access services/memories/reconcile services/ingestion/ingestion services/access/uploads domain/text \
+  services/search/ranking services/memories/conversation services/access/oauth services/access/oauth_rules mcp/errors \
+  stores/neo4j/vector_index services/security/secrets services/security/secret_rules services/evidence/verification \
   api/rate_limit code/files
 mutate: install-dev  ## mutation testing: which deliberate bugs the unit tests miss (tests/README.md)
 	@for module in $(MUTATE); do \

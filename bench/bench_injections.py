@@ -1,4 +1,4 @@
-"""Recall and false positives of the `suspicious` flag (services/instructions.py) on
+"""Recall and false positives of the `suspicious` flag (services/security/instructions.py) on
 bench/data/injections.jsonl: prompt-injection strings of four families (instructions addressed
 to an agent, tool-call syntax, chat role markers, hidden Unicode) and benign look-alikes (prose
 about instructions, code naming tools, role-like words, non-Latin scripts).
@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from memspace.services.instructions import suspicious_reason
+from memspace.services.security.instructions import suspicious_reason
 
 CORPUS = Path(__file__).parent / "data" / "injections.jsonl"
 

@@ -37,8 +37,8 @@ from memspace.domain.evidence import overall  # noqa: E402
 from memspace.domain.models import Memory  # noqa: E402
 from memspace.domain.ports import WriteBatch  # noqa: E402
 from memspace.domain.text import content_hash  # noqa: E402
-from memspace.services.access import AccessService  # noqa: E402
-from memspace.services.clock import new_id  # noqa: E402
+from memspace.services.access.access import AccessService  # noqa: E402
+from memspace.services.shared.clock import new_id  # noqa: E402
 
 OP = AccessService.operator()
 

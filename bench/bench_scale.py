@@ -149,7 +149,7 @@ def reuse(args: argparse.Namespace, data_dir: str) -> dict[str, Any]:
 
 def worker(args: argparse.Namespace) -> None:
     """One replica: its own process and cache, the workload, its figures as one JSON line."""
-    from memspace.services.search import SearchRequest
+    from memspace.services.search.search import SearchRequest
 
     job = json.loads(Path(args.job).read_text())
     if args.own_indexes == "off":

@@ -1,4 +1,5 @@
-"""Recall and false positives of the secret scanner (services/secrets.py) on bench/data/secrets.jsonl:
+"""Recall and false positives of the secret scanner (services/security/secrets.py) on
+bench/data/secrets.jsonl:
 real-format FAKE credentials (none is live) and near-misses that must pass (commit shas, UUIDs,
 content hashes, base64 images, documented example keys, prose about passwords).
 
@@ -15,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from memspace.services.secrets import SCANNER_VERSION, SecretScanner, redact
+from memspace.services.security.secrets import SCANNER_VERSION, SecretScanner, redact
 
 CORPUS = Path(__file__).parent / "data" / "secrets.jsonl"
 

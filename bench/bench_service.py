@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from memspace.bootstrap import build  # noqa: E402
 from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Access  # noqa: E402
-from memspace.services.access import AccessService  # noqa: E402
+from memspace.services.access.access import AccessService  # noqa: E402
 
 SUBJECTS = ["billing", "search", "auth", "payments", "mobile", "web", "data", "infra", "ml",
             "support", "growth", "security", "platform", "docs", "release", "design"]
@@ -199,7 +199,7 @@ def profile_searches(app: Any, slug: str, queries: int, rng: random.Random) -> N
     import cProfile
     import pstats
 
-    from memspace.services.search import SearchRequest
+    from memspace.services.search.search import SearchRequest
 
     operator = AccessService.operator()
     app.search.search(operator, SearchRequest(query="warm up", space=slug))

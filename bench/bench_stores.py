@@ -32,8 +32,8 @@ from memspace.domain.graph_port import GraphStore  # noqa: E402
 from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Space  # noqa: E402
 from memspace.domain.ports import WriteBatch  # noqa: E402
 from memspace.domain.text import content_hash  # noqa: E402
-from memspace.services.clock import SystemClock  # noqa: E402
-from memspace.services.ranking import blend  # noqa: E402
+from memspace.services.search.ranking import blend  # noqa: E402
+from memspace.services.shared.clock import SystemClock  # noqa: E402
 
 DIMS = 384
 TOPICS = 500

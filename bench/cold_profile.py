@@ -56,7 +56,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as data_dir:
         job = reuse(args, data_dir)
         app = build(settings_for(args, data_dir))
-        from memspace.services.search import SearchRequest
+        from memspace.services.search.search import SearchRequest
 
         who = app.access.authenticate(job["key"])
         app.embedder.embed_queries(["warm the model"])
@@ -123,7 +123,7 @@ def main() -> None:
 
 def _held(app: object, who: object, slugs: list[str]) -> list[str]:
     """Load each of `slugs` into the cache now (a search of each, then its load waited for)."""
-    from memspace.services.search import SearchRequest
+    from memspace.services.search.search import SearchRequest
 
     for slug in slugs:
         app.search.search(who, SearchRequest(query="load it", space=slug,  # type: ignore[attr-defined]

@@ -27,9 +27,9 @@ from memspace.domain.models import Memory, Relation, RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.embeddings.local import LocalEmbedder
-from memspace.services.access import AccessService
-from memspace.services.clock import SystemClock, new_id
-from memspace.services.conflict_records import ConflictRecorder
+from memspace.services.access.access import AccessService
+from memspace.services.memories.conflict_records import ConflictRecorder
+from memspace.services.shared.clock import SystemClock, new_id
 from memspace.stores.roles import kit_of, roles_of
 
 OPERATOR = AccessService.operator()

@@ -70,7 +70,7 @@ def predicted_pairs(extraction: Extraction) -> frozenset[Pair]:
 
 
 def floor_similarity() -> Callable[[str, str], float]:
-    """Cosine similarity under the local embedder, as services/reconcile.py computes it."""
+    """Cosine similarity under the local embedder, as services/memories/reconcile.py computes it."""
     embedder = LocalEmbedder()
 
     def similarity(a: str, b: str) -> float:

@@ -4,7 +4,7 @@ with its text, at 10,000 memories, before and after, alternated.
     PYTHONPATH=src:. .venv/bin/python bench/guard_cost.py --before /path/to/a/checkout/of/776c1f6
 
 - **Per write**: the scanner as the guard runs it on one add's fields. Before, only the text was
-  scanned (the checkout's services/secrets.py, loaded beside this one); now every field (text,
+  scanned (the checkout's services/security/secrets.py, loaded beside this one); now every field (text,
   category, speaker, two citations), normalised, split tokens joined. Rounds alternate the two,
   and the report gives p50 and p95 of each and their difference.
 - **Per search**: `search_memory`'s service call and its text (present/text.search_text) on an
@@ -40,8 +40,8 @@ from pathlib import Path
 from memspace.bootstrap import build
 from memspace.config import Settings
 from memspace.present.text import search_text
-from memspace.services.access import AccessService
-from memspace.services.search import SearchRequest
+from memspace.services.access.access import AccessService
+from memspace.services.search.search import SearchRequest
 from tests.support.fakes import HashEmbedder
 app = build(Settings(_env_file=None, data_dir=Path(tempfile.mkdtemp())), embedder=HashEmbedder())
 app.admin.create_space("bench")
@@ -107,7 +107,7 @@ def main() -> None:
                         help="a checkout of the code to compare with (e.g. 776c1f6)")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    from memspace.services.secrets import SecretScanner
+    from memspace.services.security.secrets import SecretScanner
 
     writes = per_write(load_old_scanner(args.before), SecretScanner(), args.rounds)
     searches = per_search(args.before, args.rounds)

@@ -1,7 +1,7 @@
 """Hybrid search latency of two source trees on the same store, taking turns. Prints; asserts
 nothing.
 
-A change to the ranking (services/ranking.py, services/search.py) is timed against the code
+A change to the ranking (services/search/ranking.py, services/search/search.py) is timed against the code
 before it without trusting a busy machine: N memories are loaded once (bench_service.py's
 sentences, through add_many), then two worker processes — one importing `--before` sources,
 one `--after` — open that store and answer the same hybrid queries in alternating batches, so
@@ -71,7 +71,7 @@ def load(data_dir: str, memories: int) -> None:
     from bench_service import sentence
 
     from memspace.bootstrap import build
-    from memspace.services.access import AccessService
+    from memspace.services.access.access import AccessService
 
     app = build(settings(data_dir), embedder=HashingEmbedder())
     app.admin.create_space("ab")
@@ -89,7 +89,7 @@ def load(data_dir: str, memories: int) -> None:
 def worker(data_dir: str) -> None:
     """Reads batches of queries on stdin (one JSON list a line), answers their latencies (ms)."""
     from memspace.bootstrap import build
-    from memspace.services.search import SearchRequest
+    from memspace.services.search.search import SearchRequest
 
     app = build(settings(data_dir), embedder=HashingEmbedder())
     app.search.warm_up()

@@ -7,7 +7,7 @@ Usage: known_at_ab.py [--memories N] [--corrections C] [--rounds R] [--before CO
 Loads N memories into one space of a fresh store (MEMSPACE_STORE, sqlite by default, in a
 temporary data dir), corrects C of them, then asks R rounds of the same hybrid query with
 `knownAt` at the instant before the corrections, in process, through two SearchServices over the
-same store, cache and embedder: the current one, and services/search.py as it stood at
+same store, cache and embedder: the current one, and services/search/search.py as it stood at
 `--before` (the git commit before the change; it read today's records and profile). The order
 of the two within a round is drawn at random, so drift of a shared machine falls on both.
 """
@@ -32,14 +32,20 @@ from bench_service import history, hybrid_query, pct, sentence  # noqa: E402
 
 from memspace.bootstrap import build  # noqa: E402
 from memspace.config import Settings  # noqa: E402
-from memspace.services.access import AccessService  # noqa: E402
-from memspace.services.search import SearchRequest  # noqa: E402
+from memspace.services.access.access import AccessService  # noqa: E402
+from memspace.services.search.search import SearchRequest  # noqa: E402
 
 
 def search_as_of(commit: str) -> Any:
-    """services/search.py as it stood at `commit`, loaded beside the current one."""
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:src/memspace/services/search.py"],
-                            check=True, capture_output=True, text=True).stdout
+    """services/search/search.py as it stood at `commit`, loaded beside the current one."""
+    # the module moved into the search package; a commit before that has it at services/
+    for where in ("services/search/search.py", "services/search.py"):
+        shown = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:src/memspace/{where}"],
+                               capture_output=True, text=True)
+        if shown.returncode == 0:
+            break
+    shown.check_returncode()
+    source = shown.stdout
     path = Path(tempfile.mkdtemp()) / "search_before.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location("memspace.services.search_before", path)

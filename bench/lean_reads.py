@@ -19,8 +19,8 @@ from memspace.config import Settings
 from memspace.llm.tokens import TokenCounter
 from memspace.present.json import search_json
 from memspace.present.text import search_text
-from memspace.services.access import AccessService
-from memspace.services.search import SearchRequest
+from memspace.services.access.access import AccessService
+from memspace.services.search.search import SearchRequest
 
 QUERY = "what did the team decide about the rebuild, its deadlines and its risks?"
 

@@ -56,7 +56,7 @@ from memspace.stores.neo4j.cypher import cold as cypher  # noqa: E402
 from memspace.stores.neo4j.space_vectors import SpaceVectorIndexes, names  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "memspace"
-LIMIT = 50  # the search service's fusion depth (services/search.py FUSION_DEPTH)
+LIMIT = 50  # the search service's fusion depth (services/search/search.py FUSION_DEPTH)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 

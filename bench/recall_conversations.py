@@ -11,7 +11,7 @@ One space per conversation, one memory per turn, content "<speaker>: <text>", sa
 a time by one writer in flat mode (no model), as an agent logging a chat would:
   plain text     content only
   with metadata  content, `speaker` and `observedAt` (the turn's time; LoCoMo gives only the
-                 session's), with the default conversation features (services/conversation.py)
+                 session's), with the default conversation features (services/memories/conversation.py)
   without X      with metadata, feature X off (MEMSPACE_CONVERSATION_FEATURES)
   with context   with metadata, the default features and `context` (off by default)
 Every question with evidence is asked through `search_memory` (top 10, no profile). A question
@@ -43,8 +43,8 @@ from recall_locomo import load as load_locomo
 from memspace.bootstrap import build
 from memspace.config import Settings
 from memspace.domain.models import Access
-from memspace.services.conversation import FEATURES, TurnFeatures
-from memspace.services.search import SearchRequest
+from memspace.services.memories.conversation import FEATURES, TurnFeatures
+from memspace.services.search.search import SearchRequest
 
 CHATS = ROOT / "bench" / "data" / "chats.json"
 CHATS_TUNED = {"chat-1", "chat-2", "chat-3"}

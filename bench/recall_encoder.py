@@ -44,7 +44,7 @@ from recall_locomo import CachedEmbedder
 
 from memspace.embeddings.local import E5_SMALL, LocalEmbedder
 from memspace.embeddings.onnx_encoder import OnnxEncoder
-from memspace.services.conversation import TurnFeatures
+from memspace.services.memories.conversation import TurnFeatures
 
 
 class FirstToken(OnnxEncoder):

@@ -46,7 +46,7 @@ from recall_locomo import ROOT, CachedEmbedder, Conversation, Turn
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.models import Access
 from memspace.llm.two_pass import TwoPassExtractor
-from memspace.services.search import SearchRequest
+from memspace.services.search.search import SearchRequest
 
 DEPTH = 30  # each search's page: what the fusion reads
 

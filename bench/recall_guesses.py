@@ -42,7 +42,7 @@ from recall_locomo import DATA as LOCOMO
 from recall_locomo import ROOT, CachedEmbedder, Conversation
 
 from memspace.llm.prompts import load_prompt
-from memspace.services.search import SearchRequest
+from memspace.services.search.search import SearchRequest
 
 PROMPT = "guess_answer.v1"
 DEPTH = 30  # each search's page: what the fusions read

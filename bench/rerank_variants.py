@@ -2,7 +2,7 @@
 recall_conversations.py (saved with metadata, the default features). Prints; asserts nothing.
 
 Each benchmark is loaded once and every question asked once through `search_memory`; the lists
-the search blends (services/ranking.py `blend`) are recorded, and each variant reorders the
+the search blends (services/search/ranking.py `blend`) are recorded, and each variant reorders the
 blended ranking of every question again, without asking the store, so a variant costs seconds.
 The variants are the ones tried for issue 41 against multi-evidence questions (a question whose
 evidence is several turns, often of different sessions: docs/conversations.md, Limits):
@@ -44,10 +44,10 @@ from recall_conversations import CHATS, Bench, benches, flat_app, keyed_space, s
 from recall_locomo import DATA as LOCOMO
 from recall_locomo import CachedEmbedder
 
-import memspace.services.search as search_module
+import memspace.services.search.search as search_module
 from memspace.domain.text import words
-from memspace.services.ranking import Ranked, named
-from memspace.services.search import SearchRequest
+from memspace.services.search.ranking import Ranked, named
+from memspace.services.search.search import SearchRequest
 
 POOL = 30
 

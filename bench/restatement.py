@@ -1,4 +1,4 @@
-"""Restatement or reversal (services/restatement.py) on the labelled pairs of
+"""Restatement or reversal (services/memories/restatement.py) on the labelled pairs of
 bench/data/restatement_pairs.jsonl, with the real embedding model: for each pair the existing
 memory is the only neighbour, scored by the model's cosine, and `judge` says created, updated
 or conflict. Prints precision and recall of `updated` and `conflict` on the part the rule's
@@ -24,8 +24,8 @@ from memspace.domain.lifecycle import MemoryType
 from memspace.domain.models import Memory, ScoredMemory
 from memspace.domain.text import content_hash
 from memspace.embeddings.local import LOCAL_MODELS, LocalEmbedder
-from memspace.services import restatement
-from memspace.services.restatement import judge
+from memspace.services.memories import restatement
+from memspace.services.memories.restatement import judge
 
 DATA = Path(__file__).parent / "data" / "restatement_pairs.jsonl"
 AT = datetime(2026, 1, 1, tzinfo=UTC)

@@ -1,5 +1,5 @@
 """Cosine similarity of hand-written fact pairs under a local embedder: the measurement behind
-each model's Calibration (embeddings/local.py; services/similar.py, services/reconcile.py).
+each model's Calibration (embeddings/local.py; services/memories/similar.py, services/memories/reconcile.py).
 Prints one line per pair.
 
     .venv/bin/python bench/similar_pairs.py [e5-small-v2 | all-minilm-l6-v2]

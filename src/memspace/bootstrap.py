@@ -27,40 +27,45 @@ from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.llm.tokens import TokenCounter
 from memspace.metrics import Metrics, meter_services, watched, watched_ports
 from memspace.present.json import add_json
-from memspace.services.access import AccessService
-from memspace.services.admin import AdminService
-from memspace.services.audit import AuditLog
-from memspace.services.briefing import BriefingPorts, BriefingService
-from memspace.services.changes import ChangeFeed
-from memspace.services.clock import SystemClock
-from memspace.services.code_search import CodeSearchService
-from memspace.services.conflict_records import ConflictRecorder
+from memspace.services.access import (
+    AccessService,
+    AdminService,
+    OAuthService,
+    SpacePorts,
+    SpaceService,
+    UploadTickets,
+)
+from memspace.services.briefing import (
+    BriefingPorts,
+    BriefingService,
+    GraphService,
+    GraphViewPorts,
+    HandoffService,
+)
 from memspace.services.conflicts import ConflictPorts, ConflictService, proposal_writer
-from memspace.services.context import ProfilePorts, ProfileService
-from memspace.services.document_files import DocumentFiles
-from memspace.services.documents import DocumentPorts, DocumentService
-from memspace.services.evidence import EvidenceService
-from memspace.services.extraction_jobs import NoteExtraction, NotePorts
-from memspace.services.graph import GraphService, GraphViewPorts
-from memspace.services.guard import ContentGuard
-from memspace.services.handoffs import HandoffService
-from memspace.services.ingest_worker import IngestionWorker
-from memspace.services.ingestion import IngestionPorts, IngestionService
-from memspace.services.lifecycle import LifecyclePorts, LifecycleService
-from memspace.services.memories import MemoryService
-from memspace.services.memory_rules import ColdNeighbours, MemoryPorts
-from memspace.services.mining import GitMining
-from memspace.services.oauth import OAuthService
+from memspace.services.demo import ConflictSeedPorts, ConflictSeeds, Seeder, SeedPorts
+from memspace.services.documents import DocumentFiles, DocumentPorts, DocumentService
+from memspace.services.evidence import (
+    CodeSearchService,
+    EvidenceService,
+    RepoService,
+    VerificationService,
+    broken_notes,
+)
+from memspace.services.ingestion import GitMining, IngestionPorts, IngestionService, IngestionWorker
+from memspace.services.lifecycle import ChangeFeed, LifecyclePorts, LifecycleService
+from memspace.services.memories import (
+    ColdNeighbours,
+    ConflictRecorder,
+    MemoryPorts,
+    MemoryService,
+    NoteExtraction,
+    NotePorts,
+)
 from memspace.services.portability import PortabilityPorts, PortabilityService
-from memspace.services.repos import RepoService
-from memspace.services.scan_fields import OtherRecords
-from memspace.services.search import SearchPorts, SearchService
-from memspace.services.security import SecurityService
-from memspace.services.seeding import Seeder, SeedPorts
-from memspace.services.seeding_conflicts import ConflictSeedPorts, ConflictSeeds
-from memspace.services.spaces import SpacePorts, SpaceService
-from memspace.services.uploads import UploadTickets
-from memspace.services.verification import VerificationService, broken_notes
+from memspace.services.search import ProfilePorts, ProfileService, SearchPorts, SearchService
+from memspace.services.security import ContentGuard, OtherRecords, SecurityService
+from memspace.services.shared import AuditLog, SystemClock
 from memspace.stores.roles import TABLES, kit_of, roles_of
 from memspace.wiring import (
     build_blobs,

@@ -15,8 +15,7 @@ from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.domain.toolsets import TOOLSET_NAMES
 from memspace.present.records import document_json, key_json, space_json
 from memspace.present.text import documents_text
-from memspace.services.access import AccessService
-from memspace.services.admin import parse_grant
+from memspace.services.access import AccessService, parse_grant
 
 space_app = typer.Typer(help="Create and list spaces.", no_args_is_help=True)
 key_app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)

@@ -20,9 +20,8 @@ from memspace.domain.text import counted
 from memspace.present.records import document_json
 from memspace.present.text import document_line
 from memspace.services.access import AccessService
-from memspace.services.ingestion import UNFINISHED
-from memspace.services.seeding import SeedReport
-from memspace.services.upload_checks import too_large
+from memspace.services.demo import SeedReport
+from memspace.services.ingestion import UNFINISHED, too_large
 
 PLAN = "demo.json"
 

@@ -19,8 +19,7 @@ from memspace.present.json import add_json, marked_json, search_json
 from memspace.present.records import memory_json
 from memspace.present.text import add_text, list_text, marked_text, search_text
 from memspace.services.access import AccessService
-from memspace.services.add_types import AddResult, Clash
-from memspace.services.memories import AddRequest
+from memspace.services.memories import AddRequest, AddResult, Clash
 from memspace.services.search import SearchRequest
 
 SpaceOpt = Annotated[str, typer.Option("--space", "-s", help="Space slug.")]

@@ -12,8 +12,7 @@ from memspace.config import Settings
 from memspace.domain.errors import InvalidInput
 from memspace.domain.text import counted
 from memspace.present.records import iso
-from memspace.services.admin import parse_grant
-from memspace.services.oauth import LOGIN_LINK_TTL
+from memspace.services.access import LOGIN_LINK_TTL, parse_grant
 from memspace.surfaces.console import console_sessions
 
 # `memspace serve` writes the origin it serves at here (data folder), so a login link printed by

@@ -131,7 +131,7 @@ class Settings(BaseSettings):
     @field_validator("conversation_features")
     @classmethod
     def _known_features(cls, value: str) -> str:
-        from memspace.services.conversation import TurnFeatures
+        from memspace.services.memories import TurnFeatures
 
         TurnFeatures.parse(value)  # raises ValueError naming the unknown ones
         return value

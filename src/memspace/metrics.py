@@ -32,9 +32,8 @@ from memspace.domain.graph_port import ROLES, GraphStore
 from memspace.domain.models import Document, DocumentStatus, Usage
 from memspace.domain.notes import NoteJob, NoteState
 from memspace.services.access import Principal
-from memspace.services.extraction_jobs import NoteExtraction
 from memspace.services.ingestion import IngestionService
-from memspace.services.memories import AddRequest, AddResult, MemoryService
+from memspace.services.memories import AddRequest, AddResult, MemoryService, NoteExtraction
 
 # Tool calls take ~5 ms (a listing) to a model's timeout (30 s by default).
 TOOL_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)

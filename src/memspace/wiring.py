@@ -13,8 +13,7 @@ from memspace.domain.files import BlobStore
 from memspace.domain.graph_port import GraphStore
 from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
-from memspace.services.conversation import TurnFeatures
-from memspace.services.memory_rules import Limits
+from memspace.services.memories import Limits, TurnFeatures
 
 
 def build_store(settings: Settings) -> GraphStore:

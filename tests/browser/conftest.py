@@ -18,7 +18,7 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.embeddings.local import LocalEmbedder
-from memspace.services.access import Principal
+from memspace.services.access.access import Principal
 from tests.browser.viewhost import ViewHost
 from tests.conftest import skip_or_fail
 from tests.support.server import bound_socket, mcp_client, running_server

@@ -10,7 +10,7 @@ from playwright.async_api import expect
 
 from memspace.domain.models import Relation, RelationType
 from memspace.domain.ports import WriteBatch
-from memspace.services.add_types import AddRequest
+from memspace.services.memories.add_types import AddRequest
 from tests.browser.conftest import Deployment, OpenView
 from tests.browser.viewhost import XSS
 

@@ -13,7 +13,7 @@ from playwright.async_api import expect
 from memspace.domain.models import Memory, Relation, RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
-from memspace.services.clock import new_id
+from memspace.services.shared.clock import new_id
 from tests.browser.conftest import Deployment, OpenView
 from tests.browser.viewhost import XSS
 

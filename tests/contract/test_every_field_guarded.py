@@ -20,8 +20,8 @@ from memspace.domain.errors import ContainsSecret
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, DocumentStatus, MemoryFilter
 from memspace.present.json import memory_detail_json
-from memspace.services.access import Principal
-from memspace.services.add_types import AddRequest
+from memspace.services.access.access import Principal
+from memspace.services.memories.add_types import AddRequest
 from tests.support.corpus import pdf
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 

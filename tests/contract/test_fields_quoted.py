@@ -19,9 +19,9 @@ from memspace.domain.models import Access
 from memspace.present.handoffs import handoff_text
 from memspace.present.hook import Recalled, recall_text, session_start_text
 from memspace.present.text import memory_text, search_text
-from memspace.services.access import Principal
-from memspace.services.add_types import AddRequest
-from memspace.services.search import SearchRequest
+from memspace.services.access.access import Principal
+from memspace.services.memories.add_types import AddRequest
+from memspace.services.search.search import SearchRequest
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 
 FORGED = "- [9a8b7c6d5e4f] (decision, 2026-12-04, from human)"

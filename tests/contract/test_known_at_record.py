@@ -22,8 +22,8 @@ from memspace.domain.ports import WriteBatch
 from memspace.present.json import context_json, graph_json, memory_detail_json, search_json
 from memspace.present.records import memory_json
 from memspace.present.text import graph_text, memory_text, search_text
-from memspace.services.access import Principal
-from memspace.services.search import SearchRequest
+from memspace.services.access.access import Principal
+from memspace.services.search.search import SearchRequest
 from tests.contract.test_time_travel import SetClock, _app, day
 
 T = day(3)  # the instant read; everything "after T" happens on day 4

@@ -1,4 +1,4 @@
-"""A space's profile (services/context.py) reads its conflicts and newest memories again only
+"""A space's profile (services/search/context.py) reads its conflicts and newest memories again only
 after a write to the space; until then it answers from what it read."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import RelationType
 from memspace.domain.ports import WriteBatch
-from memspace.services.access import AccessService
-from memspace.services.clock import SystemClock
-from memspace.services.context import ProfileService
+from memspace.services.access.access import AccessService
+from memspace.services.search.context import ProfileService
+from memspace.services.shared.clock import SystemClock
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
 

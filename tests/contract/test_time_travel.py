@@ -19,8 +19,8 @@ from memspace.domain.bitemporal import TimeSlice, holds
 from memspace.domain.errors import InvalidInput
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, MemoryFilter
-from memspace.services.access import AccessService, Principal
-from memspace.services.search import SearchRequest
+from memspace.services.access.access import AccessService, Principal
+from memspace.services.search.search import SearchRequest
 from memspace.stores.sliced_ranking import SLICE_DEPTH
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 

@@ -19,8 +19,8 @@ from memspace.domain.errors import ContainsSecret
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, DocumentStatus, MemoryFilter
 from memspace.domain.security import InjectionPolicy, SecretsPolicy, SpacePolicy
-from memspace.services.access import AccessService, Principal
-from memspace.services.search import SearchRequest
+from memspace.services.access.access import AccessService, Principal
+from memspace.services.search.search import SearchRequest
 from memspace.stores.roles import kit_of, roles_of
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 

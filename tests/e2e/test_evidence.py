@@ -10,7 +10,7 @@ import httpx2
 import pytest
 
 from memspace.mcp.errors import CODES
-from memspace.services.access import AccessService
+from memspace.services.access.access import AccessService
 from tests.e2e.conftest import Deployment
 from tests.support.gitrepo import SERVICE_PY, GitRepo
 from tests.support.server import data, mcp_client

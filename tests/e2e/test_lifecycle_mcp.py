@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 
 from memspace.domain.ports import WriteBatch
-from memspace.services.access import AccessService
-from memspace.services.memories import AddRequest
+from memspace.services.access.access import AccessService
+from memspace.services.memories.memories import AddRequest
 from tests.e2e.conftest import Deployment
 from tests.support.server import data, error_text, mcp_client
 

@@ -26,7 +26,7 @@ from pydantic import AnyUrl
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access
-from memspace.services.oauth import ACCESS_TTL
+from memspace.services.access.oauth import ACCESS_TTL
 from tests.support.fakes import HashEmbedder
 from tests.support.oauth_browser import MemoryTokens, Person, field, pkce
 from tests.support.server import bound_socket, data, error_text, running_server

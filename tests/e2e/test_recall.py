@@ -1,6 +1,6 @@
 """Over MCP, with the real model: who said a memory and when come back, a conversation saved
-turn by turn is found by the question a turn answers (services/conversation.py), and a query's
-date and a turn's neighbours move the ranking (services/ranking.py)."""
+turn by turn is found by the question a turn answers (services/memories/conversation.py), and a query's
+date and a turn's neighbours move the ranking (services/search/ranking.py)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access, MemoryFilter
 from memspace.present.json import add_json, memory_detail_json
-from memspace.services.access import Principal
+from memspace.services.access.access import Principal
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Delay, Reply, ScriptedLLM, Status, refused_url
 from tests.support.stores import STORE_PARAMS, make_store

@@ -10,7 +10,7 @@ import pytest
 from memspace.bootstrap import build
 from memspace.config import Settings
 from memspace.domain.models import MemoryFilter, RelationType
-from memspace.services.access import AccessService
+from memspace.services.access.access import AccessService
 from tests.support import corpus
 
 pytestmark = pytest.mark.model

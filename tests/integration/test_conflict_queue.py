@@ -15,9 +15,9 @@ from memspace.config import Settings
 from memspace.domain.errors import Forbidden, InvalidInput, NotFound, StaleConflict
 from memspace.domain.models import Access, MemoryFilter, Relation, RelationType
 from memspace.domain.ports import WriteBatch
-from memspace.services.access import Principal
-from memspace.services.clock import SystemClock
-from memspace.services.conflict_records import ConflictRecorder
+from memspace.services.access.access import Principal
+from memspace.services.memories.conflict_records import ConflictRecorder
+from memspace.services.shared.clock import SystemClock
 from memspace.stores.roles import kit_of, roles_of
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Reply, ScriptedLLM

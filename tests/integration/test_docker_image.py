@@ -34,7 +34,7 @@ CHECK_PACKAGE = textwrap.dedent("""
     from memspace.llm.extractor import PROMPT
     from memspace.llm.prompts import load_prompt
     from memspace.surfaces.views import VIEWS, view_html
-    from memspace.services.seeding import SeedPlan
+    from memspace.services.demo.seeding import SeedPlan
 
     target = Path(sys.argv[1]).resolve()
     assert Path(memspace.__file__).resolve().is_relative_to(target), memspace.__file__

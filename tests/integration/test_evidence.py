@@ -14,8 +14,8 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import InvalidInput, MissingEvidence, NotFound, UnresolvableAnchor
 from memspace.domain.models import MemoryFilter
-from memspace.services.access import AccessService, Principal
-from memspace.services.memories import AddRequest
+from memspace.services.access.access import AccessService, Principal
+from memspace.services.memories.memories import AddRequest
 from tests.support.fakes import HashEmbedder
 from tests.support.gitrepo import SERVICE_PY, GitRepo
 from tests.support.stores import STORE_PARAMS, make_store

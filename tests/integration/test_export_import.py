@@ -15,8 +15,8 @@ from memspace.domain.errors import Conflict
 from memspace.domain.models import RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.present.json import search_json
-from memspace.services.access import AccessService
-from memspace.services.search import SearchRequest
+from memspace.services.access.access import AccessService
+from memspace.services.search.search import SearchRequest
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
 from tests.support.stores import make_store

@@ -17,8 +17,8 @@ import pytest
 
 from memspace.domain.models import Access
 from memspace.mcp.toolsets import DEFAULT
-from memspace.services.access import AccessService
-from memspace.services.memories import AddRequest
+from memspace.services.access.access import AccessService
+from memspace.services.memories.memories import AddRequest
 from tests.conftest import skip_or_fail
 from tests.support.server import running_server
 from tests.support.stdio import open_store, store_env

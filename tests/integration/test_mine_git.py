@@ -12,7 +12,7 @@ import pytest
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import InvalidInput
-from memspace.services.access import AccessService
+from memspace.services.access.access import AccessService
 from tests.support.fakes import HashEmbedder
 from tests.support.gitrepo import GitRepo
 from tests.support.llm_server import LLMEndpoint

@@ -13,8 +13,8 @@ import pytest
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access
-from memspace.services.access import Principal
-from memspace.services.search import SearchRequest, SearchResult
+from memspace.services.access.access import Principal
+from memspace.services.search.search import SearchRequest, SearchResult
 from memspace.stores.neo4j import Neo4jStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 

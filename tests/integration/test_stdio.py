@@ -16,8 +16,8 @@ import pytest
 from memspace.domain.models import Access
 from memspace.mcp.server import build_mcp_server
 from memspace.mcp.toolsets import DEFAULT, FOLDED, TOOLSETS
-from memspace.services.access import AccessService
-from memspace.services.memories import AddRequest
+from memspace.services.access.access import AccessService
+from memspace.services.memories.memories import AddRequest
 from tests.support.server import data, error_text
 from tests.support.stdio import open_store, stdio_session, store_env
 
@@ -143,7 +143,7 @@ def test_a_refused_key_or_space_fails_at_start_with_nothing_on_stdout(
 NOISY = """
 import os, sys
 import memspace.mcp.stdio as stdio
-import memspace.services.search as search
+import memspace.services.search.search as search
 real_build, real_search = stdio.build, search.SearchService.search
 def build(*args, **kwargs):
     print("STRAY print while opening"); os.write(1, b"STRAY fd write while opening\\n")

@@ -24,7 +24,7 @@ from memspace.config import Settings
 from memspace.domain.models import Access, MemoryFilter
 from memspace.domain.text import content_hash
 from memspace.embeddings.local import LocalEmbedder
-from memspace.services.access import Principal
+from memspace.services.access.access import Principal
 from tests.support.llm_server import LLMEndpoint
 
 pytestmark = [pytest.mark.llm, pytest.mark.model]

@@ -1,4 +1,4 @@
-"""The UPDATES floor (services/reconcile.py) of each local model (its Calibration), with the real
+"""The UPDATES floor (services/memories/reconcile.py) of each local model (its Calibration), with the real
 model, on the pairs it was measured on: the genuine change with the lowest similarity is kept,
 the unrelated pair with the highest is refused. A floor moved to either side of the gap fails one
 of them."""
@@ -10,7 +10,7 @@ import pytest
 from memspace.domain.extraction import Extraction
 from memspace.domain.models import Memory
 from memspace.embeddings.local import E5_SMALL, MINILM, LocalEmbedder
-from memspace.services.reconcile import plan_extraction
+from memspace.services.memories.reconcile import plan_extraction
 from tests.support import builders
 from tests.support.fakes import fact
 

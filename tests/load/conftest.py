@@ -16,7 +16,7 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.models import Access
-from memspace.services.access import Principal
+from memspace.services.access.access import Principal
 from tests.support.fakes import HashEmbedder
 from tests.support.stores import STORE_PARAMS, make_store
 

@@ -19,7 +19,7 @@ import pytest
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access
-from memspace.services.paging import fingerprint
+from memspace.services.shared.paging import fingerprint
 from tests.support import corpus
 from tests.support.fakes import HashEmbedder
 from tests.support.server import error_text, mcp_client, running_server

@@ -16,8 +16,8 @@ from typing import Any
 from memspace.domain.errors import ContainsSecret, Forbidden, NotFound
 from memspace.domain.models import MemoryFilter
 from memspace.present.json import search_json
-from memspace.services.access import AccessService, Principal
-from memspace.services.search import SearchRequest
+from memspace.services.access.access import AccessService, Principal
+from memspace.services.search.search import SearchRequest
 from tests.load.conftest import Rig
 from tests.support.gitrepo import GitRepo
 

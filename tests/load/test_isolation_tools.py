@@ -23,8 +23,8 @@ from memspace.domain.toolsets import parse_toolsets
 from memspace.mcp.identity import process_caller
 from memspace.mcp.server import build_mcp_server
 from memspace.mcp.toolsets import DEFAULT, TOOLSETS
-from memspace.services.access import AccessService, Principal
-from memspace.services.memories import AddRequest
+from memspace.services.access.access import AccessService, Principal
+from memspace.services.memories.memories import AddRequest
 from tests.load.conftest import Rig
 
 # (tool, arguments without the target, whether it writes); "{id}" marks where an id goes.

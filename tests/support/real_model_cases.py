@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from memspace.bootstrap import Container
 from memspace.domain.models import Access, Memory, MemoryFilter
-from memspace.services.access import Principal
+from memspace.services.access.access import Principal
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from memspace.domain.errors import (
     Unavailable,
 )
 from memspace.domain.models import Access
-from memspace.services.access import Principal, hash_key
-from memspace.services.admin import parse_grant
+from memspace.services.access.access import Principal, hash_key
+from memspace.services.access.admin import parse_grant
 from tests.unit.conftest import World
 
 

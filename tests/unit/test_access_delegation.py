@@ -12,7 +12,7 @@ from memspace.bootstrap import build
 from memspace.config import Settings
 from memspace.domain.errors import Forbidden, InvalidInput, NotFound, Unauthenticated
 from memspace.domain.models import Access
-from memspace.services.access import AccessService, Principal
+from memspace.services.access.access import AccessService, Principal
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 from tests.unit.conftest import World

@@ -4,7 +4,7 @@ import pytest
 
 from memspace.domain.errors import InvalidInput
 from memspace.llm.tokens import TokenCounter
-from memspace.services.access import Principal
+from memspace.services.access.access import Principal
 from tests.unit.conftest import World
 
 COUNT = TokenCounter().count

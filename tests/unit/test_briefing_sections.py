@@ -1,11 +1,11 @@
-"""get_context by sections (services/briefing.py, briefing_sections.py)."""
+"""get_context by sections (services/briefing/briefing.py, briefing_sections.py)."""
 
 from __future__ import annotations
 
 from memspace.llm.tokens import TokenCounter
 from memspace.present.json import context_json
-from memspace.services.briefing_sections import BrokenNote
-from memspace.services.memories import AddRequest
+from memspace.services.evidence.verification import BrokenNote
+from memspace.services.memories.memories import AddRequest
 from tests.unit.conftest import World
 
 COUNT = TokenCounter().count

@@ -1,4 +1,4 @@
-"""get_changes_since (services/changes.py): pages oldest first, ties kept in order, kinds, and
+"""get_changes_since (services/lifecycle/changes.py): pages oldest first, ties kept in order, kinds, and
 the cursor bound to its filters."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from memspace.domain.errors import InvalidInput
 from memspace.domain.lifecycle import MemoryType
 from memspace.domain.ports import WriteBatch
-from memspace.services.memories import AddRequest
+from memspace.services.memories.memories import AddRequest
 from tests.support import builders as b
 from tests.unit.conftest import World
 

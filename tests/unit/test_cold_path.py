@@ -16,8 +16,8 @@ import pytest
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access
-from memspace.services.access import Principal
-from memspace.services.search import SearchRequest
+from memspace.services.access.access import Principal
+from memspace.services.search.search import SearchRequest
 from memspace.stores import cache_budget, space_reads
 from memspace.stores.cache_budget import MIN_ROW_BYTES, CacheBudget
 from memspace.stores.space_cache import CacheRole

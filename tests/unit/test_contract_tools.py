@@ -15,7 +15,7 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import DocumentStatus
 from memspace.mcp.server import build_mcp_server
-from memspace.services.add_types import AddStatus
+from memspace.services.memories.add_types import AddStatus
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 

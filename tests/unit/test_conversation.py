@@ -1,5 +1,5 @@
 """A memory continuing a conversation links to the one before, and (feature `context`) is searched
-with its question (services/conversation.py)."""
+with its question (services/memories/conversation.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from memspace.domain.models import Memory
 from memspace.present.json import search_json
-from memspace.services.conversation import CONTEXT_CHARS, TURN_GAP, _apart
-from memspace.services.search import SearchRequest
+from memspace.services.memories.conversation import CONTEXT_CHARS, TURN_GAP, _apart
+from memspace.services.search.search import SearchRequest
 from tests.unit.conftest import World, _world
 
 
@@ -136,7 +136,7 @@ def test_speaker_and_observed_at_are_kept_in_flat_mode_and_shown(world: World) -
     assert datetime.fromisoformat(hit["observedAt"]) == when
 
 
-# The README's turn gap, written out (not services/conversation.py's TURN_GAP), so that changing
+# The README's turn gap, written out (not services/memories/conversation.py's TURN_GAP), so that changing
 # the constant fails here until the README says the new number.
 README_TURN_GAP_MINUTES = 30
 

@@ -9,7 +9,7 @@ import pytest
 from memspace.domain.errors import Conflict, DuplicateContent
 from memspace.domain.models import MemoryFilter
 from memspace.domain.ports import WriteBatch
-from memspace.services.access import AccessService
+from memspace.services.access.access import AccessService
 from tests.unit.conftest import World
 
 

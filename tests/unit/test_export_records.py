@@ -1,4 +1,4 @@
-"""The export's handoff line (services/export_records.py) is format version 1: spelled beside
+"""The export's handoff line (services/portability/export_records.py) is format version 1: spelled beside
 the export rather than borrowed from present/, and today the same keys, in the same order, as
 the wire's handoff, so an export written before the move reads back the same."""
 
@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from memspace.domain.models import Handoff
 from memspace.present.records import handoff_json
-from memspace.services.export_records import handoff_line, iso
+from memspace.services.portability.export_records import handoff_line, iso
 
 AT = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
 

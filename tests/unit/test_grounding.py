@@ -18,7 +18,7 @@ from memspace.domain.extraction import Candidate, ExtractedFact, ExtractedRelati
 from memspace.domain.models import Access, MemoryFilter, RelationType
 from memspace.domain.notes import NoteState
 from memspace.llm.grounding import ground, judge
-from memspace.services.access import Principal
+from memspace.services.access.access import Principal
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Reply, ScriptedLLM

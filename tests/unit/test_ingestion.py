@@ -15,7 +15,7 @@ from memspace.domain.errors import Conflict, Forbidden, InvalidInput, TooLarge, 
 from memspace.domain.models import Document, DocumentStatus, MemoryFilter
 from memspace.domain.ports import WriteBatch
 from memspace.present.json import search_json, upload_json
-from memspace.services.search import SearchRequest
+from memspace.services.search.search import SearchRequest
 from memspace.stores.sqlite import SqliteStore
 from tests.support import corpus
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock, fact
@@ -199,7 +199,7 @@ def test_a_retry_reads_the_original_again_under_the_current_limits(world: World)
 
 
 def test_chunks_are_embedded_a_window_at_a_time(world: World) -> None:
-    from memspace.services.ingestion import PREFETCH_WINDOW
+    from memspace.services.ingestion.ingestion import PREFETCH_WINDOW
 
     who = world.principal({"acme": "rw"})
     small_chunks(world)

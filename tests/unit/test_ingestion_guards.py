@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from memspace.domain.models import Access, Document, DocumentStatus, MemoryFilter
-from memspace.services.document_files import DocumentFiles
-from memspace.services.ingestion import ORPHAN_AGE_S
+from memspace.services.documents.document_files import DocumentFiles
+from memspace.services.ingestion.ingestion import ORPHAN_AGE_S
 from memspace.stores.files import FilesystemBlobStore
 from tests.unit.conftest import World
 from tests.unit.test_ingestion import NOTES, small_chunks

@@ -8,7 +8,7 @@ from memspace.domain.errors import Forbidden, NotFound, Unavailable
 from memspace.domain.models import DocumentStatus
 from memspace.domain.ports import WriteBatch
 from memspace.ingest.reader import FileReader, ReaderLimits
-from memspace.services.upload_checks import too_large
+from memspace.services.ingestion.upload_checks import too_large
 from tests.support.fakes import MemoryBlobStore
 from tests.unit.conftest import World
 

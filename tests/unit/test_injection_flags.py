@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memspace.services.instructions import readable, suspicious_reason
+from memspace.services.security.instructions import readable, suspicious_reason
 
 DATA = Path(__file__).parents[2] / "bench" / "data"
 CORPORA = ("injections.jsonl", "injections_heldout.jsonl", "injections_paraphrases.jsonl")

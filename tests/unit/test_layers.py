@@ -5,6 +5,9 @@ src/memspace is parsed with `ast` (nothing is imported), and each import is held
 - An entry point (a way into memspace) never imports another entry point; what two of them
   share lives in `surfaces/` below them, and only the launchers start them.
 - No import cycles between modules (an import made inside a function counts too).
+- services/ is made of use-case packages: a module outside a package imports only what the
+  package's `__init__` exports (never one of its modules), and no two packages import each
+  other, however indirectly.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("domain", ("memspace", "memspace.domain", "memspace.coalesce", "memspace.heap")),
     ("adapters", ("memspace.stores", "memspace.embeddings", "memspace.llm", "memspace.ingest",
                   "memspace.code")),
+    # What several use cases share (paging, the clock, the audit log, time slices), below them.
+    ("service helpers", ("memspace.services.shared",)),
     ("services", ("memspace.services",)),
     ("present", ("memspace.present",)),
     ("composition", ("memspace.config", "memspace.wiring", "memspace.bootstrap", "memspace.metrics",
@@ -189,12 +194,79 @@ def test_no_import_cycles() -> None:
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
+SERVICES = "memspace.services"
+
+
+def package_of(module: str) -> str | None:
+    """The use-case package of services/ a module belongs to (its name under services/), or
+    None for a module outside the packages (a module at services/' root counts as outside)."""
+    parts = module.split(".")
+    if module.startswith(SERVICES + ".") and len(parts) >= 3:
+        package = ".".join(parts[:3])
+        if (SRC / Path(*parts[:3]) / "__init__.py").exists():
+            return package
+    return None
+
+
+def reaches_inside(importer: str, target: str) -> bool:
+    """Whether `importer` imports one of a package's modules from outside that package (what
+    the package offers is what its `__init__` exports)."""
+    package = package_of(target)
+    return package is not None and target != package and package_of(importer) != package
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Which use-case package imports which, every import counted (those for the type checker
+    too: two packages that need each other's types are one concern split in two)."""
+    known = modules()
+    edges: dict[str, set[str]] = {}
+    for name, path in known.items():
+        if (mine := package_of(name)) is None:
+            continue
+        edges.setdefault(mine, set())
+        for target, _ in imports(name, path, known):
+            if (theirs := package_of(target)) is not None and theirs != mine:
+                edges[mine].add(theirs)
+    for targets in list(edges.values()):
+        for target in targets:
+            edges.setdefault(target, set())
+    return edges
+
+
+def test_services_are_use_case_packages() -> None:
+    """At most eight modules stay at the root of services/; the rest sit in packages."""
+    root = sorted(p.name for p in (SRC / "memspace" / "services").glob("*.py"))
+    assert len(root) <= 8, f"modules at the root of services/: {root}"
+
+
+def test_packages_are_used_through_what_they_export() -> None:
+    known = modules()
+    inside = [
+        f"{name} imports {target} at {path.relative_to(SRC)}:{line}: import it from "
+        f"{package_of(target)}, adding the name to that package's __init__ if it is offered"
+        for name, path in known.items()
+        for target, line in imports(name, path, known)
+        if reaches_inside(name, target)
+    ]
+    assert not inside, "imports of another package's modules:\n" + "\n".join(inside)
+
+
+def test_no_cycle_between_service_packages() -> None:
+    cycle = find_cycle(package_graph())
+    assert cycle is None, "service packages importing each other: " + " -> ".join(cycle or [])
+
+
 def test_the_checks_catch_what_they_are_for() -> None:
     """The rules themselves: a service importing present, an MCP module importing the REST
     API, and a two-module cycle are each reported."""
-    assert layer_of("memspace.present.json") > layer_of("memspace.services.memory_writes")
+    assert layer_of("memspace.present.json") > layer_of("memspace.services.memories.memory_writes")
     assert layer_of("memspace.domain.models") < layer_of("memspace.stores.sqlite.store")
     assert entry_point_of("memspace.mcp.identity") != entry_point_of("memspace.api.auth")
     assert entry_point_of("memspace.cli_memories") == entry_point_of("memspace.cli_code")
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+    assert layer_of("memspace.services.shared.paging") < layer_of("memspace.services.search.search")
+    assert reaches_inside("memspace.bootstrap", "memspace.services.search.search")
+    assert reaches_inside("memspace.services.briefing.briefing", "memspace.services.search.ranking")
+    assert not reaches_inside("memspace.services.briefing.briefing", "memspace.services.search")
+    assert not reaches_inside("memspace.services.search.search", "memspace.services.search.ranking")

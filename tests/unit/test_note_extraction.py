@@ -14,9 +14,9 @@ from memspace.domain.errors import ExtractionFailed
 from memspace.domain.models import MemoryFilter, RelationType
 from memspace.domain.notes import NoteJob, NoteState
 from memspace.present.json import add_json, memory_detail_json
-from memspace.services.access import Principal
-from memspace.services.extraction_jobs import FROM_NOTE, NoteExtraction
-from memspace.services.search import SearchRequest
+from memspace.services.access.access import Principal
+from memspace.services.memories.extraction_jobs import FROM_NOTE, NoteExtraction
+from memspace.services.search.search import SearchRequest
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, ScriptedExtractor, StepClock, fact
 from tests.unit.conftest import World

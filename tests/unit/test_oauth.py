@@ -13,7 +13,7 @@ from memspace.config import Settings
 from memspace.domain.errors import Forbidden, InvalidInput, NotFound, Unauthenticated
 from memspace.domain.models import Access
 from memspace.domain.oauth import TokenKind
-from memspace.services.oauth import check_redirect_uri, digest, redirect_matches, same_resource
+from memspace.services.access.oauth import check_redirect_uri, digest, redirect_matches, same_resource
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 from tests.unit.conftest import World
@@ -109,7 +109,7 @@ def test_signed_values_and_csrf_compare_any_text_without_raising() -> None:
     assert signer.verify("consent", signer.sign("consent", {"a": 1})) == {"a": 1}
 
 
-# The README's lifetimes, written out (not services/oauth.py's ACCESS_TTL / REFRESH_TTL), so that
+# The README's lifetimes, written out (not services/access/oauth.py's ACCESS_TTL / REFRESH_TTL), so that
 # changing a constant fails here until the README says the new number.
 README_ACCESS_MINUTES = 30
 README_REFRESH_DAYS = 30

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from memspace.domain.errors import InvalidInput
-from memspace.services.oauth_rules import (
+from memspace.services.access.oauth_rules import (
     check_metadata_bounds,
     check_redirect_uri,
     check_registration,

@@ -1,4 +1,4 @@
-"""OAuth tokens, codes and login links at their edges (services/oauth.py): the exact instant a
+"""OAuth tokens, codes and login links at their edges (services/access/oauth.py): the exact instant a
 token expires, what a reused one revokes, which kind is accepted where, and the README's
 15-minute login link."""
 

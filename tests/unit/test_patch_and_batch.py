@@ -1,4 +1,4 @@
-"""patch_memory and getMemories (services/memory_writes.py, memory_reads.py)."""
+"""patch_memory and getMemories (services/memories/memory_writes.py, memory_reads.py)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def test_revisions_list_every_version_with_who_when_why_and_marks(world: World) 
 
 
 def test_rename_category_moves_every_current_memory_in_one_write(world: World) -> None:
-    from memspace.services.search import SearchRequest
+    from memspace.services.search.search import SearchRequest
 
     who = world.principal({"acme": "rw", "other": "rw"})
     a = world.app.memories.add(who, "Terraform state lives in S3", "acme", category="infra")

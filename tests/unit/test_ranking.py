@@ -1,4 +1,4 @@
-"""The blend of vector and full-text lists (services/ranking.py)."""
+"""The blend of vector and full-text lists (services/search/ranking.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from memspace.domain.models import Memory, ScoredMemory
-from memspace.services.ranking import (
+from memspace.services.search.ranking import (
     VECTOR_WEIGHT,
     blend,
     named,
@@ -17,7 +17,7 @@ from memspace.services.ranking import (
 from tests.support import builders as b
 
 W = VECTOR_WEIGHT  # the vector list's share; the full-text list's is 1 - W
-# The README's numbers, written out rather than read from services/ranking.py, so that changing
+# The README's numbers, written out rather than read from services/search/ranking.py, so that changing
 # a constant there fails here until the README says the new number: a named speaker or date
 # lifts by a tenth of a list's top score, a neighbouring turn lifts by 0.3x its best score.
 README_SPEAKER_LIFT = 0.1
@@ -182,7 +182,7 @@ def test_a_ranking_of_heads_is_made_whole_with_one_read_for_the_heads_without_me
 
     from memspace.domain.heads import MemoryHead
     from memspace.domain.models import MemoryFilter
-    from memspace.services.ranking import Ranked, whole
+    from memspace.services.search.ranking import Ranked, whole
     from tests.support.role_fakes import MemoryReads
 
     kept, gone, known, carried = (_memory(i) for i in ("kept", "gone", "known", "carried"))

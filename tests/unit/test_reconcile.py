@@ -14,7 +14,7 @@ from memspace.domain.embedder import MINILM_CALIBRATION
 from memspace.domain.extraction import ExtractedFact, Extraction
 from memspace.domain.models import Memory, Relation, RelationType
 from memspace.domain.ports import WriteBatch
-from memspace.services.reconcile import Plan, drop_repeats, plan_extraction, retarget
+from memspace.services.memories.reconcile import Plan, drop_repeats, plan_extraction, retarget
 from tests.support import builders
 from tests.support.builders import BASE
 from tests.support.fakes import fact
@@ -56,7 +56,7 @@ def test_an_update_just_below_the_floor_is_refused_and_both_stay() -> None:
         "kept both: 'The deploy window is Thursday' was said to replace 'The deploy window is "
         "Friday', but they look unrelated (similarity 0.39 < 0.4); queued as a suggested update "
         "(list_conflicts)"]
-    # kept for the conflict queue (services/conflict_records.py), not dropped
+    # kept for the conflict queue (services/memories/conflict_records.py), not dropped
     [(new, old, similarity)] = made.suggested
     assert (new.content, old.content, similarity) == (
         "The deploy window is Thursday", "The deploy window is Friday", pytest.approx(0.39))

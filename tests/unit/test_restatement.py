@@ -1,4 +1,4 @@
-"""Restatement or reversal (services/restatement.py, versioning.py): updated, conflict, and the
+"""Restatement or reversal (services/memories/restatement.py, versioning.py): updated, conflict, and the
 two calls that resolve a conflict."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from memspace.domain.errors import Conflict, NotFound
 from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.present.json import add_json
 from memspace.present.text import add_text
-from memspace.services.memories import AddRequest
-from memspace.services.restatement import coverage, restates
+from memspace.services.memories.memories import AddRequest
+from memspace.services.memories.restatement import coverage, restates
 from tests.unit.conftest import World
 
 JWT = "Sessions use opaque tokens instead of JWTs"

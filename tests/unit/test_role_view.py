@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from memspace.domain.graph_port import ROLES, WithReads, role_names, roles_for
-from memspace.services.memory_rules import MemoryPorts
-from memspace.services.search import SearchPorts
+from memspace.services.memories.memory_rules import MemoryPorts
+from memspace.services.search.search import SearchPorts
 from memspace.stores.sqlite import SqliteStore
 from tests.unit.conftest import World
 

@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 
 from memspace.domain.errors import InvalidInput, Unavailable
-from memspace.services import search as search_module
-from memspace.services.search import SearchRequest
+from memspace.services.search import search as search_module
+from memspace.services.search.search import SearchRequest
 from tests.unit.conftest import World
 
 
@@ -48,7 +48,7 @@ def test_the_profile_is_read_beside_the_ranking_only_where_the_store_allows(
     found = world.app.search.search(who, SearchRequest(query="approvals for deploys"))
     assert found.profile is not None and found.profile.stats.active_memories == 1
     [thread] = threads
-    assert thread.startswith("memspace-beside") == concurrent
+    assert thread.startswith("memspace-early-read") == concurrent
     assert world.app.search.search(
         who, SearchRequest(query="approvals", include_profile=False)).profile is None
     assert len(threads) == 1  # no profile asked, none read

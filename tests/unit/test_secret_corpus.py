@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memspace.services.secrets import SecretScanner, redact
+from memspace.services.security.secrets import SecretScanner, redact
 
 DATA = Path(__file__).parents[1] / "data"
 CORPORA = ("secrets_corpus.jsonl", "secrets_heldout.jsonl")

@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from memspace.services.secrets import SecretScanner, redact
+from memspace.services.security.secrets import SecretScanner, redact
 
 # A key body as a PEM file carries it: base64 in 64-character lines. Hashes make it look as
 # random as a real key (a sequential body would be dropped by detect-secrets' heuristics).

@@ -6,8 +6,8 @@ import pytest
 
 from memspace.domain.models import ProvenanceKind, provenance_of
 from memspace.present.quoting import quoted, visible
-from memspace.services.instructions import suspicious_reason
-from memspace.services.secrets import SecretScanner, redact
+from memspace.services.security.instructions import suspicious_reason
+from memspace.services.security.secrets import SecretScanner, redact
 from tests.support.fakes import ScriptedExtractor, fact
 from tests.unit.conftest import World
 

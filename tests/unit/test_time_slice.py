@@ -1,4 +1,4 @@
-"""asOf / knownAt as every surface passes them (services/time_travel.py, docs/time.md)."""
+"""asOf / knownAt as every surface passes them (services/shared/time_travel.py, docs/time.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from memspace.domain.bitemporal import TimeSlice
 from memspace.domain.errors import InvalidInput
-from memspace.services.time_travel import time_slice
+from memspace.services.shared.time_travel import time_slice
 from tests.support.fakes import StepClock
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

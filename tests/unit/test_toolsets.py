@@ -18,7 +18,7 @@ from memspace.domain.errors import InvalidInput
 from memspace.domain.toolsets import TOOLSET_NAMES, parse_toolsets
 from memspace.mcp.server import INSTRUCTIONS, build_mcp_server
 from memspace.mcp.toolsets import DEFAULT, FOLDED, TOOLSETS, compact_schema, listing, shown
-from memspace.services import briefing_sections
+from memspace.services.briefing import briefing_sections
 from tests.support.fakes import HashEmbedder
 
 

@@ -1,4 +1,4 @@
-"""Conversation features switched on and off (services/conversation.py TurnFeatures,
+"""Conversation features switched on and off (services/memories/conversation.py TurnFeatures,
 MEMSPACE_CONVERSATION_FEATURES): each switch turns off its own rule and nothing else."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pydantic import ValidationError
 
 from memspace.config import Settings
 from memspace.domain.models import Memory, ScoredMemory
-from memspace.services.conversation import FEATURES, TurnFeatures
-from memspace.services.ranking import blend
+from memspace.services.memories.conversation import FEATURES, TurnFeatures
+from memspace.services.search.ranking import blend
 from tests.support import builders as b
 
 
@@ -62,7 +62,7 @@ def test_each_search_feature_switches_off_its_own_lift_only() -> None:
 def test_by_default_a_turn_keeps_its_link_but_not_the_question_before() -> None:
     from memspace.bootstrap import build
     from memspace.domain.models import Access
-    from memspace.services.search import SearchRequest
+    from memspace.services.search.search import SearchRequest
     from memspace.stores.sqlite import SqliteStore
     from tests.support.fakes import HashEmbedder, StepClock
 

@@ -10,7 +10,7 @@ import pytest
 
 from memspace.domain.errors import Forbidden, NotFound, Unauthenticated
 from memspace.domain.models import Access, ApiKey
-from memspace.services.uploads import UploadTickets
+from memspace.services.access.uploads import UploadTickets
 from tests.unit.conftest import World
 
 

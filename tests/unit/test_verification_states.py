@@ -1,4 +1,4 @@
-"""The verification state machine (services/verification.py: check_citation), one citation of
+"""The verification state machine (services/evidence/verification.py: check_citation), one citation of
 a real file in a checkout on disk, each transition docs/evidence.md names: the hash unchanged is
 `verified`; one match of the anchor is re-anchored and `verified`; a repeated anchor is not
 re-anchored; the symbol still defined (in the file, or after a rename elsewhere in the
@@ -16,7 +16,7 @@ import pytest
 
 from memspace.domain.code import CodeChunk, Repo
 from memspace.domain.evidence import Citation, Verification, anchor_at, overall
-from memspace.services.verification import _Files, check_citation
+from memspace.services.evidence.verification import _Files, check_citation
 
 ORIGINAL = """\
 def charge(order):

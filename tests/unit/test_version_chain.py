@@ -10,7 +10,8 @@ import pytest
 
 from memspace.domain.errors import Conflict, StaleVersion
 from memspace.domain.models import Memory
-from memspace.services import versions
+from memspace.services.shared import versions
+from memspace.services.shared.versions import check_version
 from tests.support import builders as b
 from tests.support.role_fakes import MemoryReads
 
@@ -32,14 +33,14 @@ def test_the_head_of_a_chain_is_its_current_version() -> None:
 def test_a_stale_version_names_the_version_that_won() -> None:
     chain = _chain(3)
     with pytest.raises(StaleVersion) as stale:
-        versions.check(MemoryReads(*chain), SPACE, chain[0], expected=1)
+        check_version(MemoryReads(*chain), SPACE, chain[0], expected=1)
     assert (stale.value.current, stale.value.head_id) == (3, chain[-1].id)
 
 
 def test_the_current_version_passed_on_an_old_memory_points_at_the_head() -> None:
     chain = _chain(2)
     with pytest.raises(Conflict, match=f"pass memoryId='{chain[-1].id}'"):
-        versions.check(MemoryReads(*chain), SPACE, replace(chain[0], version=2), expected=2)
+        check_version(MemoryReads(*chain), SPACE, replace(chain[0], version=2), expected=2)
 
 
 def test_a_loop_in_corrupt_data_ends_after_max_chain_reads() -> None:

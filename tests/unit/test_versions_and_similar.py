@@ -11,7 +11,7 @@ import pytest
 from memspace.domain.errors import Conflict, InvalidInput, StaleVersion, Unavailable
 from memspace.domain.ports import WriteBatch
 from memspace.present.json import add_json
-from memspace.services.similar import similar_beside
+from memspace.services.memories.similar import start_similar
 from tests.support import builders as b
 from tests.support.fakes import ScriptedExtractor, fact
 from tests.unit.conftest import World
@@ -137,12 +137,12 @@ def test_similar_memories_are_looked_up_beside_the_write_only_where_the_store_al
 ) -> None:
     store = _Nearest(concurrent)
     memory = b.memory("space", "Deploys happen on Tuesdays", [1.0, 0.0])
-    answer = similar_beside(store, "space", memory, 0.45)  # type: ignore[arg-type]
+    answer = start_similar(store, "space", memory, 0.45)  # type: ignore[arg-type]
     if not concurrent:
         assert store.threads == []  # nothing runs before the write is done
     assert answer() == []
     [thread] = store.threads
-    assert thread.startswith("memspace-beside") == concurrent
+    assert thread.startswith("memspace-early-read") == concurrent
 
 
 def test_a_failed_lookup_of_similar_memories_leaves_the_add_standing(
@@ -151,5 +151,5 @@ def test_a_failed_lookup_of_similar_memories_leaves_the_add_standing(
     store = _Nearest(True, Unavailable("Neo4j at bolt://x is not answering"))
     memory = b.memory("space", "Deploys happen on Tuesdays", [1.0, 0.0])
     with caplog.at_level(logging.WARNING):
-        assert similar_beside(store, "space", memory, 0.45)() == []  # type: ignore[arg-type]
+        assert start_similar(store, "space", memory, 0.45)() == []  # type: ignore[arg-type]
     assert f"similar memories of {memory.id} not listed: Neo4j at bolt://x" in caplog.text

@@ -21,10 +21,14 @@ if TYPE_CHECKING:
 
 from memspace.api.rate_limit import FailedSignIns, RateLimiter
 from memspace.domain.errors import MemspaceError, Unauthenticated
-from memspace.services.access import AccessService, Principal
-from memspace.services.console_sessions import BEARER_PREFIX
-from memspace.services.oauth import ACCESS_PREFIX
-from memspace.services.uploads import TICKET_PREFIX, UploadTickets
+from memspace.services.access import (
+    ACCESS_PREFIX,
+    BEARER_PREFIX,
+    TICKET_PREFIX,
+    AccessService,
+    Principal,
+    UploadTickets,
+)
 
 # Where the caller is left for routes and tools (surfaces/identity.py).
 from memspace.surfaces.identity import (
@@ -35,7 +39,7 @@ from memspace.surfaces.identity import (
 )
 
 PROTECTED_PREFIXES = ("/mcp", "/v1/")
-# The one request an upload ticket authorises (services/uploads.py says why tickets exist).
+# The one request an upload ticket authorises (services/access/uploads.py says why tickets exist).
 TICKET_ROUTE = ("POST", "/v1/documents")
 
 

@@ -49,9 +49,15 @@ from memspace.api.oauth.signing import same_text
 from memspace.api.rate_limit import FailedSignIns
 from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError, NotFound, Unauthenticated
-from memspace.services.access import Principal
-from memspace.services.console_sessions import BEARER_PREFIX, SESSION_TTL, ConsoleSession, ConsoleSessions
-from memspace.services.oauth import LINK_IN_TEXT, OAuthService
+from memspace.services.access import (
+    BEARER_PREFIX,
+    LINK_IN_TEXT,
+    SESSION_TTL,
+    ConsoleSession,
+    ConsoleSessions,
+    OAuthService,
+    Principal,
+)
 from memspace.surfaces.console import console_sessions
 from memspace.wiring import upload_secret
 

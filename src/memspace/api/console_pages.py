@@ -19,7 +19,7 @@ from importlib import resources
 
 from starlette.responses import HTMLResponse
 
-from memspace.services.spaces import SpaceListing
+from memspace.services.access import SpaceListing
 from memspace.surfaces.views import CONFLICTS, GUIDED_SAVE, MEMORY_GRAPH, UPLOAD, VIEWS, View, view_html
 
 # /console/{space}/<path> opens this view through this launcher tool.

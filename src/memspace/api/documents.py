@@ -14,7 +14,7 @@ from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import InvalidInput
 from memspace.present.json import document_content_json, upload_json
 from memspace.present.records import document_json
-from memspace.services.upload_checks import too_large
+from memspace.services.ingestion import too_large
 
 router = APIRouter(prefix="/v1/documents", tags=["documents"])
 

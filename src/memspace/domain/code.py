@@ -1,4 +1,4 @@
-"""Repositories registered per space and the code index built from them (services/repos.py)."""
+"""Repositories registered per space and the code index built from them (services/evidence/repos.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The conflict queue (docs/conflicts.md): memories of a space that disagree, and what a person
-decided about them. No I/O: services/conflicts.py finds and settles them, stores/*/conflicts.py
+decided about them. No I/O: services/conflicts/conflicts.py finds and settles them, stores/*/conflicts.py
 keep the ones that exist only as a record (a suggested update, a model's contradiction, a write
 refused as a conflict) and write a settlement in one transaction."""
 

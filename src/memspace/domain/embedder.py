@@ -15,8 +15,8 @@ class Calibration:
     0.75-0.82), so the rules that compare a similarity to a number take it from the model
     (bench/similar_pairs.py measures them)."""
 
-    update_floor: float  # an UPDATES below it is refused (services/reconcile.py)
-    similar_on_save: float  # active memories from it are listed on save (services/similar.py)
+    update_floor: float  # an UPDATES below it is refused (services/memories/reconcile.py)
+    similar_on_save: float  # active memories from it are listed on save (services/memories/similar.py)
 
 
 # all-MiniLM-L6-v2's, measured with bench/similar_pairs.py: a fact and the fact that replaces it

@@ -9,7 +9,7 @@ A citation is one of
 
 A file citation keeps an *anchor*: the cited line (stripped), widened to its neighbours only
 when that line is blank, trivial (`}`) or repeated in the file, so that it can be found again
-after edits above it (services/verification.py). No I/O here.
+after edits above it (services/evidence/verification.py). No I/O here.
 """
 
 from __future__ import annotations

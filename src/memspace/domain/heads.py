@@ -1,7 +1,7 @@
 """What a ranking reads of the memories it has not yet chosen.
 
-A hybrid search ranks up to a hundred candidates (two lists of FUSION_DEPTH, services/search.py)
-and shows ten. The blend (services/ranking.py) reads four fields of each candidate besides its
+A hybrid search ranks up to a hundred candidates (two lists of FUSION_DEPTH, services/search/search.py)
+and shows ten. The blend (services/search/ranking.py) reads four fields of each candidate besides its
 scores: its id, who said it, when it was observed and the turn it follows; the quarantine reads
 whether it is suspicious. A store whose memories cross a wire reads only those for the
 candidates (a `MemoryHead`) and the whole memory for the ones shown: at a million memories on

@@ -1,6 +1,6 @@
 """What kind of note a memory is (`type`) and where it stands (`status`), and the record of a
 status change. No I/O: the rules that move a memory between statuses live in
-services/lifecycle.py, the one place a status is set by hand."""
+services/lifecycle/lifecycle.py, the one place a status is set by hand."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ class MemoryStatus(enum.StrEnum):
 
 # The statuses a caller may set with mark_memory; the others follow from writes.
 MARKABLE = (MemoryStatus.HISTORICAL, MemoryStatus.DISPUTED, MemoryStatus.CURRENT)
-# Types whose writes are checked for a contradicting neighbour (services/restatement.py).
+# Types whose writes are checked for a contradicting neighbour (services/memories/restatement.py).
 CLAIM_TYPES = (MemoryType.DECISION, MemoryType.CONSTRAINT, MemoryType.ARCHITECTURE)
 DEFAULT_IMPORTANCE = 3
 MIN_IMPORTANCE, MAX_IMPORTANCE = 1, 5

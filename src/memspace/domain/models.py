@@ -117,10 +117,10 @@ class Memory:
     speaker: str | None = None
     observed_at: datetime | None = None
     # The text this memory is read with, for search only (never shown as its content): the
-    # turn before it when it continues a conversation (services/conversation.py).
+    # turn before it when it continues a conversation (services/memories/conversation.py).
     context: str | None = None
     # The id of that turn before (the memory `context` was taken from): search lifts a memory
-    # whose neighbour in the conversation matched too (services/ranking.py).
+    # whose neighbour in the conversation matched too (services/search/ranking.py).
     follows: str | None = None
     # The citations the claim rests on (domain/evidence.py), how well they hold now and when
     # that was last checked.
@@ -129,7 +129,7 @@ class Memory:
     verified_at: datetime | None = None
     # Where it came from (None: written before provenance was recorded; see provenance_of).
     provenance: Provenance | None = None
-    # Why its text reads like instructions aimed at an agent (services/instructions.py), or
+    # Why its text reads like instructions aimed at an agent (services/security/instructions.py), or
     # None; flagged memories are shown with a warning, or quarantined by the space's policy.
     suspicious: str | None = None
     # What kind of note it is and where it stands (domain/lifecycle.py); `importance` 1-5 and
@@ -288,5 +288,5 @@ class SpaceStats:
     relations: int
     documents: int
     # The space's version when counted: every write to its memories or relations bumps it, so
-    # anything derived from them can be kept until it moves (services/context.py).
+    # anything derived from them can be kept until it moves (services/search/context.py).
     version: int = 0

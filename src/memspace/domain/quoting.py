@@ -50,3 +50,11 @@ def label(text: str) -> str:
     if PLAIN_LABEL.fullmatch(shown):
         return shown
     return '"' + shown.replace('"', '\\"') + '"'
+
+
+def first_words(text: str, limit: int | None) -> str:
+    """The text on one line, cut after `limit` words (marked with " …"); all of it for None."""
+    seq = text.split()
+    if limit is None or len(seq) <= limit:
+        return " ".join(seq)
+    return " ".join(seq[:limit]) + " …"

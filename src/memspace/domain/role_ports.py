@@ -16,7 +16,7 @@ from memspace.domain.ports import Checked, PageAfter
 
 
 class CodeIndexStore(Protocol):
-    """Repositories registered per space, their indexed files and code chunks (services/repos.py)."""
+    """Repositories registered per space, their indexed files and code chunks (services/evidence/repos.py)."""
 
     def add_repo(self, repo: Repo) -> None:
         """Raises Conflict when the name is taken."""

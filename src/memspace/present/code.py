@@ -9,9 +9,7 @@ from memspace.domain.code import CodeChunk, Repo
 from memspace.domain.text import counted
 from memspace.present.records import iso, memory_json
 from memspace.present.text import memory_line
-from memspace.services.code_search import ChunkView, CodeSearchResult
-from memspace.services.repos import SyncResult
-from memspace.services.verification import VerifyReport
+from memspace.services.evidence import ChunkView, CodeSearchResult, SyncResult, VerifyReport
 
 EXCERPT_LINES = 8
 

@@ -11,7 +11,7 @@ from typing import Any
 from memspace.domain.models import Handoff
 from memspace.present.handoffs import handoff_text
 from memspace.present.quoting import NOTICE, label, quoted, warning
-from memspace.services.instructions import suspicious_reason
+from memspace.services.security import suspicious_reason
 
 # A memory longer than this is shown cut (the agent can read the rest with search_memory).
 RECALLED_CHARS = 600

@@ -22,22 +22,16 @@ from memspace.present.records import (
 )
 from memspace.present.timeline import TODAY_LEFT_OUT, slice_json, timeline_json
 
-# The result types only for type checking: the idempotency ledger (services/memory_writes.py)
+# The result types only for type checking: the idempotency ledger (services/memories/memory_writes.py)
 # imports this module at run time, to store an add's answer in its wire form.
 if TYPE_CHECKING:
-    from memspace.services.add_types import Clash
-    from memspace.services.adding import AddResult
-    from memspace.services.briefing_pack import Briefing
-    from memspace.services.changes import ChangesPage
-    from memspace.services.context import Profile
+    from memspace.services.access import Identity, ListedSpace, SpaceListing
+    from memspace.services.briefing import Briefing, GraphView
     from memspace.services.documents import DocumentPage
-    from memspace.services.graph import GraphView
     from memspace.services.ingestion import Uploaded
-    from memspace.services.lifecycle import Marked, Version
-    from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
-    from memspace.services.search import SearchHit, SearchResult
-    from memspace.services.similar import Similar
-    from memspace.services.spaces import Identity, ListedSpace, SpaceListing
+    from memspace.services.lifecycle import ChangesPage, Marked, Version
+    from memspace.services.memories import AddResult, Clash, CorrectionPreview, MemoryDetail, Similar
+    from memspace.services.search import Profile, SearchHit, SearchResult
 
 
 def profile_json(profile: Profile) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from memspace.domain.models import Handoff
 from memspace.domain.quoting import NOTICE, QUOTE, label, visible
-from memspace.services.instructions import suspicious_reason
+from memspace.services.security import suspicious_reason
 
 __all__ = ["NOTICE", "QUOTE", "handoff_flag", "label", "quoted", "visible", "warning"]
 

@@ -12,17 +12,15 @@ from memspace.present.json import add_json
 from memspace.present.quoting import NOTICE, label, quoted, warning
 from memspace.present.records import EXCERPT_CHARS, RELATED_EXCERPT_CHARS, excerpt, iso
 from memspace.present.timeline import TODAY_LEFT_OUT, slice_text, timeline_text
-from memspace.services.time_travel import described
+from memspace.services.shared import described
 
 if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.json at run time
-    from memspace.services.adding import AddResult
-    from memspace.services.changes import ChangesPage
+    from memspace.services.access import Glance, Identity, SpaceListing
+    from memspace.services.briefing import GraphView
     from memspace.services.documents import DocumentPage
-    from memspace.services.graph import GraphView
-    from memspace.services.lifecycle import Marked, Version
-    from memspace.services.memory_reads import CorrectionPreview, MemoryDetail
+    from memspace.services.lifecycle import ChangesPage, Marked, Version
+    from memspace.services.memories import AddResult, CorrectionPreview, MemoryDetail
     from memspace.services.search import SearchResult
-    from memspace.services.spaces import Glance, Identity, SpaceListing
 
 
 def _state(active: bool, status: str, superseded_by: str | None) -> str:
@@ -122,7 +120,7 @@ def graph_launch_text(seen: Glance) -> str:
 
 def add_text(result: AddResult) -> str:
     """An add's answer as text. Rendered from its wire form: a replay exists only as the answer
-    the ledger stored (services/adding.py), and both must read the same."""
+    the ledger stored (services/memories/adding.py), and both must read the same."""
     return _add_text(add_json(result))
 
 

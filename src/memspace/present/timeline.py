@@ -8,8 +8,7 @@ from typing import Any
 
 from memspace.domain.bitemporal import TimeSlice
 from memspace.present.records import iso
-from memspace.services.known_view import TODAY_LEFT_OUT
-from memspace.services.time_travel import Period, described
+from memspace.services.shared import TODAY_LEFT_OUT, Period, described
 
 __all__ = ["TODAY_LEFT_OUT", "period_json", "slice_json", "slice_text", "timeline_json",
            "timeline_text"]

@@ -1,6 +1,6 @@
 """Searches of a space the vector cache does not hold (a cold space), scored while its rows
 stream past in chunks, none of them kept: what a replica does instead of loading the space
-inside the request (services/search.py picks the path; the space is loaded in the background).
+inside the request (services/search/search.py picks the path; the space is loaded in the background).
 
 The rows are the ones the cache would read (stores/vector_cache.py Row, plus `active`), read
 through the store's index on the space in chunks of CHUNK_ROWS. Scoring is the cache's own:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from memspace.bootstrap import Container
-from memspace.services.audit import AuditLog
-from memspace.services.clock import SystemClock
-from memspace.services.console_sessions import ConsoleSessions
+from memspace.services.access import ConsoleSessions
+from memspace.services.shared import AuditLog, SystemClock
 from memspace.stores.roles import kit_of, roles_of
 
 

@@ -39,13 +39,13 @@ from memspace.api.oauth.provider import CONSENT_PATH, MemspaceProvider
 from memspace.api.oauth.signing import Signer
 from memspace.api.rate_limit import FailedSignIns, RateLimiter
 from memspace.bootstrap import Container
-from memspace.services.oauth import OAuthService
+from memspace.services.access import OAuthService
 from memspace.surfaces.oauth import oauth_off_reason
 from memspace.wiring import upload_secret
 
 log = logging.getLogger(__name__)
 PRM_PATH = "/.well-known/oauth-protected-resource"
-# Client metadata is a few hundred bytes; every field is bounded again in services/oauth_rules.
+# Client metadata is a few hundred bytes; every field is bounded again in services/access/oauth_rules.
 REGISTRATION_BODY_LIMIT = 64 * 1024
 
 

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from memspace.api.oauth.consent import render_page
-from memspace.services.oauth import same_resource
+from memspace.services.access import same_resource
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 

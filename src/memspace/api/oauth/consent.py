@@ -22,8 +22,7 @@ from memspace.api.oauth.signing import SIGNED_TTL_S, Signer, same_text
 from memspace.api.rate_limit import FailedSignIns
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Access
-from memspace.services.access import AccessService
-from memspace.services.oauth import OAuthService
+from memspace.services.access import AccessService, OAuthService
 
 CSRF_COOKIE = "memspace_csrf"
 # Set by opening a login link and pressing Sign in (login_link.py): the consent page then

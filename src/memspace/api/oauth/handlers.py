@@ -12,8 +12,7 @@ from starlette.responses import JSONResponse, Response
 from memspace.api.oauth.provider import client_info
 from memspace.api.rate_limit import RateLimiter
 from memspace.domain.errors import MemspaceError
-from memspace.services.oauth import OAuthService
-from memspace.services.oauth_rules import check_metadata_bounds
+from memspace.services.access import OAuthService, check_metadata_bounds
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 

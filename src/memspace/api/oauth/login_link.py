@@ -19,7 +19,7 @@ from memspace.api.oauth.consent import (
 )
 from memspace.api.oauth.signing import Signer, same_text
 from memspace.domain.errors import MemspaceError
-from memspace.services.oauth import LINK_IN_TEXT, OAuthService
+from memspace.services.access import LINK_IN_TEXT, OAuthService
 
 LOGIN_PATH = "/authorize/login"
 NEXT_STEP = ("Go back to the memspace consent page your MCP client opened and choose "

@@ -1,4 +1,4 @@
-"""The MCP SDK's provider interface over services/oauth.py, so the SDK's /authorize and /token
+"""The MCP SDK's provider interface over services/access/oauth.py, so the SDK's /authorize and /token
 handlers (request parsing, PKCE S256 check, redirect_uri binding, RFC 6749 error shapes) run on
 memspace's clients, codes and tokens."""
 
@@ -23,7 +23,7 @@ from pydantic import AnyUrl
 from memspace.api.oauth.signing import Signer
 from memspace.domain.errors import MemspaceError
 from memspace.domain.oauth import OAuthClient, TokenKind
-from memspace.services.oauth import OAuthService, redirect_matches, same_resource
+from memspace.services.access import OAuthService, redirect_matches, same_resource
 
 CONSENT_PATH = "/authorize/consent"
 # RFC 7636 §4.2: BASE64URL of a SHA-256 is 43 characters; 43-128 unreserved characters allowed.

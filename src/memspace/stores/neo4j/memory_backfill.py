@@ -26,7 +26,7 @@ def backfill_terms(db: Neo4jConnection, batch: int = 2_000) -> None:
 
 def backfill_follows(db: Neo4jConnection, batch: int = 2_000) -> int:
     """Give turns stored before `follows` existed the turn they continue, the way
-    services/conversation.py found their context: the writer's latest memory before them,
+    services/memories/conversation.py found their context: the writer's latest memory before them,
     kept only if its content is that context (as SQLite's migration 11 does). Runs once: the
     property key is made known at the end, so an interrupted run is redone at the next start.
     Returns how many were linked."""

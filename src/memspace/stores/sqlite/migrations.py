@@ -16,7 +16,7 @@ MIGRATIONS: list[str] = [
     *MIGRATIONS_9_TO_14,  # stores/sqlite/migrations_9_14.py
     # 15: each space's security policy (secrets refuse|redact|allow, instruction-like
     # writes flag|quarantine; a space without a row has the defaults) and the operator's audit
-    # log of administrative actions, appended to only (services/audit.py); and on each memory
+    # log of administrative actions, appended to only (services/shared/audit.py); and on each memory
     # where it came from (provenance; NULL for earlier memories: domain.models.provenance_of
     # infers it) and why it reads like instructions to an agent (suspicious; NULL: it does not)
     """

@@ -30,8 +30,8 @@ MIGRATIONS_9_TO_14: list[str] = [
     DROP TABLE IF EXISTS memory_terms;
     """,
     # 11: the id of the turn a memory continues (the memory its context was taken from), which
-    # search uses to lift a turn whose neighbour matched too (services/ranking.py). Turns saved
-    # before get it back the way services/conversation.py found their context: the writer's
+    # search uses to lift a turn whose neighbour matched too (services/search/ranking.py). Turns saved
+    # before get it back the way services/memories/conversation.py found their context: the writer's
     # latest memory before them, kept only if its content is that context.
     """
     ALTER TABLE memories ADD COLUMN follows TEXT;

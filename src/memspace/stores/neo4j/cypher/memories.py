@@ -243,7 +243,7 @@ RETURN DISTINCT hash
 """
 
 # The newest memory a writer saved in a space since a time, outside documents: the turn a new
-# memory may continue (services/conversation.py). Served by memory_space_created.
+# memory may continue (services/memories/conversation.py). Served by memory_space_created.
 LATEST_BY_WRITER = f"""
 MATCH (m:Memory {{spaceId: $space}})
 WHERE m.createdAt >= $since AND m.createdBy = $writer AND m.documentId IS NULL

@@ -1,0 +1,12 @@
+"""The demo (`memspace seed`, `memspace serve --demo`), loaded through the same services the tools use.
+
+- `Seeder` over `SeedPorts`: spaces, keys, memories and documents from a plan (`SeedReport`);
+- `ConflictSeeds` over `ConflictSeedPorts`: one conflict of each kind.
+"""
+
+from memspace.services.demo.seeding import Seeder, SeedPorts, SeedReport
+from memspace.services.demo.seeding_conflicts import ConflictSeedPorts, ConflictSeeds
+
+__all__ = [
+    "ConflictSeedPorts", "ConflictSeeds", "SeedPorts", "SeedReport", "Seeder",
+]

@@ -1,0 +1,22 @@
+"""Where a memory stands and what changed in a space (docs/lifecycle.md).
+
+- `LifecycleService` sets a status by hand over `LifecyclePorts` (`Marked`, `Version`);
+  `statuses_of`, `types_of` and `keeps` are the filters reads apply;
+- `ChangeFeed`: what changed since a time or a cursor (`ChangesPage`).
+"""
+
+from memspace.services.lifecycle.changes import ChangeFeed, ChangesPage, MemoryChange
+from memspace.services.lifecycle.lifecycle import (
+    LifecyclePorts,
+    LifecycleService,
+    Marked,
+    Version,
+    keeps,
+    statuses_of,
+    types_of,
+)
+
+__all__ = [
+    "ChangeFeed", "ChangesPage", "LifecyclePorts", "LifecycleService", "Marked",
+    "MemoryChange", "Version", "keeps", "statuses_of", "types_of",
+]

@@ -1,0 +1,61 @@
+"""search_memory's answer from its ranked hits: each hit's neighbourhood, the documents'
+titles, the profile and why nothing matched. A read at `knownAt` shows every memory as its
+record stood then (services/shared/known_view.py) and leaves today's profile out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from memspace.domain.bitemporal import TimeSlice, forgotten
+from memspace.domain.graph_port import WithDirectory, WithDocuments, WithRelations
+from memspace.domain.models import Memory, Neighbour, Space
+from memspace.services.documents import document_titles
+from memspace.services.search.context import Profile
+from memspace.services.search.ranking import Ranked
+from memspace.services.search.search_types import SearchHit, SearchRequest, SearchResult
+from memspace.services.shared import KnownView
+
+# Neighbours shown per hit: enough for a correction chain and its context, bounded so one
+# hub memory cannot flood the answer.
+RELATED_PER_HIT = 5
+
+
+class AnswerPorts(WithDirectory, WithRelations, WithDocuments, Protocol):
+    """The store roles an answer reads."""
+
+
+def answer(store: AnswerPorts, view: KnownView, space: Space, request: SearchRequest,
+           at: TimeSlice | None, hits: list[Ranked[Memory]], mode: str, path: str,
+           profile: Callable[[], Profile] | None) -> SearchResult:
+    """The hits with their neighbourhoods and documents' titles, and why nothing matched;
+    the profile, read beside them, is waited for last."""
+    known = at.known_at if at is not None else None
+    related = store.relations.neighbours(space.id, [h.memory.id for h in hits], hops=2,
+                                         per_origin=RELATED_PER_HIT, known_at=known)
+    related = [n for n in related if at is None or not forgotten(n.memory)]  # never erased text
+    shown, related = view.together(space.id, [h.memory for h in hits], related, at)
+    titles = document_titles(store.documents, space.id, shown + [n.memory for n in related])
+    by_origin: dict[str, list[Neighbour]] = {}
+    for n in related:
+        by_origin.setdefault(n.origin_id, []).append(n)
+    today = profile() if profile is not None else None
+    message = None
+    if not hits:
+        stats = today.stats if today is not None else store.directory.space_stats(space.id)
+        if not stats.active_memories:
+            message = f"no memories in {space.slug} yet: save what you learn with add_memory"
+    scored = {h.memory.id: h for h in hits}
+    return SearchResult(
+        space=space.slug,
+        mode=mode,
+        hits=tuple(SearchHit(m, scored[m.id].score, tuple(scored[m.id].matched_by),
+                             tuple(by_origin.get(m.id, ()))) for m in shown),
+        titles=titles,
+        message=message,
+        profile=today,
+        include_body=request.include_body,
+        path=path,
+        at=at,
+        profile_left_out=request.include_profile and known is not None,
+    )
