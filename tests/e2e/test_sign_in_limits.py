@@ -10,7 +10,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlencode
 
+import httpx
 import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -19,7 +21,8 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.models import Access
 from tests.support.fakes import HashEmbedder
-from tests.support.server import mcp_client, running_server
+from tests.support.oauth_browser import field, pkce
+from tests.support.server import bound_socket, mcp_client, running_server
 
 pytestmark = pytest.mark.e2e
 
@@ -86,3 +89,39 @@ async def test_resource_reads_draw_on_the_keys_bucket(served: tuple[str, Contain
                 refused = exc
                 break
         assert refused is not None and "rate_limited" in str(refused)
+
+
+async def test_keys_pasted_on_the_consent_page_are_limited_like_any_other(tmp_path: Path) -> None:
+    sock = bound_socket()  # the issuer names this port: held till served
+    settings = Settings(_env_file=None, data_dir=tmp_path, auth_failure_limit=FAILURES,  # type: ignore[call-arg]
+                        port=int(sock.getsockname()[1]))
+    app = build(settings, embedder=HashEmbedder())
+    app.admin.create_space("team")
+    real = app.admin.create_key("person", {"team": Access.READWRITE}).raw
+    try:
+        with running_server(app, sock=sock) as url:
+            async with httpx.AsyncClient(timeout=30) as http:
+                registered = await http.post(f"{url}/register", json={
+                    "client_name": "probe", "redirect_uris": ["http://127.0.0.1:9/cb"],
+                    "token_endpoint_auth_method": "none"})
+                query = urlencode({"response_type": "code", "client_id": registered.json()["client_id"],
+                                   "redirect_uri": "http://127.0.0.1:9/cb", "state": "s",
+                                   "code_challenge": pkce()[1], "code_challenge_method": "S256"})
+                page = await http.get(f"{url}/authorize?{query}", follow_redirects=True)
+                consent = str(page.url).split("?")[0]
+
+                async def paste(credential: str) -> httpx.Response:
+                    return await http.post(consent, data={
+                        "request": field(page.text, "request"), "csrf": field(page.text, "csrf"),
+                        "step": "signin", "credential": credential})
+
+                refused = [await paste(guess()) for _ in range(FAILURES)]
+                assert [r.status_code for r in refused] == [401] * FAILURES
+                over = await paste(guess("msk_zzzzzzzz"))
+                assert over.status_code == 429 and int(over.headers["retry-after"]) >= 1
+                assert "too many failed sign-ins" in over.text
+                # The real key is not even checked from this address until the bucket refills.
+                blocked = await paste(real)
+                assert blocked.status_code == 429 and "Approve" not in blocked.text
+    finally:
+        app.close()

@@ -91,8 +91,13 @@ class ConsentPage:
             credential = str(field.get("credential", ""))
             address = request.client.host if request.client else "unknown"
             if self._failures is not None and (wait := self._failures.blocked(address, credential)):
-                return await self._sign_in_form(raw_request, pending, csrf, "too many failed "
+                # Answered like /mcp and /v1 over the limit: 429 and when to try again, the
+                # credential not even checked.
+                page = await self._sign_in_form(raw_request, pending, csrf, "too many failed "
                                                 f"sign-ins; try again in {wait} s")
+                page.status_code = 429
+                page.headers["Retry-After"] = str(wait)
+                return page
             try:
                 who = await anyio.to_thread.run_sync(self._oauth.sign_in, credential)
             except MemspaceError as exc:
