@@ -104,7 +104,7 @@ class Container:
     verification: VerificationService
     code: CodeSearchService
     mining: GitMining
-    security: SecurityService  # policies, audit log, scans (issue 38)
+    security: SecurityService  # policies, audit log, scans (docs/security.md)
     lifecycle: LifecycleService
     changes: ChangeFeed
     conflicts: ConflictService  # the conflict queue (docs/conflicts.md)

@@ -112,8 +112,8 @@ class Settings(BaseSettings):
     max_document_chars: int = Field(default=2_000_000, ge=1)
     # Reading one file (PDF text extraction, CSV parsing) runs in a child process of the
     # ingestion worker, never in a request, and is stopped past these. pypdf reads a text page
-    # in ~10-50 ms, so a 500-page PDF fits 60 s several times over; a hostile 9.8 KB PDF ran 59 s
-    # (issue 11). The memory bound stops decompression bombs.
+    # in ~10-50 ms, so a 500-page PDF fits 60 s several times over; a hostile 9.8 KB PDF ran 59 s.
+    # The memory bound stops decompression bombs.
     max_parse_seconds: float = Field(default=60.0, gt=0)
     max_parse_memory_mb: int = Field(default=1024, ge=64)
     # Characters per chunk (one add each). all-MiniLM-L6-v2 reads 256 word pieces and ignores

@@ -61,8 +61,8 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     )
 
     # /readyz says "starting" until the model and vector caches are loaded: a load balancer or
-    # a client waiting for readiness then gets a first search as fast as any other (issue 14:
-    # first search 4.0 s after /readyz when readiness meant only "the store answers").
+    # a client waiting for readiness then gets a first search as fast as any other (the
+    # first search came 4.0 s after /readyz when readiness meant only "the store answers").
     warmed = threading.Event()
     if not warm_up:
         warmed.set()

@@ -1,4 +1,5 @@
-"""Per-key request limits (MEMSPACE_RATE_LIMIT, requests a minute; 0: off), issue 38.
+"""Per-key request limits (MEMSPACE_RATE_LIMIT, requests a minute; 0: off): one caller
+flooding the server must not slow every other (docs/security.md).
 
 One token bucket per caller: an API key (its id; an upload ticket counts against its key) or an
 OAuth client (its client id, whichever key approved it). A bucket holds a minute's worth of

@@ -76,8 +76,9 @@ class ApiKey:
 
 
 class ProvenanceKind(enum.StrEnum):
-    """Where a memory came from (issue 38): an agent's key or OAuth client, a person (the CLI
-    or a view), a document's chunk, a model's extraction from a note, or an import."""
+    """Where a memory came from (its provenance, docs/security.md): an agent's key or OAuth
+    client, a person (the CLI or a view), a document's chunk, a model's extraction from a note,
+    or an import."""
 
     AGENT = "agent"
     HUMAN = "human"

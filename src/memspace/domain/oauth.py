@@ -1,4 +1,4 @@
-"""OAuth 2.1 records and the storage port behind them (issue 17).
+"""OAuth 2.1 records and the storage port behind them (docs/oauth.md).
 
 A person signs in on the consent page as an API key's identity (pasting the key, or a one-time
 login link that stands for a key made for it) and approves a client. That approval starts a

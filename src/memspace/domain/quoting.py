@@ -1,5 +1,6 @@
-"""Recalled text is data (issue 38): the quote bar and the escaping of invisible characters,
-the rule both the services (briefing, verification) and present/ frame memory text with.
+"""Recalled text is data, never instructions (docs/security.md): the quote bar and the
+escaping of invisible characters, the rule both the services (briefing, verification) and
+present/ frame memory text with.
 
 Each memory's text is a quote: every one of its lines starts with the quote bar `│ `, so no
 content can end the quote, start a line of the answer's own structure (a new result, a header,

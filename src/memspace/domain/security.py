@@ -1,4 +1,4 @@
-"""Per-space security policy and the operator's audit log (issue 38; docs/security.md).
+"""Per-space security policy and the operator's audit log (docs/security.md).
 
 A space's policy says what a write holding a credential does (`refuse` it, store it with the
 credential replaced by `[redacted:<kind>]`, or `allow` it) and what a write that reads like

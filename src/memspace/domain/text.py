@@ -91,8 +91,8 @@ def terms(text: str) -> list[str]:
 def index_terms(content: str, context: str | None = None) -> str:
     """What the ranked full-text index holds for a memory: its terms, then its context's.
 
-    `context` is the text a memory is read with (services/context_of.py: the turn before it in
-    a conversation); it is indexed but never shown as the memory's content.
+    `context` is the text a memory is read with (`context_of` in services/memories/conversation.py:
+    the turn before it in a conversation); it is indexed but never shown as the memory's content.
     """
     return " ".join(terms(content) + (terms(context) if context else []))
 

@@ -37,7 +37,7 @@ DIMENSIONS = 384
 # Texts per encode call of a large embed (a document, a bulk load); each text is its own pass.
 BATCH_SIZE = 256
 # Calls of up to this many texts (a query, a note's facts) share forward passes with the calls
-# waiting beside them (embeddings/coalesce.py); larger ones (a document, a bulk load) run on
+# waiting beside them (memspace/coalesce.py); larger ones (a document, a bulk load) run on
 # their own, so a search arriving during an import does not wait for all of it.
 COALESCE_UP_TO = 32
 
@@ -55,7 +55,7 @@ TRIM_AFTER_CHARS = 2048
 
 
 def _lean_runtime() -> None:
-    """Keep what the model's threads leave in the heap small (issue 14: server RSS).
+    """Keep what the model's threads leave in the heap small (the server's RSS).
 
     glibc gives each busy thread its own malloc arena (up to 8 per core) and rarely returns
     their pages; the embedding workers' and the server's threads left ~60 MB in them.

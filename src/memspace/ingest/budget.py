@@ -1,7 +1,7 @@
 """Reading a document in a child process, under a time and a memory budget.
 
 A 9.8 KB PDF of ten pages sharing one content stream of 100,000 operators kept pypdf busy for
-59 s (issue 11), and pypdf cannot be interrupted inside a thread. So the ingestion worker hands
+59 s, and pypdf cannot be interrupted inside a thread. So the ingestion worker hands
 each file to a child process and kills it when the budget runs out: the document then ends
 `failed` with a reason naming the limit, and the server's own process never parses a byte.
 

@@ -1,4 +1,5 @@
-"""Recalled text is data (issue 38): how memory text is framed in the text models read.
+"""Recalled text is data, never instructions (docs/security.md): how memory text is framed in
+the text models read.
 
 The quote bar and the escaping are domain/quoting.py's; here the quote block and the warning a
 memory flagged `suspicious` at write time carries before its quote.

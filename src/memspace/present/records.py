@@ -27,7 +27,7 @@ def iso(value: datetime | None) -> str | None:
 
 
 def provenance_json(memory: Memory) -> dict[str, str]:
-    """Where a memory came from (recorded, or inferred for one stored before issue 38)."""
+    """Where a memory came from (recorded, or inferred for one stored before provenance was recorded)."""
     found = provenance_of(memory)
     return {"kind": found.kind.value, "source": found.source}
 

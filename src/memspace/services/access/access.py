@@ -55,7 +55,7 @@ class Principal:
     # The granted spaces as read with the key, by slug; None when they were not read with it
     # (the operator, a principal made for one job), and the store is asked instead.
     spaces: Mapping[str, Space] | None = None
-    # How the call arrived, for provenance (issue 38): None for a key used directly,
+    # How the call arrived, for the memory's provenance: None for a key used directly,
     # "oauth client <id>" for an OAuth token, "view" for an MCP App view a person uses.
     via: str | None = None
     # The MCP toolsets the key asked to be shown (domain/toolsets.py); None: no choice of its own.

@@ -14,7 +14,7 @@ from memspace.domain.role_ports import LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.shared import KnownView, SystemClock, clamp_limit, past_record, time_slice
 
-# The graph view stays smooth at 500 nodes (issue 6); beyond that a picture stops informing.
+# The graph view was measured smooth at 500 nodes; beyond that a picture stops informing.
 MAX_NODES = 2_000
 
 

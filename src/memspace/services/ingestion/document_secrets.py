@@ -1,4 +1,4 @@
-"""What the guard step did to a document's chunks, kept on the document (issue 38).
+"""What the guard step did to a document's chunks, kept on the document (docs/security.md).
 
 A document follows its space's secrets policy chunk by chunk: under `refuse` a chunk holding a
 credential is not stored and the document goes on with the next one; under `redact` the chunk

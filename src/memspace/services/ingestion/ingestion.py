@@ -2,7 +2,7 @@
 
 The order is the guarantee:
 1. upload: the original bytes are stored, then the document is recorded `queued`. Nothing is
-   parsed in the request: a file built to be slow to read must not hold it (issue 11).
+   parsed in the request: a file built to be slow to read must not hold it.
 2. process: its text is extracted (in a child process under MEMSPACE_MAX_PARSE_SECONDS, see
    ingest/budget.py) and stored as chunks, or the document ends `failed` with the reason, the
    original still kept; then `processing`; each chunk goes through the add pipeline

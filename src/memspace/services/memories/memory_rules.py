@@ -121,7 +121,7 @@ def speaker_of(speaker: str | None) -> str | None:
 
 
 def provenance_of(principal: Principal, source: ChunkSource | None = None) -> Provenance:
-    """Who or what a new memory comes from (issue 38): a document's chunk, a person (the
+    """Who or what a new memory comes from (its provenance): a document's chunk, a person (the
     CLI, a view), else the agent's key or OAuth client."""
     if source is not None:
         return Provenance(ProvenanceKind.DOCUMENT, f"document {source.document_id} chunk "

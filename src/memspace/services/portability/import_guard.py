@@ -55,7 +55,7 @@ def screen_records(guard: ContentGuard | None, space_id: str | None,
 
 def provenance_fields(memory: Memory) -> dict[str, Any]:
     """What an export line adds for provenance and the suspicious flag (optional fields: an
-    export from before issue 38 imports as before)."""
+    export made before provenance was recorded imports as before)."""
     found = provenance_of(memory)
     return {"provenance": {"kind": found.kind.value, "source": found.source},
             "suspicious": memory.suspicious}

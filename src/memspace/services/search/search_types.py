@@ -25,7 +25,7 @@ class SearchRequest:
     _: KW_ONLY  # filters added later are named at every call, never shifted by position
     # The keyword's words only as typed, no typo variants (the prompt-recall hook's search).
     exact_keyword: bool = False
-    # Only memories of these provenance kinds (issue 38), e.g. ("human",) for facts people wrote.
+    # Only memories of these provenance kinds (docs/security.md), e.g. ("human",) for facts people wrote.
     provenance: tuple[str, ...] = ()
     types: tuple[str, ...] = ()  # only these types (domain/lifecycle.py); empty: any
     statuses: tuple[str, ...] = ()  # only these statuses; a status filter reads inactive ones too

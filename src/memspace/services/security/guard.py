@@ -1,4 +1,4 @@
-"""The guard step every write passes before anything is stored (issue 38, docs/security.md).
+"""The guard step every write passes before anything is stored (docs/security.md).
 
 Write services call `ContentGuard.screen` with the text fields of one write, after their own
 checks and before any write: under the space's `refuse` policy a credential raises

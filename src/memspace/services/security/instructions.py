@@ -1,4 +1,4 @@
-"""Writes that read like instructions aimed at an agent (issue 38): flagged `suspicious` at write
+"""Writes that read like instructions aimed at an agent (docs/security.md): flagged `suspicious` at write
 time, because whatever one agent stores every agent with the space reads back into its context.
 
 Four families, each a short list of patterns (no model: a flag must be cheap, deterministic and

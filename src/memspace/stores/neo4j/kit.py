@@ -22,8 +22,8 @@ class SpaceTurns:
 
     Every write transaction of a space locks its Space node first, so they serialise in
     Neo4j anyway; but 16 of them queued on that one lock made Neo4j's deadlock detector
-    (Forseti) abort 27 of 320 adds with DeadlockDetected, and one add wait 120 s (the
-    probe of issue 11, tests/load/test_load.py). Queued here, at most one transaction per
+    (Forseti) abort 27 of 320 adds with DeadlockDetected, and one add wait 120 s (16 writers
+    of one space, as tests/load/test_concurrent_writes.py runs them). Queued here, at most one transaction per
     space and process waits on the server's lock; other servers sharing the database still
     serialise on the Space node, and a transient error left is retried (connection.py).
     """

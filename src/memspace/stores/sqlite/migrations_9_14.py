@@ -64,7 +64,7 @@ MIGRATIONS_9_TO_14: list[str] = [
     # space's evidence policy, the git repositories registered per space, their indexed files
     # (hash per file, so an unchanged file is skipped) and code chunks, and the commits mined
     """
-    ALTER TABLE memories ADD COLUMN evidence TEXT;          -- JSON (stores/evidence_codec.py)
+    ALTER TABLE memories ADD COLUMN evidence TEXT;          -- JSON (domain/evidence_codec.py)
     ALTER TABLE memories ADD COLUMN verification TEXT;
     ALTER TABLE memories ADD COLUMN verified_at TEXT;
     CREATE INDEX memories_by_verification ON memories (space_id, verification, created_at)
