@@ -1,5 +1,5 @@
-"""Hybrid search latency of two source trees on the same store, taking turns. Prints; asserts
-nothing.
+"""Hybrid search latency of two source trees on the same store, taking turns, and with
+`--adds` the latency of adds too. Prints; asserts nothing.
 
 A change to the ranking (services/search/ranking.py, services/search/search.py) is timed against the code
 before it without trusting a busy machine: N memories are loaded once (bench_service.py's
@@ -7,10 +7,13 @@ sentences, through add_many), then two worker processes — one importing `--bef
 one `--after` — open that store and answer the same hybrid queries in alternating batches, so
 both see the same load. Vectors come from a hashing embedder (a fixed pseudo-random unit vector
 per text): the model's time is the same for both sides and is left out, so the figures are the
-store's reads and the ranking's work, the part that changed.
+store's reads and the ranking's work, the part that changed. With `--adds N` each side also
+saves N new memories a round (MemoryService.add: checks, the repeat check, the write, similar
+memories), after its searches, so the figures include the service path of an add but not a
+model's time.
 
 Usage: hybrid_ab.py --before DIR/src --after DIR/src [--memories 100000] [--queries 200]
-                    [--rounds 6]
+                    [--rounds 6] [--adds 0]
   e.g. git archive 419efba src | tar -x -C /tmp/before && \\
        bench/hybrid_ab.py --before /tmp/before/src --after src
 """
@@ -71,7 +74,7 @@ def load(data_dir: str, memories: int) -> None:
     from bench_service import sentence
 
     from memspace.bootstrap import build
-    from memspace.services.access.access import AccessService
+    from memspace.services.access import AccessService  # the same name in both trees
 
     app = build(settings(data_dir), embedder=HashingEmbedder())
     app.admin.create_space("ab")
@@ -87,20 +90,26 @@ def load(data_dir: str, memories: int) -> None:
 
 
 def worker(data_dir: str) -> None:
-    """Reads batches of queries on stdin (one JSON list a line), answers their latencies (ms)."""
+    """Reads batches on stdin (one JSON object a line: queries to search, texts to add),
+    answers their latencies (ms)."""
     from memspace.bootstrap import build
-    from memspace.services.search.search import SearchRequest
+    from memspace.services.search import SearchRequest  # the same name in both trees
 
     app = build(settings(data_dir), embedder=HashingEmbedder())
     app.search.warm_up()
     who = app.access.authenticate((Path(data_dir) / "key").read_text())
     print("ready", flush=True)
     for line in sys.stdin:
-        took = []
-        for query in json.loads(line):
+        batch = json.loads(line)
+        took: dict[str, list[float]] = {"search": [], "add": []}
+        for query in batch["queries"]:
             began = time.perf_counter()
             app.search.search(who, SearchRequest(query=query, space="ab", include_profile=False))
-            took.append((time.perf_counter() - began) * 1000)
+            took["search"].append((time.perf_counter() - began) * 1000)
+        for text in batch["adds"]:
+            began = time.perf_counter()
+            app.memories.add(who, text, space="ab")
+            took["add"].append((time.perf_counter() - began) * 1000)
         print(json.dumps(took), flush=True)
     app.close()
 
@@ -118,6 +127,7 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--adds", type=int, default=0, help="memories each side adds a round")
     args = parser.parse_args()
     data_dir = tempfile.mkdtemp(prefix="memspace-ab-")
     sources = {"before": args.before.resolve(), "after": args.after.resolve()}
@@ -130,7 +140,7 @@ def main() -> None:
         [sys.executable, __file__, "--_worker", data_dir], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(src)})
         for side, src in sources.items()}
-    took: dict[str, list[float]] = {side: [] for side in workers}
+    took: dict[str, dict[str, list[float]]] = {side: {"search": [], "add": []} for side in workers}
     try:
         for w in workers.values():
             assert w.stdout is not None and w.stdout.readline().strip() == "ready"
@@ -143,19 +153,28 @@ def main() -> None:
             for side in (("before", "after") if n % 2 == 0 else ("after", "before")):
                 w = workers[side]
                 assert w.stdin is not None and w.stdout is not None
-                w.stdin.write(json.dumps(queries) + "\n")
+                # distinct texts per side and round: a repeat would answer `duplicate` early
+                adds = [f"{sentence(rng, n)} ({side} {n}.{i})" for i in range(args.adds)]
+                w.stdin.write(json.dumps({"queries": queries, "adds": adds}) + "\n")
                 w.stdin.flush()
-                took[side] += json.loads(w.stdout.readline())
+                for kind, values in json.loads(w.stdout.readline()).items():
+                    took[side][kind] += values
     finally:
         for w in workers.values():
             if w.stdin is not None:
                 w.stdin.close()
             w.wait(timeout=120)
-    for side, values in took.items():
-        print(f"  {side:6s} hybrid p50 {statistics.median(values):6.1f} ms   "
-              f"p95 {pct(values, 0.95):6.1f} ms   (n={len(values)})")
-    ratio = pct(took["after"], 0.95) / pct(took["before"], 0.95)
-    print(f"  after/before p95 {ratio:.3f}  (one session, alternating batches; shared machine)")
+    for kind in ("search", "add"):
+        if not took["before"][kind]:
+            continue
+        for side in took:
+            values = took[side][kind]
+            print(f"  {side:6s} {'hybrid' if kind == 'search' else 'add':6s} p50 "
+                  f"{statistics.median(values):6.1f} ms   p95 {pct(values, 0.95):6.1f} ms   "
+                  f"(n={len(values)})")
+        ratio = pct(took["after"][kind], 0.95) / pct(took["before"][kind], 0.95)
+        print(f"  {kind} after/before p95 {ratio:.3f}  (one session, alternating batches; "
+              "shared machine)")
 
 
 if __name__ == "__main__":
