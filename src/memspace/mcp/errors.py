@@ -180,7 +180,9 @@ class CodedErrorsServer(MCPServer[Any]):
             return error_result({"code": "unavailable", "message": f"{name} failed on the "
                                  "server (the server log has the details); retry later"})
         except ToolError as exc:
-            tool = self._tool_manager.get_tool(name)
-            data = classify(exc, name, tool.parameters if tool is not None else None)
+            # The schema of the tool called, for the example of a valid call: from the SDK's
+            # public listing (an error is rare enough to list the tools for it).
+            schema = next((t.input_schema for t in await self.list_tools() if t.name == name), None)
+            data = classify(exc, name, schema)
             log.info("Tool %r failed: %s", name, data["code"])
             return error_result(data)

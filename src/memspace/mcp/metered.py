@@ -15,9 +15,11 @@ def time_tool_calls(server: MCPServer, metrics: Metrics) -> None:
     """Wrap the server's call_tool (the one every tools/call goes through, after its errors
     became results): latency by tool and by status, "ok" or the error's code."""
     inner = server.call_tool
-    known = {tool.name for tool in server._tool_manager.list_tools()}
+    known: set[str] = set()  # the tools' names, listed (publicly, so async) on the first call
 
     async def timed(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if not known:
+            known.update(tool.name for tool in await server.list_tools())
         tool = name if name in known else "unknown"  # a label per made-up name would grow forever
         started = time.perf_counter()
         status = "error"
