@@ -65,7 +65,7 @@ from memspace.services.memories import (
 from memspace.services.portability import PortabilityPorts, PortabilityService
 from memspace.services.search import ProfilePorts, ProfileService, SearchPorts, SearchService
 from memspace.services.security import ContentGuard, OtherRecords, SecurityService
-from memspace.services.shared import AuditLog, SystemClock
+from memspace.services.shared import AuditLog, NoteJobs, SystemClock
 from memspace.stores.roles import TABLES, kit_of, roles_of
 from memspace.wiring import (
     build_blobs,
@@ -150,6 +150,11 @@ class Ports:
     cache: SpaceCache | None
     cold: ColdPath | None
     metrics: Metrics | None
+
+    @property
+    def note_states(self) -> NoteJobs | None:
+        """How notes saved without waiting stood, for reads of the past (None without a model)."""
+        return self.note_jobs.note_jobs if self.note_jobs is not None else None
 
     @property
     def cold_reads(self) -> ColdNeighbours | None:
@@ -242,16 +247,16 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     conflicts = ConflictService(only(ConflictPorts), p.conflicts, p.marks, access, clock,
                                 proposal_writer(flat), guard)
     briefings = BriefingService(only(BriefingPorts), embedder, access, clock, TokenCounter().count,
-                                quarantines=guard.quarantines, marks=p.marks, cold=p.cold_reads,
-                                broken=broken_notes(p.evidence), open_conflicts=conflicts.count)
+                                quarantines=guard.quarantines, open_conflicts=conflicts.count, marks=p.marks,
+                                broken=broken_notes(p.evidence), cold=p.cold_reads, notes=p.note_states)
     search = SearchService(only(SearchPorts), embedder, access, profiles, settings.max_query_chars,
-                           guard.quarantines, limits.turns, p.cache, p.cold, clock, p.marks)
+                           guard.quarantines, limits.turns, p.cache, p.cold, clock, p.marks, p.note_states)
     return Container(
         settings=settings, metrics=p.metrics, store=store, embedder=embedder, access=access,
-        admin=admin, memories=memories, search=search, briefings=briefings,
+        admin=admin, memories=memories, search=search, briefings=briefings, seeder=seeder, profiles=profiles,
         documents=DocumentService(only(DocumentPorts), access, files, settings.max_page_size),
         ingestion=ingestion, worker=IngestionWorker(ingestion, notes), notes=notes,
-        seeder=seeder, profiles=profiles, graphs=GraphService(only(GraphViewPorts), access, clock, p.marks),
+        graphs=GraphService(only(GraphViewPorts), access, clock, p.marks, p.note_states),
         spaces=SpaceService(access, only(SpacePorts), conflicts.count),
         handoffs=HandoffService(store.handoffs, access, clock, evidence, guard),
         uploads=UploadTickets(store.directory, access, clock, upload_secret(settings)),

@@ -14,10 +14,12 @@ from typing import Any
 
 import pytest
 
-from memspace.bootstrap import Container
+from memspace.bootstrap import Container, build
 from memspace.config import Settings
+from memspace.domain.errors import NotFound
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, Relation, RelationType
+from memspace.domain.notes import NoteState
 from memspace.domain.ports import WriteBatch
 from memspace.present.json import context_json, graph_json, memory_detail_json, search_json
 from memspace.present.records import memory_json
@@ -25,6 +27,7 @@ from memspace.present.text import graph_text, memory_text, search_text
 from memspace.services.access.access import Principal
 from memspace.services.search.search import SearchRequest
 from tests.contract.test_time_travel import SetClock, _app, day
+from tests.support.fakes import HashEmbedder, MemoryBlobStore, ScriptedExtractor, fact
 
 T = day(3)  # the instant read; everything "after T" happens on day 4
 
@@ -105,6 +108,15 @@ def test_a_correction_made_after_t_is_on_no_surface_read_at_t(app: Container) ->
     assert "openConflicts" not in seen["data"]["context"]["meta"]
     now = surfaces(app, who, slug, [dana], day(5))  # after the correction: it shows
     assert now["data"]["get"][0]["memory"]["supersededBy"] == kenji
+    # The versions of the fact: one at T, current; both after the correction.
+    _, then = app.lifecycle.revisions(who, dana, slug, known_at=T)
+    assert [(v.memory.id, v.memory.status, v.memory.active) for v in then] == [
+        (dana, "current", True)]
+    with pytest.raises(NotFound):
+        app.lifecycle.revisions(who, kenji, slug, known_at=T)
+    _, later = app.lifecycle.revisions(who, kenji, slug, known_at=day(5))
+    assert [(v.memory.id, v.memory.status) for v in later] == [(dana, "superseded"),
+                                                               (kenji, "current")]
 
 
 def test_a_relation_recorded_after_t_is_on_no_surface_read_at_t(app: Container,
@@ -149,6 +161,10 @@ def test_a_mark_made_after_t_is_on_no_surface_read_at_t(app: Container) -> None:
     assert [(m["status"], m["version"]) for m in seen["data"]["list"] if m["id"] == rota] == [
         ("disputed", 2)]
     assert f"[{freeze}] v1" in seen["text"] and f"[{freeze}] v2" not in seen["text"]
+    # A status filter at T judges each record by its status then, not today's.
+    for wanted, expected in ((["current"], [freeze]), (["disputed"], [rota])):
+        _, page = app.memories.list(who, slug, statuses=wanted, known_at=T)
+        assert [m.id for m in page.items] == expected, wanted
 
 
 def test_a_forget_made_after_t_is_on_no_surface_read_at_t(app: Container) -> None:
@@ -171,3 +187,41 @@ def test_a_forget_made_after_t_is_on_no_surface_read_at_t(app: Container) -> Non
     [nine_read] = seen["data"]["get"]
     assert [p["id"] for p in nine_read["timeline"]] == [nine]
     assert "profile" not in seen["data"]["search"]  # today's counts leave both out
+
+
+def test_a_note_still_waiting_for_its_facts_at_t_shows_pending(store: GraphStore,
+                                                               tmp_path: Path) -> None:
+    # Saved without waiting on day 2, its facts extracted on day 4: at T it was a pending note,
+    # active, which its row no longer says (the facts superseded it, the job is settled).
+    extractor = ScriptedExtractor()
+    clock = SetClock(day(2))
+    app = build(Settings(_env_file=None, data_dir=tmp_path), store=store,  # type: ignore[call-arg]
+                embedder=HashEmbedder(), blobs=MemoryBlobStore(), clock=clock, extractor=extractor)
+    try:
+        slug, who = _space(app)
+        note = app.memories.add(who, "Ana leads mobile and the app ships every two weeks", slug,
+                                wait=False).memories[0]
+        clock.at = day(4)
+        extractor.facts(fact("Ana leads mobile"), fact("The app ships every two weeks"))
+        assert app.notes is not None
+        [job] = [j for j in app.notes.pending() if j.memory_id == note.id]
+        assert app.notes.process(job).state is NoteState.EXTRACTED
+
+        def records(known_at: datetime) -> list[dict[str, Any]]:
+            _, page = app.memories.list(who, slug, limit=50, known_at=known_at)
+            graph = app.graphs.graph(who, slug, known_at=known_at)
+            found = app.search.search(who, SearchRequest(query="who leads mobile", space=slug,
+                                                         known_at=known_at))
+            detail = memory_detail_json(app.memories.get(who, note.id, slug, known_at=known_at))
+            return [r for r in [*(memory_json(m) for m in page.items), *graph_json(graph)["nodes"],
+                                *search_json(found)["results"], detail["memory"]]
+                    if r["id"] == note.id]
+
+        then = records(T)
+        assert len(then) == 4
+        assert all((r["status"], r.get("active", True)) == ("pending", True) for r in then), then
+        clock.at = day(6)
+        later = records(day(5))  # after the extraction: replaced by its facts
+        assert later and all(r["status"] == "superseded" for r in later), later
+    finally:
+        app.search.close()

@@ -194,8 +194,9 @@ async def get_memories(body: BatchBody, app: ContainerDep, who: PrincipalDep) ->
 
 @router.get("/v1/memories/{memory_id}/revisions", tags=["memories"])
 async def memory_revisions(memory_id: str, app: ContainerDep, who: PrincipalDep,
-                           space: str | None = None) -> dict[str, Any]:
-    slug, line = await run_in_threadpool(app.lifecycle.revisions, who, memory_id, space)
+                           space: str | None = None,
+                           knownAt: str | None = None) -> dict[str, Any]:  # noqa: N803
+    slug, line = await run_in_threadpool(app.lifecycle.revisions, who, memory_id, space, knownAt)
     return revisions_json(slug, line)
 
 

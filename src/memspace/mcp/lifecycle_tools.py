@@ -160,10 +160,11 @@ def list_memory_revisions(
     ctx: Context,
     memoryId: Annotated[str, Field(description="Id of any version of the memory.")],  # noqa: N803
     space: SpaceArg = None,
+    knownAt: KnownAtArg = None,  # noqa: N803
 ) -> CallToolResult:
     app = app_of(ctx)
     who = principal_of(ctx)
-    slug, line = call(lambda: app.lifecycle.revisions(who, memoryId, space))
+    slug, line = call(lambda: app.lifecycle.revisions(who, memoryId, space, knownAt))
     return result(revisions_text(slug, line), revisions_json(slug, line))
 
 

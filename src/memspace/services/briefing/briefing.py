@@ -26,7 +26,14 @@ from memspace.services.briefing.briefing_pack import Briefing, pack
 from memspace.services.evidence import BrokenNotes
 from memspace.services.memories import ColdNeighbours
 from memspace.services.search import blend
-from memspace.services.shared import TODAY_LEFT_OUT, KnownView, described, past_record, time_slice
+from memspace.services.shared import (
+    TODAY_LEFT_OUT,
+    KnownView,
+    NoteJobs,
+    described,
+    past_record,
+    time_slice,
+)
 
 MIN_TOKENS = 200
 MAX_TOKENS = 50_000
@@ -65,7 +72,7 @@ class BriefingService:
                  marks: LifecycleStore | None = None,
                  broken: BrokenNotes | None = None,
                  open_conflicts: Callable[[str], int] | None = None,
-                 cold: ColdNeighbours | None = None) -> None:
+                 cold: ColdNeighbours | None = None, notes: NoteJobs | None = None) -> None:
         """`broken`: the notes whose cited code moved or broke, per space (a code check);
         without it that section is empty. `quarantines`: whether a space keeps suspicious
         memories out of context (services/security/guard.py). `cold`: where a space this process does
@@ -79,7 +86,7 @@ class BriefingService:
         self._clock = clock
         self._count = count_tokens
         self._marks = marks
-        self._view = KnownView(marks)  # at knownAt, each memory as its record stood then
+        self._view = KnownView(marks, notes)  # at knownAt, each memory as its record stood then
         self._broken = broken
         self._open_conflicts = open_conflicts or (lambda _space_id: 0)
 

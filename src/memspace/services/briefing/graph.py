@@ -12,7 +12,14 @@ from memspace.domain.models import Handoff, Memory, MemoryFilter, Relation
 from memspace.domain.ports import Clock
 from memspace.domain.role_ports import LifecycleStore
 from memspace.services.access import AccessService, Principal
-from memspace.services.shared import KnownView, SystemClock, clamp_limit, past_record, time_slice
+from memspace.services.shared import (
+    KnownView,
+    NoteJobs,
+    SystemClock,
+    clamp_limit,
+    past_record,
+    time_slice,
+)
 
 # The graph view was measured smooth at 500 nodes; beyond that a picture stops informing.
 MAX_NODES = 2_000
@@ -34,9 +41,10 @@ class GraphViewPorts(WithReads, WithRelations, WithHandoffs, Protocol):
 
 class GraphService:
     def __init__(self, store: GraphViewPorts, access: AccessService,
-                 clock: Clock | None = None, marks: LifecycleStore | None = None) -> None:
+                 clock: Clock | None = None, marks: LifecycleStore | None = None,
+                 notes: NoteJobs | None = None) -> None:
         self._store = store
-        self._view = KnownView(marks)  # at knownAt: nodes and edges as they stood then
+        self._view = KnownView(marks, notes)  # at knownAt: nodes and edges as they stood then
         self._clock = clock or SystemClock()
         self._access = access
 

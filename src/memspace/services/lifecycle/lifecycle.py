@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
-from memspace.domain.bitemporal import holds
+from memspace.domain.as_known import as_known, existed
+from memspace.domain.bitemporal import holds, utc
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.graph_port import WithReads, WithRelations
 from memspace.domain.lifecycle import MARKABLE, MemoryStatus, MemoryType, Revision
@@ -19,7 +21,7 @@ from memspace.domain.ports import Clock
 from memspace.domain.role_ports import LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.security import ContentGuard
-from memspace.services.shared import chain, check_version
+from memspace.services.shared import chain, check_version, time_slice
 
 MAX_REASON_CHARS = 500
 
@@ -135,22 +137,33 @@ class LifecycleService:
                                f"{chosen.value}; reason: {why}")
         return Marked(target.space.slug, marked, memory.status, revision)
 
-    def revisions(self, principal: Principal, memory_id: str,
-                  space: str | None = None) -> tuple[str, list[Version]]:
+    def revisions(self, principal: Principal, memory_id: str, space: str | None = None,
+                  known_at: str | datetime | None = None) -> tuple[str, list[Version]]:
         """Every version of the fact `memory_id` belongs to (the memories its corrections,
         patches and restatements chain together), oldest first, each with who wrote it, when
-        and why, and the status changes set on it by hand."""
+        and why, and the status changes set on it by hand. With `known_at`, the versions and
+        marks recorded by then, each version as its record stood then (docs/time.md): a
+        memory recorded later, or forgotten, is not found."""
         target = self._access.resolve(principal, space)
+        at = time_slice(None, known_at, self._clock)
+        when = at.known_at if at is not None else None
         memory = self._store.reads.get_memory(target.space.id, (memory_id or "").strip())
-        if memory is None:
+        if memory is None or (when is not None and not existed(memory, when)):
             raise NotFound(f"no memory '{memory_id}' in this space; use an id search_memory or "
                            "listMemories returned for the same space")
         chain = self._chain(target.space.id, memory)
+        if when is not None:
+            chain = [(m, why) for m, why in chain if existed(m, when)]
         marks: dict[str, list[Revision]] = {}
         for mark in self._marks.marks_of(target.space.id, [m.id for m, _ in chain]):
             marks.setdefault(mark.memory_id, []).append(mark)
-        return target.space.slug, [Version(m, why, tuple(marks.get(m.id, ())))
-                                   for m, why in chain]
+        if when is None:
+            return target.space.slug, [Version(m, why, tuple(marks.get(m.id, ())))
+                                       for m, why in chain]
+        return target.space.slug, [
+            Version(as_known(m, when, marks.get(m.id, ())), why,
+                    tuple(r for r in marks.get(m.id, ()) if utc(r.at) <= when))
+            for m, why in chain]
 
     def _chain(self, space_id: str, memory: Memory) -> list[tuple[Memory, str | None]]:
         return chain(self._store.reads, self._relations, space_id, memory)

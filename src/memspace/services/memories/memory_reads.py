@@ -4,7 +4,7 @@ listing, the change feed, and the preview of a correction (checked, never writte
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from memspace.domain.bitemporal import TimeSlice
@@ -29,6 +29,7 @@ from memspace.services.shared import (
     encode_change_cursor,
     encode_cursor,
     fingerprint,
+    past_record,
     period_of,
     time_slice,
     timeline,
@@ -36,6 +37,8 @@ from memspace.services.shared import (
 )
 
 MAX_BATCH = 50  # memories getMemories reads in one call
+# Rows read at a time when a status filter must be judged on each record as it stood then.
+STATUS_SCAN_PAGE = 200
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,8 @@ class MemoryReads:
                  correction: CorrectionCheck, notes: NoteExtraction | None = None,
                  marks: LifecycleStore | None = None) -> None:
         self._store = store
-        self._view = KnownView(marks)  # a read at knownAt shows records as they stood then
+        # A read at knownAt shows records as they stood then.
+        self._view = KnownView(marks, notes.states if notes is not None else None)
         self._access = access
         self._clock = clock
         self._limits = limits
@@ -171,13 +175,29 @@ class MemoryReads:
                             **({"at": f"{at.as_of}|{at.known_at}"} if at else {}))
         after: PageAfter | None = decode_cursor(cursor, query) if cursor else None
         where = MemoryFilter(target.space.id, cat, include_inactive, kinds, states, at)
-        rows = self._store.reads.list_memories(where, size + 1, after)
+        rows = [*self._statuses_then(where, size + 1, after)] if past_record(at) and states else \
+            self._view.memories(target.space.id, self._store.reads.list_memories(where, size + 1, after), at)
         next_cursor = None
         if len(rows) > size:
             rows = rows[:size]
             next_cursor = encode_cursor(query, PageAfter(rows[-1].created_at, rows[-1].id))
-        return target.space.slug, Page(self._view.memories(target.space.id, rows, at),
-                                       next_cursor)
+        return target.space.slug, Page(rows, next_cursor)
+
+    def _statuses_then(self, where: MemoryFilter, wanted: int,
+                       after: PageAfter | None) -> Sequence[Memory]:
+        """Up to `wanted` memories, newest first, whose status at knownAt is one asked for. The
+        store's filter reads today's status, so the slice is read unfiltered and each record is
+        judged as it stood then."""
+        unfiltered = replace(where, statuses=())
+        kept: Sequence[Memory] = ()
+        while len(kept) < wanted:
+            rows = self._store.reads.list_memories(unfiltered, STATUS_SCAN_PAGE, after)
+            shown = self._view.memories(where.space_id, rows, where.at)
+            kept = (*kept, *(m for m in shown if m.status in where.statuses))
+            if len(rows) < STATUS_SCAN_PAGE:
+                break
+            after = PageAfter(rows[-1].created_at, rows[-1].id)
+        return kept[:wanted]
 
     def changes(
         self,

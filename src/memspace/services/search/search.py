@@ -26,7 +26,14 @@ from memspace.services.search.context import Profile, ProfileService
 from memspace.services.search.ranking import Ranked, blend, single, whole
 from memspace.services.search.search_answer import RELATED_PER_HIT, answer
 from memspace.services.search.search_types import SearchHit, SearchRequest, SearchResult, provenance_kinds
-from memspace.services.shared import KnownView, SystemClock, past_record, start_read, time_slice
+from memspace.services.shared import (
+    KnownView,
+    NoteJobs,
+    SystemClock,
+    past_record,
+    start_read,
+    time_slice,
+)
 
 __all__ = ["SearchHit", "SearchRequest", "SearchResult", "SearchService", "provenance_kinds"]
 
@@ -66,6 +73,7 @@ class SearchService:
         cold: ColdPath | None = None,
         clock: Clock | None = None,
         marks: LifecycleStore | None = None,
+        notes: NoteJobs | None = None,
     ) -> None:
         """`cache` and `cold`: with both, a space this process does not hold is searched on
         the store's indexes (`cold`) and loaded in the background; without, every space is
@@ -82,7 +90,7 @@ class SearchService:
         self._access = access
         self._profiles = profiles
         self._max_query_chars = max_query_chars
-        self._view = KnownView(marks)
+        self._view = KnownView(marks, notes)
 
     def warm_up(self) -> None:
         """Load every space's vectors into the store's cache now rather than on the first

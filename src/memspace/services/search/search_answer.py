@@ -41,7 +41,9 @@ def answer(store: AnswerPorts, view: KnownView, space: Space, request: SearchReq
         by_origin.setdefault(n.origin_id, []).append(n)
     today = profile() if profile is not None else None
     message = None
-    if not hits:
+    # "Nothing saved yet" is said from today's counts, so never of a past slice: a space empty
+    # today may have held memories then, and the other way round.
+    if not hits and at is None:
         stats = today.stats if today is not None else store.directory.space_stats(space.id)
         if not stats.active_memories:
             message = f"no memories in {space.slug} yet: save what you learn with add_memory"

@@ -12,7 +12,7 @@
 from memspace.services.shared.audit import AuditLog
 from memspace.services.shared.clock import SystemClock, new_id
 from memspace.services.shared.early_reads import start_read
-from memspace.services.shared.known_view import TODAY_LEFT_OUT, KnownView, past_record
+from memspace.services.shared.known_view import TODAY_LEFT_OUT, KnownView, NoteJobs, past_record
 from memspace.services.shared.paging import (
     Page,
     clamp_limit,
@@ -30,6 +30,7 @@ __all__ = [
     "TODAY_LEFT_OUT",
     "AuditLog",
     "KnownView",
+    "NoteJobs",
     "Page",
     "Period",
     "SystemClock",

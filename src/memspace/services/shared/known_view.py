@@ -4,14 +4,19 @@ links recorded by then."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from memspace.domain.as_known import as_known, existed, relations_known
-from memspace.domain.bitemporal import TimeSlice
-from memspace.domain.lifecycle import Revision
+from memspace.domain.bitemporal import TimeSlice, utc
+from memspace.domain.lifecycle import MemoryStatus, Revision
 from memspace.domain.models import Memory, Neighbour, Relation
+from memspace.domain.notes import NoteJob, NoteState
 from memspace.domain.role_ports import LifecycleStore
+
+# The note jobs of some memories of a space, by memory id (a store's `note_jobs`).
+NoteJobs = Callable[[str, list[str]], dict[str, NoteJob]]
 
 # Said where a read of the past leaves out a summary of today's space (its counts, newest
 # memories, open conflicts, handoff): the record keeps no earlier copy of it.
@@ -26,10 +31,13 @@ def past_record(at: TimeSlice | None) -> bool:
 class KnownView:
     """Rewrites what a read of the past answers; without `knownAt` everything passes as read
     (an `asOf` alone reads facts as the space knows them now). `marks` None: no status marks
-    are kept (a unit test's store)."""
+    are kept (a unit test's store). `notes`: the jobs of notes saved without waiting (None
+    without a model): a note's row says `current` once its facts were extracted, and the job
+    dates that, so a note still waiting at the instant read shows `pending`."""
 
-    def __init__(self, marks: LifecycleStore | None) -> None:
+    def __init__(self, marks: LifecycleStore | None, notes: NoteJobs | None = None) -> None:
         self._marks = marks
+        self._notes = notes
 
     def memories(self, space_id: str, memories: Iterable[Memory],
                  at: TimeSlice | None) -> list[Memory]:
@@ -40,7 +48,9 @@ class KnownView:
         when = at.known_at
         kept = [m for m in listed if existed(m, when)]
         marks = self._marks_of(space_id, {m.id for m in kept})
-        return [as_known(m, when, marks.get(m.id, ())) for m in kept]
+        shown = [as_known(m, when, marks.get(m.id, ())) for m in kept]
+        waiting = self._waiting_at(space_id, [m.id for m in shown if m.active], when)
+        return [replace(m, status=MemoryStatus.PENDING) if m.id in waiting else m for m in shown]
 
     def neighbours(self, space_id: str, near: Sequence[Neighbour],
                    at: TimeSlice | None) -> list[Neighbour]:
@@ -65,6 +75,14 @@ class KnownView:
         if at is None or at.known_at is None:
             return list(relations)
         return relations_known(relations, at.known_at, held)
+
+    def _waiting_at(self, space_id: str, ids: list[str], when: datetime) -> set[str]:
+        """The notes among `ids` whose facts were still waiting to be extracted at `when`."""
+        if self._notes is None or not ids:
+            return set()
+        return {memory_id for memory_id, job in self._notes(space_id, ids).items()
+                if utc(job.created_at) <= when and (job.state is NoteState.PENDING or (
+                    job.updated_at is not None and utc(job.updated_at) > when))}
 
     def _marks_of(self, space_id: str, ids: set[str]) -> dict[str, list[Revision]]:
         by_memory: dict[str, list[Revision]] = {}
