@@ -16,6 +16,7 @@ from memspace.cli_common import JsonOpt, command, emit, open_container
 from memspace.domain.errors import InvalidInput
 from memspace.domain.text import counted
 from memspace.present.json import add_json, marked_json, search_json
+from memspace.present.pages import page_json
 from memspace.present.records import memory_json
 from memspace.present.text import add_text, list_text, marked_text, search_text
 from memspace.services.access import AccessService
@@ -178,8 +179,7 @@ def list_memories(
     slug, page = container.memories.list(AccessService.operator(), space, category,
                                          include_inactive, limit, cursor, types, statuses,
                                          as_of, known_at)
-    data = {"space": slug, "memories": [memory_json(m) for m in page.items],
-            "nextCursor": page.next_cursor}
+    data = page_json(slug, "memories", page, memory_json)
     emit(data, as_json, list_text(f"Memories in '{slug}'", page.items, page.next_cursor))
 
 

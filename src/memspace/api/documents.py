@@ -13,6 +13,7 @@ from starlette.types import Message
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import InvalidInput
 from memspace.present.json import document_content_json, upload_json
+from memspace.present.pages import page_json
 from memspace.present.records import document_json
 from memspace.services.ingestion import too_large
 
@@ -71,8 +72,7 @@ async def list_documents(app: ContainerDep, who: PrincipalDep, space: str | None
                          limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
     """The space's documents, newest first, paged by `nextCursor`."""
     slug, page = await run_in_threadpool(app.documents.list, who, space, limit, cursor)
-    return {"space": slug, "documents": [document_json(d) for d in page.items],
-            "nextCursor": page.next_cursor}
+    return page_json(slug, "documents", page, document_json)
 
 
 @router.get("/{document_id}")

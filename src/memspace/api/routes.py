@@ -20,6 +20,7 @@ from memspace.present.json import (
     revisions_json,
     search_json,
 )
+from memspace.present.pages import page_json
 from memspace.present.records import memory_json
 from memspace.services.memories import AddRequest
 from memspace.services.search import SearchRequest
@@ -148,8 +149,7 @@ async def list_memories(app: ContainerDep, who: PrincipalDep, space: str | None 
     slug, page = await run_in_threadpool(
         app.memories.list, who, space, category, includeInactive, limit, cursor, None, None,
         asOf, knownAt)
-    return {"space": slug, "memories": [memory_json(m) for m in page.items],
-            "nextCursor": page.next_cursor}
+    return page_json(slug, "memories", page, memory_json)
 
 
 class PatchBody(BaseModel):

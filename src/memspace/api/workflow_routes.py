@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.present.json import add_json
+from memspace.present.pages import page_json
 from memspace.present.records import handoff_json, memory_json
 
 router = APIRouter()
@@ -97,5 +98,4 @@ async def list_handoffs(app: ContainerDep, who: PrincipalDep, agent: str | None 
                         limit: int = 10, cursor: str | None = None,
                         space: str | None = None) -> dict[str, Any]:
     slug, page = await run_in_threadpool(app.handoffs.list, who, agent, limit, cursor, space)
-    return {"space": slug, "handoffs": [handoff_json(h) for h in page.items],
-            "nextCursor": page.next_cursor}
+    return page_json(slug, "handoffs", page, handoff_json)

@@ -13,6 +13,7 @@ from memspace.mcp.args import READ_ONLY, WRITES, CursorArg, LimitArg, SpaceArg
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.registry import ToolList, app_of
 from memspace.present.json import document_page_json
+from memspace.present.pages import page_json
 from memspace.present.records import document_json
 from memspace.present.text import document_line, document_text, documents_text
 from memspace.present.tool import result
@@ -33,8 +34,7 @@ def list_documents(
     app = app_of(ctx)
     who = principal_of(ctx)
     slug, page = call(lambda: app.documents.list(who, space, limit, cursor))
-    items = [document_json(d) for d in page.items]
-    data = {"space": slug, "documents": items, "nextCursor": page.next_cursor}
+    data = page_json(slug, "documents", page, document_json)
     return result(documents_text(slug, page.items, page.next_cursor), data)
 
 

@@ -12,6 +12,7 @@ from memspace.bootstrap import Container
 from memspace.mcp.identity import call
 from memspace.present.code import code_search_json, code_search_text
 from memspace.present.json import search_json
+from memspace.present.pages import page_json
 from memspace.present.records import memory_json
 from memspace.present.text import list_text, search_text
 from memspace.present.tool import result
@@ -39,7 +40,6 @@ def list_in_state(app: Container, who: Principal, state: str, space: str | None,
                   cursor: str | None) -> CallToolResult:
     """listMemories `verification`: the active memories in one verification state."""
     slug, page = call(lambda: app.verification.in_state(who, state, space, limit, cursor))
-    data = {"space": slug, "memories": [memory_json(m) for m in page.items],
-            "nextCursor": page.next_cursor}
+    data = page_json(slug, "memories", page, memory_json)
     return result(list_text(f"Memories in '{slug}' ({state})", page.items, page.next_cursor),
                   data)

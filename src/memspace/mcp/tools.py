@@ -34,6 +34,7 @@ from memspace.present.json import (
     memory_detail_json,
     search_json,
 )
+from memspace.present.pages import page_json
 from memspace.present.records import change_kind, memory_json
 from memspace.present.text import (
     add_text,
@@ -235,14 +236,12 @@ def list_memories(
     lean = not includeBody
     if since:
         slug, feed = call(lambda: app.memories.changes(who, since, space, category, limit))
-        items = [{**memory_json(c.memory, lean=lean), "change": change_kind(c.memory)}
-                 for c in feed.items]
-        data = {"space": slug, "changes": items, "nextCursor": feed.next_cursor}
+        data = page_json(slug, "changes", feed, lambda c: {**memory_json(c.memory, lean=lean),
+                                                           "change": change_kind(c.memory)})
         text = list_text(f"Changes in '{slug}', oldest first", [c.memory for c in feed.items], None,
                          lean=lean)
         return result(f"{text}\nNext time pass since={feed.next_cursor}", data)
     slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor,
                                                  types, statuses, asOf, knownAt))
-    items = [memory_json(m, lean=lean) for m in page.items]
-    data = {"space": slug, "memories": items, "nextCursor": page.next_cursor}
+    data = page_json(slug, "memories", page, lambda m: memory_json(m, lean=lean))
     return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor, lean=lean), data)

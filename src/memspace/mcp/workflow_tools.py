@@ -15,6 +15,7 @@ from memspace.mcp.identity import call, principal_of
 from memspace.mcp.registry import ToolList, app_of
 from memspace.present.handoffs import handoff_text
 from memspace.present.json import context_json
+from memspace.present.pages import page_json
 from memspace.present.records import handoff_json
 from memspace.present.tool import result
 
@@ -134,8 +135,8 @@ def list_handoffs(
     app = app_of(ctx)
     who = principal_of(ctx)
     slug, page = call(lambda: app.handoffs.list(who, agent, limit, cursor, space))
-    items = [handoff_json(h) for h in page.items]
-    data = {"space": slug, "handoffs": items, "nextCursor": page.next_cursor}
+    data = page_json(slug, "handoffs", page, handoff_json)
+    items = data["handoffs"]
     lines = [f"{len(items)} handoff(s) in '{slug}', newest first:"]
     lines += [f"- [{h['id']}] {h['createdAt']} {h['agent']} on '{h['topic']}': {h['summary']}"
               for h in items]

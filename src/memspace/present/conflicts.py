@@ -7,6 +7,7 @@ from typing import Any
 
 from memspace.domain.conflicts import PROPOSAL, OpenConflict, Proposal
 from memspace.domain.text import counted
+from memspace.present.pages import page_json
 from memspace.present.quoting import label, quoted
 from memspace.present.records import iso, memory_json
 from memspace.present.text import memory_line
@@ -31,9 +32,7 @@ def conflict_json(conflict: OpenConflict) -> dict[str, Any]:
 
 
 def conflicts_json(page: ConflictPage) -> dict[str, Any]:
-    return {"space": page.space, "open": page.open,
-            "conflicts": [conflict_json(c) for c in page.page.items],
-            "nextCursor": page.page.next_cursor}
+    return {**page_json(page.space, "conflicts", page.page, conflict_json), "open": page.open}
 
 
 def resolution_json(done: Resolution) -> dict[str, Any]:
