@@ -11,7 +11,14 @@ from typing import Annotated
 import typer
 
 from memspace import cli_code, cli_ingest
-from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.cli_common import (
+    JsonOpt,
+    command,
+    emit,
+    indexes_after_import,
+    indexes_line,
+    open_container,
+)
 from memspace.domain.toolsets import TOOLSET_NAMES
 from memspace.present.records import document_json, key_json, space_json
 from memspace.present.text import documents_text
@@ -148,9 +155,15 @@ def import_space(
     with file.open(encoding="utf-8") as handle:
         report = container.portability.import_space(AccessService.operator(), space, handle,
                                                     new_ids, create=True)
-    emit(report.__dict__, as_json, f"Imported into '{report.space}': {report.documents} documents, "
-         f"{report.memories} memories, {report.relations} relations, {report.conflicts} open "
-         "conflicts" + (" (new ids)" if report.remapped else "") + ".")
+    text = (f"Imported into '{report.space}': {report.documents} documents, "
+            f"{report.memories} memories, {report.relations} relations, {report.conflicts} open "
+            "conflicts" + (" (new ids)" if report.remapped else "") + ".")
+    progress = indexes_after_import(container)  # its last line: an index may still be building
+    if progress is None:
+        emit(report.__dict__, as_json, text)
+    else:
+        emit({**report.__dict__, "indexes": progress.as_json()}, as_json,
+             f"{text}\n{indexes_line(progress)}")
 
 
 @document_app.command("list")

@@ -14,6 +14,7 @@ import typer
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError, SpaceNotFound
+from memspace.domain.indexing import IndexProgress, index_progress
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 P = ParamSpec("P")
@@ -74,6 +75,19 @@ def cli_words(text: str) -> str:
         text = re.sub(rf"`?\b{tool}\b`?", verb, text)
     # "with getMemory or search_memory" would otherwise name one verb twice
     return re.sub(r"(`[^`]+`)( or \1)+", r"\1", text)
+
+
+def indexes_after_import(container: Container) -> IndexProgress | None:
+    """What an import leaves the store's indexes doing (None on a store that builds none
+    in the background): its last line says so."""
+    return index_progress(container.store)
+
+
+def indexes_line(progress: IndexProgress) -> str:
+    if progress.done:
+        return f"Indexes: {progress.describe()}."
+    return (f"Indexes: {progress.describe()}; `memspace doctor` and /readyz show their "
+            "progress.")
 
 
 def emit(data: Any, as_json: bool, text: str) -> None:

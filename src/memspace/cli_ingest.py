@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import memspace
 from memspace.bootstrap import Container
+from memspace.cli_common import indexes_after_import, indexes_line
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Document, DocumentStatus
 from memspace.domain.text import counted
@@ -89,6 +90,9 @@ def import_files(app: Container, files: Sequence[Path], space: str, title: str |
             lines.append(_outcome(path.name, document, uploaded.duplicate))
             results.append({"file": str(path), **document_json(document),
                             "duplicate": uploaded.duplicate})
+    progress = indexes_after_import(app)  # its last line: an index may still be building
+    if progress is not None:
+        lines.append(indexes_line(progress))
     typer.echo(json.dumps(results, indent=2, ensure_ascii=False) if as_json else "\n".join(lines))
     return every_ok
 

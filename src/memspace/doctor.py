@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError, Unavailable
+from memspace.domain.indexing import index_progress
 from memspace.services.embedding_model import model_for
 from memspace.wiring import build_embedder, build_extractor, build_store, describe
 
@@ -40,10 +41,12 @@ def check_store(settings: Settings) -> Check:
         store = build_store(settings)
         try:
             store.ping()
+            progress = index_progress(store)  # a fresh load's indexes may still be building
         finally:
             store.close()
         where = settings.neo4j_uri if settings.store == "neo4j" else str(settings.sqlite_path)
-        return f"{settings.store} answers at {where}"
+        said = f"{settings.store} answers at {where}"
+        return said if progress is None else f"{said}; {progress.describe()}"
 
     return _guarded("store", probe)  # the store's own error says how to start it
 

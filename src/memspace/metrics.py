@@ -162,6 +162,9 @@ class WatchedStore:
         flush = getattr(inner, "flush_vector_index", None)  # Neo4j's: the benches wait on it
         if flush is not None:
             self.flush_vector_index = flush
+        states = getattr(inner, "index_states", None)  # Neo4j's: /readyz and doctor read it
+        if states is not None:
+            self.index_states = states
         for name in ROLES:
             setattr(self, name, watched(getattr(inner, name), metrics))
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memspace.api.deps import ContainerDep, PrincipalDep
 from memspace.domain.errors import MemspaceError
+from memspace.domain.indexing import index_progress
 from memspace.present.json import (
     add_json,
     changes_json,
@@ -37,9 +38,11 @@ async def healthz() -> dict[str, str]:
 @router.get("/readyz", tags=["health"])
 async def readyz(request: Request, app: ContainerDep) -> JSONResponse:
     """Readiness: the store answers and the embedding model and vector caches are loaded
-    (503 with the reason while either is not)."""
+    (503 with the reason while either is not); 200 `indexing`, with each index's progress,
+    while the store still builds an index (a fresh load on Neo4j)."""
     try:
         await run_in_threadpool(app.store.ping)
+        progress = await run_in_threadpool(index_progress, app.store)
     except MemspaceError as exc:
         return JSONResponse({"status": "unavailable", "store": app.settings.store,
                              "message": exc.message}, status_code=503)
@@ -48,6 +51,10 @@ async def readyz(request: Request, app: ContainerDep) -> JSONResponse:
         return JSONResponse({"status": "starting", "store": app.settings.store,
                              "message": "loading the embedding model and the vector caches"},
                             status_code=503)
+    if progress is not None and not progress.done:
+        # Serving already: only searches that need an index still building take a slower path.
+        return JSONResponse({"status": "indexing", "store": app.settings.store,
+                             "message": progress.describe(), "indexes": progress.as_json()})
     return JSONResponse({"status": "ready", "store": app.settings.store})
 
 

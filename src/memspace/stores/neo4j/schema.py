@@ -6,11 +6,14 @@ memory index leads with it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from neo4j import Driver, NotificationDisabledClassification
+from neo4j import Driver, NotificationDisabledClassification, Session
 from neo4j.exceptions import ClientError
+
+log = logging.getLogger(__name__)
 
 # e5-small-v2 and all-MiniLM-L6-v2, the local embedders, both make 384. Vectors of another size
 # are stored but not indexed.
@@ -80,6 +83,9 @@ STATEMENTS: tuple[str, ...] = (
     "ON EACH [m.terms, m.spaceId] OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
     "`fulltext.eventually_consistent`: true}}",
     "CREATE INDEX memory_space_writer IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.createdBy)",
+    # A writer's latest memory in a space (cypher/memories.py LATEST_BY_WRITER, on every add).
+    "CREATE INDEX memory_space_writer_created IF NOT EXISTS FOR (m:Memory) "
+    "ON (m.spaceId, m.createdBy, m.createdAt)",
     # Memories whose vector is not yet in VECTOR_INDEX (stores/neo4j/vector_index.py).
     "CREATE INDEX memory_vector_pending IF NOT EXISTS FOR (m:Memory) ON (m.vectorPending)",
     # Types and statuses (domain/lifecycle.py), and the status changes set by hand.
@@ -166,4 +172,17 @@ def ensure_schema(driver: Driver, database: str | None, part: SchemaPart = GRAPH
                 session.run(f"UNWIND $names AS name CALL {procedure}(name)",
                             names=list(names)).consume()
         if part.await_indexes:
-            session.run(f"CALL db.awaitIndexes({AWAIT_INDEXES_S})").consume()
+            await_indexes(session)
+
+
+def await_indexes(session: Session) -> None:
+    """Wait up to AWAIT_INDEXES_S for every index to be online. One still populating after that
+    (a new index on a large store) goes on in the background: the store is served meanwhile,
+    and /readyz, `memspace doctor` and an import's last line report its progress."""
+    try:
+        session.run(f"CALL db.awaitIndexes({AWAIT_INDEXES_S})").consume()
+    except ClientError as exc:
+        if exc.code != "Neo.ClientError.Procedure.ProcedureCallFailed":
+            raise
+        log.warning("indexes still populating after %d s; serving meanwhile (/readyz shows "
+                    "their progress)", AWAIT_INDEXES_S)

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memspace.domain.indexing import IndexState
 from memspace.stores.neo4j import directory
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher.cold import AWAIT_TEXT_INDEXES
 from memspace.stores.neo4j.directory import Neo4jDirectory
 from memspace.stores.neo4j.documents import Neo4jDocuments
 from memspace.stores.neo4j.handoffs import Neo4jHandoffs
+from memspace.stores.neo4j.indexing import index_states
 from memspace.stores.neo4j.kit import Neo4jKit
 from memspace.stores.neo4j.ledger import Neo4jLedger
 from memspace.stores.neo4j.lifecycle_backfill import backfill_lifecycle
@@ -93,6 +95,10 @@ class Neo4jStore:
 
     def holds_memories(self) -> bool:
         return directory.holds_memories(self._db)
+
+    def index_states(self) -> list[IndexState]:
+        """Every index and its state: a fresh load's may still be populating."""
+        return index_states(self._db)
 
     def close(self) -> None:
         self._feed.close()

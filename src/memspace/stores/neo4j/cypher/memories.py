@@ -243,10 +243,13 @@ RETURN DISTINCT hash
 """
 
 # The newest memory a writer saved in a space since a time, outside documents: the turn a new
-# memory may continue (services/memories/conversation.py). Served by memory_space_created.
+# memory may continue (services/memories/conversation.py). Served by memory_space_writer_created
+# (schema.py): through (spaceId, createdAt) every add read each memory of the space saved in the
+# last TURN_GAP, by any writer: after a bulk load, the whole space (5,601 rows for one add at
+# 20,000 memories; docs/scaling.md, "A fresh load").
 LATEST_BY_WRITER = f"""
-MATCH (m:Memory {{spaceId: $space}})
-WHERE m.createdAt >= $since AND m.createdBy = $writer AND m.documentId IS NULL
+MATCH (m:Memory {{spaceId: $space, createdBy: $writer}})
+WHERE m.createdAt >= $since AND m.documentId IS NULL
 RETURN {memory_fields("m")} AS memory
 ORDER BY m.createdAt DESC, m.seq DESC LIMIT 1
 """

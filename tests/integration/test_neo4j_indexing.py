@@ -1,0 +1,80 @@
+"""On a real Neo4j: the store reports every index with its state (what /readyz, `memspace
+doctor` and an import's last line read, tests/unit/test_index_progress.py), an index created
+on a store that holds data is listed while it populates and online after, and a writer's
+latest memory (read on every add) is found without reading the space's other writers'
+memories, however recent they are (docs/scaling.md, "A fresh load")."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from memspace.domain.indexing import ONLINE, IndexProgress
+from memspace.domain.ports import WriteBatch
+from memspace.stores.neo4j import Neo4jStore
+from memspace.stores.neo4j.cypher import memories as memory_cypher
+from tests.support import builders as b
+
+pytestmark = pytest.mark.neo4j
+
+
+def test_every_index_is_listed_with_its_state(neo4j_store: Neo4jStore) -> None:
+    states = {s.name: s for s in neo4j_store.index_states()}
+    for name in ("memory_embedding", "memory_index_terms", "memory_space_seq",
+                 "memory_space_writer_created"):
+        assert states[name].state == ONLINE and states[name].percent == 100.0
+    assert IndexProgress.of(list(states.values())).total == len(states)
+
+
+def test_an_index_created_on_a_store_with_data_is_listed_until_online(
+        neo4j_store: Neo4jStore) -> None:
+    space = b.space("indexing")
+    neo4j_store.directory.create_space(space)
+    neo4j_store.writes.write(WriteBatch(space.id, [b.memory(space.id, f"fact {n}")
+                                                   for n in range(50)]))
+    name = f"probe_{uuid.uuid4().hex[:8]}"
+    db = neo4j_store.kit.db
+    db.write_one(f"CREATE FULLTEXT INDEX {name} FOR (m:Memory) ON EACH [m.content]")
+    try:
+        states = neo4j_store.index_states()  # one snapshot: it may come online any moment
+        [made] = [s for s in states if s.name == name]
+        assert made.state in ("POPULATING", ONLINE) and 0.0 <= made.percent <= 100.0
+        if made.state != ONLINE:  # what /readyz then says
+            assert name in IndexProgress.of(states).describe()
+        db.write_one("CALL db.awaitIndexes(120)")
+        [online] = [s for s in neo4j_store.index_states() if s.name == name]
+        assert (online.state, online.percent) == (ONLINE, 100.0)
+    finally:
+        db.write_one(f"DROP INDEX {name} IF EXISTS")
+
+
+def _rows_read(plan: dict[str, Any]) -> int:
+    """Rows the plan's index seeks produced."""
+    own = int(plan.get("rows", 0)) if "IndexSeek" in plan["operatorType"] else 0
+    return own + sum(_rows_read(child) for child in plan.get("children", []))
+
+
+def test_a_writers_latest_memory_is_read_without_the_other_writers_recent_ones(
+        neo4j_store: Neo4jStore) -> None:
+    space = b.space("latest-writer")
+    neo4j_store.directory.create_space(space)
+    now = datetime.now(UTC)
+    loaded = [replace(b.memory(space.id, f"imported fact {n}"), created_by="importer",
+                      created_at=now) for n in range(300)]  # a bulk load a moment ago
+    neo4j_store.writes.write(WriteBatch(space.id, loaded))
+    mine = replace(b.memory(space.id, "my own note"), created_by="agent",
+                   created_at=now + timedelta(seconds=1))
+    neo4j_store.writes.write(WriteBatch(space.id, [mine]))
+    since = now - timedelta(minutes=30)
+
+    latest = neo4j_store.reads.latest_by_writer(space.id, "agent", since)
+    assert latest is not None and latest.id == mine.id
+    assert neo4j_store.reads.latest_by_writer(space.id, "nobody", since) is None
+    _, summary, _ = neo4j_store.kit.db.driver.execute_query(
+        "PROFILE " + memory_cypher.LATEST_BY_WRITER, space=space.id, writer="agent",
+        since=since)
+    assert _rows_read(summary.profile) <= 2  # not the importer's 300
