@@ -28,7 +28,7 @@ from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access.access import AccessService
-from memspace.services.memories.conflict_records import ConflictRecorder
+from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.shared.clock import SystemClock, new_id
 from memspace.stores.roles import kit_of, roles_of
 

@@ -128,7 +128,7 @@ def build_search_paths(settings: Settings,
     return roles.cache(store, settings.cache_mb * 2**20), roles.cold(kit_of(store))
 
 
-# The roles built beside the store (stores/roles.py), as Ports names them.
+# The roles built beside the store, named as in its backend's role table (stores/role_table.py).
 BESIDE = ("note_jobs", "code_index", "evidence", "security", "marks", "texts", "oauth",
           "conflicts")
 
@@ -171,9 +171,9 @@ def build_ports(settings: Settings, store: GraphStore, extractor: FactExtractor 
     ports = Ports(
         store=store, extractor=extractor,
         note_jobs=roles.note_jobs(kit) if extractor is not None else None,
-        code_index=roles.repos(kit), evidence=roles.evidence(kit),
-        security=roles.security(kit), marks=roles.lifecycle(kit),
-        texts=roles.space_settings(kit), oauth=roles.oauth(kit),
+        code_index=roles.code_index(kit), evidence=roles.evidence(kit),
+        security=roles.security(kit), marks=roles.marks(kit),
+        texts=roles.texts(kit), oauth=roles.oauth(kit),
         conflicts=roles.conflicts(kit),
         cache=cache, cold=cold, metrics=metrics)
     if metrics is not None:

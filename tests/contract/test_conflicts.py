@@ -72,7 +72,7 @@ def test_a_record_is_kept_once_newest_first_and_only_in_its_space(store: GraphSt
 
 
 def test_a_settlement_supersedes_records_history_and_closes_the_record(store: GraphStore) -> None:
-    conflicts, marks = roles_of(store).conflicts(kit_of(store)), roles_of(store).lifecycle(kit_of(store))
+    conflicts, marks = roles_of(store).conflicts(kit_of(store)), roles_of(store).marks(kit_of(store))
     sid = _space(store)
     new, old = _pair(store, sid)
     record = _record(sid, new, old)
@@ -96,7 +96,7 @@ def test_a_settlement_supersedes_records_history_and_closes_the_record(store: Gr
 
 
 def test_a_stale_settlement_changes_nothing(store: GraphStore) -> None:
-    conflicts, marks = roles_of(store).conflicts(kit_of(store)), roles_of(store).lifecycle(kit_of(store))
+    conflicts, marks = roles_of(store).conflicts(kit_of(store)), roles_of(store).marks(kit_of(store))
     sid = _space(store)
     new, old = _pair(store, sid)
     record = _record(sid, new, old)
@@ -117,7 +117,7 @@ def test_a_stale_settlement_changes_nothing(store: GraphStore) -> None:
 
 def test_nothing_kept_leaves_it_historical_and_a_dispute_kept_is_current(
         store: GraphStore) -> None:
-    conflicts, marks = roles_of(store).conflicts(kit_of(store)), roles_of(store).lifecycle(kit_of(store))
+    conflicts, marks = roles_of(store).conflicts(kit_of(store)), roles_of(store).marks(kit_of(store))
     sid = _space(store)
     wrong, doubted = _pair(store, sid)
     marks.mark(sid, doubted.id, MemoryStatus.DISPUTED, "is it 10?", "agent-b", AT)

@@ -28,7 +28,7 @@ def file(r: Repo, path: str, sha: str, *spans: tuple[int, int, str | None]) -> I
 
 
 def test_repositories_files_and_chunks_round_trip(store: GraphStore) -> None:
-    index = roles_of(store).repos(kit_of(store))
+    index = roles_of(store).code_index(kit_of(store))
     space, other = b.space(f"s-{uuid.uuid4().hex[:6]}"), b.space(f"o-{uuid.uuid4().hex[:6]}")
     store.directory.create_space(space)
     store.directory.create_space(other)

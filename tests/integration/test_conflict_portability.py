@@ -15,7 +15,7 @@ from memspace.config import Settings
 from memspace.domain.models import Relation, RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.services.access.access import AccessService
-from memspace.services.memories.conflict_records import ConflictRecorder
+from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.shared.clock import SystemClock
 from memspace.stores.roles import kit_of, roles_of
 from tests.support.fakes import HashEmbedder

@@ -16,7 +16,7 @@ from memspace.domain.errors import Forbidden, InvalidInput, NotFound, StaleConfl
 from memspace.domain.models import Access, MemoryFilter, Relation, RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.services.access.access import Principal
-from memspace.services.memories.conflict_records import ConflictRecorder
+from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.shared.clock import SystemClock
 from memspace.stores.roles import kit_of, roles_of
 from tests.support.fakes import HashEmbedder

@@ -56,7 +56,7 @@ def test_an_update_just_below_the_floor_is_refused_and_both_stay() -> None:
         "kept both: 'The deploy window is Thursday' was said to replace 'The deploy window is "
         "Friday', but they look unrelated (similarity 0.39 < 0.4); queued as a suggested update "
         "(list_conflicts)"]
-    # kept for the conflict queue (services/memories/conflict_records.py), not dropped
+    # kept for the conflict queue (services/memories/conflict_recorder.py), not dropped
     [(new, old, similarity)] = made.suggested
     assert (new.content, old.content, similarity) == (
         "The deploy window is Thursday", "The deploy window is Friday", pytest.approx(0.39))

@@ -1,4 +1,4 @@
-"""Restatement or reversal (services/memories/restatement.py, versioning.py): updated, conflict, and the
+"""Restatement or reversal (services/memories/restatement.py, versioned_adds.py): updated, conflict, and the
 two calls that resolve a conflict."""
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ def top_seqs(cache: VectorCache, source: Source, query: np.ndarray) -> list[int]
 
 def test_waiting_scans_of_one_matrix_are_one_scan_with_each_callers_scores() -> None:
     from memspace.stores import int8_scan
-    from memspace.stores.space_vectors import _scans
+    from memspace.stores.space_vectors import run_scans
 
     rng = np.random.default_rng(3)
     space_a = int8_scan.quantise(rng.standard_normal((50, 8)).astype(np.float32))
@@ -91,6 +91,6 @@ def test_waiting_scans_of_one_matrix_are_one_scan_with_each_callers_scores() -> 
     calls = [(space_a[0][:50], space_a[1][:50], queries[0]), (*space_b, queries[1]),
              (space_a[0][:50], space_a[1][:50], queries[2]),
              (space_a[0][:40], space_a[1][:40], queries[3])]  # fewer rows: a scan of its own
-    for (codes, steps, query), scores in zip(calls, _scans(calls), strict=True):
+    for (codes, steps, query), scores in zip(calls, run_scans(calls), strict=True):
         assert scores.shape == (codes.shape[0],)
         np.testing.assert_array_equal(scores, int8_scan.scan(codes, steps, query)[0])

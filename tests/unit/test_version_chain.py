@@ -1,4 +1,4 @@
-"""versions.py walks a fact's chain of corrections through MemoryReadStore alone, so a fake of
+"""version_checks.py walks a fact's chain of corrections through MemoryReadStore alone, so a fake of
 that one role can hold chains a real store never would (a loop left by corrupt data)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 
 from memspace.domain.errors import Conflict, StaleVersion
 from memspace.domain.models import Memory
-from memspace.services.shared import versions
-from memspace.services.shared.versions import check_version
+from memspace.services.shared import version_checks
+from memspace.services.shared.version_checks import check_version
 from tests.support import builders as b
 from tests.support.role_fakes import MemoryReads
 
@@ -27,7 +27,7 @@ def _chain(length: int) -> list[Memory]:
 
 def test_the_head_of_a_chain_is_its_current_version() -> None:
     chain = _chain(4)
-    assert versions.head_of(MemoryReads(*chain), SPACE, chain[0]) == chain[-1]
+    assert version_checks.head_of(MemoryReads(*chain), SPACE, chain[0]) == chain[-1]
 
 
 def test_a_stale_version_names_the_version_that_won() -> None:
@@ -46,5 +46,5 @@ def test_the_current_version_passed_on_an_old_memory_points_at_the_head() -> Non
 def test_a_loop_in_corrupt_data_ends_after_max_chain_reads() -> None:
     first, second = _chain(2)
     looped = MemoryReads(first, replace(second, active=False, invalidated_by=first.id))
-    versions.head_of(looped, SPACE, first)
-    assert looped.reads == versions.MAX_CHAIN
+    version_checks.head_of(looped, SPACE, first)
+    assert looped.reads == version_checks.MAX_CHAIN

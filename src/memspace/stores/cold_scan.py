@@ -25,7 +25,7 @@ import numpy as np
 
 from memspace.domain.models import MemoryFilter
 from memspace.stores.keyword_index import KeywordIndex
-from memspace.stores.space_vectors import Hybrid, _as_block
+from memspace.stores.space_vectors import Hybrid, as_block
 from memspace.stores.term_index import K1, B
 
 # Rows per read: ~2 MB of vectors and their terms at a time.
@@ -73,7 +73,7 @@ def hybrid(chunks: Iterable[Sequence[ColdRow]], where: MemoryFilter, query: np.n
         keep = admitted(where, chunk)
         cosines, present = None, np.zeros(len(chunk), dtype=bool)
         if query is not None:
-            block, present = _as_block([r.vector for r in chunk], width)
+            block, present = as_block([r.vector for r in chunk], width)
             if block.shape[1] == width:
                 cosines = block @ query
                 rows = np.flatnonzero(keep & present)

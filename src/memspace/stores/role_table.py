@@ -28,11 +28,11 @@ class StoreRoles:
 
     oauth: Callable[[Any], OAuthStore]  # OAuth records (domain/oauth.py)
     note_jobs: Callable[[Any], NoteJobStore]  # notes saved without waiting
-    repos: Callable[[Any], CodeIndexStore]  # repositories and the code index
+    code_index: Callable[[Any], CodeIndexStore]  # repositories and the code index
     evidence: Callable[[Any], EvidenceStore]  # evidence policies and citations
     security: Callable[[Any], SecurityStore]  # space policies and the audit log
-    lifecycle: Callable[[Any], LifecycleStore]  # status changes set by hand
-    space_settings: Callable[[Any], SpaceTextStore]  # a space's description and instructions
+    marks: Callable[[Any], LifecycleStore]  # status changes set by hand
+    texts: Callable[[Any], SpaceTextStore]  # a space's description and instructions
     conflicts: Callable[[Any], ConflictStore]  # the conflict queue's records (docs/conflicts.md)
     cold: Callable[[Any], ColdPath]  # search of a space not held in memory (docs/scaling.md)
     # The store's in-process cache of vectors and terms (docs/scaling.md) under a byte budget,

@@ -12,7 +12,7 @@ import numpy as np
 
 from memspace.heap import release_freed_memory
 from memspace.stores import vector_snapshot
-from memspace.stores.space_vectors import Row, VectorSource, _as_block, _SpaceVectors
+from memspace.stores.space_vectors import Row, SpaceVectors, VectorSource, as_block
 from memspace.stores.term_index import TermIndex
 
 # Rows per read of a load: ~15 MB as read, ~3x that for a moment. At a million memories with
@@ -22,7 +22,7 @@ from memspace.stores.term_index import TermIndex
 LOAD_ROWS = 5_000
 
 
-def read_into(entry: _SpaceVectors, source: VectorSource, space_id: str,
+def read_into(entry: SpaceVectors, source: VectorSource, space_id: str,
               budget_bytes: int | None) -> int:
     """Append the rows past the entry's last, LOAD_ROWS at a time (rows as read take ~3x
     what the entry keeps of them: read whole, a space the budget can just hold would take
@@ -45,7 +45,7 @@ def read_into(entry: _SpaceVectors, source: VectorSource, space_id: str,
             return -1
 
 
-def restore(snapshot_dir: Path | None, entry: _SpaceVectors, source: VectorSource,
+def restore(snapshot_dir: Path | None, entry: SpaceVectors, source: VectorSource,
             space_id: str) -> Sequence[Row] | None:
     """Fill a new entry from the space's snapshot, if the store still holds the snapshot's
     last row (vector and terms) at its sequence number; returns the rows past it (None: no
@@ -61,7 +61,7 @@ def restore(snapshot_dir: Path | None, entry: _SpaceVectors, source: VectorSourc
     if not rows or int(rows[0][0]) != last or \
             sorted((rows[0][3] or "").split()) != terms.last_terms():
         return None  # another store behind the same space id: read it all
-    vector, present = _as_block([rows[0][1]], saved.matrix.shape[1])
+    vector, present = as_block([rows[0][1]], saved.matrix.shape[1])
     if bool(present[0]) != bool(saved.has_vector[-1]) or not np.array_equal(
             vector[0], saved.matrix[-1]):
         return None

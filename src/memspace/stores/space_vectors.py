@@ -44,7 +44,7 @@ Row = tuple[int, object, str, str, str]
 
 
 @dataclass
-class _SpaceVectors:
+class SpaceVectors:
     """One space's memories in row order: vectors (zero rows where a memory has none, e.g. a
     note waiting for extraction), sequence numbers, flags, categories, the term index (hybrid
     search) and the keyword index (keyword search)."""
@@ -66,7 +66,7 @@ class _SpaceVectors:
     def append(self, rows: Sequence[Row], active: Sequence[bool] | None = None) -> None:
         """Add rows past the last one; `active` flags them (None: all active, the caller
         re-reads the inactive ones)."""
-        block, present = _as_block([r[1] for r in rows], self.matrix.shape[1])
+        block, present = as_block([r[1] for r in rows], self.matrix.shape[1])
         needed = self.size + len(rows)
         if self.matrix.shape[0] < needed or self.matrix.shape[1] != block.shape[1]:
             self._grow(max(needed, 2 * self.matrix.shape[0], 1024), block.shape[1])
@@ -117,10 +117,10 @@ class _SpaceVectors:
         per_row = 4 * width + width + 4 + 8 + ROW_OVERHEAD  # float32, int8, step, seq, the rest
         return per_row * self.size + self.terms.nbytes + self.keywords.nbytes
 
-    def rows(self) -> _Rows:
+    def rows(self) -> SpaceRows:
         """Views of the rows held now: an append writes past them, or into new arrays, so
         they stay consistent once the cache's lock is released."""
-        return _Rows(self.seqs[: self.size], self.matrix[: self.size],
+        return SpaceRows(self.seqs[: self.size], self.matrix[: self.size],
                      self.codes[: self.size], self.steps[: self.size])
 
     def mask(self, category: str | None, include_inactive: bool) -> np.ndarray:
@@ -159,7 +159,7 @@ class _SpaceVectors:
 
 
 @dataclass(frozen=True)
-class _Rows:
+class SpaceRows:
     seqs: np.ndarray
     matrix: np.ndarray
     codes: np.ndarray
@@ -180,7 +180,7 @@ class Hybrid:
 Scan = tuple[np.ndarray, np.ndarray, np.ndarray]  # (int8 codes, steps, float32 query)
 
 
-def _scans(calls: list[Scan]) -> list[np.ndarray]:
+def run_scans(calls: list[Scan]) -> list[np.ndarray]:
     """The approximate scores of each call's query over its codes (stores/int8_scan.py); calls
     on the same rows of the same codes (one space) share one scan, their queries side by side."""
     same: dict[tuple[int, tuple[int, ...]], list[int]] = {}
@@ -195,37 +195,37 @@ def _scans(calls: list[Scan]) -> list[np.ndarray]:
     return out
 
 
-def _best(seqs: np.ndarray, scores: np.ndarray, candidates: np.ndarray,
+def best_of(seqs: np.ndarray, scores: np.ndarray, candidates: np.ndarray,
           limit: int) -> list[tuple[int, float]]:
     """(seq, score) of the `limit` best candidate rows, best first (ties: earlier row first)."""
-    return _scored(seqs, scores, _best_rows(scores, candidates, limit))
+    return scored_rows(seqs, scores, best_rows(scores, candidates, limit))
 
 
-def _best_rows(scores: np.ndarray, candidates: np.ndarray, limit: int) -> np.ndarray:
+def best_rows(scores: np.ndarray, candidates: np.ndarray, limit: int) -> np.ndarray:
     """The `limit` best candidate rows, best first (ties: earlier row first)."""
-    candidates = np.sort(_top_rows(scores, candidates, limit))
+    candidates = np.sort(top_rows(scores, candidates, limit))
     return candidates[np.argsort(-scores[candidates], kind="stable")]
 
 
-def _top_rows(scores: np.ndarray, candidates: np.ndarray, n: int) -> np.ndarray:
+def top_rows(scores: np.ndarray, candidates: np.ndarray, n: int) -> np.ndarray:
     """The `n` best candidate rows, in no particular order."""
     if candidates.size <= n:
         return candidates
     return candidates[np.argpartition(-scores[candidates], n - 1)[:n]]
 
 
-def _scored(seqs: np.ndarray, scores: np.ndarray, rows: Sequence[int] | np.ndarray
+def scored_rows(seqs: np.ndarray, scores: np.ndarray, rows: Sequence[int] | np.ndarray
             ) -> list[tuple[int, float]]:
     """(seq, score) of rows, from scores indexed by row."""
     return [(int(seqs[r]), float(scores[r])) for r in rows]
 
 
-def _paired(seqs: np.ndarray, rows: np.ndarray, scores: np.ndarray) -> list[tuple[int, float]]:
+def paired_scores(seqs: np.ndarray, rows: np.ndarray, scores: np.ndarray) -> list[tuple[int, float]]:
     """(seq, score) of rows, from the scores of those rows in the same order."""
     return [(int(seqs[r]), float(score)) for r, score in zip(rows, scores, strict=True)]
 
 
-def _as_block(raws: Sequence[object], width: int) -> tuple[np.ndarray, np.ndarray]:
+def as_block(raws: Sequence[object], width: int) -> tuple[np.ndarray, np.ndarray]:
     """One float32 matrix from stored vectors, and which rows have one: a missing vector, or
     one of another size than the space's (`width`, 0 when none seen yet), is a zero row.
     Stored bytes (SQLite's blobs, Neo4j's `vector`) are joined and read at once: a frombuffer

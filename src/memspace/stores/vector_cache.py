@@ -28,15 +28,15 @@ from memspace.stores.space_vectors import (
     Hybrid,
     Row,
     Scan,
+    SpaceRows,
+    SpaceVectors,
     VectorSource,
-    _best,
-    _best_rows,
-    _paired,
-    _Rows,
-    _scans,
-    _scored,
-    _SpaceVectors,
-    _top_rows,
+    best_of,
+    best_rows,
+    paired_scores,
+    run_scans,
+    scored_rows,
+    top_rows,
 )
 
 
@@ -47,11 +47,11 @@ class VectorCache:
         """`snapshot_dir`: where spaces' vectors are saved for the next start
         (stores/vector_snapshot.py); None keeps them in memory only. `budget_mb`: how much
         the held spaces may take (stores/cache_budget.py); None holds every space."""
-        self._spaces: dict[str, _SpaceVectors] = {}
+        self._spaces: dict[str, SpaceVectors] = {}
         self.budget = CacheBudget(None if budget_mb is None else budget_mb * 2**20)
         self._lock = threading.Lock()
         self._snapshot_dir = snapshot_dir
-        self._scans: Coalescer[Scan, np.ndarray] = Coalescer(_scans)
+        self._scans: Coalescer[Scan, np.ndarray] = Coalescer(run_scans)
 
     def forget_space(self, space_id: str) -> None:
         """Drop a space's rows here and its saved snapshot: the next search reads them again
@@ -82,16 +82,16 @@ class VectorCache:
             rows = entry.rows()
             mask = entry.mask(category, include_inactive) & entry.has_vector[: entry.size]
         best, scores = self._nearest(rows, query, np.flatnonzero(mask), limit)
-        return _paired(rows.seqs, best, scores)
+        return paired_scores(rows.seqs, best, scores)
 
-    def _nearest(self, rows: _Rows, query: np.ndarray, candidates: np.ndarray,
+    def _nearest(self, rows: SpaceRows, query: np.ndarray, candidates: np.ndarray,
                  limit: int) -> tuple[np.ndarray, np.ndarray]:
         """The `limit` candidate rows nearest `query`, best first, and their exact cosines:
         the int8 scan ranks every row (stores/int8_scan.py), the float32 rows decide among
         its best. Outside the lock, and shared with the searches of the same space waiting
         at that moment (coalesce.py): one scan reads the codes once for all of them."""
         approx = self._scans((rows.codes, rows.steps, query))
-        pool = np.sort(_top_rows(approx, candidates, int8_scan.depth(limit)))
+        pool = np.sort(top_rows(approx, candidates, int8_scan.depth(limit)))
         exact = rows.matrix[pool] @ query
         order = np.argsort(-exact, kind="stable")[:limit]  # ties: earlier row first
         return pool[order], exact[order]
@@ -131,7 +131,7 @@ class VectorCache:
 
     def _best_scored(self, source: VectorSource, space_id: str, limit: int,
                      category: str | None, include_inactive: bool, version: int | None,
-                     score: Callable[[_SpaceVectors], np.ndarray | None],
+                     score: Callable[[SpaceVectors], np.ndarray | None],
                      ) -> list[tuple[int, float]]:
         """(seq, score) of the `limit` best memories of the filter scoring above 0 by `score`
         (a score per row, None when nothing can score), best first."""
@@ -141,7 +141,7 @@ class VectorCache:
             if scores is None:
                 return []
             mask = entry.mask(category, include_inactive) & (scores > 0)
-            return _best(entry.seqs, scores, np.flatnonzero(mask), limit)
+            return best_of(entry.seqs, scores, np.flatnonzero(mask), limit)
 
     def hybrid_top_k(
         self,
@@ -164,9 +164,9 @@ class VectorCache:
             seqs = entry.seqs[: entry.size]
             mask = entry.mask(category, include_inactive)
             bm25 = entry.terms.scores(terms) if terms else np.zeros(entry.size, np.float32)
-            text_rows = _best_rows(bm25, np.flatnonzero(mask & (bm25 > 0)), limit)
+            text_rows = best_rows(bm25, np.flatnonzero(mask & (bm25 > 0)), limit)
             if entry.matrix.shape[1] != query.shape[0]:
-                by_text = _scored(seqs, bm25, text_rows)
+                by_text = scored_rows(seqs, bm25, text_rows)
                 return Hybrid([], by_text, [], by_text)
             rows, has_vector = entry.rows(), entry.has_vector[: entry.size]
         # outside the lock, as in top_k
@@ -174,10 +174,10 @@ class VectorCache:
         found = list(dict.fromkeys([*vector_rows.tolist(), *text_rows.tolist()]))
         with_vector = np.asarray([r for r in found if has_vector[r]], dtype=np.int64)
         return Hybrid(
-            _paired(seqs, vector_rows, cosines),
-            _scored(seqs, bm25, text_rows),
-            _paired(seqs, with_vector, rows.matrix[with_vector] @ query),
-            _scored(seqs, bm25, found),
+            paired_scores(seqs, vector_rows, cosines),
+            scored_rows(seqs, bm25, text_rows),
+            paired_scores(seqs, with_vector, rows.matrix[with_vector] @ query),
+            scored_rows(seqs, bm25, found),
         )
 
     def record_write(self, space_id: str, before: int, after: int, rows: Sequence[Row],
@@ -236,7 +236,7 @@ class VectorCache:
                 return  # too large, or it would push out spaces searched more often
             for victim in self.budget.make_room(nbytes):
                 del self._spaces[victim]
-        entry = _SpaceVectors()
+        entry = SpaceVectors()
         self._fill(source, space_id, entry, source.vector_version(space_id),
                    space_reads.restore(self._snapshot_dir, entry, source, space_id))
         with self._lock:
@@ -259,7 +259,7 @@ class VectorCache:
             return entry.version if entry is not None and entry.version >= 0 else None
 
     def _refresh(self, source: VectorSource, space_id: str,
-                 version: int | None = None) -> _SpaceVectors:
+                 version: int | None = None) -> SpaceVectors:
         entry = self._update(source, space_id, version)
         if dropped := self.budget.used(space_id, entry.nbytes()):
             for victim in dropped:
@@ -268,19 +268,19 @@ class VectorCache:
         return entry
 
     def _update(self, source: VectorSource, space_id: str,
-                version: int | None = None) -> _SpaceVectors:
+                version: int | None = None) -> SpaceVectors:
         version = source.vector_version(space_id) if version is None else version
         entry = self._spaces.get(space_id)
         new: Sequence[Row] | None = None
         if entry is None:
-            entry = self._spaces[space_id] = _SpaceVectors()
+            entry = self._spaces[space_id] = SpaceVectors()
             new = space_reads.restore(self._snapshot_dir, entry, source, space_id)
         if entry.version == version:
             return entry
         self._fill(source, space_id, entry, version, new)
         return entry
 
-    def _fill(self, source: VectorSource, space_id: str, entry: _SpaceVectors, version: int,
+    def _fill(self, source: VectorSource, space_id: str, entry: SpaceVectors, version: int,
               new: Sequence[Row] | None) -> None:
         """Bring the entry to `version`: rows past its last (`new`: read from a snapshot)."""
         if new is None:

@@ -1,7 +1,7 @@
 """The conflict queue (docs/conflicts.md): list a space's open conflicts with their memories side
 by side, and settle one in one write. Access is checked here: listing needs read, resolving
 needs write. What makes a conflict is in domain/conflicts.py; the records of the kinds that are
-not visible in the memories themselves are written by services/memories/conflict_records.py."""
+not visible in the memories themselves are written by services/memories/conflict_recorder.py."""
 
 from __future__ import annotations
 

@@ -4,8 +4,8 @@
 - `ConflictSeeds` over `ConflictSeedPorts`: one conflict of each kind.
 """
 
+from memspace.services.demo.demo_conflicts import ConflictSeedPorts, ConflictSeeds
 from memspace.services.demo.seeding import Seeder, SeedPorts, SeedReport
-from memspace.services.demo.seeding_conflicts import ConflictSeedPorts, ConflictSeeds
 
 __all__ = [
     "ConflictSeedPorts", "ConflictSeeds", "SeedPorts", "SeedReport", "Seeder",

@@ -20,7 +20,7 @@ from memspace.domain.graph_port import WithDirectory, WithWrites
 from memspace.domain.models import Document, Relation, RelationType
 from memspace.domain.ports import Clock, WriteBatch
 from memspace.services.access import AccessService, AdminService, Principal, parse_grant
-from memspace.services.demo.seeding_conflicts import ConflictPlan, ConflictSeeds
+from memspace.services.demo.demo_conflicts import ConflictPlan, ConflictSeeds
 from memspace.services.ingestion import IngestionService
 from memspace.services.memories import AddRequest, MemoryService
 

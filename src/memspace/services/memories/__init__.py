@@ -10,7 +10,7 @@
 """
 
 from memspace.services.memories.add_types import AddManyResult, AddRequest, AddResult, Clash
-from memspace.services.memories.conflict_records import ConflictRecorder
+from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.memories.conversation import TurnFeatures
 from memspace.services.memories.extraction_jobs import NoteExtraction, NotePorts
 from memspace.services.memories.memories import MemoryService

@@ -1,5 +1,5 @@
 """What an add is asked (AddRequest) and what it answers (AddResult): shared by the add
-pipeline (adding.py), its versioned steps (versioning.py) and the surfaces."""
+pipeline (adding.py), its versioned steps (versioned_adds.py) and the surfaces."""
 
 from __future__ import annotations
 

@@ -18,14 +18,14 @@ from memspace.domain.ports import Clock, WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services.access import Principal
 from memspace.services.memories.add_types import AddMode, AddRequest, AddResult, AddStatus, Clash
-from memspace.services.memories.conflict_records import ConflictRecorder
+from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.memories.conversation import context_of, preceding_turn, reads_with
 from memspace.services.memories.extraction_jobs import NoteExtraction
-from memspace.services.memories.memory_parts import CloseMemories, NewMemories
+from memspace.services.memories.memory_parts import NearestMemories, NewMemories
 from memspace.services.memories.memory_rules import CANDIDATES, Limits, WritePorts, category_of
 from memspace.services.memories.reconcile import MAX_RETARGETS, drop_repeats, plan_extraction, retarget
 from memspace.services.memories.similar import similar_on_save, start_similar
-from memspace.services.memories.versioning import VersionedAdds
+from memspace.services.memories.versioned_adds import VersionedAdds
 
 __all__ = ["AddMode", "AddPipeline", "AddRequest", "AddResult", "AddStatus", "Clash"]
 
@@ -40,7 +40,7 @@ class AddPipeline:
     an `extractor` every add is flat; `notes` takes the adds that do not wait for the model."""
 
     def __init__(self, store: WritePorts, embedder: Embedder, clock: Clock, made: NewMemories,
-                 close: CloseMemories, versioned: VersionedAdds, limits: Limits,
+                 close: NearestMemories, versioned: VersionedAdds, limits: Limits,
                  extractor: FactExtractor | None = None, notes: NoteExtraction | None = None,
                  conflicts: ConflictRecorder | None = None) -> None:
         self._store = store
@@ -105,7 +105,7 @@ class AddPipeline:
                   status: MemoryStatus = MemoryStatus.CURRENT, judged: bool = False) -> AddResult:
         """One memory as given. `judged` (an agent's add without a model, or one that names
         what it supersedes): a restatement or a contradiction of a close memory is versioned
-        or refused instead (versioning.py)."""
+        or refused instead (versioned_adds.py)."""
         memory = self._in_conversation(replace(
             self._made.of_request(principal, space, request, request.content or "",
                                  request.category),

@@ -40,7 +40,7 @@ from memspace.domain.ports import (
     WriteBatch,
 )
 from memspace.domain.text import content_hash, counted
-from memspace.services.memories.conflict_records import ConflictRecorder
+from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.memories.reconcile import MAX_RETARGETS, Plan, drop_repeats, plan_extraction, retarget
 from memspace.services.security import suspicious_reason
 from memspace.services.shared import new_id

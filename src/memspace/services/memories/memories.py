@@ -3,10 +3,10 @@ surfaces call, composed (not inherited) of small collaborators, each given the r
 
 - `MemoryWrites` (memory_writes.py): submit, add_many, correct, patch, forget; below an add's
   idempotency check, `AddPipeline` (adding.py), which versions or refuses a flat add through
-  `VersionedAdds` (versioning.py);
-- `CategoryRenames` (versioning.py): rename_category;
+  `VersionedAdds` (versioned_adds.py);
+- `CategoryRenames` (versioned_adds.py): rename_category;
 - `MemoryReads` (memory_reads.py): get, get_many, list, changes, preview_correction;
-- what they share (memory_parts.py): `NewMemories`, `CloseMemories`, `WriteScreen`,
+- what they share (memory_parts.py): `NewMemories`, `NearestMemories`, `WriteScreen`,
   `CorrectionCheck`; the plain checks are in memory_rules.py.
 
 The public methods are the collaborators' own, bound on the instance, so a surface calls
@@ -25,13 +25,13 @@ from memspace.services.access import AccessService, Principal
 from memspace.services.evidence import EvidenceService
 from memspace.services.memories.add_types import AddManyResult
 from memspace.services.memories.adding import AddMode, AddPipeline, AddRequest, AddResult, AddStatus
-from memspace.services.memories.conflict_records import ConflictRecorder
+from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.memories.extraction_jobs import NoteExtraction
-from memspace.services.memories.memory_parts import CloseMemories, CorrectionCheck, NewMemories, WriteScreen
+from memspace.services.memories.memory_parts import CorrectionCheck, NearestMemories, NewMemories, WriteScreen
 from memspace.services.memories.memory_reads import MemoryReads
 from memspace.services.memories.memory_rules import AnswerForm, ColdNeighbours, Limits, MemoryPorts
 from memspace.services.memories.memory_writes import MemoryWrites
-from memspace.services.memories.versioning import CategoryRenames, VersionedAdds
+from memspace.services.memories.versioned_adds import CategoryRenames, VersionedAdds
 from memspace.services.security import ContentGuard
 
 __all__ = ["AddManyResult", "AddMode", "AddRequest", "AddResult", "AddStatus", "Limits",
@@ -42,7 +42,7 @@ class MemoryService:
     """Every memory use case. Without an `extractor` adds are flat; `notes` takes the adds
     that do not wait for it. `cold` is where a write reads the close memories of a space this
     process does not hold (docs/scaling.md); `conflicts` what a write leaves for the conflict
-    queue (services/memories/conflict_records.py)."""
+    queue (services/memories/conflict_recorder.py)."""
 
     def __init__(
         self,
@@ -63,7 +63,7 @@ class MemoryService:
     ) -> None:
         limits = limits or Limits()
         made = NewMemories(clock, embedder, extractor)
-        close = CloseMemories(store.search, cold)
+        close = NearestMemories(store.search, cold)
         correction = CorrectionCheck(access, store.reads, limits)
         pipeline = AddPipeline(store, embedder, clock, made, close,
                                VersionedAdds(store, embedder, close, conflicts), limits,

@@ -1,5 +1,5 @@
 """The small collaborators MemoryService's sides share (docs/architecture.md), each given exactly
-what it uses: `NewMemories` makes the memory a save or a correction creates, `CloseMemories`
+what it uses: `NewMemories` makes the memory a save or a correction creates, `NearestMemories`
 finds the memories nearest a vector (held in memory or, cold, in the store's own indexes),
 `WriteScreen` is the security and citation step before a write, and `CorrectionCheck` finds
 the memory a correction replaces and checks its text."""
@@ -86,7 +86,7 @@ class NewMemories:
         return replace(memory, embedding=vector)
 
 
-class CloseMemories:
+class NearestMemories:
     """The memories of a space nearest a vector: from the space held in memory or, where it is
     cold here, from the store's own indexes (docs/scaling.md: a write never loads a space)."""
 

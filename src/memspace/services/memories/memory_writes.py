@@ -17,7 +17,7 @@ from memspace.domain.text import content_hash
 from memspace.services.access import AccessService, Principal
 from memspace.services.memories.add_types import AddManyResult
 from memspace.services.memories.adding import AddPipeline, AddRequest, AddResult
-from memspace.services.memories.memory_parts import CloseMemories, CorrectionCheck, NewMemories, WriteScreen
+from memspace.services.memories.memory_parts import CorrectionCheck, NearestMemories, NewMemories, WriteScreen
 from memspace.services.memories.memory_rules import (
     MAX_IDEMPOTENCY_KEY,
     AnswerForm,
@@ -43,7 +43,7 @@ class MemoryWrites:
 
     def __init__(self, store: WritePorts, embedder: Embedder, access: AccessService,
                  clock: Clock, limits: Limits, pipeline: AddPipeline, made: NewMemories,
-                 close: CloseMemories, screen: WriteScreen, correction: CorrectionCheck, *,
+                 close: NearestMemories, screen: WriteScreen, correction: CorrectionCheck, *,
                  answer_form: AnswerForm) -> None:
         self._store = store
         self._embedder = embedder

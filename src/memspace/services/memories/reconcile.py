@@ -31,7 +31,7 @@ class Plan:
     supersede: dict[str, str] = field(default_factory=dict)  # old id -> new id
     known: list[Memory] = field(default_factory=list)  # facts already active in the space
     warnings: list[str] = field(default_factory=list)
-    # For the conflict queue once written (services/memories/conflict_records.py): UPDATES the floor
+    # For the conflict queue once written (services/memories/conflict_recorder.py): UPDATES the floor
     # refused (new, old, similarity) and pairs the model called contradictory (new, old, why).
     suggested: list[tuple[Memory, Memory, float]] = field(default_factory=list)
     contradicts: list[tuple[Memory, Memory, str]] = field(default_factory=list)

@@ -53,10 +53,10 @@ from memspace.domain.role_ports import ConflictStore
 from memspace.domain.security import SpacePolicy
 from memspace.services.access import AccessService, AdminService, Principal
 from memspace.services.documents import DocumentFiles
+from memspace.services.portability.export_conflicts import conflict_lines, restore_conflicts
 from memspace.services.portability.export_records import handoff_line, iso, memory_line
 from memspace.services.portability.import_guard import screen_records
 from memspace.services.portability.import_records import FORMAT, VERSION, memory_of, parse_export, time_of
-from memspace.services.portability.portable_conflicts import conflict_lines, restore_conflicts
 from memspace.services.security import ContentGuard
 from memspace.services.shared import AuditLog
 
@@ -84,7 +84,7 @@ class PortabilityService:
                  files: DocumentFiles, admin: AdminService | None = None,
                  guard: ContentGuard | None = None, audit: AuditLog | None = None,
                  conflicts: ConflictStore | None = None) -> None:
-        self._conflicts = conflicts  # the conflict queue's records (portable_conflicts.py)
+        self._conflicts = conflicts  # the conflict queue's records (export_conflicts.py)
         self._guard, self._audit = guard, audit  # the security step; the operator's log
         self._store = store
         self._embedder = embedder

@@ -24,7 +24,7 @@ from memspace.services.shared.paging import (
     utc_time,
 )
 from memspace.services.shared.time_travel import Period, chain, described, period_of, time_slice, timeline
-from memspace.services.shared.versions import after_lost_race, check_version, head_of
+from memspace.services.shared.version_checks import after_lost_race, check_version, head_of
 
 __all__ = [
     "TODAY_LEFT_OUT",

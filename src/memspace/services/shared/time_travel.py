@@ -10,7 +10,7 @@ from memspace.domain.bitemporal import TimeSlice, superseded_at, utc, valid_from
 from memspace.domain.errors import InvalidInput
 from memspace.domain.models import Memory, RelationType
 from memspace.domain.ports import Clock, MemoryReadStore, RelationStore
-from memspace.services.shared import versions
+from memspace.services.shared import version_checks
 
 EXAMPLE = "2026-05-01T09:00:00Z"
 
@@ -79,8 +79,8 @@ class Period:
 
 def timeline(store: MemoryReadStore, relations: RelationStore, space_id: str,
              memory: Memory) -> list[Period]:
-    """Every version of the fact `memory` belongs to, oldest first (services/shared/versions.py
-    walks the chain), each with its two intervals."""
+    """Every version of the fact `memory` belongs to, oldest first (version_checks.py walks
+    the chain), each with its two intervals."""
     return [period_of(m, why) for m, why in chain(store, relations, space_id, memory)]
 
 
@@ -95,10 +95,10 @@ def chain(store: MemoryReadStore, relations: RelationStore, space_id: str,
           memory: Memory) -> list[tuple[Memory, str | None]]:
     """The memories of one fact's line, oldest first, with the reason each was written (the
     reason on its UPDATES to the one before; None for the first)."""
-    head = versions.head_of(store, space_id, memory)
+    head = version_checks.head_of(store, space_id, memory)
     line: list[tuple[Memory, str | None]] = []
     current: Memory | None = head
-    while current is not None and len(line) < versions.MAX_CHAIN:
+    while current is not None and len(line) < version_checks.MAX_CHAIN:
         before = [r for r in relations.relations_of(space_id, current.id)
                   if r.type is RelationType.UPDATES and r.source_id == current.id]
         line.append((current, before[0].reason if before else None))

@@ -34,7 +34,7 @@ from memspace.stores.vector_cache import VectorCache
 # write of every memory and of its pending mark.
 INDEX_IN_THE_WRITE = 64
 
-Turn = Callable[[str], AbstractContextManager[None]]
+WriterTurn = Callable[[str], AbstractContextManager[None]]
 
 
 def groupable(batch: WriteBatch) -> bool:
@@ -44,7 +44,7 @@ def groupable(batch: WriteBatch) -> bool:
         and not any(m.document_id for m in batch.memories)
 
 
-def write(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed,
+def write(db: Neo4jConnection, turn: WriterTurn, vectors: VectorCache, feed: IndexFeed,
           batch: WriteBatch) -> int:
     """One batch in one transaction (a `groupable` one goes through the group commit instead);
     the space's version it committed. Its memories' vectors go to the index's `feed` once
@@ -137,7 +137,7 @@ def _link_batch(tx: Transaction, batch: WriteBatch, at: datetime | None, olds: l
             raise NotFound(f"no document '{batch.source.document_id}' in this space")
 
 
-def write_group(db: Neo4jConnection, turn: Turn, vectors: VectorCache, feed: IndexFeed,
+def write_group(db: Neo4jConnection, turn: WriterTurn, vectors: VectorCache, feed: IndexFeed,
                 space: str, batches: Sequence[WriteBatch]
                 ) -> tuple[list[BaseException | None], int]:
     """Plain adds of one space (see `groupable`) in one statement (group_commit.py,
@@ -196,7 +196,7 @@ def _cache_rows(written: list[tuple[dict[str, Any], Memory]]) -> tuple[list[Cach
             [memory.active for _, memory in written])
 
 
-def forget(db: Neo4jConnection, turn: Turn, space_id: str, memory_id: str, reason: str, by: str,
+def forget(db: Neo4jConnection, turn: WriterTurn, space_id: str, memory_id: str, reason: str, by: str,
            at: datetime) -> Memory:
     def work(tx: Transaction) -> Memory:
         begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space_id, count=0,

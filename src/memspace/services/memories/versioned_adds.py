@@ -15,8 +15,8 @@ from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType,
 from memspace.domain.ports import Clock, WriteBatch
 from memspace.services.access import AccessService, Principal
 from memspace.services.memories.add_types import AddRequest, AddResult, Clash
-from memspace.services.memories.conflict_records import ConflictRecorder
-from memspace.services.memories.memory_parts import CloseMemories
+from memspace.services.memories.conflict_recorder import ConflictRecorder
+from memspace.services.memories.memory_parts import NearestMemories
 from memspace.services.memories.memory_rules import category_of, type_of
 from memspace.services.memories.restatement import NEIGHBOURS, judge
 from memspace.services.shared import new_id
@@ -33,7 +33,7 @@ class VersionedAdds:
     """Steps of a flat add that version or refuse it; `memory` is the new memory, embedded.
     A refused contradiction is left for the conflict queue (`conflicts`, when there is one)."""
 
-    def __init__(self, store: VersioningPorts, embedder: Embedder, close: CloseMemories,
+    def __init__(self, store: VersioningPorts, embedder: Embedder, close: NearestMemories,
                  conflicts: ConflictRecorder | None = None) -> None:
         self._store = store
         self._embedder = embedder
