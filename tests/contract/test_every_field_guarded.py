@@ -187,3 +187,27 @@ def test_scan_reads_every_field_handoffs_and_documents_and_redacts_documents(
     blobs = app.ingestion._files._blobs  # type: ignore[attr-defined]  # the test's MemoryBlobStore
     document_bytes = b"".join(v for k, v in blobs.blobs.items() if uploaded.document.id in k)
     assert SECRET.encode() not in document_bytes and b"[redacted:github-token]" in document_bytes
+
+
+def test_scan_redact_rewrites_a_memorys_category_speaker_citations_and_forget_reason(
+        app: Container) -> None:
+    # Written under `allow`, then redacted in place: nothing a reader is shown of a memory
+    # keeps the token, and its id, version and history stay.
+    slug, who = writer(app, "allow")
+    for field in ("category", "speaker", "evidence", "forget reason"):
+        WRITES[field](app, slug, who)
+    before = app.security.scan(slug)
+    assert {f for hit in before.hits for f, _, _ in hit.findings} >= {
+        "category", "speaker", "evidence[0]", "forgetReason"}
+    assert SECRET in everything(app, slug)
+    space_id = app.admin.space(slug).id
+    versions = {m.id: m.version for m in app.store.reads.list_memories(
+        MemoryFilter(space_id, include_inactive=True), 50)}
+    app.security.scan(slug, fix=True)
+    assert app.security.scan(slug).hits == []
+    shown = everything(app, slug)
+    assert SECRET not in shown and "[redacted:github-token]" in shown
+    after = app.store.reads.list_memories(MemoryFilter(space_id, include_inactive=True), 50)
+    assert {m.id: m.version for m in after} == versions
+    cited = [c for m in after for c in m.evidence]
+    assert [c.kind for c in cited] == ["cmd"] and "make smoke" in cited[0].value

@@ -18,7 +18,7 @@ from memspace.config import Settings
 from memspace.domain.errors import ContainsSecret
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, DocumentStatus, MemoryFilter
-from memspace.domain.security import InjectionPolicy, SecretsPolicy, SpacePolicy
+from memspace.domain.security import AuditEntry, InjectionPolicy, SecretsPolicy, SpacePolicy
 from memspace.services.access.access import AccessService, Principal
 from memspace.services.search.search import SearchRequest
 from memspace.stores.roles import kit_of, roles_of
@@ -70,8 +70,13 @@ def refused(write: Callable[[], object]) -> ContainsSecret:
 
 
 def redactions(app: Container, space_id: str) -> list[str]:
+    return [e.detail for e in redacted(app, space_id)]
+
+
+def redacted(app: Container, space_id: str) -> list[AuditEntry]:
+    """The space's `secret.redacted` entries, oldest first: each names what it was stored in."""
     since = datetime.now(UTC) - timedelta(minutes=10)
-    return [e.detail for e in app.security.audit_since(since)
+    return [e for e in app.security.audit_since(since)
             if e.action == "secret.redacted" and e.space_id == space_id]
 
 
@@ -92,6 +97,7 @@ def test_add(app: Container, policy: SecretsPolicy) -> None:
         assert s.contents() == [REDACTED]
         assert any("aws-access-key" in w for w in added.warnings)
         assert redactions(app, s.id) and SECRET not in redactions(app, s.id)[0]
+        assert [e.target for e in redacted(app, s.id)] == [added.memories[0].id]
     else:
         assert s.contents() == [WITH] and not added.warnings
 
@@ -106,9 +112,11 @@ def test_correct(app: Container, policy: SecretsPolicy) -> None:
         current = app.store.reads.get_memory(s.id, old.id)
         assert current is not None and current.active  # not superseded by a refused correction
         return
-    app.memories.correct(s.who, old.id, WITH, s.slug)
+    made = app.memories.correct(s.who, old.id, WITH, s.slug)
     expected = REDACTED if policy is SecretsPolicy.REDACT else WITH
     assert s.contents() == sorted(["The deploy user is svc-deploy", expected])
+    named = [e.target for e in redacted(app, s.id)]
+    assert named == ([made.memories[0].id] if policy is SecretsPolicy.REDACT else [])
 
 
 @pytest.mark.parametrize("policy", list(SecretsPolicy))
@@ -145,6 +153,7 @@ def test_handoff(app: Container, policy: SecretsPolicy) -> None:
     assert latest is not None
     if policy is SecretsPolicy.REDACT:
         assert latest.next_steps == ("tag it", REDACTED)
+        assert [e.target for e in redacted(app, s.id)] == [latest.id]
         assert "Zq8vLw2pR4tYx" not in latest.links[0] and "[redacted:" in latest.links[0]
     else:
         assert latest.next_steps == ("tag it", WITH)
@@ -198,6 +207,7 @@ def test_a_document_under_each_policy(app: Container, policy: SecretsPolicy) -> 
     assert (SECRET in stored) is (SECRET.encode() in kept) is (policy is SecretsPolicy.ALLOW)
     if policy is SecretsPolicy.REDACT:
         assert "[redacted:aws-access-key]" in stored and b"[redacted:aws-access-key]" in kept
+        assert [e.target for e in redacted(app, s.id)] == [uploaded.document.id]
 
 
 # -- the role objects ----------------------------------------------------------------------

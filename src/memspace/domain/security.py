@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from memspace.domain.evidence import Citation
+
 
 class SecretsPolicy(enum.StrEnum):
     REFUSE = "refuse"
@@ -64,13 +66,24 @@ class AuditStore(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class BesideText:
+    """A memory's fields beside its text that a reader is shown, as a scrub rewrites them."""
+
+    category: str
+    speaker: str | None
+    forget_reason: str | None
+    evidence: tuple[Citation, ...]
+
+
 class ScrubStore(Protocol):
     """Rewrites a stored memory's text in place (`memspace scan --redact`): its content, the
-    context it is read with (the turn before it), its content hash and index terms, keeping its
-    id, version, edges and history."""
+    context it is read with (the turn before it), its content hash and index terms, and with
+    `beside` its category, speaker, forget reason and citations, keeping its id, version, edges
+    and history."""
 
     def scrub_memory(self, space_id: str, memory_id: str, content: str,
-                     context: str | None) -> None: ...
+                     context: str | None, beside: BesideText | None = None) -> None: ...
 
 
 class SecurityStore(PolicyStore, AuditStore, ScrubStore, Protocol):

@@ -89,7 +89,7 @@ class HandoffService:
         fields = {"summary": handoff.summary, "agent": handoff.agent, "topic": handoff.topic,
                   **{f"{name}[{i}]": item for name, items in lists.items()
                      for i, item in enumerate(items)}}
-        out = self._guard.screen(handoff.space_id, fields, principal.actor).fields
+        out = self._guard.screen(handoff.space_id, fields, principal.actor, target=handoff.id).fields
 
         def items(name: str) -> tuple[str, ...]:
             return tuple(out[f"{name}[{i}]"] for i in range(len(lists[name])))

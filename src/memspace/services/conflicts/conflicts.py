@@ -131,7 +131,8 @@ class ConflictService:
         target = self._access.resolve(principal, space, write=True)
         why = _reason(reason)
         if self._guard is not None:
-            why = self._guard.screen(target.space.id, {"reason": why}, principal.actor).text("reason")
+            why = self._guard.screen(target.space.id, {"reason": why}, principal.actor,
+                                     target=(conflict or "").strip()).text("reason")
         wanted = (conflict or "").strip()
         entry = next((e for e in self._entries(target.space.id) if e.id == wanted), None)
         found = entry.read() if entry is not None else None

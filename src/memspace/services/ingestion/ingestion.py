@@ -122,10 +122,11 @@ class IngestionService:
         if existing is not None:
             return Uploaded(existing, duplicate=True)
         kind = self._reader.kind_of(name, data)
+        document_id = new_id()  # before the guard, so its audit entry names the document
         data, shown = screened_upload(self._guard, target.space.id, principal.actor, kind, data,
-                                      document_title(title, name), name)
+                                      document_title(title, name), name, document_id)
         document = Document(
-            id=new_id(), space_id=target.space.id, title=shown, kind=kind,
+            id=document_id, space_id=target.space.id, title=shown, kind=kind,
             size_bytes=len(data), sha256=digest, status=DocumentStatus.QUEUED,
             created_at=self._clock.now(), created_by=principal.actor,
             uploaded_by_key=principal.key_id,

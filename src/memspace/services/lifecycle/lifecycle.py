@@ -122,7 +122,8 @@ class LifecycleService:
         if len(why) > MAX_REASON_CHARS:
             raise InvalidInput(f"reason is longer than {MAX_REASON_CHARS} characters")
         if self._guard is not None:
-            why = self._guard.screen(target.space.id, {"reason": why}, principal.actor).text("reason")
+            why = self._guard.screen(target.space.id, {"reason": why}, principal.actor,
+                                     target=(memory_id or "").strip()).text("reason")
         memory = self._store.reads.get_memory(target.space.id, (memory_id or "").strip())
         if memory is None:
             raise NotFound(f"no memory '{memory_id}' in this space; use an id search_memory or "

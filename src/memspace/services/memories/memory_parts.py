@@ -127,12 +127,20 @@ class WriteScreen:
             self._guard.audit.record(principal.actor, action, space_id=space_id, target=target,
                                      detail=detail)
 
-    def screen(self, space_id: str, fields: dict[str, str], principal: Principal) -> Screened:
+    def screen(self, space_id: str, fields: dict[str, str], principal: Principal,
+               target: str | None = None, deferred: bool = False) -> Screened:
         """The fields as the space's security policy lets them be stored. Raises
-        ContainsSecret under `refuse`."""
+        ContainsSecret under `refuse`. A redaction is audited as done to `target`, or, when
+        `deferred`, by `stored` once the write has an id."""
         if self._guard is None:
             return Screened(fields)
-        return self._guard.screen(space_id, fields, principal.actor)
+        return self._guard.screen(space_id, fields, principal.actor, target=target,
+                                  deferred=deferred)
+
+    def stored(self, screened: Screened, target: str) -> None:
+        """Audits a deferred redaction, naming the record it was stored in."""
+        if self._guard is not None:
+            self._guard.stored(screened, target)
 
     def evidence(self, space: Space, raw: Sequence[str] | None) -> CheckedEvidence:
         """The citations of a write under the space's policy."""

@@ -31,7 +31,7 @@ from memspace.services.memories.memory_rules import (
 )
 from memspace.services.memories.patching import patched
 from memspace.services.memories.similar import similar_on_save
-from memspace.services.security import written
+from memspace.services.security import Screened, written
 from memspace.services.shared import after_lost_race, check_version, utc_time
 
 
@@ -72,7 +72,7 @@ class MemoryWrites:
         # written, in every field a reader will see, not only the text.
         given = {"content": content, "category": request.category, "speaker": request.speaker,
                  "evidence": request.evidence}
-        screened = self._screen.screen(target.space.id, written(**given), principal)
+        screened = self._screen.screen(target.space.id, written(**given), principal, deferred=True)
         content, category, speaker, evidence = screened.values(**given)
         cited = self._screen.evidence(target.space, evidence)
         checked = replace(request, content=content, category=category,
@@ -82,7 +82,7 @@ class MemoryWrites:
             return self._dry_run(principal, target.space, checked, warnings)
         key = (request.idempotency_key or "").strip()
         if not key:
-            return self._warned(self._pipeline.add(principal, target.space, checked, wait), warnings)
+            return self._added(principal, target.space, checked, wait, warnings, screened)
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise InvalidInput(f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters")
         scope = principal.key_id or principal.actor
@@ -90,7 +90,7 @@ class MemoryWrites:
         if stored is not None:
             return AddResult("replayed", None, target.space.slug, [], replay=json.loads(stored))
         try:
-            result = self._warned(self._pipeline.add(principal, target.space, checked, wait), warnings)
+            result = self._added(principal, target.space, checked, wait, warnings, screened)
         except BaseException:
             self._store.ledger.release_idempotency(target.space.id, scope, key)
             raise
@@ -98,10 +98,12 @@ class MemoryWrites:
                                                 json.dumps(self._answer_form(result)))
         return result
 
-    @staticmethod
-    def _warned(result: AddResult, warnings: list[str]) -> AddResult:
-        result.warnings = [*warnings, *result.warnings]
-        return result
+    def _added(self, principal: Principal, space: Space, request: AddRequest, wait: bool,
+               warnings: list[str], screened: Screened) -> AddResult:
+        """The add, answered with the guard's warnings; its redactions audited by the ids stored."""
+        result = self._pipeline.add(principal, space, request, wait)
+        self._screen.stored(screened, ", ".join(m.id for m in result.memories) or "nothing stored")
+        return replace(result, warnings=[*warnings, *result.warnings])
 
     def _dry_run(self, principal: Principal, space: Space, request: AddRequest,
                  warnings: list[str], version: int = 1) -> AddResult:
@@ -203,7 +205,7 @@ class MemoryWrites:
         target, old, text = self._correction(principal, memory_id, content, space,
                                                      expected_version)
         given = {"content": text, "category": category, "reason": reason, "evidence": evidence}
-        screened = self._screen.screen(target.space.id, written(**given), principal)
+        screened = self._screen.screen(target.space.id, written(**given), principal, deferred=True)
         text, category, reason, evidence = screened.values(**given)
         cited = (self._screen.evidence(target.space, evidence) if evidence is not None
                  else self._screen.evidence(target.space, [c.text for c in old.evidence]))
@@ -234,6 +236,7 @@ class MemoryWrites:
                 raise
             raise after_lost_race(self._store.reads, target.space.id, old.id,
                                            expected_version, exc) from exc
+        self._screen.stored(screened, memory.id)
         return AddResult("created", "flat", target.space.slug, [memory], [relation],
                          superseded=[old.id], warnings=warnings)
 
@@ -281,7 +284,7 @@ class MemoryWrites:
         else:
             raise InvalidInput("to forget, pass memoryId (preferred) or the exact content")
         check_version(self._store.reads, target.space.id, old, expected_version)
-        screened = self._screen.screen(target.space.id, written(reason=reason), principal)
+        screened = self._screen.screen(target.space.id, written(reason=reason), principal, target=old.id)
         why = (screened.optional("reason", reason) or "").strip() or "forgotten on request"
         try:
             gone = self._store.writes.forget(target.space.id, old.id, why, principal.actor,

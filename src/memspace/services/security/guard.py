@@ -27,13 +27,18 @@ from memspace.services.shared import AuditLog
 POLICY_TTL_S = 2.0
 
 
-@dataclass(frozen=True)
+@dataclass
 class Screened:
     """The fields as they may be stored, and what was done to them (for the caller's answer)."""
 
     fields: dict[str, str]
     warnings: list[str] = field(default_factory=list)
     policy: SpacePolicy = field(default_factory=SpacePolicy)
+    # What was redacted ("kind in field at position; …"), not yet in the audit log: a write
+    # that learns its record's id only once stored names it through ContentGuard.stored.
+    unrecorded: str = ""
+    space_id: str | None = None
+    actor: str = ""
 
     def text(self, name: str) -> str:
         return self.fields[name]
@@ -118,9 +123,12 @@ class ContentGuard:
         return self._scanner.scan(text)
 
     def screen(self, space_id: str | None, fields: Mapping[str, str], actor: str,
-               policy: SpacePolicy | None = None) -> Screened:
+               policy: SpacePolicy | None = None, target: str | None = None,
+               deferred: bool = False) -> Screened:
         """The fields to store under the space's policy (or `policy`, for a space that does
-        not exist yet).
+        not exist yet). A redaction is audited at once as done to `target` (the record
+        written: a memory, document, handoff or conflict id), or, `deferred`, left to
+        `stored` once the write has given the record its id.
 
         Raises:
             ContainsSecret: a field holds a credential and the policy is `refuse`.
@@ -140,9 +148,18 @@ class ContentGuard:
             raise ContainsSecret(listed, as_arguments(cleaned))
         warnings = [f"{kind} in {name} at {where} was stored as [redacted:{kind}] (this "
                     "space redacts secrets)" for name, kind, where in listed]
-        self.audit.record(actor, "secret.redacted", space_id=space_id,
-                           detail="; ".join(f"{k} in {n} at {w}" for n, k, w in listed))
-        return Screened(cleaned, warnings + flagged, policy)
+        done = "; ".join(f"{k} in {n} at {w}" for n, k, w in listed)
+        screened = Screened(cleaned, warnings + flagged, policy, done, space_id, actor)
+        if not deferred:
+            self.stored(screened, target)
+        return screened
+
+    def stored(self, screened: Screened, target: str | None) -> None:
+        """Audits what `screened` redacted, naming the record it was stored in."""
+        if screened.unrecorded:
+            self.audit.record(screened.actor, "secret.redacted", space_id=screened.space_id,
+                              target=target, detail=screened.unrecorded)
+            screened.unrecorded = ""
 
     @staticmethod
     def _flagged(fields: Mapping[str, str], policy: SpacePolicy) -> list[str]:

@@ -1,13 +1,13 @@
 """What `memspace scan` reads besides a memory's text (services/security/security.py): every other field
 a reader is shown — a memory's category, speaker, citations and forget reason, a handoff's
 fields, a document's title and extracted text — and, with `--redact`, what it can rewrite in
-place: a document's text (and a text file's original; a PDF's original, whose bytes cannot be
-redacted, is deleted)."""
+place: those fields of a memory, a document's text (and a text file's original; a PDF's
+original, whose bytes cannot be redacted, is deleted)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from memspace.domain.chunks import Chunk
@@ -15,6 +15,7 @@ from memspace.domain.errors import NotFound
 from memspace.domain.files import ExtractedText
 from memspace.domain.models import Document, Handoff, Memory
 from memspace.domain.ports import DocumentStore, HandoffStore, PageAfter
+from memspace.domain.security import BesideText
 from memspace.services.documents import DocumentFiles
 from memspace.services.security.secrets import SecretFinding, redact
 from memspace.services.security.upload_screen import TEXT_KINDS
@@ -39,6 +40,18 @@ def memory_fields(memory: Memory) -> dict[str, str]:
               "forgetReason": memory.forget_reason or ""}
     fields |= {f"evidence[{i}]": c.text for i, c in enumerate(memory.evidence)}
     return {name: text for name, text in fields.items() if text}
+
+
+def scrubbed_beside(memory: Memory, find: Finder) -> BesideText:
+    """The memory's fields beside its text with each credential replaced by
+    `[redacted:<kind>]`; a citation's command, URL, path and symbol each."""
+    def clean(text: str | None) -> str | None:
+        return redact(text, find(text)) if text else text
+
+    citations = tuple(replace(c, value=clean(c.value) or c.value, path=clean(c.path),
+                              symbol=clean(c.symbol)) for c in memory.evidence)
+    return BesideText(clean(memory.category) or memory.category, clean(memory.speaker),
+                      clean(memory.forget_reason), citations)
 
 
 def found_in(fields: dict[str, str], find: Finder) -> tuple[tuple[str, str, str], ...]:

@@ -20,7 +20,13 @@ from memspace.domain.security import (
 )
 from memspace.services.access import OPERATOR, AdminService
 from memspace.services.security.guard import ContentGuard
-from memspace.services.security.scan_fields import OtherHit, OtherRecords, found_in, memory_fields
+from memspace.services.security.scan_fields import (
+    OtherHit,
+    OtherRecords,
+    found_in,
+    memory_fields,
+    scrubbed_beside,
+)
 from memspace.services.security.secrets import redact
 from memspace.services.shared import AuditLog
 
@@ -120,8 +126,9 @@ class SecurityService:
                 (name, f.kind, f.where) for name, items in found.items() for f in items) + beside))
             if fix:
                 context = redact(memory.context, found["context"]) if memory.context else None
-                self._policies.scrub_memory(space.id, memory.id,
-                                            redact(memory.content, found["content"]), context)
+                self._policies.scrub_memory(
+                    space.id, memory.id, redact(memory.content, found["content"]), context,
+                    scrubbed_beside(memory, self._guard.findings) if beside else None)
         if fix and hits:
             self._audit.record(OPERATOR, "secret.redacted", space_id=space.id, target=slug,
                                detail=f"memspace scan --redact: {len(hits)} memories: " + ", ".join(

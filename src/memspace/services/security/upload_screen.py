@@ -32,8 +32,9 @@ def scanned_at_upload(kind: str, size: int) -> bool:
 
 
 def screened_upload(guard: ContentGuard | None, space_id: str, actor: str, kind: str,
-                    data: bytes, title: str, filename: str) -> tuple[bytes, str]:
-    """The bytes and the title to store.
+                    data: bytes, title: str, filename: str,
+                    document_id: str | None = None) -> tuple[bytes, str]:
+    """The bytes and the title to store (a redaction audited as done to `document_id`).
 
     Raises:
         ContainsSecret: the space refuses credentials and the title, the file name or (for a
@@ -51,7 +52,7 @@ def screened_upload(guard: ContentGuard | None, space_id: str, actor: str, kind:
     if text is not None:
         fields["file"] = text
     try:
-        kept = guard.screen(space_id, fields, actor).fields
+        kept = guard.screen(space_id, fields, actor, target=document_id).fields
     except ContainsSecret as exc:  # the example is the upload's title and name, not the file
         raise ContainsSecret(exc.findings, {k: v for k, v in exc.without.items()
                                             if k != "file"}) from exc
@@ -69,7 +70,8 @@ def screened_text(guard: ContentGuard | None, document: Document,
         return text, None, False
     fields = {f"chunk {i + 1} ({c.origin})": c.text for i, c in enumerate(text.chunks)}
     try:
-        kept = guard.screen(document.space_id, fields, document.created_by).fields
+        kept = guard.screen(document.space_id, fields, document.created_by,
+                            target=document.id).fields
     except ContainsSecret as exc:
         found = "; ".join(f"{kind} in {field} at {where}" for field, kind, where in exc.findings)
         return text, (f"refused: it holds what looks like a credential ({found}) and this space "

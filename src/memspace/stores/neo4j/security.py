@@ -7,8 +7,10 @@ from datetime import datetime
 from typing import Any
 
 from memspace.domain.errors import NotFound
+from memspace.domain.evidence_codec import evidence_text
 from memspace.domain.security import (
     AuditEntry,
+    BesideText,
     InjectionPolicy,
     SecretsPolicy,
     SpacePolicy,
@@ -56,10 +58,15 @@ class Neo4jSecurity:
                 self._db.read(cypher.AUDIT_SINCE, since=utc(since), limit=limit)]
 
     def scrub_memory(self, space_id: str, memory_id: str, content: str,
-                     context: str | None) -> None:
+                     context: str | None, beside: BesideText | None = None) -> None:
         rows = self._db.write_one(cypher.SCRUB_MEMORY, space=space_id, id=memory_id,
                                   content=content, context=context, hash=content_hash(content),
                                   terms=index_terms(content, context))
         if not rows:
             raise NotFound(f"no memory '{memory_id}' in this space")
+        if beside is not None:
+            self._db.write_one(cypher.SCRUB_BESIDE, space=space_id, id=memory_id,
+                               category=beside.category, speaker=beside.speaker,
+                               forgetReason=beside.forget_reason,
+                               evidence=evidence_text(beside.evidence))
         self._vectors.forget_space(space_id)  # its index terms changed under the cache

@@ -7,8 +7,10 @@ import sqlite3
 from datetime import datetime
 
 from memspace.domain.errors import NotFound
+from memspace.domain.evidence_codec import evidence_text
 from memspace.domain.security import (
     AuditEntry,
+    BesideText,
     InjectionPolicy,
     SecretsPolicy,
     SpacePolicy,
@@ -59,7 +61,7 @@ class SqliteSecurity:
         return [_entry(r) for r in rows]
 
     def scrub_memory(self, space_id: str, memory_id: str, content: str,
-                     context: str | None) -> None:
+                     context: str | None, beside: BesideText | None = None) -> None:
         with self._db.tx() as conn:
             cur = conn.execute(
                 "UPDATE memories SET content = ?, context = ?, content_hash = ?, terms = ? "
@@ -68,4 +70,10 @@ class SqliteSecurity:
                  memory_id, space_id))
             if cur.rowcount != 1:
                 raise NotFound(f"no memory '{memory_id}' in this space")
+            if beside is not None:
+                conn.execute(
+                    "UPDATE memories SET category = ?, speaker = ?, forget_reason = ?, "
+                    "evidence = ? WHERE id = ? AND space_id = ?",
+                    (beside.category, beside.speaker, beside.forget_reason,
+                     evidence_text(beside.evidence), memory_id, space_id))
         self._vectors.forget_space(space_id)  # its index terms changed under the cache

@@ -21,6 +21,12 @@ MATCH (m:Memory {id: $id, spaceId: $space})
 SET m.content = $content, m.context = $context, m.contentHash = $hash, m.terms = $terms
 RETURN m.id AS id
 """
+SCRUB_BESIDE = """
+MATCH (m:Memory {id: $id, spaceId: $space})
+SET m.category = $category, m.speaker = $speaker, m.forgetReason = $forgetReason,
+    m.evidence = $evidence
+RETURN m.id AS id
+"""
 AUDIT_SCHEMA = (
     "CREATE CONSTRAINT audit_entry_id IF NOT EXISTS FOR (a:AuditEntry) REQUIRE a.id IS UNIQUE",
     "CREATE INDEX audit_entry_at IF NOT EXISTS FOR (a:AuditEntry) ON (a.at)",
