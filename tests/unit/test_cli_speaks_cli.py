@@ -134,3 +134,19 @@ def test_the_conflict_queue_ends_with_the_cli_command_that_settles_one(run: Run)
     assert "1 open conflict in 'team'" in listed.output
     assert "memspace conflicts resolve ID --keep SIDE --reason TEXT --space team" in listed.output
     assert named_tools(listed.output, tool_names()) == []
+
+
+@pytest.mark.parametrize("verb", [
+    ("correct", "MISSING", "The storefront is hosted on Fly.io."),
+    ("mark", "MISSING", "disputed", "--reason", "doubtful"),
+    ("verify", "--memory", "MISSING"),
+    ("document", "retry", "MISSING"),
+], ids=["correct", "mark", "verify", "document retry"])
+def test_an_unknown_id_is_refused_naming_the_cli_verbs_that_list_ids(
+        run: Run, verb: tuple[str, ...]) -> None:
+    assert run("space", "create", "team").exit_code == 0
+    missing = "0123456789abcdef0123456789abcdef"
+    refused = run(*[missing if word == "MISSING" else word for word in verb], "--space", "team")
+    assert refused.exit_code == 1, refused.output
+    assert missing in refused.output and "`memspace " in refused.output
+    assert named_tools(refused.output, tool_names()) == []
