@@ -3,8 +3,20 @@ ratio and each replica's RSS. Prints; asserts nothing (docs/scaling.md reads its
 
 Usage:
   bench_scale.py --memories N --spaces S --replicas R --cache-mb M --store sqlite|neo4j
-                 [--ops 400] [--add-share 0.15] [--neo4j-uri bolt://...] [--keep]
+                 [--ops 400] [--add-share 0.15] [--neo4j-uri bolt://...] [--keep] [--runs 1|2]
+                 [--statements]
                  [--load-only | --reuse RUN] [--own-indexes build|off|as-is]
+
+Both ways in one command: after the load, the workload runs on the fresh load (what a team
+that imports its history and starts searching meets), then the same operations again on the
+database as the first run left it (reused: what `--reuse` measures on a kept run); `--runs 1`
+stops after the fresh run. Before each run it prints every index of the store and its state
+(online, or populating with its percentage; SQLite builds none in the background), the
+machine's load average, and after it the run's figures. The runs search alike; each run's
+adds carry the run's name, so that a second run's adds are writes too (replayed word for word
+they would all be refused as duplicates, one read each: the reused runs measured before this
+had add figures of no write). `--statements` (Neo4j) times every statement the replicas send,
+by the operation running meanwhile (an add, a search), and prints the costliest of each.
 
 Loading: S spaces of skewed sizes (the i-th ~ 1/i of the largest: a few large, many small),
 N memories in all, written straight to the store in batches with a stand-in embedder (random
@@ -30,7 +42,8 @@ counted warm or cold by the path it took (SearchResult.path). The p95s are also 
 quarter of each replica's operations: the first quarter is the cache filling (every space
 cold until a load brings it in), the last is closer to a replica that has been running.
 
-The last line is, for scripts comparing runs:
+Each run's figures end with `fresh scale: …` / `reused scale: …`; the last line is the fresh
+run's (the only run's with --reuse), for scripts comparing runs:
   scale: warm p95 X ms, cold p95 Y ms, add p95 Z ms, rss per replica W MB (budget M MB, model K MB)
 """
 
@@ -147,11 +160,42 @@ def reuse(args: argparse.Namespace, data_dir: str) -> dict[str, Any]:
     return {"slugs": slugs, "key": key, "load_rate": float("nan"), "load_s": 0.0}
 
 
+STATEMENTS: dict[str, dict[str, list[float]]] = {}  # operation -> statement -> ms (--statements)
+# The operation the replica's loop is running ("add", "search"): statements of every thread
+# meanwhile count for it (an add's similar lookup runs on a thread of its own), and their text
+# says which is a background load's or the vector feed's.
+DOING = {"op": "start"}
+
+
+def time_statements() -> None:
+    """Every Neo4j statement timed, by the operation its thread was running: where an add's or
+    a search's time goes, and what the background threads (loads, the vector feed) send."""
+    from memspace.stores.neo4j import connection
+
+    for name in ("read", "write_one", "write"):
+        plain = getattr(connection.Neo4jConnection, name)
+
+        def timed(self: Any, query: Any, *rest: Any, _plain: Any = plain, **params: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return _plain(self, query, *rest, **params)
+            finally:
+                text = query if isinstance(query, str) else getattr(query, "__qualname__", "tx")
+                key = " ".join(text.split())[:80]
+                op = DOING["op"]
+                STATEMENTS.setdefault(op, {}).setdefault(key, []).append(
+                    (time.perf_counter() - began) * 1000)
+
+        setattr(connection.Neo4jConnection, name, timed)
+
+
 def worker(args: argparse.Namespace) -> None:
     """One replica: its own process and cache, the workload, its figures as one JSON line."""
     from memspace.services.search.search import SearchRequest
 
     job = json.loads(Path(args.job).read_text())
+    if args.statements and args.store == "neo4j":
+        time_statements()
     if args.own_indexes == "off":
         without_own_indexes()
     base = rss_mb()
@@ -169,6 +213,7 @@ def worker(args: argparse.Namespace) -> None:
                                         strict=True) if size > LARGE}
     loader = app.search._cache  # to split the warm searches by a load running beside them
     loads = watch_loads(loader._cache)
+    DOING["op"] = "search"
     quarters: dict[str, list[int]] = {"warm": [], "cold": [], "add": []}
     sampled: list[float] = []  # RSS every RSS_EVERY operations
     for op in range(args.ops):
@@ -178,7 +223,10 @@ def worker(args: argparse.Namespace) -> None:
         text = " ".join(rng.choices(words, k=rng.randint(2, 5)))
         began = time.perf_counter()
         if rng.random() < args.add_share:
-            app.memories.add(who, text + " added by the bench", space=slug)
+            DOING["op"] = "add"
+            app.memories.add(who, f"{text} added by the bench in the {job['run']} run",
+                             space=slug)
+            DOING["op"] = "search"
             timings["add"].append((time.perf_counter() - began) * 1000)
             quarters["add"].append(4 * op // args.ops)
         else:
@@ -196,7 +244,8 @@ def worker(args: argparse.Namespace) -> None:
                       "rss_sampled": max(sampled, default=0.0),
                       "loading_at_end": getattr(loader, "loading", None) is not None,
                       "hits": budget.hits, "misses": budget.misses,
-                      "held_mb": budget.held_bytes / 2**20, "loads": loads}))
+                      "held_mb": budget.held_bytes / 2**20, "loads": loads,
+                      "statements": STATEMENTS}))
     app.close()
 
 
@@ -275,71 +324,53 @@ def cleanup(args: argparse.Namespace, data_dir: str, slugs: list[str]) -> None:
             driver.execute_query(f"DROP INDEX `space_vectors_{row['id']}` IF EXISTS")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--memories", type=int, default=100_000)
-    parser.add_argument("--spaces", type=int, default=100)
-    parser.add_argument("--replicas", type=int, default=2)
-    parser.add_argument("--cache-mb", type=int, default=64)
-    parser.add_argument("--store", choices=("sqlite", "neo4j"), default="sqlite")
-    parser.add_argument("--neo4j-uri",
-                        default=os.environ.get("MEMSPACE_NEO4J_URI", "bolt://127.0.0.1:7687"))
-    parser.add_argument("--ops", type=int, default=400, help="operations per replica")
-    parser.add_argument("--add-share", type=float, default=0.15)
-    parser.add_argument("--keep", action="store_true", help="(neo4j) leave the data")
-    parser.add_argument("--load-only", action="store_true",
-                        help="(neo4j) load, keep, print the run's name and stop")
-    parser.add_argument("--reuse", metavar="RUN",
-                        help="(neo4j) no load: the workload on a kept run's spaces")
-    parser.add_argument("--own-indexes", choices=("build", "off", "as-is"), default="build",
-                        help="(neo4j) large spaces' own vector indexes: build them before the "
-                             "workload, have the replicas ignore them, or leave them as they are")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--job", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        worker(args)
-        return
-    if (args.load_only or args.reuse) and args.store != "neo4j":
-        parser.error("--load-only and --reuse keep data in Neo4j: add --store neo4j")
-    if args.load_only:
-        args.keep = True
-    data_dir = tempfile.mkdtemp(prefix="memspace-scale-")
-    run = args.reuse or uuid.uuid4().hex[:6]
-    print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
-    print(f"store {args.store}, {args.memories:,} memories in {args.spaces} spaces "
-          f"(largest {sizes(args.memories, args.spaces)[0]:,}), {args.replicas} replicas, "
-          f"budget {args.cache_mb} MB, cores {os.cpu_count()} (shared: figures are ratios)")
-    if args.reuse:
-        args.keep = True
-        loaded = reuse(args, data_dir)
-        print(f"load: none, the kept run {run}")
-    else:
-        loaded = load(args, data_dir, run)
-        print(f"load: {loaded['load_rate']:,.0f} memories/s ({loaded['load_s']:.0f} s, stand-in "
-              f"embedder), run {run}")
-    if args.load_only:
-        print(f"kept: run the workload with --reuse {run}")
-        return
-    try:
-        if args.store == "neo4j" and args.own_indexes == "build":
-            build_own_indexes(args, data_dir, loaded["slugs"])
-        replicas = []
-        for n in range(args.replicas):
-            job = Path(data_dir) / f"job-{n}.json"
-            job.write_text(json.dumps({"data_dir": data_dir, "key": loaded["key"],
-                                       "slugs": loaded["slugs"], "seed": n,
-                                       "memories": args.memories}))
-            replicas.append(subprocess.Popen(
-                [sys.executable, __file__, "--worker", "--job", str(job), *sys.argv[1:]],
-                stdout=subprocess.PIPE, text=True))
-        reports = []
-        for proc in replicas:
-            out, _ = proc.communicate(timeout=7200)
-            reports.append(json.loads(out.strip().splitlines()[-1]))
-    finally:
-        cleanup(args, data_dir, loaded["slugs"])
+def index_states(args: argparse.Namespace, data_dir: str) -> list[str]:
+    """Every index of the store and its state, as lines to print: what the operations about
+    to start run on."""
+    app = build(settings_for(args, data_dir))
+    states = getattr(app.store, "index_states", None)
+    if states is None:
+        app.close()
+        return ["  sqlite: every index is written inside each transaction; none builds later"]
+    found = states()
+    app.close()
+    lines = []
+    for state in ("POPULATING", "FAILED", "ONLINE"):
+        named = [f"{s.name} {s.percent:.1f}%" if state != "ONLINE" else s.name
+                 for s in found if s.state == state]
+        if named:
+            lines.append(f"  {state.lower()} ({len(named)}): {', '.join(named)}")
+    others = sorted({s.state for s in found} - {"POPULATING", "FAILED", "ONLINE"})
+    for state in others:
+        lines.append(f"  {state.lower()}: "
+                     + ", ".join(f"{s.name} {s.percent:.1f}%" for s in found if s.state == state))
+    return lines
+
+
+def run_replicas(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any],
+                 label: str) -> list[dict[str, Any]]:
+    """The workload on R replica processes at once; each one's report. The same searches and
+    adds in every run, but each run's adds say which run they are: replayed word for word, a
+    second run's adds would all be refused as contents the space already holds (an exact
+    duplicate is found by one read, and nothing is written)."""
+    replicas = []
+    for n in range(args.replicas):
+        job = Path(data_dir) / f"job-{n}.json"
+        job.write_text(json.dumps({"data_dir": data_dir, "key": loaded["key"],
+                                   "slugs": loaded["slugs"], "seed": n,
+                                   "memories": args.memories, "run": label}))
+        replicas.append(subprocess.Popen(
+            [sys.executable, __file__, "--worker", "--job", str(job), *sys.argv[1:]],
+            stdout=subprocess.PIPE, text=True))
+    reports = []
+    for proc in replicas:
+        out, _ = proc.communicate(timeout=7200)
+        reports.append(json.loads(out.strip().splitlines()[-1]))
+    return reports
+
+
+def summary(args: argparse.Namespace, reports: list[dict[str, Any]]) -> str:
+    """Prints one run's figures; answers its `scale:` line."""
     merged: dict[str, list[float]] = {k: [] for k in ("warm", "cold", "add", "warm_loading",
                                                       "cold_large")}
     for report in reports:
@@ -367,11 +398,108 @@ def main() -> None:
               f"samples every {RSS_EVERY} operations {r.get('rss_sampled', 0.0):.0f} MB, cache "
               f"held {r['held_mb']:.0f} MB, model {r['model']:.0f} MB, {len(r['loads'])} "
               f"spaces loaded in {sum(r['loads']):.1f} s")
+    print_statements(reports)
     rss = max(r["rss"] for r in reports)
     model = statistics.mean(r["model"] for r in reports)
-    print(f"scale: warm p95 {pct(merged['warm'], 0.95):.1f} ms, cold p95 "
-          f"{pct(merged['cold'], 0.95):.1f} ms, add p95 {pct(merged['add'], 0.95):.1f} ms, "
-          f"rss per replica {rss:.0f} MB (budget {args.cache_mb} MB, model {model:.0f} MB)")
+    return (f"scale: warm p95 {pct(merged['warm'], 0.95):.1f} ms, cold p95 "
+            f"{pct(merged['cold'], 0.95):.1f} ms, add p95 {pct(merged['add'], 0.95):.1f} ms, "
+            f"rss per replica {rss:.0f} MB (budget {args.cache_mb} MB, model {model:.0f} MB)")
+
+
+def print_statements(reports: list[dict[str, Any]]) -> None:
+    """With --statements: per operation, the statements that took most of its time."""
+    merged: dict[str, dict[str, list[float]]] = {}
+    for report in reports:
+        for op, statements in report.get("statements", {}).items():
+            for key, values in statements.items():
+                merged.setdefault(op, {}).setdefault(key, []).extend(values)
+    for op, statements in sorted(merged.items()):
+        print(f"statements of {op} (both replicas), by total time:")
+        for key, values in sorted(statements.items(), key=lambda kv: -sum(kv[1]))[:8]:
+            print(f"  {sum(values) / 1000:7.1f} s  n={len(values):5d}  p50 {pct(values, 0.5):7.1f} "
+                  f"ms  p95 {pct(values, 0.95):7.1f} ms  {key}")
+
+
+def loadavg() -> str:
+    return "load average " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def workloads(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any]) -> list[str]:
+    """The operations on the fresh load, then the same again on the database as it is after
+    them (reused), or once with --reuse; each run's `scale:` line."""
+    lines = []
+    for label in (["reused"] if args.reuse else ["fresh", "reused"][:args.runs]):
+        if args.store == "neo4j" and args.own_indexes == "build":
+            build_own_indexes(args, data_dir, loaded["slugs"])
+        print(f"--- {label} run: indexes as the operations start ({loadavg()}):")
+        for line in index_states(args, data_dir):
+            print(line)
+        started = time.perf_counter()
+        reports = run_replicas(args, data_dir, loaded, f"{label} {uuid.uuid4().hex[:6]}")
+        print(f"{label} run: {time.perf_counter() - started:.0f} s, {loadavg()}")
+        lines.append(summary(args, reports))
+        print(f"{label} " + lines[-1])
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--spaces", type=int, default=100)
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--cache-mb", type=int, default=64)
+    parser.add_argument("--store", choices=("sqlite", "neo4j"), default="sqlite")
+    parser.add_argument("--neo4j-uri",
+                        default=os.environ.get("MEMSPACE_NEO4J_URI", "bolt://127.0.0.1:7687"))
+    parser.add_argument("--ops", type=int, default=400, help="operations per replica")
+    parser.add_argument("--add-share", type=float, default=0.15)
+    parser.add_argument("--runs", type=int, choices=(1, 2), default=2,
+                        help="after a load: the fresh run, then (2) the same on the reused "
+                             "database")
+    parser.add_argument("--keep", action="store_true", help="(neo4j) leave the data")
+    parser.add_argument("--load-only", action="store_true",
+                        help="(neo4j) load, keep, print the run's name and stop")
+    parser.add_argument("--reuse", metavar="RUN",
+                        help="(neo4j) no load: the workload on a kept run's spaces")
+    parser.add_argument("--own-indexes", choices=("build", "off", "as-is"), default="build",
+                        help="(neo4j) large spaces' own vector indexes: build them before the "
+                             "workload, have the replicas ignore them, or leave them as they are")
+    parser.add_argument("--statements", action="store_true",
+                        help="(neo4j) time every statement the replicas send, by operation")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--job", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args)
+        return
+    if (args.load_only or args.reuse) and args.store != "neo4j":
+        parser.error("--load-only and --reuse keep data in Neo4j: add --store neo4j")
+    if args.load_only:
+        args.keep = True
+    data_dir = tempfile.mkdtemp(prefix="memspace-scale-")
+    run = args.reuse or uuid.uuid4().hex[:6]
+    print(f"$ {' '.join([Path(sys.executable).name, *sys.argv])}")
+    print(f"store {args.store}, {args.memories:,} memories in {args.spaces} spaces "
+          f"(largest {sizes(args.memories, args.spaces)[0]:,}), {args.replicas} replicas, "
+          f"budget {args.cache_mb} MB, cores {os.cpu_count()} (shared: figures are ratios), "
+          f"{loadavg()}")
+    if args.reuse:
+        args.keep = True
+        loaded = reuse(args, data_dir)
+        print(f"load: none, the kept run {run}")
+    else:
+        loaded = load(args, data_dir, run)
+        print(f"load: {loaded['load_rate']:,.0f} memories/s ({loaded['load_s']:.0f} s, stand-in "
+              f"embedder), run {run}, {loadavg()}")
+    if args.load_only:
+        print(f"kept: run the workload with --reuse {run}")
+        return
+    try:
+        lines = workloads(args, data_dir, loaded)
+    finally:
+        cleanup(args, data_dir, loaded["slugs"])
+    print(lines[0])
 
 
 if __name__ == "__main__":
