@@ -2,7 +2,8 @@
 doctor` and an import's last line read, tests/unit/test_index_progress.py), an index created
 on a store that holds data is listed while it populates and online after, and a writer's
 latest memory (read on every add) is found without reading the space's other writers'
-memories, however recent they are (docs/scaling.md, "A fresh load")."""
+memories, however recent they are, and a space's rows are read without the indexed float array
+where the float32 vector is there (docs/scaling.md, "A fresh load")."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ import pytest
 from memspace.domain.indexing import ONLINE, IndexProgress
 from memspace.domain.ports import WriteBatch
 from memspace.stores.neo4j import Neo4jStore
+from memspace.stores.neo4j.cypher import cold as cold_cypher
 from memspace.stores.neo4j.cypher import memories as memory_cypher
+from memspace.stores.neo4j.cypher import search as search_cypher
 from tests.support import builders as b
 
 pytestmark = pytest.mark.neo4j
@@ -78,3 +81,30 @@ def test_a_writers_latest_memory_is_read_without_the_other_writers_recent_ones(
         "PROFILE " + memory_cypher.LATEST_BY_WRITER, space=space.id, writer="agent",
         since=since)
     assert _rows_read(summary.profile) <= 2  # not the importer's 300
+
+
+def _details(plan: dict[str, Any]) -> list[str]:
+    own = [f"{plan['operatorType']} {plan.get('args', {}).get('Details', '')}"]
+    return own + [d for child in plan.get("children", []) for d in _details(child)]
+
+
+def test_row_reads_take_the_float32_vector_and_the_array_only_without_it(
+        neo4j_store: Neo4jStore) -> None:
+    space = b.space("row-reads")
+    neo4j_store.directory.create_space(space)
+    memories = [b.memory(space.id, f"fact {n}", [float(n + 1)] + [0.0] * 383) for n in range(4)]
+    neo4j_store.writes.write(WriteBatch(space.id, memories))
+    neo4j_store.flush_vector_index(30.0)
+    db = neo4j_store.kit.db
+    # as an older version stored it: the indexed array alone
+    db.write_one("MATCH (m:Memory {id: $id}) REMOVE m.vector", id=memories[0].id)
+    for statement in (search_cypher.VECTORS_IN_RANGE, cold_cypher.ROWS_IN_RANGE):
+        [row] = db.read(statement, space=space.id, after=0, upto=4)
+        vectors = [r[1] for r in row["rows"]]
+        assert isinstance(vectors[0], list) and vectors[0][0] == pytest.approx(1.0)
+        assert all(isinstance(v, bytes | bytearray) for v in vectors[1:])
+        _, summary, _ = db.driver.execute_query("PROFILE " + statement, space=space.id,
+                                                after=0, upto=4)
+        # the 1.5 KB array is not read ahead for rows that have `vector`
+        assert not any(d.startswith("CacheProperties") and "m.embedding" in d
+                       for d in _details(summary.profile))

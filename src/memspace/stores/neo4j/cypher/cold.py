@@ -4,6 +4,7 @@ numbers, and a large space's candidates from the vector and full-text indexes.""
 from __future__ import annotations
 
 from memspace.stores.neo4j.cypher.fields import head_fields, memory_fields
+from memspace.stores.neo4j.cypher.search import VECTOR_OR_ARRAY
 
 # Until every committed write is in the full-text indexes (eventually consistent).
 AWAIT_TEXT_INDEXES = "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()"
@@ -15,10 +16,10 @@ RETURN coalesce(s.seq, 0) AS seq, CASE WHEN s.vectorIndexReady THEN s.vectorInde
 STORE_SIZE = "MATCH (m:Memory) RETURN count(m) AS n"
 
 # What the cache reads (cypher/search.py VECTORS_IN_RANGE), with `active`.
-ROWS_IN_RANGE = """
+ROWS_IN_RANGE = f"""
 MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq > $after AND m.seq <= $upto
 WITH m ORDER BY m.seq
-RETURN collect([m.seq, coalesce(m.vector, m.embedding), m.category, coalesce(m.terms, ''),
+RETURN collect([m.seq, {VECTOR_OR_ARRAY}, m.category, coalesce(m.terms, ''),
                 m.content, m.active]) AS rows
 """
 

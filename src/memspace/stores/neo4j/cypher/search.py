@@ -12,10 +12,14 @@ VECTOR_VERSION = "MATCH (s:Space {id: $space}) RETURN coalesce(s.version, 0) AS 
 # existed (records.memory_row). Rows come back as columns of one record per range of sequence
 # numbers: bolt costs ~45 us per record, 4.5 s of a cold load of 100,000 one record each.
 # One list per memory, as collect() drops nulls (a memory without a vector).
-VECTORS_IN_RANGE = """
+# VECTOR_OR_ARRAY, not coalesce(m.vector, m.embedding): for a coalesce the planner reads both
+# properties of every row ahead (CacheProperties), the 1.5 KB array too where `vector` is set
+# (PROFILE: 6 db hits a row against 4; a 1,389-row read 0.6-0.7x the time, docs/scaling.md).
+VECTOR_OR_ARRAY = "CASE WHEN m.vector IS NULL THEN m.embedding ELSE m.vector END"
+VECTORS_IN_RANGE = f"""
 MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq > $after AND m.seq <= $upto
 WITH m ORDER BY m.seq
-RETURN collect([m.seq, coalesce(m.vector, m.embedding), m.category, coalesce(m.terms, ''),
+RETURN collect([m.seq, {VECTOR_OR_ARRAY}, m.category, coalesce(m.terms, ''),
                 m.content]) AS rows
 """
 LAST_SEQ = "MATCH (s:Space {id: $space}) RETURN coalesce(s.seq, 0) AS seq"
