@@ -18,7 +18,8 @@ For each it reports how often the first tool called is one that does the task (a
 tools that do it, on each list: a name of the default list, or its toolset equivalent), how often
 that call's arguments are valid against the input schema the model was given, and the prompt
 tokens of each list, counted with the server's own chat template and tokenizer without running the
-model (mean per task, and the list alone: the same request without tools subtracted). Temperature 0; every answer is kept in bench/results/tool_choice/answers-*.json.
+model (mean per task, and the list alone: the same request without tools subtracted).
+Temperature 0; every answer is kept in bench/results/tool_choice/answers-*.json.
 
 llama.cpp answers a Qwen2.5 tool call as `tool_calls` only when the model writes its
 `<tool_call>` tags; this model often writes the same call as a JSON object in its text instead,
