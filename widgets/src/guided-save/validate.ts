@@ -1,6 +1,6 @@
 // The form's own checks, before anything is sent; the server checks again with the same limits.
 
-const MAX_CATEGORY = 64; // services/memories.py MAX_CATEGORY_CHARS
+const MAX_CATEGORY = 64; // src/memspace/services/memories/memory_rules.py MAX_CATEGORY_CHARS
 
 export function contentProblem(content: string, maxChars: number): string | null {
   const text = content.trim();

@@ -1,4 +1,4 @@
-// The JSON shapes memspace's tools return (services/views.py names the fields).
+// The JSON shapes memspace's tools return (src/memspace/present/json.py and records.py name the fields).
 
 export type Access = "read" | "readwrite";
 export type RelationType = "UPDATES" | "EXTENDS" | "DERIVES";
