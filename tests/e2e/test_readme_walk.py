@@ -1,12 +1,15 @@
 """The README walked as a newcomer walks it, in a fresh shell: a home folder of its own (so a fresh
 data folder), nothing on PATH but the system and what the README's first block links, no
 MEMSPACE_* variable. `make install-cli` and `make run` (their recipes; the venv is the one the
-tests run in, and the embedding model comes from its cache), `/readyz` and `/`, the stdio line
-run by the MCP Inspector CLI from another folder, the CLI workflow, the spaces-and-keys block,
-and a busy port. Commands are read from README.md itself, so the README is what is tested."""
+tests run in, and the embedding model comes from its cache), `/readyz` and `/`, the Claude Code
+line with the demo-agent key and the stdio line, each run by the MCP Inspector CLI from another
+folder and asked the README's first question, the CLI workflow, the spaces-and-keys block, every
+`memspace …` command the text gives, and a busy port with the Troubleshooting line's way out.
+Commands are read from README.md itself, so the README is what is tested."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -124,27 +127,56 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 def test_the_readyz_line_and_the_root_page_answer(served: Served) -> None:
-    [line] = [m for m in re.findall(r"`(curl -s http://127\.0\.0\.1:8000/readyz)`", README)]
+    [(line, answer)] = re.findall(r"`(curl -s http://127\.0\.0\.1:8000/readyz)` answers\s+`([^`]+)`",
+                                  README)
     ready = served.shell.run(line, cwd=served.elsewhere)
-    assert ready.returncode == 0 and '"status":"ready"' in ready.stdout.replace(" ", "")
+    assert ready.returncode == 0 and json.loads(ready.stdout) == json.loads(answer)
     page = httpx.get(f"http://127.0.0.1:{served.shell.port}/", timeout=10)
     assert page.status_code == 200
     assert all(name in page.text for name in ("/mcp", "/docs", "/readyz", "README"))
 
 
-def test_the_stdio_line_reaches_the_demo_from_another_folder(served: Served) -> None:
+def the_first_question() -> str:
+    """The search half of the question the README has the newcomer ask."""
+    [asked] = re.findall(r'Then ask: \*\*"Use memspace: (.*?\?)', " ".join(README.split()))
+    return asked
+
+
+def inspector(*args: str) -> list[str]:
     if not INSPECTOR.exists() or shutil.which("node") is None:
         skip_or_fail(f"the MCP Inspector CLI is not installed at {INSPECTOR}: run `make inspector`")
+    return ["node", str(INSPECTOR), "--cli", *args]
+
+
+def test_the_claude_code_line_reaches_the_demo_with_the_demo_agent_key(served: Served) -> None:
+    [line] = block_with("claude mcp add --transport http")
+    words = shlex.split(line.replace("127.0.0.1:8000", f"127.0.0.1:{served.shell.port}"))
+    url = words[words.index("memspace") + 1]
+    header = words[words.index("--header") + 1]
+    assert re.fullmatch(r"Authorization: Bearer msk_\S+", header), header
+    header = re.sub(r"msk_\S+", served.keys["demo-agent"], header)
+    done = subprocess.run(
+        inspector(url, "--transport", "http", "--header", header,
+                  "--method", "tools/call", "--tool-name", "search_memory",
+                  "--tool-arg", f"query={the_first_question()}"),
+        cwd=served.elsewhere, env=served.shell.env, capture_output=True, text=True, timeout=240,
+        check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    # the current fact and the one it corrected
+    assert "Kubernetes" in done.stdout and "Vercel" in done.stdout, done.stdout[:3000]
+
+
+def test_the_stdio_line_reaches_the_demo_from_another_folder(served: Served) -> None:
     [line] = [b for b in block_with("memspace stdio") if b.startswith("claude mcp add")]
     stdio = shlex.split(line.split(" -- ", 1)[1])
     assert stdio[:2] == ["memspace", "stdio"] and "acme-rebuild" in stdio
-    command = ["node", str(INSPECTOR), "--cli", "-e", f"MEMSPACE_MODELS_DIR={models_dir()}",
-               *stdio, "--method", "tools/call", "--tool-name", "search_memory",
-               "--tool-arg", "query=where is the storefront hosted?"]
+    command = inspector("-e", f"MEMSPACE_MODELS_DIR={models_dir()}", *stdio,
+                        "--method", "tools/call", "--tool-name", "search_memory",
+                        "--tool-arg", f"query={the_first_question()}")
     done = subprocess.run(command, cwd=served.elsewhere, env=served.shell.env, capture_output=True,
                           text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "storefront" in done.stdout and "Kubernetes" in done.stdout, done.stdout[:2000]
+    assert "Kubernetes" in done.stdout and "Vercel" in done.stdout, done.stdout[:3000]
 
 
 def test_the_cli_workflow_runs_as_written_from_another_folder(served: Served) -> None:
@@ -179,15 +211,87 @@ def test_the_spaces_and_keys_block_runs_as_written(served: Served) -> None:
 
 def test_a_busy_port_is_named_before_the_demo_loads_or_a_key_is_printed(
         served: Served, tmp_path: Path) -> None:
+    """`make run` on a fresh data folder with the port taken: the README's Troubleshooting line
+    names the message and the way out, and both hold as written."""
+    [(message, remedy)] = re.findall(
+        r"\*\*`(port 8000 on 127\.0\.0\.1 is already in use)`\.\*\*.*?`(MEMSPACE_PORT=8001 make run)`",
+        " ".join(README.split()))
     newcomer = Shell(tmp_path / "home", served.shell.port)  # a fresh data folder, the port taken
     (newcomer.home / ".local" / "bin").mkdir(parents=True)
     (newcomer.home / ".local" / "bin" / "memspace").symlink_to(ROOT / ".venv" / "bin" / "memspace")
-    done = newcomer.run("memspace serve --demo", cwd=tmp_path)
-    assert done.returncode == 1, (done.stdout, done.stderr)
-    port = str(served.shell.port)
-    assert port in done.stderr and "MEMSPACE_PORT" in done.stderr and "--port" in done.stderr
-    assert "msk_" not in done.stdout + done.stderr and "Loaded the demo" not in done.stdout
+    taken = str(served.shell.port)
+    done = newcomer.run(f"make -o install --no-print-directory -C {shlex.quote(str(ROOT))} run",
+                        cwd=tmp_path)
+    said = done.stdout + done.stderr
+    assert message.replace("8000", taken) in said, said
+    assert "MEMSPACE_PORT" in said and "--port" in said, said
+    # make names its recipe's exit status: 1, never an abort (134)
+    assert re.search(r"\] Error 1$", said, re.MULTILINE), said
+    assert "msk_" not in said and "Loaded the demo" not in said
     assert not (newcomer.home / ".local" / "share" / "memspace" / "memspace.db").exists()
+    # the way out, as written, with a port free on this machine for 8001
+    other = str(free_port())
+    log = tmp_path / "elsewhere.log"
+    command = remedy.replace("8001", other).replace(
+        "make run", f"make -o install --no-print-directory -C {shlex.quote(str(ROOT))} run")
+    with log.open("w") as out:
+        server = subprocess.Popen(["bash", "-c", command], cwd=tmp_path, env=newcomer.env,
+                                  stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + STARTUP_S
+        while f"MCP endpoint http://127.0.0.1:{other}/mcp" not in log.read_text():
+            assert server.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        assert "demo-agent" in log.read_text() and "msk_" in log.read_text()
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
     unwritable = newcomer.run("MEMSPACE_DATA_DIR=/proc/memspace memspace serve --demo", cwd=tmp_path)
     assert unwritable.returncode == 1 and "MEMSPACE_DATA_DIR" in unwritable.stderr
     assert "msk_" not in unwritable.stdout + unwritable.stderr
+
+
+def inline_commands() -> list[str]:
+    """Every `memspace …` command the README's text gives in a code span, outside the blocks
+    (a printed line, `memspace sqlite store, MCP endpoint …`, is no command)."""
+    text = re.sub(r"```.*?```", "", README, flags=re.DOTALL)
+    spans = [" ".join(span.split()) for span in re.findall(r"`([^`]+)`", text)]
+    return [span for span in spans if span.startswith("memspace ") and "MCP endpoint" not in span]
+
+
+def as_run(command: str) -> list[str]:
+    """`command` with its placeholders filled (S a space, NAME a key) and each `a|b` choice
+    made, one command per choice."""
+    space = "walk-space" if command.startswith("memspace space create") else "acme-rebuild"
+    command = re.sub(r"\bS\b", space, re.sub(r"\bNAME\b", "demo-agent", command))
+    choice = re.search(r"\b(\w+(?:\|\w+)+)\b", command)
+    if choice is None:
+        return [command]
+    return [command.replace(choice.group(1), one) for one in choice.group(1).split("|")]
+
+
+def test_every_memspace_command_in_the_readme_text_is_one_the_cli_takes(served: Served) -> None:
+    """Each verb and option as the README spells it: `--help` after them answers only when
+    every word before it is a verb or option of the CLI."""
+    commands = [one for command in inline_commands() for one in as_run(command)]
+    assert len(commands) >= 10, commands
+    for command in commands:
+        checked = re.sub(r"\s*>\s*\S+$", "", command) + " --help"
+        done = served.shell.run(checked, cwd=served.elsewhere)
+        assert done.returncode == 0, (command, done.stdout[-1500:], done.stderr[-1500:])
+
+
+def test_the_readme_commands_a_newcomer_runs_as_they_are_work(served: Served) -> None:
+    """Those that need no file, checkout or client of their own, run as written from another
+    folder on the store `make run` filled."""
+    ran = []
+    for command in inline_commands():
+        if command.split()[1] in {"stdio", "hook", "serve", "repo", "mine-git", "import"}:
+            continue
+        for one in as_run(command):
+            done = served.shell.run(one, cwd=served.elsewhere)
+            # doctor exits 1 when it has something to fix, and says what
+            ok = (0, 1) if one == "memspace doctor" else (0,)
+            assert done.returncode in ok and "Traceback" not in done.stderr, (one, done.stdout, done.stderr)
+            ran.append(one.split()[1])
+    assert {"verify", "audit", "key", "doctor", "export", "login-link", "space"} <= set(ran), ran
