@@ -13,10 +13,12 @@ database as the first run left it (reused: what `--reuse` measures on a kept run
 stops after the fresh run. Before each run it prints every index of the store and its state
 (online, or populating with its percentage; SQLite builds none in the background), the
 machine's load average, and after it the run's figures. The runs search alike; each run's
-adds carry the run's name, so that a second run's adds are writes too (replayed word for word
-they would all be refused as duplicates, one read each: the reused runs measured before this
-had add figures of no write). `--statements` (Neo4j) times every statement the replicas send,
-by the operation running meanwhile (an add, a search), and prints the costliest of each.
+adds draw words of their own (seeded by the run's name), so that a second run's adds are new
+writes too (replayed word for word they would all be refused as duplicates, one read each: the
+reused runs measured before this had add figures of no write; with the same words and the run's
+name they became corrections of the first run's adds). `--statements` (Neo4j) times every
+statement the replicas send, by the operation running meanwhile (an add, a search), and prints
+the costliest of each.
 
 Loading: S spaces of skewed sizes (the i-th ~ 1/i of the largest: a few large, many small),
 N memories in all, written straight to the store in batches with a stand-in embedder (random
@@ -70,6 +72,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from memspace.bootstrap import build  # noqa: E402
 from memspace.config import Settings  # noqa: E402
+from memspace.domain.errors import MemspaceError  # noqa: E402
 from memspace.domain.models import Access, Memory  # noqa: E402
 from memspace.domain.ports import WriteBatch  # noqa: E402
 from memspace.domain.text import content_hash  # noqa: E402
@@ -205,6 +208,8 @@ def worker(args: argparse.Namespace) -> None:
     model = rss_mb() - base
     words = vocabulary()
     rng = random.Random(job["seed"])
+    fresh = random.Random(f"{job['seed']} {job['run']}")  # the adds' words, new in each run
+    refused = 0
     slugs: list[str] = job["slugs"]
     weights = [1 / (i + 1) ** 1.1 for i in range(len(slugs))]
     timings: dict[str, list[float]] = {"warm": [], "cold": [], "add": [], "warm_loading": [],
@@ -224,8 +229,12 @@ def worker(args: argparse.Namespace) -> None:
         began = time.perf_counter()
         if rng.random() < args.add_share:
             DOING["op"] = "add"
-            app.memories.add(who, f"{text} added by the bench in the {job['run']} run",
-                             space=slug)
+            # words of this run's own: a replay would be a duplicate, a near one a correction
+            said = " ".join(fresh.choices(words, k=fresh.randint(6, 10)))
+            try:
+                app.memories.add(who, f"{said} added in the {job['run']} run", space=slug)
+            except MemspaceError:  # e.g. the other replica's add changed the same memory
+                refused += 1
             DOING["op"] = "search"
             timings["add"].append((time.perf_counter() - began) * 1000)
             quarters["add"].append(4 * op // args.ops)
@@ -245,7 +254,7 @@ def worker(args: argparse.Namespace) -> None:
                       "loading_at_end": getattr(loader, "loading", None) is not None,
                       "hits": budget.hits, "misses": budget.misses,
                       "held_mb": budget.held_bytes / 2**20, "loads": loads,
-                      "statements": STATEMENTS}))
+                      "statements": STATEMENTS, "refused": refused}))
     app.close()
 
 
@@ -389,6 +398,9 @@ def summary(args: argparse.Namespace, reports: list[dict[str, Any]]) -> str:
                 by_quarter[quarter].append(value)
         print(f"  {k:5s} " + "  ".join(f"{pct(values, 0.95):7.1f} ms (n={len(values)})"
                                        for values in by_quarter))
+    refused = sum(r.get("refused", 0) for r in reports)
+    if refused:
+        print(f"adds refused: {refused} (counted in the add timings)")
     hits = sum(r["hits"] for r in reports)
     asked = hits + sum(r["misses"] for r in reports)
     print(f"cache hit ratio {hits / max(asked, 1):.2f} ({hits} of {asked} searches warm)")
