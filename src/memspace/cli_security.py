@@ -37,6 +37,9 @@ def space_set(
     app = open_container()
     if description is not None or instructions is not None:
         text = None
+        if instructions is not None and str(instructions) != "-" and not instructions.is_file():
+            raise typer.BadParameter(f"file '{instructions}' does not exist",
+                                     param_hint="'--instructions'")
         if instructions is not None:
             text = sys.stdin.read() if str(instructions) == "-" else instructions.read_text("utf-8")
         space = app.admin.set_space(slug, description, text)

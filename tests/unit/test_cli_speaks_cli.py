@@ -150,3 +150,20 @@ def test_an_unknown_id_is_refused_naming_the_cli_verbs_that_list_ids(
     assert refused.exit_code == 1, refused.output
     assert missing in refused.output and "`memspace " in refused.output
     assert named_tools(refused.output, tool_names()) == []
+
+
+def test_an_instructions_file_that_is_not_there_is_a_usage_error_naming_it(
+        run: Run, tmp_path: Path) -> None:
+    assert run("space", "create", "team").exit_code == 0
+    missing = tmp_path / "nowhere.md"
+    refused = run("space", "set", "team", "--instructions", str(missing))
+    assert refused.exit_code == 2, refused.output
+    assert "does not exist" in refused.output and "nowhere.md" in refused.output
+    notes = tmp_path / "notes.md"
+    notes.write_text("Deploys need two approvals.", encoding="utf-8")
+    done = run("space", "set", "team", "--instructions", str(notes))
+    assert done.exit_code == 0, done.output
+    piped = CliRunner().invoke(app, ["space", "set", "team", "--instructions", "-"],
+                               input="Deploys need three approvals.",
+                               env={"MEMSPACE_DATA_DIR": str(tmp_path), "MEMSPACE_LLM_MODEL": ""})
+    assert piped.exit_code == 0, piped.output
