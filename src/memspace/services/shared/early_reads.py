@@ -10,6 +10,7 @@ instead of following them. Only where the store reads beside other reads and wri
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -18,8 +19,24 @@ from memspace.domain.ports import SearchStore
 
 T = TypeVar("T")
 
-# As many as calls run at once; a read queued behind them runs when a thread frees.
-_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memspace-early-read")
+
+def _new_pool() -> ThreadPoolExecutor:
+    # As many as calls run at once; a read queued behind them runs when a thread frees.
+    return ThreadPoolExecutor(max_workers=8, thread_name_prefix="memspace-early-read")
+
+
+_POOL = _new_pool()
+
+
+def _pool_of_the_child() -> None:
+    """A forked process has none of its parent's threads, but a copied pool counts them as its
+    own and would queue reads that nothing runs (a pre-forking server, mutmut's child per
+    mutant): the child starts a pool of its own."""
+    global _POOL
+    _POOL = _new_pool()
+
+
+os.register_at_fork(after_in_child=_pool_of_the_child)
 
 
 def start_read(store: SearchStore, read: Callable[[], T]) -> Callable[[], T]:
