@@ -28,11 +28,17 @@ def _new_pool() -> ThreadPoolExecutor:
 _POOL = _new_pool()
 
 
+# The parent's pool, kept in a forked child: collecting it would finalise what its threads held
+# (state they were given, there in the child with no thread left to close it).
+_PARENTS: list[ThreadPoolExecutor] = []
+
+
 def _pool_of_the_child() -> None:
     """A forked process has none of its parent's threads, but a copied pool counts them as its
     own and would queue reads that nothing runs (a pre-forking server, mutmut's child per
     mutant): the child starts a pool of its own."""
     global _POOL
+    _PARENTS.append(_POOL)
     _POOL = _new_pool()
 
 
