@@ -90,7 +90,8 @@ def test_the_entropy_bound_is_above_four_and_a_half_bits(scanner: SecretScanner)
     f"see https://wiki.test/pages/{KEY} for the page",
     f"see /srv/keys/{KEY} for the file",
     f"/srv/keys/{KEY} holds the file",
-], ids=["url-part", "path-part", "path-at-line-start"])
+    f" /srv/keys/{KEY} holds the file",
+], ids=["url-part", "path-part", "path-at-line-start", "path-after-one-space"])
 def test_a_url_or_path_part_is_not_the_rules(scanner: SecretScanner, text: str) -> None:
     assert found(scanner, text) == []
 
@@ -138,9 +139,21 @@ def test_a_password_said_in_prose_is_its_value(scanner: SecretScanner, text: str
     "the password is !!!!!!!",  # punctuation only
     'secret = "123e4567-e89b-12d3-a456-426614174000"',  # a UUID
     f"![logo](data:image/png;base64,{KEY})",  # an inline image
+    "secret: see_the_vault_entry",  # lower-case words after a keyword: no value
 ])
 def test_what_the_filters_turn_down(scanner: SecretScanner, text: str) -> None:
     assert found(scanner, text) == []
+
+
+@pytest.mark.parametrize("text, kind, value", [
+    ('label = "aB3dE5gH7jK9mN1pQ2rS4tU6"', "high-entropy-string", "aB3dE5gH7jK9mN1pQ2rS4tU6"),
+    ('api_key = "9c4e1a7f3b8d2e6a0f5c9b1d7e3a8f2c"', "secret-keyword",
+     "9c4e1a7f3b8d2e6a0f5c9b1d7e3a8f2c"),  # hex is turned down only as a bare quoted string
+    ("PuTTY-User-Key-File-2: ssh-rsa", "private-key", "PuTTY-User-Key-File-2"),
+], ids=["quoted-random-string", "hex-key-after-its-name", "putty-key-file"])
+def test_what_the_filters_let_through(scanner: SecretScanner, text: str, kind: str,
+                                      value: str) -> None:
+    assert found(scanner, text) == [(kind, value)]
 
 
 def test_a_finding_is_widened_to_the_whole_token_both_ways(scanner: SecretScanner) -> None:
