@@ -16,7 +16,7 @@ import signal
 import threading
 
 # OpenMP threads spin while waiting for work by default: on a busy 2-core machine that made each
-# call 10-20x slower (issue 13). Read when the library loads, so it is set before the import.
+# call 10-20x slower. Read when the library loads, so it is set before the import.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import xllamacpp  # after the environment it reads when it loads
