@@ -143,8 +143,12 @@ class Console:
             return self._sign_in_form(request, "This form expired; sign in again.", status=403)
         address = request.client.host if request.client else "unknown"
         if self._failures is not None and (wait := self._failures.blocked(address, key)):
-            return self._sign_in_form(request, f"Too many failed sign-ins; try again in {wait} s.",
-                                      status=429, after=after)
+            # Answered like /mcp and /v1 over the limit: 429 and when to try again, the key not
+            # even checked.
+            refused = self._sign_in_form(request, f"Too many failed sign-ins; try again in "
+                                         f"{wait} s.", status=429, after=after)
+            refused.headers["Retry-After"] = str(wait)
+            return refused
         try:
             who = await anyio.to_thread.run_sync(self._oauth.sign_in, key)
         except Unauthenticated as exc:
