@@ -66,8 +66,9 @@ def test_views_are_shown_only_to_a_client_that_draws_them(app: Container) -> Non
 
 
 def test_the_listing_puts_the_default_list_first_in_its_order(app: Container) -> None:
-    tools = asyncio.run(build_mcp_server(app).list_tools())
-    listed = [t.name for t in listing(tools, ("history",), apps=False)]
+    tools = [t.model_dump(by_alias=True, mode="json", exclude_none=True)
+             for t in asyncio.run(build_mcp_server(app).list_tools())]
+    listed = [t["name"] for t in listing(tools, ("history",), apps=False)]
     assert listed[:len(DEFAULT)] == list(DEFAULT)
     assert set(listed[len(DEFAULT):]) == set(TOOLSETS["history"])
 

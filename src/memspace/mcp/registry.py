@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, ListToolsResult, PaginatedRequestParams
+from mcp_types import INVALID_PARAMS
 
 from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError
@@ -27,19 +27,29 @@ class MemspaceServer(CodedErrorsServer):
     """The MCP server of one container (its tools read the services from it)."""
 
     def __init__(self, container: Container, **options: Any) -> None:
-        super().__init__(**options)
+        super().__init__(middleware=[ShownTools(container)], **options)
         self.container = container
 
-    async def _handle_list_tools(
-        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
-    ) -> ListToolsResult:
-        """The default list and the toolsets this client asked for; the views only to a client
-        that can draw them (mcp/toolsets.py). Unlisted tools still answer calls by name."""
+
+class ShownTools:
+    """Server middleware on `tools/list` (the SDK's public seam around every request): the
+    default list and the toolsets this client asked for; the views only to a client that can
+    draw them (mcp/toolsets.py). Unlisted tools still answer calls by name."""
+
+    def __init__(self, container: Container) -> None:
+        self._choice = container.settings.toolsets
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method != "tools/list":
+            return await call_next(ctx)
         try:
-            toolsets = chosen_toolsets(ctx, self.container.settings.toolsets)
+            toolsets = chosen_toolsets(ctx, self._choice)
         except MemspaceError as exc:
             raise MCPError(code=INVALID_PARAMS, message=exc.message) from exc
-        return ListToolsResult(tools=listing(await self.list_tools(), toolsets, draws_views(ctx)))
+        answer = await call_next(ctx)
+        if not isinstance(answer, dict):  # the SDK hands middleware the wire form
+            raise TypeError(f"tools/list answered {type(answer).__name__}, not its wire form")
+        return {**answer, "tools": listing(answer.get("tools", []), toolsets, draws_views(ctx))}
 
 
 def app_of(ctx: Context) -> Container:

@@ -21,7 +21,6 @@ from urllib.parse import parse_qs
 
 from mcp.server.apps import client_supports_apps
 from mcp.server.context import ServerRequestContext
-from mcp_types import Tool
 
 from memspace.domain.errors import MemspaceError
 from memspace.domain.toolsets import TOOLSET_NAMES, parse_toolsets
@@ -94,13 +93,13 @@ def shown(names: Iterable[str], toolsets: Sequence[str], apps: bool) -> set[str]
             if (n.endswith(VIEW_SUFFIX) and apps) or (n in wanted and n not in FOLDED)}
 
 
-def listing(tools: Sequence[Tool], toolsets: Sequence[str], apps: bool) -> list[Tool]:
-    """What `tools/list` answers: the shown tools, the default list first in its own order, each
-    with its input schema compacted."""
-    keep = shown((t.name for t in tools), toolsets, apps)
+def listing(tools: Sequence[dict[str, Any]], toolsets: Sequence[str], apps: bool) -> list[dict[str, Any]]:
+    """What `tools/list` answers, from the tools in their wire form: the shown tools, the
+    default list first in its own order, each with its input schema compacted."""
+    keep = shown((str(t["name"]) for t in tools), toolsets, apps)
     order = {name: i for i, name in enumerate(DEFAULT)}
-    chosen = sorted((t for t in tools if t.name in keep), key=lambda t: order.get(t.name, len(order)))
-    return [t.model_copy(update={"input_schema": compact_schema(t.input_schema)}) for t in chosen]
+    chosen = sorted((t for t in tools if t["name"] in keep), key=lambda t: order.get(t["name"], len(order)))
+    return [{**t, "inputSchema": compact_schema(t.get("inputSchema"))} for t in chosen]
 
 
 def compact_schema(schema: Any) -> Any:
