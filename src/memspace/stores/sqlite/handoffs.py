@@ -12,43 +12,6 @@ from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import req_ts, ts
 
 
-def insert(conn: sqlite3.Connection, handoff: Handoff) -> None:
-    if conn.execute("SELECT 1 FROM spaces WHERE id = ?", (handoff.space_id,)).fetchone() is None:
-        raise NotFound(f"no space '{handoff.space_id}'")
-    lists = {"done": handoff.done, "nextSteps": handoff.next_steps,
-             "openQuestions": handoff.open_questions, "links": handoff.links,
-             **({"evidence": handoff.evidence} if handoff.evidence else {})}
-    conn.execute(
-        "INSERT INTO handoffs (id, space_id, agent, agent_key, topic, topic_key, summary, lists, "
-        "created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (handoff.id, handoff.space_id, handoff.agent, handoff.agent.casefold(), handoff.topic,
-         handoff.topic.casefold(), handoff.summary, json.dumps(lists, ensure_ascii=False),
-         ts(handoff.created_at), handoff.created_by),
-    )
-
-
-def latest(conn: sqlite3.Connection, space_id: str, agent: str | None,
-           topic: str | None) -> Handoff | None:
-    sql, args = _where(space_id, agent, topic)
-    row = conn.execute(
-        f"SELECT * FROM handoffs WHERE {sql} ORDER BY created_at DESC, id DESC LIMIT 1", args
-    ).fetchone()
-    return _from_row(row) if row else None
-
-
-def page(conn: sqlite3.Connection, space_id: str, limit: int, after: PageAfter | None,
-         agent: str | None) -> list[Handoff]:
-    sql, args = _where(space_id, agent, None)
-    if after is not None:
-        sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
-        args += [ts(after.created_at), ts(after.created_at), after.id]
-    rows = conn.execute(
-        f"SELECT * FROM handoffs WHERE {sql} ORDER BY created_at DESC, id DESC LIMIT ?",
-        [*args, limit],
-    ).fetchall()
-    return [_from_row(r) for r in rows]
-
-
 def _where(space_id: str, agent: str | None, topic: str | None) -> tuple[str, list[object]]:
     sql = "space_id = ?"
     args: list[object] = [space_id]
@@ -80,12 +43,37 @@ class SqliteHandoffs:
 
     def add_handoff(self, handoff: Handoff) -> None:
         with self._db.tx() as conn:
-            insert(conn, handoff)
+            if conn.execute("SELECT 1 FROM spaces WHERE id = ?",
+                            (handoff.space_id,)).fetchone() is None:
+                raise NotFound(f"no space '{handoff.space_id}'")
+            lists = {"done": handoff.done, "nextSteps": handoff.next_steps,
+                     "openQuestions": handoff.open_questions, "links": handoff.links,
+                     **({"evidence": handoff.evidence} if handoff.evidence else {})}
+            conn.execute(
+                "INSERT INTO handoffs (id, space_id, agent, agent_key, topic, topic_key, summary, "
+                "lists, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (handoff.id, handoff.space_id, handoff.agent, handoff.agent.casefold(),
+                 handoff.topic, handoff.topic.casefold(), handoff.summary,
+                 json.dumps(lists, ensure_ascii=False), ts(handoff.created_at),
+                 handoff.created_by),
+            )
 
     def latest_handoff(self, space_id: str, agent: str | None = None,
                        topic: str | None = None) -> Handoff | None:
-        return latest(self._db.conn(), space_id, agent, topic)
+        sql, args = _where(space_id, agent, topic)
+        row = self._db.conn().execute(
+            f"SELECT * FROM handoffs WHERE {sql} ORDER BY created_at DESC, id DESC LIMIT 1", args
+        ).fetchone()
+        return _from_row(row) if row else None
 
     def list_handoffs(self, space_id: str, limit: int, after: PageAfter | None = None,
                       agent: str | None = None) -> list[Handoff]:
-        return page(self._db.conn(), space_id, limit, after, agent)
+        sql, args = _where(space_id, agent, None)
+        if after is not None:
+            sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
+            args += [ts(after.created_at), ts(after.created_at), after.id]
+        rows = self._db.conn().execute(
+            f"SELECT * FROM handoffs WHERE {sql} ORDER BY created_at DESC, id DESC LIMIT ?",
+            [*args, limit],
+        ).fetchall()
+        return [_from_row(r) for r in rows]
