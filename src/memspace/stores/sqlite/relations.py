@@ -4,47 +4,12 @@ edges of a subgraph and the walk to neighbours (the RelationStore role)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 
 from memspace.domain.models import Neighbour, Relation, RelationType
 from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, relation_from_row, ts
-
-
-def of_memory(conn: sqlite3.Connection, space_id: str, memory_id: str) -> list[Relation]:
-    # `+space_id`: the two ends' indexes, not every relation of the space (so `among` too).
-    rows = conn.execute(
-        "SELECT * FROM relations WHERE +space_id = ? AND (source_id = ? OR target_id = ?) "
-        "ORDER BY created_at, id",
-        (space_id, memory_id, memory_id),
-    ).fetchall()
-    return [relation_from_row(r) for r in rows]
-
-
-def open_conflicts(conn: sqlite3.Connection, space_id: str, limit: int) -> list[Relation]:
-    rows = conn.execute(
-        "SELECT r.* FROM relations r JOIN memories n ON n.id = r.source_id "
-        "JOIN memories o ON o.id = r.target_id WHERE r.space_id = ? AND r.type = 'UPDATES' "
-        "AND n.active = 1 AND o.active = 1 ORDER BY r.created_at DESC, r.id DESC LIMIT ?",
-        (space_id, limit),
-    ).fetchall()
-    return [relation_from_row(r) for r in rows]
-
-
-def among(conn: sqlite3.Connection, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
-    if not memory_ids:
-        return []
-    rows = conn.execute(
-        "WITH ids(id) AS (SELECT value FROM json_each(?)) "
-        "SELECT r.* FROM relations r WHERE +r.space_id = ? "
-        "AND r.source_id IN (SELECT id FROM ids) AND r.target_id IN (SELECT id FROM ids) "
-        "ORDER BY r.created_at, r.id",
-        (json.dumps(list(memory_ids)), space_id),
-    ).fetchall()
-    return [relation_from_row(r) for r in rows]
-
 
 # Each step follows an edge out of (source) or into (target) the current node, through the
 # source and target indexes (a first version joined a view of every relation of the space and
@@ -92,23 +57,6 @@ NEIGHBOURS = f"""
 """
 
 
-def neighbours(conn: sqlite3.Connection, space_id: str, memory_ids: Sequence[str], hops: int,
-               per_origin: int, known_at: datetime | None = None) -> list[Neighbour]:
-    if not memory_ids or hops < 1:
-        return []
-    rows = conn.execute(NEIGHBOURS, {
-        "ids": json.dumps(list(memory_ids)), "space": space_id, "hops": hops,
-        "per": per_origin, "known": ts(known_at) if known_at is not None else None,
-    }).fetchall()
-    return [
-        Neighbour(
-            origin_id=r["origin"], memory=memory_from_row(r), hops=int(r["hops"]),
-            via=RelationType(r["via"]), direction=r["direction"],
-        )
-        for r in rows
-    ]
-
-
 class SqliteRelations:
     """The RelationStore role over the store's kit (sqlite/kit.py)."""
 
@@ -116,17 +64,50 @@ class SqliteRelations:
         self._db = kit.db
 
     def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
-        return of_memory(self._db.conn(), space_id, memory_id)
+        # `+space_id`: the two ends' indexes, not every relation of the space (so
+        # `relations_among` too).
+        rows = self._db.conn().execute(
+            "SELECT * FROM relations WHERE +space_id = ? AND (source_id = ? OR target_id = ?) "
+            "ORDER BY created_at, id",
+            (space_id, memory_id, memory_id),
+        ).fetchall()
+        return [relation_from_row(r) for r in rows]
 
     def open_conflicts(self, space_id: str, limit: int) -> list[Relation]:
-        return open_conflicts(self._db.conn(), space_id, limit)
+        rows = self._db.conn().execute(
+            "SELECT r.* FROM relations r JOIN memories n ON n.id = r.source_id "
+            "JOIN memories o ON o.id = r.target_id WHERE r.space_id = ? AND r.type = 'UPDATES' "
+            "AND n.active = 1 AND o.active = 1 ORDER BY r.created_at DESC, r.id DESC LIMIT ?",
+            (space_id, limit),
+        ).fetchall()
+        return [relation_from_row(r) for r in rows]
 
     def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
-        return among(self._db.conn(), space_id, memory_ids)
+        if not memory_ids:
+            return []
+        rows = self._db.conn().execute(
+            "WITH ids(id) AS (SELECT value FROM json_each(?)) "
+            "SELECT r.* FROM relations r WHERE +r.space_id = ? "
+            "AND r.source_id IN (SELECT id FROM ids) AND r.target_id IN (SELECT id FROM ids) "
+            "ORDER BY r.created_at, r.id",
+            (json.dumps(list(memory_ids)), space_id),
+        ).fetchall()
+        return [relation_from_row(r) for r in rows]
 
     def neighbours(
         self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10,
         known_at: datetime | None = None,
     ) -> list[Neighbour]:
-        return neighbours(self._db.conn(), space_id, memory_ids, hops, per_origin, known_at)
-
+        if not memory_ids or hops < 1:
+            return []
+        rows = self._db.conn().execute(NEIGHBOURS, {
+            "ids": json.dumps(list(memory_ids)), "space": space_id, "hops": hops,
+            "per": per_origin, "known": ts(known_at) if known_at is not None else None,
+        }).fetchall()
+        return [
+            Neighbour(
+                origin_id=r["origin"], memory=memory_from_row(r), hops=int(r["hops"]),
+                via=RelationType(r["via"]), direction=r["direction"],
+            )
+            for r in rows
+        ]
