@@ -15,91 +15,6 @@ from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import document_from_row, ts
 
 
-def insert(conn: sqlite3.Connection, document: Document) -> None:
-    try:
-        conn.execute(
-            "INSERT INTO documents (id, space_id, title, kind, size_bytes, sha256, status, error, "
-            "fact_count, created_at, created_by, chunks_total, chunks_done, uploaded_by_key) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (document.id, document.space_id, document.title, document.kind, document.size_bytes,
-             document.sha256, document.status.value, document.error, document.fact_count,
-             ts(document.created_at), document.created_by, document.chunks_total,
-             document.chunks_done, document.uploaded_by_key),
-        )
-    except sqlite3.IntegrityError as exc:
-        raise Conflict(
-            f"space '{document.space_id}' already holds a document with sha256 {document.sha256}"
-        ) from exc
-
-
-def get(conn: sqlite3.Connection, space_id: str, document_id: str) -> Document | None:
-    row = conn.execute(
-        "SELECT * FROM documents WHERE id = ? AND space_id = ?", (document_id, space_id)
-    ).fetchone()
-    return document_from_row(row) if row else None
-
-
-def by_sha256(conn: sqlite3.Connection, space_id: str, sha256: str) -> Document | None:
-    row = conn.execute(
-        "SELECT * FROM documents WHERE space_id = ? AND sha256 = ?", (space_id, sha256)
-    ).fetchone()
-    return document_from_row(row) if row else None
-
-
-def listing(conn: sqlite3.Connection, space_id: str, limit: int,
-            after: PageAfter | None) -> list[Document]:
-    sql, args = "space_id = ?", [space_id]
-    if after is not None:
-        sql += " AND (created_at, id) < (?, ?)"
-        args += [ts(after.created_at), after.id]
-    rows = conn.execute(
-        f"SELECT * FROM documents WHERE {sql} ORDER BY created_at DESC, id DESC LIMIT ?",
-        (*args, limit),
-    ).fetchall()
-    return [document_from_row(r) for r in rows]
-
-
-def with_status(conn: sqlite3.Connection, statuses: Sequence[DocumentStatus]) -> list[Document]:
-    rows = conn.execute(
-        "SELECT * FROM documents WHERE status IN (SELECT value FROM json_each(?)) "
-        "ORDER BY created_at, id",
-        (json.dumps([s.value for s in statuses]),),
-    ).fetchall()
-    return [document_from_row(r) for r in rows]
-
-
-def update(conn: sqlite3.Connection, space_id: str, document_id: str, status: DocumentStatus,
-           error: str | None, chunks_total: int | None, chunks_done: int | None,
-           uploaded_by_key: str | None = None) -> None:
-    cur = conn.execute(
-        "UPDATE documents SET status = ?, error = ?, chunks_total = coalesce(?, chunks_total), "
-        "chunks_done = coalesce(?, chunks_done), "
-        "uploaded_by_key = coalesce(?, uploaded_by_key) WHERE id = ? AND space_id = ?",
-        (status.value, error, chunks_total, chunks_done, uploaded_by_key, document_id, space_id),
-    )
-    if cur.rowcount != 1:
-        raise NotFound(f"no document '{document_id}' in this space")
-
-
-def claim(conn: sqlite3.Connection, space_id: str, document_id: str, owner: str, now: str,
-          until: str) -> bool:
-    """Take or renew the processing lease (GraphStore.claim_document); True when held."""
-    cur = conn.execute(
-        "UPDATE documents SET status = 'processing', lease_owner = ?, lease_until = ? "
-        "WHERE id = ? AND space_id = ? AND (status = 'queued' OR (status = 'processing' AND "
-        "(lease_owner IS NULL OR lease_owner = ? OR lease_until IS NULL OR lease_until < ?)))",
-        (owner, until, document_id, space_id, owner, now),
-    )
-    return cur.rowcount == 1
-
-
-def release(conn: sqlite3.Connection, space_id: str, document_id: str, owner: str) -> None:
-    conn.execute(
-        "UPDATE documents SET lease_owner = NULL, lease_until = NULL "
-        "WHERE id = ? AND space_id = ? AND lease_owner = ?", (document_id, space_id, owner),
-    )
-
-
 def check_sources(conn: sqlite3.Connection, space_id: str, memories: Sequence[Memory]) -> None:
     """Every document a new memory names must be in the memory's space."""
     named = sorted({m.document_id for m in memories if m.document_id})
@@ -134,15 +49,38 @@ class SqliteDocuments:
 
     def add_document(self, document: Document) -> None:
         with self._db.tx() as conn:
-            insert(conn, document)
+            try:
+                conn.execute(
+                    "INSERT INTO documents (id, space_id, title, kind, size_bytes, sha256, status, "
+                    "error, fact_count, created_at, created_by, chunks_total, chunks_done, "
+                    "uploaded_by_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (document.id, document.space_id, document.title, document.kind,
+                     document.size_bytes, document.sha256, document.status.value, document.error,
+                     document.fact_count, ts(document.created_at), document.created_by,
+                     document.chunks_total, document.chunks_done, document.uploaded_by_key),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise Conflict(f"space '{document.space_id}' already holds a document with "
+                               f"sha256 {document.sha256}") from exc
 
     def get_document(self, space_id: str, document_id: str) -> Document | None:
-        return get(self._db.conn(), space_id, document_id)
+        row = self._db.conn().execute(
+            "SELECT * FROM documents WHERE id = ? AND space_id = ?", (document_id, space_id)
+        ).fetchone()
+        return document_from_row(row) if row else None
 
     def list_documents(
         self, space_id: str, limit: int, after: PageAfter | None = None
     ) -> list[Document]:
-        return listing(self._db.conn(), space_id, limit, after)
+        sql, args = "space_id = ?", [space_id]
+        if after is not None:
+            sql += " AND (created_at, id) < (?, ?)"
+            args += [ts(after.created_at), after.id]
+        rows = self._db.conn().execute(
+            f"SELECT * FROM documents WHERE {sql} ORDER BY created_at DESC, id DESC LIMIT ?",
+            (*args, limit),
+        ).fetchall()
+        return [document_from_row(r) for r in rows]
 
     def update_document(
         self,
@@ -155,24 +93,51 @@ class SqliteDocuments:
         uploaded_by_key: str | None = None,
     ) -> Document:
         with self._db.tx() as conn:
-            update(conn, space_id, document_id, status, error, chunks_total, chunks_done,
-                   uploaded_by_key)
+            cur = conn.execute(
+                "UPDATE documents SET status = ?, error = ?, "
+                "chunks_total = coalesce(?, chunks_total), "
+                "chunks_done = coalesce(?, chunks_done), "
+                "uploaded_by_key = coalesce(?, uploaded_by_key) WHERE id = ? AND space_id = ?",
+                (status.value, error, chunks_total, chunks_done, uploaded_by_key, document_id,
+                 space_id),
+            )
+            if cur.rowcount != 1:
+                raise NotFound(f"no document '{document_id}' in this space")
         updated = self.get_document(space_id, document_id)
         assert updated is not None
         return updated
 
     def find_document_by_sha256(self, space_id: str, sha256: str) -> Document | None:
-        return by_sha256(self._db.conn(), space_id, sha256)
+        row = self._db.conn().execute(
+            "SELECT * FROM documents WHERE space_id = ? AND sha256 = ?", (space_id, sha256)
+        ).fetchone()
+        return document_from_row(row) if row else None
 
     def documents_with_status(self, statuses: Sequence[DocumentStatus]) -> list[Document]:
-        return with_status(self._db.conn(), statuses)
+        rows = self._db.conn().execute(
+            "SELECT * FROM documents WHERE status IN (SELECT value FROM json_each(?)) "
+            "ORDER BY created_at, id",
+            (json.dumps([s.value for s in statuses]),),
+        ).fetchall()
+        return [document_from_row(r) for r in rows]
 
     def claim_document(self, space_id: str, document_id: str, owner: str, now: datetime,
                        until: datetime) -> Document | None:
+        """Take or renew the processing lease; the document when held."""
         with self._db.tx() as conn:
-            held = claim(conn, space_id, document_id, owner, ts(now), ts(until))
+            cur = conn.execute(
+                "UPDATE documents SET status = 'processing', lease_owner = ?, lease_until = ? "
+                "WHERE id = ? AND space_id = ? AND (status = 'queued' OR (status = 'processing' "
+                "AND (lease_owner IS NULL OR lease_owner = ? OR lease_until IS NULL "
+                "OR lease_until < ?)))",
+                (owner, ts(until), document_id, space_id, owner, ts(now)),
+            )
+            held = cur.rowcount == 1
         return self.get_document(space_id, document_id) if held else None
 
     def release_document(self, space_id: str, document_id: str, owner: str) -> None:
         with self._db.tx() as conn:
-            release(conn, space_id, document_id, owner)
+            conn.execute(
+                "UPDATE documents SET lease_owner = NULL, lease_until = NULL "
+                "WHERE id = ? AND space_id = ? AND lease_owner = ?", (document_id, space_id, owner),
+            )
