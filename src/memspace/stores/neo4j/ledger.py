@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from datetime import datetime
 
 from neo4j import Transaction
@@ -11,55 +9,8 @@ from neo4j import Transaction
 from memspace.domain.errors import Conflict, NotFound
 from memspace.domain.models import Usage
 from memspace.stores.neo4j import records as rec
-from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import ledger as cypher
 from memspace.stores.neo4j.kit import Neo4jKit
-
-
-def record_usage(db: Neo4jConnection, turn: Callable[[str], AbstractContextManager[None]],
-                 space_id: str, usage: Usage) -> None:
-    """Inside the space's turn (`turn`: the kit's SpaceTurns, kit.py), as it locks the Space node."""
-    def work(tx: Transaction) -> None:
-        found = tx.run(cypher.RECORD_USAGE, space=space_id, calls=usage.llm_calls,
-                       prompt=usage.prompt_tokens, completion=usage.completion_tokens).single(strict=True)
-        if found["found"] == 0:
-            raise NotFound(f"no space '{space_id}'")
-
-    with turn(space_id):
-        db.write(work)
-
-
-def usage_totals(db: Neo4jConnection, space_id: str) -> Usage:
-    rows = db.read(cypher.USAGE_TOTALS, space=space_id)
-    if not rows:
-        return Usage()
-    return Usage(rows[0]["calls"], rows[0]["prompt"], rows[0]["completion"])
-
-
-def claim(db: Neo4jConnection, space_id: str, scope: str, key: str, at: datetime) -> str | None:
-    def work(tx: Transaction) -> tuple[bool, str | None]:
-        row = tx.run(cypher.CLAIM_IDEMPOTENCY, space=space_id, scope=scope, key=key,
-                     at=rec.utc(at)).single(strict=True)
-        return bool(row["fresh"]), row["result"]
-
-    fresh, result = db.write(work)
-    if fresh:
-        return None
-    if result is None:
-        raise Conflict(
-            f"a call with idempotencyKey '{key}' is still running; retry it in a moment"
-        )
-    return str(result)
-
-
-def complete(db: Neo4jConnection, space_id: str, scope: str, key: str, result: str) -> None:
-    db.write(lambda tx: tx.run(cypher.COMPLETE_IDEMPOTENCY, space=space_id, scope=scope,
-                               key=key, result=result).consume())
-
-
-def release(db: Neo4jConnection, space_id: str, scope: str, key: str) -> None:
-    db.write(lambda tx: tx.run(cypher.RELEASE_IDEMPOTENCY, space=space_id, scope=scope,
-                               key=key).consume())
 
 
 class Neo4jLedger:
@@ -70,16 +21,42 @@ class Neo4jLedger:
         self._turn = kit.turn
 
     def record_usage(self, space_id: str, usage: Usage) -> None:
-        record_usage(self._db, self._turn, space_id, usage)
+        """Inside the space's turn (the kit's SpaceTurns, kit.py), as it locks the Space node."""
+        def work(tx: Transaction) -> None:
+            found = tx.run(cypher.RECORD_USAGE, space=space_id, calls=usage.llm_calls,
+                           prompt=usage.prompt_tokens,
+                           completion=usage.completion_tokens).single(strict=True)
+            if found["found"] == 0:
+                raise NotFound(f"no space '{space_id}'")
+
+        with self._turn(space_id):
+            self._db.write(work)
 
     def usage_totals(self, space_id: str) -> Usage:
-        return usage_totals(self._db, space_id)
+        rows = self._db.read(cypher.USAGE_TOTALS, space=space_id)
+        if not rows:
+            return Usage()
+        return Usage(rows[0]["calls"], rows[0]["prompt"], rows[0]["completion"])
 
     def claim_idempotency(self, space_id: str, scope: str, key: str, at: datetime) -> str | None:
-        return claim(self._db, space_id, scope, key, at)
+        def work(tx: Transaction) -> tuple[bool, str | None]:
+            row = tx.run(cypher.CLAIM_IDEMPOTENCY, space=space_id, scope=scope, key=key,
+                         at=rec.utc(at)).single(strict=True)
+            return bool(row["fresh"]), row["result"]
+
+        fresh, result = self._db.write(work)
+        if fresh:
+            return None
+        if result is None:
+            raise Conflict(
+                f"a call with idempotencyKey '{key}' is still running; retry it in a moment"
+            )
+        return str(result)
 
     def complete_idempotency(self, space_id: str, scope: str, key: str, result: str) -> None:
-        complete(self._db, space_id, scope, key, result)
+        self._db.write(lambda tx: tx.run(cypher.COMPLETE_IDEMPOTENCY, space=space_id,
+                                         scope=scope, key=key, result=result).consume())
 
     def release_idempotency(self, space_id: str, scope: str, key: str) -> None:
-        release(self._db, space_id, scope, key)
+        self._db.write(lambda tx: tx.run(cypher.RELEASE_IDEMPOTENCY, space=space_id,
+                                         scope=scope, key=key).consume())
