@@ -9,41 +9,8 @@ from datetime import datetime
 
 from memspace.domain.models import Neighbour, Relation, RelationType
 from memspace.stores.neo4j import records as rec
-from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import relations as cypher
 from memspace.stores.neo4j.kit import Neo4jKit
-
-
-def of_memory(db: Neo4jConnection, space_id: str, memory_id: str) -> list[Relation]:
-    rows = db.read(cypher.RELATIONS_OF, id=memory_id, space=space_id)
-    return [rec.relation_from(r) for r in rows]
-
-
-def open_conflicts(db: Neo4jConnection, space_id: str, limit: int) -> list[Relation]:
-    rows = db.read(cypher.OPEN_CONFLICTS, space=space_id, limit=limit)
-    return [rec.relation_from(r) for r in rows]
-
-
-def among(db: Neo4jConnection, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
-    if not memory_ids:
-        return []
-    ids = list(dict.fromkeys(memory_ids))
-    rows = db.read(cypher.RELATIONS_AMONG, ids=ids, space=space_id)
-    return [rec.relation_from(r) for r in rows]
-
-
-def neighbours(db: Neo4jConnection, space_id: str, memory_ids: Sequence[str], hops: int,
-               per_origin: int, known_at: datetime | None = None) -> list[Neighbour]:
-    if not memory_ids or hops < 1 or per_origin < 1:
-        return []
-    ids = list(dict.fromkeys(memory_ids))
-    rows = db.read(cypher.neighbours(hops), ids=ids, space=space_id, per=per_origin,
-                   knownAt=known_at)
-    return [
-        Neighbour(r["origin"], rec.memory_from(r["memory"]), r["hops"], RelationType(r["via"]),
-                  r["direction"])
-        for r in rows
-    ]
 
 
 class Neo4jRelations:
@@ -53,17 +20,31 @@ class Neo4jRelations:
         self._db = kit.db
 
     def relations_of(self, space_id: str, memory_id: str) -> list[Relation]:
-        return of_memory(self._db, space_id, memory_id)
+        rows = self._db.read(cypher.RELATIONS_OF, id=memory_id, space=space_id)
+        return [rec.relation_from(r) for r in rows]
 
     def open_conflicts(self, space_id: str, limit: int) -> list[Relation]:
-        return open_conflicts(self._db, space_id, limit)
+        rows = self._db.read(cypher.OPEN_CONFLICTS, space=space_id, limit=limit)
+        return [rec.relation_from(r) for r in rows]
 
     def relations_among(self, space_id: str, memory_ids: Sequence[str]) -> list[Relation]:
-        return among(self._db, space_id, memory_ids)
+        if not memory_ids:
+            return []
+        ids = list(dict.fromkeys(memory_ids))
+        rows = self._db.read(cypher.RELATIONS_AMONG, ids=ids, space=space_id)
+        return [rec.relation_from(r) for r in rows]
 
     def neighbours(
         self, space_id: str, memory_ids: Sequence[str], hops: int = 2, per_origin: int = 10,
         known_at: datetime | None = None,
     ) -> list[Neighbour]:
-        return neighbours(self._db, space_id, memory_ids, hops, per_origin, known_at)
-
+        if not memory_ids or hops < 1 or per_origin < 1:
+            return []
+        ids = list(dict.fromkeys(memory_ids))
+        rows = self._db.read(cypher.neighbours(hops), ids=ids, space=space_id, per=per_origin,
+                             knownAt=known_at)
+        return [
+            Neighbour(r["origin"], rec.memory_from(r["memory"]), r["hops"],
+                      RelationType(r["via"]), r["direction"])
+            for r in rows
+        ]
