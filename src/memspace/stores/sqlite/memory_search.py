@@ -13,7 +13,8 @@ from memspace.domain.ports import Vector
 from memspace.domain.text import query_terms, words
 from memspace.stores.sliced_ranking import sliced
 from memspace.stores.space_vectors import Row as CacheRow
-from memspace.stores.sqlite import directory, search
+from memspace.stores.sqlite import search
+from memspace.stores.sqlite.directory import SqliteDirectory
 from memspace.stores.sqlite.kit import SqliteKit
 
 
@@ -24,6 +25,8 @@ class SqliteSearch:
     def __init__(self, kit: SqliteKit) -> None:
         self._db = kit.db
         self._vectors = kit.vectors
+        # The space's version is the directory's (a column of the space); the cache keys on it.
+        self._directory = SqliteDirectory(kit)
         self.concurrent_reads = not kit.db.in_memory  # WAL: readers beside the writer
 
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
@@ -88,7 +91,7 @@ class SqliteSearch:
     # VectorSource (stores/space_vectors.py): what the cache loads a space from.
 
     def vector_version(self, space_id: str) -> int:
-        return directory.version(self._db.conn(), space_id)
+        return self._directory.space_version(space_id)
 
     def vectors_after(self, space_id: str, after_seq: int,
                       limit: int | None = None) -> list[CacheRow]:
