@@ -1,19 +1,18 @@
-"""Memories in the embedded store: the atomic write batch, forgetting, and the reads by id,
-content, writer, page and change (the MemoryWriteStore and MemoryReadStore roles)."""
+"""Memories in the embedded store: the atomic write batch and forgetting (the MemoryWriteStore
+role), a memory by id (read inside the lifecycle marks' transactions too), and the memory
+filter as SQL that the reads (memory_reads.py) and the search hits (search.py) share."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime
 
 from memspace.domain.bitemporal import TimeSlice, valid_from_of
 from memspace.domain.errors import Conflict, DuplicateContent, NotFound
 from memspace.domain.evidence_codec import evidence_text
 from memspace.domain.models import Memory, MemoryFilter
-from memspace.domain.ports import Change, ChangeAfter, PageAfter, WriteBatch
+from memspace.domain.ports import WriteBatch
 from memspace.domain.text import index_terms
 from memspace.stores.sqlite import documents
 from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, ts, vector_blob
@@ -149,50 +148,6 @@ def one(conn: sqlite3.Connection, space_id: str, memory_id: str) -> Memory | Non
     return memory_from_row(row) if row else None
 
 
-def several(conn: sqlite3.Connection, space_id: str, memory_ids: Sequence[str]) -> list[Memory]:
-    if not memory_ids:
-        return []
-    rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE space_id = ? "
-        "AND id IN (SELECT value FROM json_each(?))",
-        (space_id, json.dumps(list(memory_ids))),
-    ).fetchall()
-    return [memory_from_row(r) for r in rows]
-
-
-def active_by_hash(conn: sqlite3.Connection, space_id: str, content_hash: str) -> Memory | None:
-    row = conn.execute(
-        # Named: without statistics the planner chose the (space_id, active) index and walked
-        # every active memory of the space (86 ms of a flat add at 100,000 memories).
-        f"SELECT {MEMORY_COLUMNS} FROM memories INDEXED BY memories_by_hash "
-        "WHERE space_id = ? AND content_hash = ? AND active = 1",
-        (space_id, content_hash),
-    ).fetchone()
-    return memory_from_row(row) if row else None
-
-
-def existing_hashes(conn: sqlite3.Connection, space_id: str, hashes: Sequence[str]) -> set[str]:
-    if not hashes:
-        return set()
-    rows = conn.execute(
-        "SELECT content_hash FROM memories INDEXED BY memories_by_hash WHERE space_id = ? "
-        "AND active = 1 AND content_hash IN (SELECT value FROM json_each(?))",
-        (space_id, json.dumps(list(hashes))),
-    ).fetchall()
-    return {r[0] for r in rows}
-
-
-def latest_by_writer(conn: sqlite3.Connection, space_id: str, created_by: str,
-                     since: datetime) -> Memory | None:
-    row = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories INDEXED BY memories_by_writer "
-        "WHERE space_id = ? AND created_by = ? AND created_at >= ? AND document_id IS NULL "
-        "ORDER BY created_at DESC, rowid DESC LIMIT 1",
-        (space_id, created_by, ts(since)),
-    ).fetchone()
-    return memory_from_row(row) if row else None
-
-
 def filter_sql(where: MemoryFilter, alias: str = "m") -> tuple[str, list[object]]:
     sql = f"{alias}.space_id = ?"
     args: list[object] = [where.space_id]
@@ -238,44 +193,3 @@ def slice_sql(at: TimeSlice, alias: str) -> tuple[str, list[object]]:
 def valid_ends(batch: WriteBatch) -> dict[str, datetime]:
     """The valid_from of each memory the batch writes: where what it supersedes stops holding."""
     return {m.id: valid_from_of(m) for m in batch.memories}
-
-
-def page(conn: sqlite3.Connection, where: MemoryFilter, limit: int,
-         after: PageAfter | None) -> list[Memory]:
-    sql, args = filter_sql(where)
-    if after is not None:
-        sql += " AND (m.created_at, m.id) < (?, ?)"
-        args += [ts(after.created_at), after.id]
-    rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {sql} "
-        "ORDER BY m.created_at DESC, m.id DESC LIMIT ?",
-        (*args, limit),
-    ).fetchall()
-    return [memory_from_row(r) for r in rows]
-
-
-def of_document(conn: sqlite3.Connection, space_id: str, document_id: str,
-                limit: int) -> list[Memory]:
-    rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.space_id = ? AND m.document_id = ? "
-        "ORDER BY m.created_at, m.id LIMIT ?",
-        (space_id, document_id, limit),
-    ).fetchall()
-    return [memory_from_row(r) for r in rows]
-
-
-def changes(conn: sqlite3.Connection, where: MemoryFilter, limit: int, after: ChangeAfter | None,
-            since: datetime | None) -> list[Change]:
-    sql, args = filter_sql(replace(where, include_inactive=True))
-    if after is not None:
-        sql += " AND (m.changed_version, m.id) > (?, ?)"
-        args += [after.stamp, after.id]
-    if since is not None:
-        sql += " AND (m.created_at >= ? OR m.invalidated_at >= ?)"
-        args += [ts(since), ts(since)]
-    rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS}, m.changed_version FROM memories m WHERE {sql} "
-        "ORDER BY m.changed_version, m.id LIMIT ?",
-        (*args, limit),
-    ).fetchall()
-    return [Change(memory_from_row(r), int(r["changed_version"])) for r in rows]
