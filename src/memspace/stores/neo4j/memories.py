@@ -1,7 +1,6 @@
-"""Memories in the Neo4j store: the atomic write batch, the group commit of plain adds,
-forgetting, and the reads by id, content, writer, page and change (the MemoryWriteStore and
-MemoryReadStore roles). What an older version stored is brought up to date at start-up by
-memory_backfill.py.
+"""Memories in the Neo4j store: the atomic write batch, the group commit of plain adds and
+forgetting (the MemoryWriteStore role; the reads are memory_reads.py's). What an older
+version stored is brought up to date at start-up by memory_backfill.py.
 
 Writes take the space's turn (`turn`: the kit's SpaceTurns, kit.py) and, inside it, tell the
 vector cache what they wrote, so the cache sees a space's writes in order."""
@@ -10,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import replace
 from datetime import datetime
 from typing import Any, cast
 
@@ -18,12 +16,11 @@ from neo4j import Transaction
 
 from memspace.domain.bitemporal import valid_from_of
 from memspace.domain.errors import Conflict, DuplicateContent, NotFound
-from memspace.domain.models import Memory, MemoryFilter, RelationType
-from memspace.domain.ports import Change, ChangeAfter, PageAfter, WriteBatch
+from memspace.domain.models import Memory, RelationType
+from memspace.domain.ports import WriteBatch
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import memories as cypher
-from memspace.stores.neo4j.cypher.fields import memory_filter
 from memspace.stores.neo4j.vector_index import IndexFeed
 from memspace.stores.space_vectors import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
@@ -215,72 +212,3 @@ def forget(db: Neo4jConnection, turn: WriterTurn, space_id: str, memory_id: str,
 
     with turn(space_id):
         return db.write(work)
-
-
-def one(db: Neo4jConnection, space_id: str, memory_id: str) -> Memory | None:
-    rows = db.read(cypher.GET_MEMORY, id=memory_id, space=space_id)
-    return rec.memory_from(rows[0]["memory"]) if rows else None
-
-
-def several(db: Neo4jConnection, space_id: str, memory_ids: Sequence[str]) -> list[Memory]:
-    if not memory_ids:
-        return []
-    [row] = db.read(cypher.GET_MEMORIES, ids=list(memory_ids), space=space_id)
-    return [rec.memory_from(m) for m in row["memories"]]
-
-
-def active_by_hash(db: Neo4jConnection, space_id: str, content_hash: str) -> Memory | None:
-    rows = db.read(cypher.FIND_ACTIVE_BY_HASH, space=space_id, hash=content_hash)
-    return rec.memory_from(rows[0]["memory"]) if rows else None
-
-
-def existing_hashes(db: Neo4jConnection, space_id: str, hashes: Sequence[str]) -> set[str]:
-    if not hashes:
-        return set()
-    rows = db.read(cypher.EXISTING_HASHES, space=space_id, hashes=list(hashes))
-    return {r["hash"] for r in rows}
-
-
-def latest_by_writer(db: Neo4jConnection, space_id: str, created_by: str,
-                     since: datetime) -> Memory | None:
-    rows = db.read(cypher.LATEST_BY_WRITER, space=space_id, writer=created_by,
-                   since=rec.utc(since))
-    return rec.memory_from(rows[0]["memory"]) if rows else None
-
-
-# The first page of a listing is looked for among the last this many memories written to the
-# space (cypher.recent_memories); a listing asking for more, or a space where fewer of them pass
-# the filter, is answered by the full sort.
-RECENT_WINDOW = 512
-
-
-def page(db: Neo4jConnection, where: MemoryFilter, limit: int,
-         after: PageAfter | None) -> list[Memory]:
-    condition, params = memory_filter(where)
-    if after is None:
-        recent = db.read(cypher.recent_memories(condition, memory_filter(where, "o")[0]),
-                         limit=limit, window=RECENT_WINDOW, **params)
-        if len(recent) == limit and not recent[0]["missed"]:
-            return [rec.memory_from(r["memory"]) for r in recent]
-    else:
-        params |= {"at": rec.utc(after.created_at), "id": after.id}
-    rows = db.read(cypher.list_memories(condition, after is not None), limit=limit, **params)
-    return [rec.memory_from(r["memory"]) for r in rows]
-
-
-def of_document(db: Neo4jConnection, space_id: str, document_id: str, limit: int) -> list[Memory]:
-    rows = db.read(cypher.MEMORIES_OF_DOCUMENT, document=document_id, space=space_id,
-                   limit=limit)
-    return [rec.memory_from(r["memory"]) for r in rows]
-
-
-def changes(db: Neo4jConnection, where: MemoryFilter, limit: int, after: ChangeAfter | None,
-            since: datetime | None) -> list[Change]:
-    condition, params = memory_filter(replace(where, include_inactive=True))
-    if after is not None:
-        params |= {"stamp": after.stamp, "id": after.id}
-    if since is not None:
-        params |= {"since": rec.utc(since)}
-    rows = db.read(cypher.list_changes(condition, after is not None, since is not None),
-                   limit=limit, **params)
-    return [Change(rec.memory_from(r["memory"]), int(r["stamp"])) for r in rows]

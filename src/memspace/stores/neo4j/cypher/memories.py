@@ -1,4 +1,4 @@
-"""Writing and reading memories (stores/neo4j/memories.py)."""
+"""Writing and reading memories (stores/neo4j/memories.py, stores/neo4j/memory_reads.py)."""
 
 from __future__ import annotations
 
