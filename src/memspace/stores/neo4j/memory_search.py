@@ -1,11 +1,12 @@
 """Search of the Neo4j store (the SearchStore role, the store's `search`) over its kit
 (neo4j/kit.py): every list is ranked on the in-process cache of the space's vectors and terms
 (stores/vector_cache.py), whose rows this role reads too (it is the cache's VectorSource), and
-the memories ranked are fetched in one round trip (search.py)."""
+the memories ranked are fetched in one round trip (search.py, shared with the cold search)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from memspace.domain.models import HybridHits, MemoryFilter, ScoredMemory
 from memspace.domain.ports import Vector
 from memspace.domain.text import query_terms, words
 from memspace.stores.neo4j import search
+from memspace.stores.neo4j.cypher import search as cypher
 from memspace.stores.neo4j.kit import Neo4jKit
 from memspace.stores.space_vectors import Row as CacheRow
 
@@ -104,14 +106,53 @@ class Neo4jSearch:
     # VectorSource (stores/space_vectors.py): what the cache loads a space from.
 
     def vector_version(self, space_id: str) -> int:
-        return search.vector_version(self._db, space_id)
+        rows = self._db.read(cypher.VECTOR_VERSION, space=space_id)
+        return int(rows[0]["version"]) if rows else 0
 
     def vectors_after(self, space_id: str, after_seq: int,
                       limit: int | None = None) -> list[CacheRow]:
-        return search.vectors_after(self._db, space_id, after_seq, limit)
+        """The cache's rows past `after_seq`, read in ranges of SEQS_PER_READ sequence numbers
+        up to the space's last one (writes take their numbers in commit order, so a write
+        committed after the first read is found by the next refresh); with `limit`, the numbers
+        up to after_seq + limit, and the next ones while fewer than `limit` were found (a number
+        whose memory is gone): fewer than `limit` rows means there are no more."""
+        rows = self._db.read(cypher.LAST_SEQ, space=space_id)
+        end = int(rows[0]["seq"]) if rows else 0
+        if limit is None:
+            return self._rows_between(space_id, after_seq, end, search.SEQS_PER_READ)
+        found: list[CacheRow] = []
+        while len(found) < limit and after_seq < end:
+            upto = min(end, after_seq + limit - len(found))
+            # a refresh's few rows in one read; a load's LOAD_READERS ranges at once
+            found += self._rows_between(space_id, after_seq, upto,
+                                        max(search.SEQS_PER_READ // search.LOAD_READERS,
+                                            -(-(upto - after_seq) // search.LOAD_READERS)))
+            after_seq = upto
+        return found
+
+    def _rows_between(self, space_id: str, after_seq: int, last: int,
+                      step: int) -> list[CacheRow]:
+        """Rows with after_seq < seq <= last, read in ranges of `step`, LOAD_READERS at once."""
+
+        def read(start: int) -> list[CacheRow]:
+            [chunk] = self._db.read(cypher.VECTORS_IN_RANGE, space=space_id, after=start,
+                                    upto=min(start + step, last))
+            return [(int(seq), vector, str(category), terms, str(content))
+                    for seq, vector, category, terms, content in chunk["rows"]]
+
+        starts = range(after_seq, last, step)
+        if len(starts) <= 1:
+            return read(starts[0]) if starts else []
+        # A cold load: LOAD_READERS ranges in flight, in order.
+        with ThreadPoolExecutor(max_workers=search.LOAD_READERS,
+                                thread_name_prefix="vector-load") as pool:
+            return [row for rows_of in pool.map(read, starts) for row in rows_of]
 
     def memory_count(self, space_id: str) -> int:
-        return search.memory_count(self._db, space_id)
+        """The space's last sequence number: every memory it holds takes the next one."""
+        rows = self._db.read(cypher.LAST_SEQ, space=space_id)
+        return int(rows[0]["seq"]) if rows else 0
 
     def inactive_seqs(self, space_id: str, upto_seq: int) -> list[int]:
-        return search.inactive_seqs(self._db, space_id, upto_seq)
+        rows = self._db.read(cypher.INACTIVE_SEQS, space=space_id, upto=upto_seq)
+        return [int(r["seq"]) for r in rows]

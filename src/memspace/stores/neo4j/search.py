@@ -1,6 +1,7 @@
-"""The cache's reads of a space, and the fetch of the memories the cache ranked (vectors, full
-text and keywords are ranked in process: stores/vector_cache.py, stores/term_index.py,
-stores/keyword_index.py).
+"""The fetch of the memories the cache ranked (vectors, full text and keywords are ranked in
+process: stores/vector_cache.py, stores/term_index.py, stores/keyword_index.py), shared by the
+search role's lists (memory_search.py, which also reads the cache's rows) and the cold search
+(cold.py).
 
 Vector search is not here: it runs on the in-process cache of stores/vector_cache.py. Measured
 on tools/neo4j-local (2 busy cores), 10 spaces x 10,000 memories, 384 dims clustered like
@@ -14,7 +15,6 @@ answers exactly in a few milliseconds.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 from memspace.domain.heads import ScoredHead
@@ -23,72 +23,14 @@ from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.connection import Neo4jConnection
 from memspace.stores.neo4j.cypher import search as cypher
 from memspace.stores.sliced_ranking import sliced
-from memspace.stores.space_vectors import Row as CacheRow
 from memspace.stores.vector_cache import VectorCache
 
-# Memories per read of a cold cache load: ~15 MB of vectors a record.
+# Memories per read of a cold cache load: ~15 MB of vectors a record. The load itself is
+# memory_search.py's vectors_after; this stays here, read when the load runs, as
+# tests/integration/test_neo4j_cache_load.py lowers it on this module.
 SEQS_PER_READ = 10_000
 # Reads of a cold load in flight at once: the server reads one range while another is decoded.
 LOAD_READERS = 2
-
-
-# -- the vector cache's view (VectorSource, stores/vector_cache.py) ---------------------------
-
-
-def vector_version(conn: Neo4jConnection, space_id: str) -> int:
-    rows = conn.read(cypher.VECTOR_VERSION, space=space_id)
-    return int(rows[0]["version"]) if rows else 0
-
-
-def vectors_after(conn: Neo4jConnection, space_id: str, after_seq: int,
-                  limit: int | None = None) -> list[CacheRow]:
-    """The cache's rows past `after_seq`, read in ranges of SEQS_PER_READ sequence numbers up
-    to the space's last one (writes take their numbers in commit order, so a write committed
-    after the first read is found by the next refresh); with `limit`, the numbers up to
-    after_seq + limit, and the next ones while fewer than `limit` were found (a number whose
-    memory is gone): fewer than `limit` rows means there are no more."""
-    rows = conn.read(cypher.LAST_SEQ, space=space_id)
-    end = int(rows[0]["seq"]) if rows else 0
-    if limit is None:
-        return _rows_between(conn, space_id, after_seq, end, SEQS_PER_READ)
-    found: list[CacheRow] = []
-    while len(found) < limit and after_seq < end:
-        upto = min(end, after_seq + limit - len(found))
-        # a refresh's few rows in one read; a load's LOAD_READERS ranges at once
-        found += _rows_between(conn, space_id, after_seq, upto,
-                               max(SEQS_PER_READ // LOAD_READERS,
-                                   -(-(upto - after_seq) // LOAD_READERS)))
-        after_seq = upto
-    return found
-
-
-def _rows_between(conn: Neo4jConnection, space_id: str, after_seq: int, last: int,
-                  step: int) -> list[CacheRow]:
-    """Rows with after_seq < seq <= last, read in ranges of `step`, LOAD_READERS at once."""
-
-    def read(start: int) -> list[CacheRow]:
-        [chunk] = conn.read(cypher.VECTORS_IN_RANGE, space=space_id, after=start,
-                            upto=min(start + step, last))
-        return [(int(seq), vector, str(category), terms, str(content))
-                for seq, vector, category, terms, content in chunk["rows"]]
-
-    starts = range(after_seq, last, step)
-    if len(starts) <= 1:
-        return read(starts[0]) if starts else []
-    # A cold load: LOAD_READERS ranges in flight, in order.
-    with ThreadPoolExecutor(max_workers=LOAD_READERS, thread_name_prefix="vector-load") as pool:
-        return [row for rows_of in pool.map(read, starts) for row in rows_of]
-
-
-def memory_count(conn: Neo4jConnection, space_id: str) -> int:
-    """The space's last sequence number: every memory it holds takes the next one."""
-    rows = conn.read(cypher.LAST_SEQ, space=space_id)
-    return int(rows[0]["seq"]) if rows else 0
-
-
-def inactive_seqs(conn: Neo4jConnection, space_id: str, upto_seq: int) -> list[int]:
-    rows = conn.read(cypher.INACTIVE_SEQS, space=space_id, upto=upto_seq)
-    return [int(r["seq"]) for r in rows]
 
 
 # -- ranked on the cache, fetched by sequence number ------------------------------------------
