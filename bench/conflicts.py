@@ -30,7 +30,6 @@ from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access.access import AccessService
 from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.shared.clock import SystemClock, new_id
-from memspace.stores.roles import kit_of, roles_of
 
 OPERATOR = AccessService.operator()
 
@@ -81,7 +80,7 @@ def run(app, dims: int, n: int, rounds: int, store: str) -> None:  # type: ignor
                                 base + timedelta(seconds=i), "bench", content_hash(text)))
         app.store.writes.write(WriteBatch(space.id, batch))
         made += batch
-    recorder = ConflictRecorder(roles_of(app.store).conflicts(kit_of(app.store)), SystemClock())
+    recorder = ConflictRecorder(app.store.conflicts, SystemClock())
     brief_plain = type(app.briefings)(app.store, app.embedder, app.access, SystemClock(),
                                       lambda t: len(t) // 4)
     brief_counted = type(app.briefings)(app.store, app.embedder, app.access, SystemClock(),

@@ -1,6 +1,5 @@
 """Builds the object graph from Settings, the one composition root: the adapters from
-Settings (wiring.py), the roles beside the store from its backend's table (stores/roles.py),
-then each service with the roles it asks for."""
+Settings (wiring.py), the store with its roles, then each service with the roles it asks for."""
 
 from __future__ import annotations
 
@@ -13,19 +12,10 @@ from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.graph_port import GraphStore, roles_for
 from memspace.domain.notes import NoteJobStore
-from memspace.domain.oauth import OAuthStore
 from memspace.domain.ports import Clock, ColdPath, SpaceCache
-from memspace.domain.role_ports import (
-    CodeIndexStore,
-    ConflictStore,
-    EvidenceStore,
-    LifecycleStore,
-    SpaceTextStore,
-)
-from memspace.domain.security import SecurityStore
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.llm.tokens import TokenCounter
-from memspace.metrics import Metrics, meter_services, watched, watched_ports
+from memspace.metrics import Metrics, meter_services, watched_ports
 from memspace.present.json import add_json
 from memspace.services.access import (
     AccessService,
@@ -66,7 +56,6 @@ from memspace.services.portability import PortabilityPorts, PortabilityService
 from memspace.services.search import ProfilePorts, ProfileService, SearchPorts, SearchService
 from memspace.services.security import ContentGuard, OtherRecords, SecurityService
 from memspace.services.shared import AuditLog, NoteJobs, SystemClock
-from memspace.stores.roles import TABLES, kit_of, roles_of
 from memspace.wiring import (
     build_blobs,
     build_embedder,
@@ -119,37 +108,29 @@ class Container:
 def build_search_paths(settings: Settings,
                        store: GraphStore) -> tuple[SpaceCache | None, ColdPath | None]:
     """The store's cache under MEMSPACE_CACHE_MB and the store's cold path
-    (docs/scaling.md); (None, None) for a store without an in-process cache, or one whose
-    reads cannot run beside its writes (an in-memory SQLite database: the background load
-    would meet "table is locked"), which loads a space on its first search as before."""
-    if not store.search.concurrent_reads or store.backend not in TABLES:
+    (docs/scaling.md); (None, None) for a store whose reads cannot run beside its writes (an
+    in-memory SQLite database: the background load would meet "table is locked"), which
+    loads a space on its first search as before."""
+    if not store.search.concurrent_reads:
         return None, None
-    roles = roles_of(store)
-    return roles.cache(store, settings.cache_mb * 2**20), roles.cold(kit_of(store))
-
-
-# The roles built beside the store, named as in its backend's role table (stores/role_table.py).
-BESIDE = ("note_jobs", "code_index", "evidence", "security", "marks", "texts", "oauth",
-          "conflicts")
+    store.cache.limit(settings.cache_mb * 2**20)
+    return store.cache, store.cold
 
 
 @dataclass
 class Ports:
-    """The graph store and the roles built beside it (stores/roles.py), as services see them."""
+    """The graph store and what the services are handed beside it, as services see them."""
 
     store: GraphStore
     extractor: FactExtractor | None
-    note_jobs: NoteJobStore | None  # only with a model: without one nothing is deferred
-    code_index: CodeIndexStore
-    evidence: EvidenceStore
-    security: SecurityStore
-    marks: LifecycleStore
-    texts: SpaceTextStore
-    oauth: OAuthStore
-    conflicts: ConflictStore
     cache: SpaceCache | None
     cold: ColdPath | None
     metrics: Metrics | None
+
+    @property
+    def note_jobs(self) -> NoteJobStore | None:
+        """Notes saved without waiting: only with a model (without one nothing is deferred)."""
+        return self.store.note_jobs if self.extractor is not None else None
 
     @property
     def note_states(self) -> NoteJobs | None:
@@ -163,24 +144,13 @@ class Ports:
 
 
 def build_ports(settings: Settings, store: GraphStore, extractor: FactExtractor | None) -> Ports:
-    """Every role from the table of the store's backend; with MEMSPACE_METRICS each role of the
-    store and beside it, and the extractor, are watched (metrics.py)."""
-    roles, kit = roles_of(store), kit_of(store)
+    """The store and its search paths; with MEMSPACE_METRICS each role of the store, and the
+    extractor, are watched (metrics.py)."""
     cache, cold = build_search_paths(settings, store)
     metrics = Metrics() if settings.metrics else None
-    ports = Ports(
-        store=store, extractor=extractor,
-        note_jobs=roles.note_jobs(kit) if extractor is not None else None,
-        code_index=roles.code_index(kit), evidence=roles.evidence(kit),
-        security=roles.security(kit), marks=roles.marks(kit),
-        texts=roles.texts(kit), oauth=roles.oauth(kit),
-        conflicts=roles.conflicts(kit),
-        cache=cache, cold=cold, metrics=metrics)
+    ports = Ports(store=store, extractor=extractor, cache=cache, cold=cold, metrics=metrics)
     if metrics is not None:
         ports.store, ports.extractor = watched_ports(metrics, store, extractor)
-        for name in BESIDE:
-            if getattr(ports, name) is not None:
-                setattr(ports, name, watched(getattr(ports, name), metrics))
     return ports
 
 
@@ -210,13 +180,12 @@ def build(
 
 def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
               files: DocumentFiles) -> Container:
-    """The services over the ports, each handed the store's roles its `*Ports` names (or the
-    one role it takes) and the roles built beside the store."""
-    store = p.store
+    """The services over the ports, each handed the store's roles its `*Ports` names, or the
+    one role it takes."""
+    store, states = p.store, p.note_states  # states: how notes saved without waiting stood
     only = partial(roles_for, store=store)  # a view of the store holding those roles alone
-    recorder = ConflictRecorder(p.conflicts, clock)
-    audit = AuditLog(p.security, clock)
-    guard = ContentGuard(p.security, audit)  # the security step of every write path
+    recorder, audit = ConflictRecorder(store.conflicts, clock), AuditLog(store.security, clock)
+    guard = ContentGuard(store.security, audit)  # the security step of every write path
     access = AccessService(store.directory, clock)
     profiles = ProfileService(only(ProfilePorts), access)
     limits = build_limits(settings)
@@ -224,47 +193,48 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     batched = PrefetchingEmbedder(embedder)
     notes = (NoteExtraction(only(NotePorts), p.note_jobs, batched, p.extractor, clock, recorder)
              if p.note_jobs is not None and p.extractor is not None else None)
-    evidence = EvidenceService(p.code_index, p.evidence, access, clock)
-    verification = VerificationService(store.reads, p.code_index, p.evidence, access, clock)
+    evidence = EvidenceService(store.code_index, store.evidence, access, clock)
+    verification = VerificationService(store.reads, store.code_index, store.evidence, access, clock)
     memories = MemoryService(only(MemoryPorts), batched, access, clock, limits, p.extractor,
                              notes=notes, evidence=evidence, guard=guard, cold=p.cold_reads,
-                             conflicts=recorder, answer_form=add_json, marks=p.marks)
+                             conflicts=recorder, answer_form=add_json, marks=store.marks)
     reader = build_reader(settings)
     ingestion = IngestionService(only(IngestionPorts), access, memories, reader, files, clock,
                                  settings.max_upload_bytes, batched.prefetch, guard)
     if p.metrics is not None:
         meter_services(p.metrics, memories, ingestion, notes, p.extractor is not None)
-    admin = AdminService(store.directory, clock, audit, p.texts)
+    admin = AdminService(store.directory, clock, audit, store.texts)
     # The demo loads without a model, so it looks the same on every machine.
     flat = MemoryService(only(MemoryPorts), batched, access, clock, limits, evidence=evidence,
                          guard=guard, cold=p.cold_reads, conflicts=recorder, answer_form=add_json)
-    lifecycle = LifecycleService(only(LifecyclePorts), p.marks, access, clock, guard)
+    lifecycle = LifecycleService(only(LifecyclePorts), store.marks, access, clock, guard)
     seeder = Seeder(admin, access, flat, IngestionService(
         only(IngestionPorts), access, flat, reader, files, clock, settings.max_upload_bytes,
         batched.prefetch, guard), only(SeedPorts), clock,
         ConflictSeeds(flat, lifecycle, recorder, access, only(ConflictSeedPorts), batched, clock))
-    repos = RepoService(p.code_index, store.directory, access, clock, verification)
-    conflicts = ConflictService(only(ConflictPorts), p.conflicts, p.marks, access, clock,
+    repos = RepoService(store.code_index, store.directory, access, clock, verification)
+    conflicts = ConflictService(only(ConflictPorts), store.conflicts, store.marks, access, clock,
                                 proposal_writer(flat), guard)
     briefings = BriefingService(only(BriefingPorts), embedder, access, clock, TokenCounter().count,
-                                quarantines=guard.quarantines, open_conflicts=conflicts.count, marks=p.marks,
-                                broken=broken_notes(p.evidence), cold=p.cold_reads, notes=p.note_states)
+                                quarantines=guard.quarantines, marks=store.marks, cold=p.cold_reads,
+                                broken=broken_notes(store.evidence), open_conflicts=conflicts.count,
+                                notes=states)
     search = SearchService(only(SearchPorts), embedder, access, profiles, settings.max_query_chars,
-                           guard.quarantines, limits.turns, p.cache, p.cold, clock, p.marks, p.note_states)
+                           guard.quarantines, limits.turns, p.cache, p.cold, clock, store.marks, states)
     return Container(
         settings=settings, metrics=p.metrics, store=store, embedder=embedder, access=access,
         admin=admin, memories=memories, search=search, briefings=briefings, seeder=seeder, profiles=profiles,
         documents=DocumentService(only(DocumentPorts), access, files, settings.max_page_size),
         ingestion=ingestion, worker=IngestionWorker(ingestion, notes), notes=notes,
-        graphs=GraphService(only(GraphViewPorts), access, clock, p.marks, p.note_states),
+        graphs=GraphService(only(GraphViewPorts), access, clock, store.marks, states),
         spaces=SpaceService(access, only(SpacePorts), conflicts.count),
         handoffs=HandoffService(store.handoffs, access, clock, evidence, guard),
         uploads=UploadTickets(store.directory, access, clock, upload_secret(settings)),
         portability=PortabilityService(only(PortabilityPorts), embedder, access, files, admin,
-                                       guard, audit, p.conflicts),
-        oauth=OAuthService(p.oauth, access, admin, clock, audit), evidence=evidence,
-        repos=repos, verification=verification, code=CodeSearchService(p.code_index, access),
-        mining=GitMining(repos, p.code_index, memories), lifecycle=lifecycle, security=SecurityService(
-            admin, p.security, guard, audit, store.reads, OtherRecords.of(store, files)),
-        changes=ChangeFeed(store.reads, p.marks, access, TokenCounter().count), conflicts=conflicts,
+                                       guard, audit, store.conflicts),
+        oauth=OAuthService(store.oauth, access, admin, clock, audit), evidence=evidence,
+        repos=repos, verification=verification, code=CodeSearchService(store.code_index, access),
+        mining=GitMining(repos, store.code_index, memories), lifecycle=lifecycle, security=SecurityService(
+            admin, store.security, guard, audit, store.reads, OtherRecords.of(store, files)),
+        changes=ChangeFeed(store.reads, store.marks, access, TokenCounter().count), conflicts=conflicts,
     )

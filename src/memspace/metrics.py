@@ -153,11 +153,12 @@ def watched(role: R, metrics: Metrics) -> R:
 
 class WatchedStore:
     """The store with each of its roles watched (WatchedRole), and its own calls counted too;
-    `backend` and `kit` are the real store's, so the roles beside it are found the same way."""
+    `backend`, `kit` and the search paths (`cache`, `cold`) are the real store's."""
 
     def __init__(self, inner: GraphStore, metrics: Metrics) -> None:
         self._inner, self._metrics = inner, metrics
         self.backend, self.kit = inner.backend, inner.kit
+        self.cache, self.cold = inner.cache, inner.cold
         self.vector_cache = getattr(inner, "vector_cache", None)  # its sizes, on /metrics
         flush = getattr(inner, "flush_vector_index", None)  # Neo4j's: the benches wait on it
         if flush is not None:

@@ -22,7 +22,6 @@ from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.domain.models import Memory, RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
-from memspace.stores.roles import kit_of, roles_of
 from tests.support import builders as b
 
 AT = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -53,7 +52,7 @@ def _updates(store: GraphStore, sid: str, memory_id: str) -> list[tuple[str, str
 
 
 def test_a_record_is_kept_once_newest_first_and_only_in_its_space(store: GraphStore) -> None:
-    conflicts = roles_of(store).conflicts(kit_of(store))
+    conflicts = store.conflicts
     sid, other = _space(store), _space(store)
     new, old = _pair(store, sid)
     third = b.memory(sid, "Standups are at 09:30")
@@ -72,7 +71,7 @@ def test_a_record_is_kept_once_newest_first_and_only_in_its_space(store: GraphSt
 
 
 def test_a_settlement_supersedes_records_history_and_closes_the_record(store: GraphStore) -> None:
-    conflicts, marks = roles_of(store).conflicts(kit_of(store)), roles_of(store).marks(kit_of(store))
+    conflicts, marks = store.conflicts, store.marks
     sid = _space(store)
     new, old = _pair(store, sid)
     record = _record(sid, new, old)
@@ -96,7 +95,7 @@ def test_a_settlement_supersedes_records_history_and_closes_the_record(store: Gr
 
 
 def test_a_stale_settlement_changes_nothing(store: GraphStore) -> None:
-    conflicts, marks = roles_of(store).conflicts(kit_of(store)), roles_of(store).marks(kit_of(store))
+    conflicts, marks = store.conflicts, store.marks
     sid = _space(store)
     new, old = _pair(store, sid)
     record = _record(sid, new, old)
@@ -117,7 +116,7 @@ def test_a_stale_settlement_changes_nothing(store: GraphStore) -> None:
 
 def test_nothing_kept_leaves_it_historical_and_a_dispute_kept_is_current(
         store: GraphStore) -> None:
-    conflicts, marks = roles_of(store).conflicts(kit_of(store)), roles_of(store).marks(kit_of(store))
+    conflicts, marks = store.conflicts, store.marks
     sid = _space(store)
     wrong, doubted = _pair(store, sid)
     marks.mark(sid, doubted.id, MemoryStatus.DISPUTED, "is it 10?", "agent-b", AT)
@@ -138,7 +137,7 @@ def test_nothing_kept_leaves_it_historical_and_a_dispute_kept_is_current(
 
 
 def test_settling_two_heads_adds_no_second_edge_between_them(store: GraphStore) -> None:
-    conflicts = roles_of(store).conflicts(kit_of(store))
+    conflicts = store.conflicts
     sid = _space(store)
     old = b.memory(sid, "We ship on Fridays")
     store.writes.write(WriteBatch(sid, [old]))
@@ -158,7 +157,7 @@ def test_settling_two_heads_adds_no_second_edge_between_them(store: GraphStore) 
 
 
 def test_a_proposal_is_open_until_its_text_is_stored(store: GraphStore) -> None:
-    conflicts = roles_of(store).conflicts(kit_of(store))
+    conflicts = store.conflicts
     sid = _space(store)
     existing = replace(b.memory(sid, "Sessions use opaque tokens"), type=MemoryType.DECISION)
     store.writes.write(WriteBatch(sid, [existing]))

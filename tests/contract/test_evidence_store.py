@@ -13,7 +13,6 @@ from memspace.domain.errors import Conflict
 from memspace.domain.evidence import Citation, Verification
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.ports import Checked, WriteBatch
-from memspace.stores.roles import kit_of, roles_of
 from tests.support import builders as b
 
 
@@ -28,7 +27,7 @@ def file(r: Repo, path: str, sha: str, *spans: tuple[int, int, str | None]) -> I
 
 
 def test_repositories_files_and_chunks_round_trip(store: GraphStore) -> None:
-    index = roles_of(store).code_index(kit_of(store))
+    index = store.code_index
     space, other = b.space(f"s-{uuid.uuid4().hex[:6]}"), b.space(f"o-{uuid.uuid4().hex[:6]}")
     store.directory.create_space(space)
     store.directory.create_space(other)
@@ -61,7 +60,7 @@ def test_repositories_files_and_chunks_round_trip(store: GraphStore) -> None:
 
 
 def test_policy_citations_and_verification_state(store: GraphStore) -> None:
-    evidence = roles_of(store).evidence(kit_of(store))
+    evidence = store.evidence
     space = b.space(f"e-{uuid.uuid4().hex[:6]}")
     store.directory.create_space(space)
     assert evidence.evidence_policy(space.id) == "optional"

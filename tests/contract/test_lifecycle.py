@@ -12,7 +12,6 @@ from memspace.domain.graph_port import GraphStore
 from memspace.domain.lifecycle import MemoryStatus, MemoryType
 from memspace.domain.models import MemoryFilter, RelationType
 from memspace.domain.ports import WriteBatch
-from memspace.stores.roles import kit_of, roles_of
 from tests.support import builders as b
 
 AT = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -72,7 +71,7 @@ def test_listing_filters_by_type_and_status(store: GraphStore) -> None:
 
 def test_a_mark_sets_the_status_bumps_the_version_and_records_who_when_why(
         store: GraphStore) -> None:
-    marks = roles_of(store).marks(kit_of(store))
+    marks = store.marks
     sid = _space(store)
     memory = replace(b.memory(sid, "The cache holds 10 minutes"), type=MemoryType.FACT)
     store.writes.write(WriteBatch(sid, [memory]))
@@ -97,7 +96,7 @@ def test_a_mark_sets_the_status_bumps_the_version_and_records_who_when_why(
 
 def test_a_mark_refuses_a_stale_version_a_superseded_memory_and_a_foreign_one(
         store: GraphStore) -> None:
-    marks = roles_of(store).marks(kit_of(store))
+    marks = store.marks
     sid, other = _space(store), _space(store)
     memory = b.memory(sid, "Retries back off to 30 s")
     store.writes.write(WriteBatch(sid, [memory]))

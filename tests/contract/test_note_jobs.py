@@ -6,14 +6,13 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.notes import NoteJob, NoteState
-from memspace.stores.roles import kit_of, roles_of
 from tests.support import builders as b
 
 AT = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 def test_a_note_job_reads_back_as_written_with_its_observation_offset(store: GraphStore) -> None:
-    jobs = roles_of(store).note_jobs(kit_of(store))
+    jobs = store.note_jobs
     space = b.space()
     store.directory.create_space(space)
     observed = datetime(2026, 2, 27, 17, 45, tzinfo=timezone(timedelta(hours=-5)))
@@ -26,7 +25,7 @@ def test_a_note_job_reads_back_as_written_with_its_observation_offset(store: Gra
 
 
 def test_pending_jobs_come_oldest_first_and_settled_ones_leave_the_list(store: GraphStore) -> None:
-    jobs = roles_of(store).note_jobs(kit_of(store))
+    jobs = store.note_jobs
     space = b.space()
     store.directory.create_space(space)
     made = [NoteJob(f"note-{n}-{space.id}", space.id, NoteState.PENDING, AT + timedelta(seconds=n))
@@ -45,7 +44,7 @@ def test_pending_jobs_come_oldest_first_and_settled_ones_leave_the_list(store: G
 
 
 def test_a_settled_job_is_not_settled_again(store: GraphStore) -> None:
-    jobs = roles_of(store).note_jobs(kit_of(store))
+    jobs = store.note_jobs
     space = b.space()
     store.directory.create_space(space)
     job = NoteJob("note-x-" + space.id, space.id, NoteState.PENDING, AT)
@@ -57,7 +56,7 @@ def test_a_settled_job_is_not_settled_again(store: GraphStore) -> None:
 
 
 def test_note_jobs_stay_in_their_space(store: GraphStore) -> None:
-    jobs = roles_of(store).note_jobs(kit_of(store))
+    jobs = store.note_jobs
     mine, other = b.space(), b.space()
     store.directory.create_space(mine)
     store.directory.create_space(other)

@@ -10,7 +10,6 @@ import pytest
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, ApiKey, Space
 from memspace.domain.oauth import FamilyToken, LoginLink, OAuthClient, OAuthStore, TokenFamily, TokenKind
-from memspace.stores.roles import kit_of, roles_of
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -26,7 +25,7 @@ def setup(store: GraphStore) -> tuple[OAuthStore, str, str, str]:
     store.directory.create_space(space)
     key = ApiKey(_id(), "alice", "msk_x", _id(), {space.id: Access.READWRITE}, None, None, NOW)
     store.directory.create_key(key)
-    oauth = roles_of(store).oauth(kit_of(store))
+    oauth = store.oauth
     client = OAuthClient(_id(), "agent", ("http://127.0.0.1:9/cb",), NOW, '{"client_id": "x"}')
     oauth.save_client(client)
     return oauth, key.id, client.client_id, space.id

@@ -21,7 +21,6 @@ from memspace.domain.models import Access, DocumentStatus, MemoryFilter
 from memspace.domain.security import AuditEntry, InjectionPolicy, SecretsPolicy, SpacePolicy
 from memspace.services.access.access import AccessService, Principal
 from memspace.services.search.search import SearchRequest
-from memspace.stores.roles import kit_of, roles_of
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 
 SECRET = "AKIAZ7Q3XK4MPLW2RT5V"  # a fake AWS access key id in the real format
@@ -213,7 +212,7 @@ def test_a_document_under_each_policy(app: Container, policy: SecretsPolicy) -> 
 # -- the role objects ----------------------------------------------------------------------
 
 def test_policies_audit_and_scrub_on_each_store(app: Container, store: GraphStore) -> None:
-    roles = roles_of(store).security(kit_of(store))
+    roles = store.security
     s = space(app, SecretsPolicy.ALLOW)
     assert roles.get_space_policy(s.id) == SpacePolicy(SecretsPolicy.ALLOW)
     roles.set_space_policy(s.id, SpacePolicy(SecretsPolicy.REDACT, InjectionPolicy.QUARANTINE))

@@ -8,6 +8,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx2
@@ -17,9 +18,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import NotFound, Unavailable
+from memspace.domain.graph_port import ROLES
+from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Access, DocumentStatus
-from memspace.metrics import Metrics, WatchedStore
-from memspace.stores.roles import roles_of
+from memspace.metrics import Metrics, WatchedRole, WatchedStore
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Reply, ScriptedLLM, sentences_as_facts
@@ -152,7 +154,10 @@ def test_store_errors_are_counted_by_kind_and_the_store_keeps_its_roles(tmp_path
     metrics = Metrics()
     real = SqliteStore(tmp_path / "m.db")
     store = WatchedStore(real, metrics)
-    assert roles_of(store) is roles_of(real)  # its backend's roles are found through it
+    # Every role is watched, the ones the work around the memories uses too; the search paths
+    # are the real store's own.
+    assert all(isinstance(getattr(store, name), WatchedRole) for name in ROLES)
+    assert store.cache is real.cache and store.cold is real.cold
 
     def outage() -> None:
         raise Unavailable("the store does not answer")
@@ -165,4 +170,8 @@ def test_store_errors_are_counted_by_kind_and_the_store_keeps_its_roles(tmp_path
         store.documents.update_document("no-space", "no-document", DocumentStatus.DONE)
     assert metrics.registry.get_sample_value("memspace_store_errors_total", {"kind": "NotFound"}) == 1
     assert store.reads.get_memory("no-space", "no-memory") is None  # and answers as the real one
+    with pytest.raises(NotFound):  # a role of the work around the memories alike
+        store.marks.mark("no-space", "no-memory", MemoryStatus.DISPUTED, "a check", "a test",
+                         datetime.now(UTC))
+    assert metrics.registry.get_sample_value("memspace_store_errors_total", {"kind": "NotFound"}) == 2
     real.close()

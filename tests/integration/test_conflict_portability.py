@@ -17,7 +17,6 @@ from memspace.domain.ports import WriteBatch
 from memspace.services.access.access import AccessService
 from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.shared.clock import SystemClock
-from memspace.stores.roles import kit_of, roles_of
 from tests.support.fakes import HashEmbedder
 from tests.support.stores import make_store
 
@@ -40,7 +39,7 @@ def populate(app: Container, slug: str) -> None:
     closed, opened = add("The desk is closed on holidays"), add("The desk opens on holidays")
     claim = add("Sessions use opaque tokens")
     doubted, friday = add("Webhooks retry three times"), add("We ship on Fridays")
-    record = ConflictRecorder(roles_of(app.store).conflicts(kit_of(app.store)), SystemClock())
+    record = ConflictRecorder(app.store.conflicts, SystemClock())
     record.suggested(space.id, redis, cache, 0.31, 0.4)
     record.contradiction(space.id, opened, closed, "open or closed?")
     proposal = app.memories.new_memory(space.id, "Sessions use JWTs", "general", "agent-b")

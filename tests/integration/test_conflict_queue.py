@@ -18,7 +18,6 @@ from memspace.domain.ports import WriteBatch
 from memspace.services.access.access import Principal
 from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.shared.clock import SystemClock
-from memspace.stores.roles import kit_of, roles_of
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.support.stores import STORE_PARAMS, make_store
@@ -211,7 +210,7 @@ def test_a_dropped_proposal_is_never_stored_and_the_claim_held_is_marked(team: T
     stored = team.app.store.reads.get_memory(team.space_id, held)
     assert stored is not None
     proposed = team.app.memories.new_memory(team.space_id, "Sessions use JWTs", "fact", "agent-b")
-    ConflictRecorder(roles_of(team.app.store).conflicts(kit_of(team.app.store)), SystemClock()).refused(
+    ConflictRecorder(team.app.store.conflicts, SystemClock()).refused(
         team.space_id, stored, proposed, 0.9)
     [waiting] = team.app.conflicts.listing(team.lead, team.slug).page.items
     assert waiting.sides == (held, "proposal")

@@ -1,25 +1,40 @@
 """GraphStore: a store is its roles, one object per role (domain/ports.py,
-domain/space_ports.py), as attributes: `store.reads.get_memory(...)`,
-`store.writes.write(batch)`. Each backend builds them over one kit it shares with them
-(stores/*/kit.py). A service names the roles it calls in its `*Ports` protocol and is handed
-only those (`roles_for`)."""
+domain/space_ports.py, domain/role_ports.py), as attributes: `store.reads.get_memory(...)`,
+`store.writes.write(batch)`, `store.conflicts.record(...)`. Each backend's store builds every
+one of them in its constructor over one kit it shares with them (stores/*/kit.py). A service
+names the roles it calls in its `*Ports` protocol and is handed only those (`roles_for`), or
+takes the one role it calls."""
 
 from __future__ import annotations
 
 from typing import Any, Protocol, TypeVar
 
+from memspace.domain.notes import NoteJobStore
+from memspace.domain.oauth import OAuthStore
 from memspace.domain.ports import (
+    ColdPath,
     DocumentStore,
     HandoffStore,
     MemoryReadStore,
     MemoryWriteStore,
     RelationStore,
     SearchStore,
+    SpaceCache,
 )
+from memspace.domain.role_ports import (
+    CodeIndexStore,
+    ConflictStore,
+    EvidenceStore,
+    LifecycleStore,
+    SpaceTextStore,
+)
+from memspace.domain.security import SecurityStore
 from memspace.domain.space_ports import DirectoryStore, LedgerStore
 
-# The role attributes of every store, in the order the store builds them.
-ROLES = ("directory", "reads", "writes", "relations", "search", "documents", "ledger", "handoffs")
+# The role attributes of every store, in the order the store builds them: the memories' graph,
+# then the records of the work around it.
+ROLES = ("directory", "reads", "writes", "relations", "search", "documents", "ledger", "handoffs",
+         "oauth", "note_jobs", "code_index", "evidence", "security", "marks", "texts", "conflicts")
 
 
 class WithDirectory(Protocol):
@@ -62,16 +77,61 @@ class WithHandoffs(Protocol):
     def handoffs(self) -> HandoffStore: ...
 
 
+class WithOAuth(Protocol):
+    @property
+    def oauth(self) -> OAuthStore: ...  # clients, consents and token families (domain/oauth.py)
+
+
+class WithNoteJobs(Protocol):
+    @property
+    def note_jobs(self) -> NoteJobStore: ...  # notes saved without waiting for the model
+
+
+class WithCodeIndex(Protocol):
+    @property
+    def code_index(self) -> CodeIndexStore: ...  # repositories and the code index
+
+
+class WithEvidence(Protocol):
+    @property
+    def evidence(self) -> EvidenceStore: ...  # evidence policies and citations
+
+
+class WithSecurity(Protocol):
+    @property
+    def security(self) -> SecurityStore: ...  # space policies and the audit log
+
+
+class WithMarks(Protocol):
+    @property
+    def marks(self) -> LifecycleStore: ...  # status changes set by hand
+
+
+class WithTexts(Protocol):
+    @property
+    def texts(self) -> SpaceTextStore: ...  # a space's description and instructions
+
+
+class WithConflicts(Protocol):
+    @property
+    def conflicts(self) -> ConflictStore: ...  # the conflict queue's records
+
+
 class GraphStore(WithDirectory, WithReads, WithWrites, WithRelations, WithSearch, WithDocuments,
-                 WithLedger, WithHandoffs, Protocol):
+                 WithLedger, WithHandoffs, WithOAuth, WithNoteJobs, WithCodeIndex, WithEvidence,
+                 WithSecurity, WithMarks, WithTexts, WithConflicts, Protocol):
     """What the adapters (stores/sqlite, stores/neo4j) implement and bootstrap wires: the role
     objects, the facts about the store as a whole, and its lifecycle. Every memory query is
     scoped to one space. A service's `*Ports` names the roles it calls with the `With*`
     protocols above."""
 
-    # Its package under stores/ ("sqlite", "neo4j"), whose roles.py lists the role objects
-    # built beside it (stores/roles.py) over its `kit`.
-    backend: str
+    backend: str  # its package under stores/: "sqlite", "neo4j"
+
+    @property
+    def cache(self) -> SpaceCache: ...  # the spaces held in memory (docs/scaling.md)
+
+    @property
+    def cold(self) -> ColdPath: ...  # the search of a space that is not held
 
     @property
     def kit(self) -> object: ...

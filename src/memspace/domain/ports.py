@@ -198,8 +198,7 @@ class ColdSearch(Protocol):
 class ColdPath(ColdSearch, Protocol):
     """A store's cold path: ColdSearch with background work of its own to stop."""
 
-    def close(self) -> None:
-        """Stop its background work, if any (before the store closes)."""
+    def close(self) -> None: ...  # stop its background work, if any (before the store closes)
 
 
 class SpaceCache(Protocol):
@@ -216,6 +215,8 @@ class SpaceCache(Protocol):
 
     def full(self) -> bool:
         """Whether nothing more fits without dropping a space."""
+
+    def limit(self, budget_bytes: int) -> None: ...  # hold at most this (MEMSPACE_CACHE_MB)
 
     def close(self) -> None:
         """Stop loading: nothing more is queued, and a load under way is waited for (the store

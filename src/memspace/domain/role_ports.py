@@ -1,6 +1,6 @@
-"""The store roles built as their own objects beside each store (stores/roles.py): code index,
-evidence, lifecycle marks, the conflict queue and a space's texts. The graph's own roles, and
-the value types they share, are in domain/ports.py."""
+"""The store roles of the work around the memories (each store builds them with the others,
+domain/graph_port.py): code index, evidence, lifecycle marks, the conflict queue and a space's
+texts. The graph's own roles, and the value types they share, are in domain/ports.py."""
 
 from __future__ import annotations
 

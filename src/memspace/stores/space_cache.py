@@ -52,6 +52,9 @@ class CacheRole:
         searches by it)."""
         return self._loading
 
+    def limit(self, budget_bytes: int) -> None:
+        self._cache.budget.budget_bytes = budget_bytes
+
     def holds(self, space_id: str) -> bool:
         """Whether the space is held, not counted as a hit or a miss (a write's check)."""
         return self._cache.holds(space_id)

@@ -1,4 +1,4 @@
-"""What a Neo4j store shares with the role objects built beside it (stores/neo4j/roles.py): the
+"""What a Neo4j store shares with every role object it builds (stores/neo4j/store.py): the
 connection (retries, errors turned into domain errors), the writers' turns per space and the
 store's in-process vector cache and each space's counts (kept by the writes, read by the
 directory's `space_stats`). A role is built over the kit, never over the store's private

@@ -146,7 +146,8 @@ class SchemaPart:
     await_indexes: bool = False  # wait until every index is online
 
 
-# The graph store's own part; each role beside it (stores/neo4j/roles.py) names its own.
+# The memories' graph's part; each role with records of its own (oauth, note jobs, repositories,
+# evidence, security) names its own part and makes it as it is built (stores/neo4j/store.py).
 GRAPH = SchemaPart(STATEMENTS, LABELS, PROPERTY_KEYS, RELATIONSHIP_TYPES, await_indexes=True)
 
 

@@ -12,20 +12,6 @@ from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.records import key_from_row, space_from_row, ts
 
 
-def info(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM store_info WHERE key = ?", (key,)).fetchone()
-    return str(row[0]) if row else None
-
-
-def set_info(conn: sqlite3.Connection, key: str, value: str) -> None:
-    conn.execute("INSERT INTO store_info (key, value) VALUES (?, ?) "
-                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
-
-
-def holds_memories(conn: sqlite3.Connection) -> bool:
-    return conn.execute("SELECT 1 FROM memories LIMIT 1").fetchone() is not None
-
-
 class SqliteDirectory:
     """The SpaceStore and KeyStore role (the store's `directory`) over its kit (sqlite/kit.py)."""
 

@@ -1,4 +1,4 @@
-"""What a SQLite store shares with the role objects built beside it (stores/sqlite/roles.py):
+"""What a SQLite store shares with every role object it builds (stores/sqlite/store.py):
 the connection (its transactions and errors), the store's in-process vector cache and each
 space's counts (kept by the writes, read by the directory's `space_stats`). A role is
 built over the kit, never over the store's private attributes."""
