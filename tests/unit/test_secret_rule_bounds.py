@@ -141,6 +141,7 @@ def test_a_password_said_in_prose_is_its_value(scanner: SecretScanner, text: str
     f"![logo](data:image/png;base64,{KEY})",  # an inline image
     "secret: see_the_vault_entry",  # lower-case words after a keyword: no value
     f"sha512:{KEY}",  # a digest whose prefix starts the line
+    "postgres://user:password@localhost/db",  # the word a sample URL puts in the secret's place
 ])
 def test_what_the_filters_turn_down(scanner: SecretScanner, text: str) -> None:
     assert found(scanner, text) == []
@@ -151,7 +152,15 @@ def test_what_the_filters_turn_down(scanner: SecretScanner, text: str) -> None:
     ('api_key = "9c4e1a7f3b8d2e6a0f5c9b1d7e3a8f2c"', "secret-keyword",
      "9c4e1a7f3b8d2e6a0f5c9b1d7e3a8f2c"),  # hex is turned down only as a bare quoted string
     ("PuTTY-User-Key-File-2: ssh-rsa", "private-key", "PuTTY-User-Key-File-2"),
-], ids=["quoted-random-string", "hex-key-after-its-name", "putty-key-file"])
+    # A URL's secret is one by its place, in lower-case letters too.
+    ("DATABASE_URL=postgres://app:letmeinnow@db.internal/app", "basic-auth-credentials",
+     "letmeinnow"),
+    # Words joined by hyphens after a password word are taken as its value: a diceware
+    # passphrase (correct-horse-battery-staple) reads exactly like "stored-in-vault", and a
+    # passphrase let through costs more than a sentence a writer rewords.
+    ("password: stored-in-vault", "prose-password", "stored-in-vault"),
+], ids=["quoted-random-string", "hex-key-after-its-name", "putty-key-file",
+        "lower-case-url-secret", "hyphenated-passphrase"])
 def test_what_the_filters_let_through(scanner: SecretScanner, text: str, kind: str,
                                       value: str) -> None:
     assert found(scanner, text) == [(kind, value)]

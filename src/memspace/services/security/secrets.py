@@ -58,6 +58,7 @@ ENTROPY_ASSIGNMENT = re.compile(
     r"credential|auth)[\w.-]*\s*[:=]\s*['\"]?([A-Za-z0-9+/_\-.~=]{16,})")
 PLACEHOLDER = re.compile(r"(?i)example|x{4,}|\*{4,}|\.{3}|your[-_]|^<.*>$|^\$|changeme|"
                          r"redacted|placeholder|dummy")
+URL_PLACEHOLDERS = {"password", "passwd", "pass", "pwd", "secret", "token"}
 # Subresource-integrity and digest prefixes: what follows is a hash, not a credential.
 DIGEST_PREFIX = re.compile(r"(sha(1|256|384|512)[-:]|md5[-:])(?=[A-Za-z0-9+/=]*$)", re.I)
 ENTROPY_LIMIT = 4.0
@@ -168,9 +169,14 @@ def _plausible(value: str, line: str, kind: str) -> bool:
         return False
     if heuristic.is_templated_secret(value) or heuristic.is_prefixed_with_dollar_sign(value):
         return False
-    if kind in ("secret-keyword", "basic-auth-credentials") and (
+    if kind == "secret-keyword" and (
             re.fullmatch(r"[a-z/_.\-]+", value) or re.search(r"\s|[()\[\]{}]", value)):
         return False  # "password: reset via …", "password@localhost", a path, code: not a value
+    # In `scheme://user:secret@host` the secret is one by its place, lower-case letters or not
+    # (`letmeinnow`); only the word a sample URL puts there is not.
+    if kind == "basic-auth-credentials" and (
+            value.lower() in URL_PLACEHOLDERS or re.search(r"\s|[()\[\]{}]", value)):
+        return False
     at = line.find(value)
     if DIGEST_PREFIX.match(value) or (at > 0 and DIGEST_PREFIX.search(line[max(0, at - 7):at])):
         return False
