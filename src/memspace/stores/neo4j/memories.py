@@ -191,24 +191,3 @@ def _cache_rows(written: list[tuple[dict[str, Any], Memory]]) -> tuple[list[Cach
     return ([(row["props"]["seq"], memory.embedding, str(memory.category),
               row["props"].get("terms") or "", memory.content) for row, memory in written],
             [memory.active for _, memory in written])
-
-
-def forget(db: Neo4jConnection, turn: WriterTurn, space_id: str, memory_id: str, reason: str, by: str,
-           at: datetime) -> Memory:
-    def work(tx: Transaction) -> Memory:
-        begun = tx.run(cypher.BEGIN_SPACE_WRITE, space=space_id, count=0,
-                       at=rec.utc(at)).single()
-        if begun is None:
-            raise NotFound(f"no space '{space_id}'")
-        tx.run(cypher.LOCK_MEMORIES, ids=[memory_id], space=space_id).consume()
-        state = tx.run(cypher.FORGET_STATE, id=memory_id, space=space_id).single()
-        if state is None:
-            raise NotFound(f"no memory '{memory_id}' in this space")
-        if not state["active"]:
-            raise Conflict(f"memory '{memory_id}' is already inactive; nothing to forget")
-        record = tx.run(cypher.FORGET, id=memory_id, space=space_id, at=rec.utc(at),
-                        reason=reason, by=by, version=begun["version"]).single(strict=True)
-        return rec.memory_from(record["memory"])
-
-    with turn(space_id):
-        return db.write(work)
