@@ -14,7 +14,6 @@ from memspace.domain.text import query_terms, words
 from memspace.stores.sliced_ranking import sliced
 from memspace.stores.space_vectors import Row as CacheRow
 from memspace.stores.sqlite import search
-from memspace.stores.sqlite.directory import SqliteDirectory
 from memspace.stores.sqlite.kit import SqliteKit
 
 
@@ -25,8 +24,6 @@ class SqliteSearch:
     def __init__(self, kit: SqliteKit) -> None:
         self._db = kit.db
         self._vectors = kit.vectors
-        # The space's version is the directory's (a column of the space); the cache keys on it.
-        self._directory = SqliteDirectory(kit)
         self.concurrent_reads = not kit.db.in_memory  # WAL: readers beside the writer
 
     def vector_search(self, where: MemoryFilter, embedding: Vector, limit: int) -> list[ScoredMemory]:
@@ -91,7 +88,11 @@ class SqliteSearch:
     # VectorSource (stores/space_vectors.py): what the cache loads a space from.
 
     def vector_version(self, space_id: str) -> int:
-        return self._directory.space_version(space_id)
+        """The space's version, which every write of it bumps (0 for an unknown space): the
+        cache keys a space's vectors on it."""
+        row = self._db.conn().execute("SELECT version FROM spaces WHERE id = ?",
+                                      (space_id,)).fetchone()
+        return int(row[0]) if row else 0
 
     def vectors_after(self, space_id: str, after_seq: int,
                       limit: int | None = None) -> list[CacheRow]:
