@@ -16,6 +16,7 @@ import pytest
 
 from memspace.domain.indexing import ONLINE, IndexProgress
 from memspace.domain.ports import WriteBatch
+from memspace.stores.cold_scan import HYBRID, KEYWORD, VECTOR
 from memspace.stores.neo4j import Neo4jStore
 from memspace.stores.neo4j.cypher import cold as cold_cypher
 from memspace.stores.neo4j.cypher import memories as memory_cypher
@@ -98,7 +99,8 @@ def test_row_reads_take_the_float32_vector_and_the_array_only_without_it(
     db = neo4j_store.kit.db
     # as an older version stored it: the indexed array alone
     db.write_one("MATCH (m:Memory {id: $id}) REMOVE m.vector", id=memories[0].id)
-    for statement in (search_cypher.VECTORS_IN_RANGE, cold_cypher.ROWS_IN_RANGE):
+    for statement in (search_cypher.VECTORS_IN_RANGE, cold_cypher.ROWS_IN_RANGE[HYBRID],
+                      cold_cypher.ROWS_IN_RANGE[VECTOR]):
         [row] = db.read(statement, space=space.id, after=0, upto=4)
         vectors = [r[1] for r in row["rows"]]
         assert isinstance(vectors[0], list) and vectors[0][0] == pytest.approx(1.0)
@@ -108,3 +110,9 @@ def test_row_reads_take_the_float32_vector_and_the_array_only_without_it(
         # the 1.5 KB array is not read ahead for rows that have `vector`
         assert not any(d.startswith("CacheProperties") and "m.embedding" in d
                        for d in _details(summary.profile))
+    # a search reads only the columns it scores: no vector for a keyword search, no content
+    # for a hybrid one
+    [row] = db.read(cold_cypher.ROWS_IN_RANGE[KEYWORD], space=space.id, after=0, upto=4)
+    assert [(r[1], r[4]) for r in row["rows"]] == [(None, f"fact {n}") for n in range(4)]
+    [row] = db.read(cold_cypher.ROWS_IN_RANGE[HYBRID], space=space.id, after=0, upto=4)
+    assert {r[4] for r in row["rows"]} == {""}

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from memspace.domain.errors import Conflict, InvalidInput, StaleVersion, Unavailable
+from memspace.domain.models import ScoredMemory
 from memspace.domain.ports import WriteBatch
 from memspace.present.json import add_json
-from memspace.services.memories.similar import start_similar
+from memspace.services.memories.restatement import NEIGHBOURS
+from memspace.services.memories.similar import MAX_SIMILAR, known_nearest, start_similar
 from tests.support import builders as b
 from tests.support.fakes import ScriptedExtractor, fact
 from tests.unit.conftest import World
@@ -59,6 +62,42 @@ def test_flat_mode_lists_at_most_three_similar_memories_most_similar_first(world
     assert len(similarities) == 3 and similarities == sorted(similarities, reverse=True)
     unrelated = add_json(world.app.memories.add(who, "lunch is served at noon"))
     assert unrelated["similar"] == [] and unrelated["reviewSuggested"] is False
+
+
+def test_a_flat_add_reads_its_neighbours_once_for_both_the_verdict_and_the_similar_list(
+    world: World, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # On a space the replica does not hold each read is a pass over the space or an index
+    # query: the restatement verdict and the similar list share one.
+    who = world.principal({"acme": "rw"})
+    for n in range(5):
+        extra = " ".join(f"w{i}" for i in range(n))
+        world.app.memories.add(who, f"alpha v{n} beta gamma x{n} delta {extra}")
+    search: Any = world.app.store.search
+    reads: list[str] = []
+    for name in ("vector_search", "nearest_active"):
+        plain = getattr(search, name)
+
+        def counted(*args: Any, _plain: Any = plain, _name: str = name, **kw: Any) -> Any:
+            reads.append(_name)
+            return _plain(*args, **kw)
+
+        monkeypatch.setattr(search, name, counted)
+    answer = add_json(world.app.memories.add(who, "alpha beta gamma delta epsilon"))
+    assert reads == ["vector_search"]
+    assert len(answer["similar"]) == 3  # as many as a lookup of their own listed
+
+
+def test_the_neighbours_read_covers_the_similar_list() -> None:
+    # known_nearest answers the similar lookup from the verdict's neighbours: enough of them
+    # for MAX_SIMILAR besides the memory just saved.
+    assert MAX_SIMILAR + 1 <= NEIGHBOURS
+    hits = [ScoredMemory(replace(b.memory("s", f"m{n}", [1.0, 0.0]), active=n != 1),
+                         0.9 - n / 10) for n in range(5)]
+    nearest = known_nearest(hits)
+    assert [h.memory.content for h in nearest("s", [1.0, 0.0], 2, 0.55)] == ["m0", "m2"]
+    assert [h.memory.content for h in nearest("s", [1.0, 0.0], 4, 0.0)] == [
+        "m0", "m2", "m3", "m4"]
 
 
 def test_a_correction_that_loses_the_race_is_refused_as_stale(

@@ -41,6 +41,23 @@ class ColdRow(NamedTuple):
     active: bool
 
 
+class Columns(NamedTuple):
+    """What a search reads of each row besides its seq, category and `active`: a store may
+    leave the rest out of its read (on Neo4j each column is another property fetched and sent;
+    the vector is ~1.5 KB of a row, the content only keyword search reads)."""
+
+    vector: bool
+    terms: bool
+    content: bool
+
+
+HYBRID = Columns(vector=True, terms=True, content=False)
+VECTOR = Columns(vector=True, terms=False, content=False)
+TEXT = Columns(vector=False, terms=True, content=False)
+KEYWORD = Columns(vector=False, terms=False, content=True)
+EVERY = Columns(vector=True, terms=True, content=True)
+
+
 def admitted(where: MemoryFilter, rows: Sequence[ColdRow]) -> np.ndarray:
     """Which of the rows the filter lets a search return (the one place it is decided)."""
     keep = np.fromiter((where.include_inactive or r.active for r in rows), bool, len(rows))

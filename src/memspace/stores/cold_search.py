@@ -12,10 +12,11 @@ from memspace.domain.models import HybridHits, MemoryFilter, ScoredMemory
 from memspace.domain.ports import Vector
 from memspace.domain.text import query_terms, words
 from memspace.stores import cold_scan
-from memspace.stores.cold_scan import ColdRow
+from memspace.stores.cold_scan import HYBRID, KEYWORD, TEXT, VECTOR, ColdRow, Columns
 
-# The rows of a space, chunk by chunk.
-RowReader = Callable[[str], Iterable[Sequence[ColdRow]]]
+# The rows of a space, chunk by chunk, with at least the columns named (the others may be
+# left empty: None, "").
+RowReader = Callable[[str, Columns], Iterable[Sequence[ColdRow]]]
 # The memories of several lists of (seq, score), read together, in each list's order.
 Fetch = Callable[[str, list[list[tuple[int, float]]]], list[list[ScoredMemory]]]
 
@@ -32,8 +33,9 @@ class ScanSearch:
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
                       limit: int) -> HybridHits:
-        hits = cold_scan.hybrid(self._read(where.space_id), where,
-                                np.asarray(embedding, dtype=np.float32), query_terms(text), limit)
+        terms = query_terms(text)
+        hits = cold_scan.hybrid(self._read(where.space_id, HYBRID if terms else VECTOR), where,
+                                np.asarray(embedding, dtype=np.float32), terms, limit)
         return HybridHits.of(*self._fetch(where.space_id, [
             hits.by_vector, hits.by_text, hits.cosines, hits.text_scores]))
 
@@ -44,20 +46,21 @@ class ScanSearch:
         return HybridHeads.of_whole(self.hybrid_search(where, embedding, text, limit))
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
-        hits = cold_scan.hybrid(self._read(where.space_id), where, None, query_terms(text), limit)
+        hits = cold_scan.hybrid(self._read(where.space_id, TEXT), where, None, query_terms(text),
+                                limit)
         [found] = self._fetch(where.space_id, [hits.by_text])
         return found
 
     def vector_search(self, where: MemoryFilter, embedding: Vector,
                       limit: int) -> list[ScoredMemory]:
-        hits = cold_scan.hybrid(self._read(where.space_id), where,
+        hits = cold_scan.hybrid(self._read(where.space_id, VECTOR), where,
                                 np.asarray(embedding, dtype=np.float32), [], limit)
         [found] = self._fetch(where.space_id, [hits.by_vector])
         return found
 
     def keyword_search(self, where: MemoryFilter, keyword: str, limit: int,
                        exact: bool = False) -> list[ScoredMemory]:
-        ranked = cold_scan.keyword(self._read(where.space_id), where, words(keyword), limit,
-                                   exact)
+        ranked = cold_scan.keyword(self._read(where.space_id, KEYWORD), where, words(keyword),
+                                   limit, exact)
         [found] = self._fetch(where.space_id, [ranked])
         return found

@@ -24,7 +24,12 @@ from memspace.services.memories.extraction_jobs import NoteExtraction
 from memspace.services.memories.memory_parts import NearestMemories, NewMemories
 from memspace.services.memories.memory_rules import CANDIDATES, Limits, WritePorts, category_of
 from memspace.services.memories.reconcile import MAX_RETARGETS, drop_repeats, plan_extraction, retarget
-from memspace.services.memories.similar import similar_on_save, start_similar
+from memspace.services.memories.similar import (
+    Nearest,
+    known_nearest,
+    similar_on_save,
+    start_similar,
+)
 from memspace.services.memories.versioned_adds import VersionedAdds
 
 __all__ = ["AddMode", "AddPipeline", "AddRequest", "AddResult", "AddStatus", "Clash"]
@@ -112,16 +117,18 @@ class AddPipeline:
             status=status))
         if request.supersedes:
             return self._versioned.superseding(space, request, memory)
+        nearest: Nearest = self._close.nearest_active
         if judged:
-            versioned = self._versioned.judged(space, request, memory)
+            near = self._versioned.neighbours(space, memory)
+            versioned = self._versioned.judged(space, request, memory, near)
             if versioned is not None:
                 return versioned
+            nearest = known_nearest(near)  # the same read answers both
         # Nothing relates a flat memory to the space, so the close ones are listed for the
         # caller to review (services/memories/similar.py), looked up while the write commits: each takes
         # ~10 ms at 100,000 memories, one on this process's CPU, the other waiting on the store.
         nearby = (start_similar(self._store.search, space.id, memory,
-                                 self._embedder.calibration.similar_on_save,
-                                 self._close.nearest_active)
+                                 self._embedder.calibration.similar_on_save, nearest)
                   if request.source is None else None)
         try:
             self._store.writes.write(WriteBatch(space.id, [memory], at=memory.created_at,

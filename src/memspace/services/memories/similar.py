@@ -36,6 +36,17 @@ class Similar:
 Nearest = Callable[[str, Vector, int, float], list[ScoredMemory]]
 
 
+def known_nearest(hits: Sequence[ScoredMemory]) -> Nearest:
+    """A Nearest that answers from `hits`, the space's nearest memories already read (best
+    first) for the same embedding: a lookup of up to len(hits) costs no second read."""
+
+    def nearest(space_id: str, embedding: Vector, limit: int,
+                min_score: float) -> list[ScoredMemory]:
+        return [h for h in hits if h.score >= min_score and h.memory.active][:limit]
+
+    return nearest
+
+
 def similar_on_save(store: SearchStore, space_id: str, saved: Sequence[Memory],
                     threshold: float, exclude: Sequence[str] = (),
                     nearest: Nearest | None = None) -> list[Similar]:

@@ -11,7 +11,14 @@ from typing import Protocol
 from memspace.domain.embedder import Embedder
 from memspace.domain.errors import Conflict, DuplicateContent, InvalidInput, NotFound
 from memspace.domain.graph_port import WithReads, WithWrites
-from memspace.domain.models import Memory, MemoryFilter, Relation, RelationType, Space
+from memspace.domain.models import (
+    Memory,
+    MemoryFilter,
+    Relation,
+    RelationType,
+    ScoredMemory,
+    Space,
+)
 from memspace.domain.ports import Clock, WriteBatch
 from memspace.services.access import AccessService, Principal
 from memspace.services.memories.add_types import AddRequest, AddResult, Clash
@@ -40,11 +47,19 @@ class VersionedAdds:
         self._close = close
         self._conflicts = conflicts
 
-    def judged(self, space: Space, request: AddRequest, memory: Memory) -> AddResult | None:
-        """`updated` or `conflict` when a close memory calls for it; None: add it as new."""
+    def neighbours(self, space: Space, memory: Memory) -> list[ScoredMemory]:
+        """The active memories nearest the new one that `judged` weighs (and the add lists as
+        similar from the same read: on a cold space each read is a pass or an index query)."""
+        if memory.embedding is None:
+            return []
+        return self._close.nearest(space.id, memory.embedding, NEIGHBOURS)
+
+    def judged(self, space: Space, request: AddRequest, memory: Memory,
+               near: list[ScoredMemory]) -> AddResult | None:
+        """`updated` or `conflict` when one of `near` (neighbours()) calls for it; None: add
+        it as new."""
         if memory.embedding is None:
             return None
-        near = self._close.nearest(space.id, memory.embedding, NEIGHBOURS)
         verdict = judge(memory.content, memory.type, near,
                         self._embedder.calibration.update_floor, request.force)
         if verdict.memory is None:

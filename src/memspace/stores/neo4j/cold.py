@@ -33,7 +33,7 @@ from memspace.domain.models import HybridHits, MemoryFilter, ScoredMemory
 from memspace.domain.ports import Vector
 from memspace.domain.text import max_edits, query_terms, words
 from memspace.stores import cold_scan
-from memspace.stores.cold_scan import CHUNK_ROWS, ColdRow, admitted
+from memspace.stores.cold_scan import CHUNK_ROWS, ColdRow, Columns, admitted
 from memspace.stores.cold_search import ScanSearch
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j import search
@@ -237,12 +237,14 @@ class Neo4jColdSearch(ScanSearch):
         # Neo4j's cache and a head costs about what the whole memory does, without the
         # answer's second read (bench/cold_profile.py: 3.0-3.3 ms for the heads + 1.6-1.8 ms
         # for the answer's memories, against 3.3-4.2 ms whole)
-        return ScanSearch(lambda space_id: self._rows(space_id, size), self._memories)
+        return ScanSearch(lambda space_id, columns: self._rows(space_id, columns, size),
+                          self._memories)
 
-    def _rows(self, space_id: str, last: int | None = None) -> Iterator[Sequence[ColdRow]]:
+    def _rows(self, space_id: str, columns: Columns,
+              last: int | None = None) -> Iterator[Sequence[ColdRow]]:
         last = self._size(space_id) if last is None else last
         for start in range(0, last, CHUNK_ROWS):
-            [chunk] = self._db.read(cypher.ROWS_IN_RANGE, space=space_id, after=start,
+            [chunk] = self._db.read(cypher.ROWS_IN_RANGE[columns], space=space_id, after=start,
                                     upto=min(start + CHUNK_ROWS, last))
             yield [ColdRow(int(s), v, str(c), t, str(x), bool(a))
                    for s, v, c, t, x, a in chunk["rows"]]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from memspace.domain.models import ScoredMemory
-from memspace.stores.cold_scan import CHUNK_ROWS, ColdRow
+from memspace.stores.cold_scan import CHUNK_ROWS, ColdRow, Columns
 from memspace.stores.cold_search import ScanSearch
 from memspace.stores.sqlite import search
 from memspace.stores.sqlite.connection import SqliteConnection
@@ -25,7 +25,9 @@ class SqliteColdSearch(ScanSearch):
         self._db = db
         super().__init__(self._rows, self._memories)
 
-    def _rows(self, space_id: str) -> Iterator[Sequence[ColdRow]]:
+    def _rows(self, space_id: str, columns: Columns) -> Iterator[Sequence[ColdRow]]:
+        """Every column: the rows are read from a local file, where a column left out saves
+        next to nothing."""
         cursor = self._db.conn().execute(_ROWS, (space_id,))
         try:
             while chunk := cursor.fetchmany(CHUNK_ROWS):

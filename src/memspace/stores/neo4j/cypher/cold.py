@@ -3,6 +3,7 @@ numbers, and a large space's candidates from the vector and full-text indexes.""
 
 from __future__ import annotations
 
+from memspace.stores.cold_scan import EVERY, HYBRID, KEYWORD, TEXT, VECTOR, Columns
 from memspace.stores.neo4j.cypher.fields import head_fields, memory_fields
 from memspace.stores.neo4j.cypher.search import VECTOR_OR_ARRAY
 
@@ -15,13 +16,23 @@ RETURN coalesce(s.seq, 0) AS seq, CASE WHEN s.vectorIndexReady THEN s.vectorInde
 """
 STORE_SIZE = "MATCH (m:Memory) RETURN count(m) AS n"
 
-# What the cache reads (cypher/search.py VECTORS_IN_RANGE), with `active`.
-ROWS_IN_RANGE = f"""
+
+
+def rows_in_range(columns: Columns) -> str:
+    """What the cache reads (cypher/search.py VECTORS_IN_RANGE), with `active`, of the columns
+    a search needs: a column left out is neither fetched nor sent (null or '' in its place)."""
+    vector = VECTOR_OR_ARRAY if columns.vector else "null"
+    terms = "coalesce(m.terms, '')" if columns.terms else "''"
+    content = "m.content" if columns.content else "''"
+    return f"""
 MATCH (m:Memory) WHERE m.spaceId = $space AND m.seq > $after AND m.seq <= $upto
 WITH m ORDER BY m.seq
-RETURN collect([m.seq, {VECTOR_OR_ARRAY}, m.category, coalesce(m.terms, ''),
-                m.content, m.active]) AS rows
+RETURN collect([m.seq, {vector}, m.category, {terms}, {content}, m.active]) AS rows
 """
+
+
+ROWS_IN_RANGE = {columns: rows_in_range(columns) for columns in (HYBRID, VECTOR, TEXT, KEYWORD,
+                                                                EVERY)}
 
 # The store-wide vector index ranks the whole store (5.26 cannot filter inside it): `k` is
 # sized by the caller for the space's share of the store, and the space is kept after. A
