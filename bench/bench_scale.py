@@ -12,7 +12,9 @@ that imports its history and starts searching meets), then the same operations a
 database as the first run left it (reused: what `--reuse` measures on a kept run); `--runs 1`
 stops after the fresh run. Before each run it prints every index of the store and its state
 (online, or populating with its percentage; SQLite builds none in the background), the
-machine's load average, and after it the run's figures. The runs search alike; each run's
+machine's load average, and after it the run's figures, with the core-seconds the machine
+spent meanwhile split into the replicas' own and the rest's (the store's, when it runs on the
+same machine: /proc/stat). The runs search alike; each run's
 adds draw words of their own (seeded by the run's name), so that a second run's adds are new
 writes too (replayed word for word they would all be refused as duplicates, one read each: the
 reused runs measured before this had add figures of no write; with the same words and the run's
@@ -55,6 +57,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -219,6 +222,7 @@ def worker(args: argparse.Namespace) -> None:
     loader = app.search._cache  # to split the warm searches by a load running beside them
     loads = watch_loads(loader._cache)
     DOING["op"] = "search"
+    began_cpu = cpu_seconds()
     quarters: dict[str, list[int]] = {"warm": [], "cold": [], "add": []}
     sampled: list[float] = []  # RSS every RSS_EVERY operations
     for op in range(args.ops):
@@ -254,8 +258,27 @@ def worker(args: argparse.Namespace) -> None:
                       "loading_at_end": getattr(loader, "loading", None) is not None,
                       "hits": budget.hits, "misses": budget.misses,
                       "held_mb": budget.held_bytes / 2**20, "loads": loads,
-                      "statements": STATEMENTS, "refused": refused}))
+                      "statements": STATEMENTS, "refused": refused,
+                      "cpu_s": cpu_seconds() - began_cpu, "cpu_total_s": cpu_seconds()}))
     app.close()
+
+
+def cpu_seconds() -> float:
+    """This process's CPU time, every thread (the searches, the loads, the vector feed)."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) core-seconds of the whole machine so far (/proc/stat; zeros elsewhere):
+    over a run, what the replicas left is the store's and everything else's."""
+    try:
+        ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0.0, 0.0
+    hz = os.sysconf("SC_CLK_TCK")
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and waiting for I/O
+    return (sum(ticks) - idle) / hz, sum(ticks) / hz
 
 
 def watch_loads(cache: Any) -> list[float]:
@@ -432,6 +455,24 @@ def print_statements(reports: list[dict[str, Any]]) -> None:
                   f"ms  p95 {pct(values, 0.95):7.1f} ms  {key}")
 
 
+def print_cpu(reports: list[dict[str, Any]], seconds: float, before: tuple[float, float],
+              after: tuple[float, float]) -> None:
+    """Where the machine's cores went during a run: the replicas' own CPU and the rest (the
+    store, when it runs on this machine, and anything else)."""
+    ops = sum(len(r["timings"]["warm"]) + len(r["timings"]["cold"]) + len(r["timings"]["add"])
+              for r in reports)
+    working = sum(r.get("cpu_s", 0.0) for r in reports)
+    replicas = sum(r.get("cpu_total_s", 0.0) for r in reports)  # with their starts
+    busy = after[0] - before[0]
+    cores = (after[1] - before[1]) / seconds if seconds else 0.0
+    print(f"cpu: machine busy {busy:.1f} core-s of {after[1] - before[1]:.1f} "
+          f"({busy / seconds:.2f} of {cores:.0f} cores); replicas {replicas:.1f} core-s, "
+          f"{working:.1f} of them during the operations "
+          f"({1000 * working / max(ops, 1):.0f} ms an operation); the rest (the store and "
+          f"anything else) {busy - replicas:.1f} core-s "
+          f"({1000 * (busy - replicas) / max(ops, 1):.0f} ms an operation)")
+
+
 def loadavg() -> str:
     return "load average " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
@@ -446,9 +487,11 @@ def workloads(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any]) -
         print(f"--- {label} run: indexes as the operations start ({loadavg()}):")
         for line in index_states(args, data_dir):
             print(line)
-        started = time.perf_counter()
+        started, busy = time.perf_counter(), machine_busy()
         reports = run_replicas(args, data_dir, loaded, f"{label} {uuid.uuid4().hex[:6]}")
-        print(f"{label} run: {time.perf_counter() - started:.0f} s, {loadavg()}")
+        seconds = time.perf_counter() - started
+        print(f"{label} run: {seconds:.0f} s, {loadavg()}")
+        print_cpu(reports, seconds, busy, machine_busy())
         lines.append(summary(args, reports))
         print(f"{label} " + lines[-1])
     return lines
