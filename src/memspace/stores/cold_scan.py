@@ -55,7 +55,6 @@ HYBRID = Columns(vector=True, terms=True, content=False)
 VECTOR = Columns(vector=True, terms=False, content=False)
 TEXT = Columns(vector=False, terms=True, content=False)
 KEYWORD = Columns(vector=False, terms=False, content=True)
-EVERY = Columns(vector=True, terms=True, content=True)
 
 
 def admitted(where: MemoryFilter, rows: Sequence[ColdRow]) -> np.ndarray:

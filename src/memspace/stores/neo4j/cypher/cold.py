@@ -3,7 +3,7 @@ numbers, and a large space's candidates from the vector and full-text indexes.""
 
 from __future__ import annotations
 
-from memspace.stores.cold_scan import EVERY, HYBRID, KEYWORD, TEXT, VECTOR, Columns
+from memspace.stores.cold_scan import HYBRID, KEYWORD, TEXT, VECTOR, Columns
 from memspace.stores.neo4j.cypher.fields import head_fields, memory_fields
 from memspace.stores.neo4j.cypher.search import VECTOR_OR_ARRAY
 
@@ -31,8 +31,7 @@ RETURN collect([m.seq, {vector}, m.category, {terms}, {content}, m.active]) AS r
 """
 
 
-ROWS_IN_RANGE = {columns: rows_in_range(columns) for columns in (HYBRID, VECTOR, TEXT, KEYWORD,
-                                                                EVERY)}
+ROWS_IN_RANGE = {columns: rows_in_range(columns) for columns in (HYBRID, VECTOR, TEXT, KEYWORD)}
 
 # The store-wide vector index ranks the whole store (5.26 cannot filter inside it): `k` is
 # sized by the caller for the space's share of the store, and the space is kept after. A
