@@ -3,7 +3,8 @@ ratio and each replica's RSS. Prints; asserts nothing (docs/scaling.md reads its
 
 Usage:
   bench_scale.py --memories N --spaces S --replicas R --cache-mb M --store sqlite|neo4j
-                 [--ops 400] [--add-share 0.15] [--neo4j-uri bolt://...] [--keep] [--runs 1|2]
+                 [--ops 400] [--add-share 0.15] [--rate 0] [--neo4j-uri bolt://...] [--keep]
+                 [--runs 1|2]
                  [--statements]
                  [--load-only | --reuse RUN] [--own-indexes build|off|as-is]
 
@@ -14,7 +15,8 @@ stops after the fresh run. Before each run it prints every index of the store an
 (online, or populating with its percentage; SQLite builds none in the background), the
 machine's load average, and after it the run's figures, with the core-seconds the machine
 spent meanwhile split into the replicas' own and the rest's (the store's, when it runs on the
-same machine: /proc/stat). The runs search alike; each run's
+same machine: /proc/stat), and the part of the replicas' spent in the model's encoder (thread
+CPU in onnxruntime, per text and per operation). The runs search alike; each run's
 adds draw words of their own (seeded by the run's name), so that a second run's adds are new
 writes too (replayed word for word they would all be refused as duplicates, one read each: the
 reused runs measured before this had add figures of no write; with the same words and the run's
@@ -45,6 +47,13 @@ with probability --add-share, an add (embedded by the model, the real add path).
 counted warm or cold by the path it took (SearchResult.path). The p95s are also printed by
 quarter of each replica's operations: the first quarter is the cache filling (every space
 cold until a load brings it in), the last is closer to a replica that has been running.
+
+Pace: by default each replica runs its operations back to back, so the machine is saturated
+whatever an operation costs, and a latency is its CPU times the contention (what a replica
+meets at its peak). `--rate R` runs them open loop instead: operations arrive at random times,
+R a second per replica on average (Poisson), and each one's latency counts from its arrival,
+so one that waits behind a slower one counts the wait: what a replica serving R operations a
+second meets, below saturation.
 
 Each run's figures end with `fresh scale: …` / `reused scale: …`; the last line is the fresh
 run's (the only run's with --reuse), for scripts comparing runs:
@@ -111,9 +120,10 @@ def sizes(memories: int, spaces: int) -> list[int]:
 RSS_EVERY = 100
 
 
-def rss_mb() -> float:
+def rss_mb(field: str = "VmRSS") -> float:
+    """This process's resident memory (VmRSS), or the highest it reached so far (VmHWM)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return 0.0
 
@@ -221,16 +231,25 @@ def worker(args: argparse.Namespace) -> None:
                                         strict=True) if size > LARGE}
     loader = app.search._cache  # to split the warm searches by a load running beside them
     loads = watch_loads(loader._cache)
+    encoder = watch_encoder()
     DOING["op"] = "search"
     began_cpu = cpu_seconds()
     quarters: dict[str, list[int]] = {"warm": [], "cold": [], "add": []}
     sampled: list[float] = []  # RSS every RSS_EVERY operations
+    pace = random.Random(f"{job['seed']} pace")  # arrivals (--rate), apart from the draws
+    due = time.perf_counter()
     for op in range(args.ops):
         if op % RSS_EVERY == 0:
             sampled.append(rss_mb())
         slug = rng.choices(slugs, weights)[0]
         text = " ".join(rng.choices(words, k=rng.randint(2, 5)))
-        began = time.perf_counter()
+        if args.rate > 0:
+            due += pace.expovariate(args.rate)
+            if (wait := due - time.perf_counter()) > 0:
+                time.sleep(wait)
+            began = due  # late behind a slow operation: the wait counts
+        else:
+            began = time.perf_counter()
         if rng.random() < args.add_share:
             DOING["op"] = "add"
             # words of this run's own: a replay would be a duplicate, a near one a correction
@@ -254,12 +273,13 @@ def worker(args: argparse.Namespace) -> None:
                 timings["warm_loading"].append(timings["warm"][-1])
     budget = app.store.vector_cache.budget  # type: ignore[attr-defined]
     print(json.dumps({"timings": timings, "quarters": quarters, "rss": rss_mb(), "model": model,
-                      "rss_sampled": max(sampled, default=0.0),
+                      "rss_sampled": max(sampled, default=0.0), "rss_peak": rss_mb("VmHWM"),
                       "loading_at_end": getattr(loader, "loading", None) is not None,
                       "hits": budget.hits, "misses": budget.misses,
                       "held_mb": budget.held_bytes / 2**20, "loads": loads,
                       "statements": STATEMENTS, "refused": refused,
-                      "cpu_s": cpu_seconds() - began_cpu, "cpu_total_s": cpu_seconds()}))
+                      "cpu_s": cpu_seconds() - began_cpu, "cpu_total_s": cpu_seconds(),
+                      "encoder": encoder}))
     app.close()
 
 
@@ -279,6 +299,27 @@ def machine_busy() -> tuple[float, float]:
     hz = os.sysconf("SC_CLK_TCK")
     idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and waiting for I/O
     return (sum(ticks) - idle) / hz, sum(ticks) / hz
+
+
+def watch_encoder() -> dict[str, float]:
+    """The CPU the model's encoder takes, on whichever thread runs it (a search's, an add's,
+    the one serving coalesced calls): its texts, their tokens and the thread's CPU seconds in
+    the network (onnxruntime runs a text on the calling thread, one onnxruntime thread each)."""
+    from memspace.embeddings.onnx_encoder import OnnxEncoder
+
+    spent = {"texts": 0, "tokens": 0, "cpu_s": 0.0}
+    plain = OnnxEncoder.hidden
+
+    def hidden(self: Any, ids: list[int]) -> Any:
+        began = time.thread_time()
+        out = plain(self, ids)
+        spent["cpu_s"] += time.thread_time() - began
+        spent["texts"] += 1
+        spent["tokens"] += len(ids)
+        return out
+
+    OnnxEncoder.hidden = hidden  # type: ignore[method-assign]
+    return spent
 
 
 def watch_loads(cache: Any) -> list[float]:
@@ -430,7 +471,8 @@ def summary(args: argparse.Namespace, reports: list[dict[str, Any]]) -> str:
     for n, r in enumerate(reports):
         print(f"replica {n}: rss {r['rss']:.0f} MB"
               f"{' (a load running)' if r.get('loading_at_end') else ''}, highest of the "
-              f"samples every {RSS_EVERY} operations {r.get('rss_sampled', 0.0):.0f} MB, cache "
+              f"samples every {RSS_EVERY} operations {r.get('rss_sampled', 0.0):.0f} MB, the "
+              f"highest of the process's life {r.get('rss_peak', 0.0):.0f} MB (VmHWM), cache "
               f"held {r['held_mb']:.0f} MB, model {r['model']:.0f} MB, {len(r['loads'])} "
               f"spaces loaded in {sum(r['loads']):.1f} s")
     print_statements(reports)
@@ -471,6 +513,13 @@ def print_cpu(reports: list[dict[str, Any]], seconds: float, before: tuple[float
           f"({1000 * working / max(ops, 1):.0f} ms an operation); the rest (the store and "
           f"anything else) {busy - replicas:.1f} core-s "
           f"({1000 * (busy - replicas) / max(ops, 1):.0f} ms an operation)")
+    spent = [r["encoder"] for r in reports if r.get("encoder")]
+    texts = sum(e["texts"] for e in spent)
+    if texts:
+        cpu = sum(e["cpu_s"] for e in spent)
+        print(f"cpu: of the replicas', the model's encoder {cpu:.1f} core-s for {texts} texts "
+              f"({1000 * cpu / texts:.1f} ms a text of {sum(e['tokens'] for e in spent) / texts:.1f} "
+              f"tokens on average; {1000 * cpu / max(ops, 1):.0f} ms an operation)")
 
 
 def loadavg() -> str:
@@ -509,6 +558,9 @@ def main() -> None:
                         default=os.environ.get("MEMSPACE_NEO4J_URI", "bolt://127.0.0.1:7687"))
     parser.add_argument("--ops", type=int, default=400, help="operations per replica")
     parser.add_argument("--add-share", type=float, default=0.15)
+    parser.add_argument("--rate", type=float, default=0.0,
+                        help="operations a second per replica, arriving at random (open loop); "
+                             "0: back to back")
     parser.add_argument("--runs", type=int, choices=(1, 2), default=2,
                         help="after a load: the fresh run, then (2) the same on the reused "
                              "database")
@@ -538,6 +590,7 @@ def main() -> None:
     print(f"store {args.store}, {args.memories:,} memories in {args.spaces} spaces "
           f"(largest {sizes(args.memories, args.spaces)[0]:,}), {args.replicas} replicas, "
           f"budget {args.cache_mb} MB, cores {os.cpu_count()} (shared: figures are ratios), "
+          f"{f'{args.rate:g} operations/s per replica' if args.rate else 'back to back'}, "
           f"{loadavg()}")
     if args.reuse:
         args.keep = True
