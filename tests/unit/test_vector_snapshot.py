@@ -147,3 +147,33 @@ def test_a_memory_without_a_vector_is_found_by_its_terms_only(tmp_path: Path) ->
     late = VectorCache()
     assert top(late, other, other.rows[second][0]) == [second]
     assert text(late, other, ["words"]) == [first, second]
+
+
+def test_a_snapshot_written_in_small_chunks_reads_back_exactly(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arrays larger than a write chunk, empty ones and text ones come back as they were."""
+    monkeypatch.setattr(vector_snapshot, "WRITE_CHUNK", 100)
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(57, 8)).astype(np.float32)  # 1,824 bytes: 19 chunks
+    empty = vector_snapshot.Exported(
+        terms=[], offsets=np.zeros(1, dtype=np.int64), postings=np.zeros(0, dtype=np.int32),
+        df=np.zeros(0, dtype=np.int32), lengths=np.zeros(57, dtype=np.float32))
+    terms = vector_snapshot.Exported(
+        terms=["kiwi", "été"], offsets=np.array([0, 2, 3], dtype=np.int64),
+        postings=np.array([0, 56, 9], dtype=np.int32), df=np.array([2, 1], dtype=np.int32),
+        lengths=rng.random(57).astype(np.float32))
+    saved = vector_snapshot.Saved(
+        seqs=np.arange(1, 58, dtype=np.int64), matrix=matrix,
+        has_vector=np.arange(57) % 5 != 0, categories=["general", "décision"] * 28 + ["x"],
+        terms=terms, words=empty)
+    vector_snapshot.save(tmp_path, SPACE, saved)
+    back = vector_snapshot.load(tmp_path, SPACE)
+    assert back is not None
+    assert np.array_equal(back.seqs, saved.seqs) and back.seqs.dtype == np.int64
+    assert np.array_equal(back.matrix, matrix) and back.matrix.dtype == np.float32
+    assert np.array_equal(back.has_vector, saved.has_vector)
+    assert list(back.categories) == saved.categories
+    assert back.terms.terms == ["kiwi", "été"]
+    assert np.array_equal(back.terms.postings, terms.postings)
+    assert np.array_equal(back.terms.lengths, terms.lengths)
+    assert back.words.terms == [] and len(back.words.postings) == 0

@@ -15,9 +15,6 @@ Central by `python -m memspace.embeddings.fetch` (embeddings/fetch.py); no PyTor
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +25,7 @@ from memspace.coalesce import Coalescer
 from memspace.domain.embedder import MINILM_CALIBRATION, Calibration
 from memspace.domain.errors import Unavailable
 from memspace.embeddings import fetch
-from memspace.heap import release_freed_memory
+from memspace.heap import lean_heap, release_freed_memory
 
 if TYPE_CHECKING:
     from memspace.embeddings.onnx_encoder import OnnxEncoder
@@ -42,8 +39,6 @@ BATCH_SIZE = 256
 COALESCE_UP_TO = 32
 
 
-# glibc's M_ARENA_MAX (malloc.h): the most heaps threads may spread their allocations over.
-_M_ARENA_MAX = -8
 # After a call of at least this many characters (~500 tokens), the heap pages its activations
 # freed go back to the system (malloc_trim). glibc keeps freed pages for reuse, so the largest
 # call so far set the process's RSS for good: +200 MB anonymous after 600 mixed texts, back to
@@ -52,18 +47,6 @@ _M_ARENA_MAX = -8
 # one +12 MB. Below the threshold the embedding is short too, and the pages are reused by the
 # next call.
 TRIM_AFTER_CHARS = 2048
-
-
-def _lean_runtime() -> None:
-    """Keep what the model's threads leave in the heap small (the server's RSS).
-
-    glibc gives each busy thread its own malloc arena (up to 8 per core) and rarely returns
-    their pages; the embedding workers' and the server's threads left ~60 MB in them.
-    MALLOC_ARENA_MAX set by the operator wins.
-    """
-    if "MALLOC_ARENA_MAX" not in os.environ:
-        with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to tune
-            ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, 2)
 
 
 @dataclass(frozen=True)
@@ -136,7 +119,7 @@ class LocalEmbedder:
     def _load(self) -> OnnxEncoder:
         with self._lock:
             if self._model is None:
-                _lean_runtime()
+                lean_heap()
                 if (problem := self.missing()) is not None:
                     raise Unavailable(problem)
                 try:

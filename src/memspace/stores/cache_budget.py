@@ -24,6 +24,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from memspace.heap import lean_heap
+
 # Searches between two halvings of the counts `admits` compares, and how many spaces' counts
 # are kept at most (the most searched).
 AGE_EVERY = 1_000
@@ -43,6 +45,8 @@ class CacheBudget:
 
     def __init__(self, budget_bytes: int | None) -> None:
         """`budget_bytes`: None holds every space, as before budgets existed."""
+        if budget_bytes is not None:
+            lean_heap()  # spaces come and go: the pages of their arrays must go with them
         self.budget_bytes = budget_bytes
         self._sizes: OrderedDict[str, int] = OrderedDict()
         self._held = 0

@@ -15,11 +15,13 @@ from memspace.stores import vector_snapshot
 from memspace.stores.space_vectors import Row, SpaceVectors, VectorSource, as_block
 from memspace.stores.term_index import TermIndex
 
-# Rows per read of a load: ~15 MB as read, ~3x that for a moment. At a million memories with
-# two replicas (bench_scale --ops 4000) the highest RSS sampled during a run was 767-807 MB at
-# 5,000 against 775-841 MB at 10,000 (budget 512 MB, model 135 MB), the seconds spent loading
-# the same.
-LOAD_ROWS = 5_000
+# Rows per read of a load: each read's rows (blobs, term strings) take ~3x what the entry keeps
+# of them, for a moment, beside the cache's bytes. Loading a 34,126-memory space alone (128 MB
+# budget) took the process 35 MB past its RSS after the load at 5,000, 14 MB at 2,000 and 12 MB
+# at 1,000, in 2.3, 2.3 and 2.9 s: at 2,000 a budget plus the model and the runtime leave room
+# for it. (At a million memories with a 512 MB budget, 10,000 against 5,000 had made no
+# difference to the highest RSS sampled.)
+LOAD_ROWS = 2_000
 
 
 def read_into(entry: SpaceVectors, source: VectorSource, space_id: str,
