@@ -13,7 +13,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, GraphDatabase, Transaction, basic_auth
+from neo4j import (
+    READ_ACCESS,
+    WRITE_ACCESS,
+    Driver,
+    GraphDatabase,
+    NotificationDisabledClassification,
+    Transaction,
+    basic_auth,
+)
 from neo4j.exceptions import AuthError, ConstraintError, DriverError, GqlError, Neo4jError
 
 from memspace.domain.errors import Conflict, Unavailable
@@ -53,6 +61,10 @@ class Neo4jConnection:
             auth=basic_auth(user, password) if password is not None else None,
             connection_timeout=connect_timeout_s,
             connection_acquisition_timeout=connect_timeout_s + 1.0,
+            # A property no node has stored yet (an API key's `toolsets` on a store whose keys
+            # never had one) is a normal null here, not a typo: the server's notice for it was
+            # logged on every key lookup. Other notices (deprecations, performance) still come.
+            notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
         )
         self._bookmarks = GraphDatabase.bookmark_manager()
         self._down_until: float | None = None
