@@ -14,7 +14,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import statistics
 import sys
@@ -24,13 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from recall_locomo import DATA, load  # noqa: E402
+
 from memspace.config import Settings  # noqa: E402
 from memspace.wiring import build_embedder  # noqa: E402
 
-# ../shared/bench/locomo10 beside the checkout (or beside the folder of worktrees)
-LOCOMO = next((p for p in (ROOT.parent / "shared" / "bench" / "locomo10",
-                           ROOT.parents[1] / "shared" / "bench" / "locomo10") if p.exists()),
-              ROOT.parent / "shared" / "bench" / "locomo10")
 # Queries of growing length, in plain words (their token counts are printed beside them).
 QUERIES = [
     "hello world",
@@ -48,15 +45,8 @@ def cpu_s() -> float:
 
 
 def turns(limit: int) -> list[str]:
-    texts: list[str] = []
-    for path in sorted(LOCOMO.glob("*.json")):
-        data = json.loads(path.read_text())
-        for key, session in sorted(data.items()):
-            if key.startswith("session_") and isinstance(session, list):
-                texts += [turn["text"] for turn in session if turn.get("text")]
-        if len(texts) >= limit:
-            break
-    return texts[:limit]
+    """The first `limit` LoCoMo turns, as recall_locomo.py reads them."""
+    return [t.content for c in load(DATA, None) for t in c.turns][:limit] if DATA.exists() else []
 
 
 def main() -> None:
@@ -84,7 +74,7 @@ def main() -> None:
               f"{(cpu_s() - began) * 1000 / args.repeat:6.1f} ms a query")
     texts = turns(args.turns)
     if not texts:
-        print(f"no LoCoMo turns under {LOCOMO}: the bulk figure is skipped")
+        print(f"no LoCoMo turns under {DATA}: the bulk figure is skipped")
         return
     passage = embedder.model.passage_prefix  # type: ignore[attr-defined]
     mean = statistics.mean(len(encoder.tokenizer.encode(passage + t).ids) for t in texts)

@@ -11,7 +11,7 @@ had several vectors, and a search's depended on the searches that shared its pas
 has one vector. Texts of one call are spread over worker threads instead (one onnxruntime thread
 each). A pass costs about linearly in tokens: on the 2-core test machine (2.0 GHz, AVX2, no
 VNNI) a query of 6 tokens 9.7 ms, of 18 tokens 25.5 ms, of 31 tokens 42 ms, all CPU; 512
-conversation turns (~36 tokens) 21/s on one thread, 41/s on two (bench/encoder_cost.py). On a
+conversation turns (~38 tokens) 19/s on one thread, 37/s on two (bench/encoder_cost.py). On a
 busy machine that is the floor of every search's and add's CPU. The float32 MiniLM has no such
 quantisation; it runs the same way, at about half the cost (6 layers to e5-small's 12).
 """
