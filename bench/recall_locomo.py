@@ -418,7 +418,9 @@ def main() -> None:
             print(f"cold vs warm R@{k} (any): warm {warm:.3f}, cold {cold:.3f}, "
                   f"gap {warm - cold:+.3f}")
     lat = sorted(result["latencies"])
-    print(f"\nsearch_memory latency (default arguments, query embedded each time): "
+    # The questions' vectors come from CachedEmbedder, primed before: the model's cost per
+    # query is not in this figure (bench/encoder_cost.py measures it).
+    print(f"\nsearch_memory latency (default arguments, the query's vector ready): "
           f"p50 {statistics.median(lat):.1f} ms  p95 {lat[int(0.95 * (len(lat) - 1))]:.1f} ms"
           "  (a figure only on an idle machine)")
 
