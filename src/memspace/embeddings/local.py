@@ -6,7 +6,8 @@ Central by `python -m memspace.embeddings.fetch` (embeddings/fetch.py); no PyTor
 - **e5-small-v2** (int8), the default: `make install` fetches it. It reads a query and a stored
   text with different prefixes ("query: ", "passage: "), as it was trained. On LoCoMo
   (bench/recall_locomo.py) its vector list alone finds R@10 0.731 of the questions' evidence
-  against MiniLM's 0.516, and it embeds a query in ~3 ms.
+  against MiniLM's 0.516. A query costs ~10-45 ms of CPU by its length on the 2-core test
+  machine, about twice MiniLM's (bench/encoder_cost.py).
 - **all-MiniLM-L6-v2** (float32), the model of stores made before e5 or on a machine without it.
   Its ONNX export gives the vectors those stores hold (within 3e-7 of the earlier runtime's on
   the texts of tests/integration/test_local_embedder.py), so they keep working unchanged.

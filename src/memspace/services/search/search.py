@@ -24,7 +24,7 @@ from memspace.services.lifecycle import keeps, statuses_of, types_of
 from memspace.services.memories import TurnFeatures
 from memspace.services.search.context import Profile, ProfileService
 from memspace.services.search.ranking import Ranked, blend, single, whole
-from memspace.services.search.search_answer import RELATED_PER_HIT, answer
+from memspace.services.search.search_answer import RELATED_PER_HIT, Related, answer
 from memspace.services.search.search_types import SearchHit, SearchRequest, SearchResult, provenance_kinds
 from memspace.services.shared import (
     KnownView,
@@ -151,8 +151,9 @@ class SearchService:
         # Whole memories are read for the answer alone where nothing after the ranking reads
         # more of them than their heads (domain/heads.py)
         lean = not (kinds or quarantined or where.types or where.statuses or where.at)
+        early = Related(self._store, target.space.id) if lean else None
         mode, ranked = self._kept(ranker, where, query, keyword, depth, request.exact_keyword,
-                                  lean)
+                                  early)
         if profiled and profile is None:
             profile = read_profile()
         if kinds:
@@ -160,7 +161,7 @@ class SearchService:
         if quarantined:
             ranked = [h for h in ranked if not h.memory.suspicious]
         return answer(self._store, self._view, target.space, request, where.at,
-                      ranked[: request.limit], mode, path, profile)
+                      ranked[: request.limit], mode, path, profile, early)
 
     def _checked(self, space_id: str, request: SearchRequest
                  ) -> tuple[str | None, str | None, MemoryFilter]:
@@ -200,7 +201,7 @@ class SearchService:
 
     def _kept(
         self, ranker: Ranker, where: MemoryFilter, query: str | None, keyword: str | None,
-        limit: int, exact: bool, lean: bool = False,
+        limit: int, exact: bool, early: Related | None = None,
     ) -> tuple[str, list[Ranked[Memory]]]:
         """The ranking narrowed to the filter's types, statuses and time slice (`keeps`). A
         slice alone is ranked at the usual depth first (most versions a slice reads are still
@@ -213,7 +214,7 @@ class SearchService:
         deep = 4 if where.types or where.statuses else 1
         while True:
             mode, ranked, asked = self._rank(ranker, where, query, keyword, limit, exact, deep,
-                                             lean=lean)
+                                             early=early)
             kept = [r for r in ranked if keeps(where, r.memory)]
             if not filtered or len(kept) >= limit or len(ranked) < asked or deep >= DEEPEST:
                 return mode, kept
@@ -221,14 +222,16 @@ class SearchService:
 
     def _rank(
         self, ranker: Ranker, where: MemoryFilter, query: str | None, keyword: str | None,
-        limit: int, exact: bool = False, deep: int = 1, lean: bool = False,
+        limit: int, exact: bool = False, deep: int = 1, early: Related | None = None,
     ) -> tuple[str, list[Ranked[Memory]], int]:
         """The ranking of the query and/or keyword, each list `deep` times the usual depth,
-        and how many it asked for (a ranking as long was cut short); `lean`: only its first
-        `limit`, nothing read whole for the rest."""
+        and how many it asked for (a ranking as long was cut short). With `early` (a lean
+        search: nothing after the ranking reads more than heads), only its first `limit` are
+        read whole, and their neighbourhoods are started beside that read."""
         # The rankings filter by category and activity only; types, statuses and a time slice
         # narrow their lists afterwards (`_kept`), which reads them deeper.
         depth = max(FUSION_DEPTH, limit * 3) * deep
+        lean = early is not None
         if where.at or where.statuses:  # every version, active or not (docs/time.md)
             where = replace(where, include_inactive=True)
         if query:
@@ -246,7 +249,8 @@ class SearchService:
                                 hits.text_scores, self.features)
             cut = limit if lean else None
             if not keyword:
-                return degraded or "hybrid", whole(self._store.reads, where, blended[:cut]), depth
+                return (degraded or "hybrid",
+                        self._whole(where, blended[:cut], early), depth)
             # The keyword narrows the answer to memories holding its words (typos tolerated).
             # Those the query did not rank follow, in keyword order.
             held = ranker.keyword_search(where, keyword, depth * 4, exact)
@@ -255,7 +259,7 @@ class SearchService:
                     for r in blended if r.memory.id in allowed]
             seen = {r.memory.id for r in kept}
             kept += [Ranked(h.memory, 0.0, ("keyword",)) for h in held if h.memory.id not in seen]
-            return (degraded or "hybrid+keyword", whole(self._store.reads, where, kept[:cut], allowed),
+            return (degraded or "hybrid+keyword", self._whole(where, kept[:cut], early, allowed),
                     depth * 4)
         if keyword:
             # only the first `limit` are shown: nothing deeper is fetched unless filtered. A
@@ -266,3 +270,12 @@ class SearchService:
                                     "keyword"), rows
         newest = self._store.reads.list_memories(where, limit)
         return "category", [Ranked(m, 1.0, ("category",)) for m in newest], limit
+
+    def _whole(self, where: MemoryFilter, ranked: list[Ranked[Candidate]], early: Related | None,
+               known: dict[str, Memory] | None = None) -> list[Ranked[Memory]]:
+        """The ranking read whole (ranking.whole); where that reads the store, the
+        neighbourhoods of a lean search's hits are started first, to be read beside it."""
+        if early is not None and any(not isinstance(r.memory, Memory)
+                                     and r.memory.id not in (known or {}) for r in ranked):
+            early.start([r.memory.id for r in ranked])
+        return whole(self._store.reads, where, ranked, known)

@@ -4,35 +4,67 @@ record stood then (services/shared/known_view.py) and leaves today's profile out
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.bitemporal import TimeSlice, forgotten
-from memspace.domain.graph_port import WithDirectory, WithDocuments, WithRelations
+from memspace.domain.graph_port import WithDirectory, WithDocuments, WithRelations, WithSearch
 from memspace.domain.models import Memory, Neighbour, Space
 from memspace.services.documents import document_titles
 from memspace.services.search.context import Profile
 from memspace.services.search.ranking import Ranked
 from memspace.services.search.search_types import SearchHit, SearchRequest, SearchResult
-from memspace.services.shared import KnownView
+from memspace.services.shared import KnownView, start_read
 
 # Neighbours shown per hit: enough for a correction chain and its context, bounded so one
 # hub memory cannot flood the answer.
 RELATED_PER_HIT = 5
 
 
-class AnswerPorts(WithDirectory, WithRelations, WithDocuments, Protocol):
+class AnswerPorts(WithDirectory, WithRelations, WithDocuments, WithSearch, Protocol):
     """The store roles an answer reads."""
+
+
+class Related:
+    """The hits' neighbourhoods, read beside the read that makes the hits whole.
+
+    Once the ranking has chosen its hits, the read of the memories shown and the read of their
+    neighbours need nothing from each other: where the store reads concurrently
+    (`SearchStore.concurrent_reads`) the second is started with the first and their round
+    trips overlap. The early read is used only if the hits it was started for are the hits
+    answered; otherwise (one left out, say deactivated meanwhile) it is read again for those.
+    """
+
+    def __init__(self, store: AnswerPorts, space_id: str, known_at: datetime | None = None
+                 ) -> None:
+        self._store, self._space_id, self._known_at = store, space_id, known_at
+        self._early: tuple[tuple[str, ...], Callable[[], list[Neighbour]]] | None = None
+
+    def start(self, ids: Sequence[str]) -> None:
+        wanted = tuple(ids)
+        self._early = wanted, start_read(self._store.search, lambda: self._read(wanted))
+
+    def of(self, ids: Sequence[str]) -> list[Neighbour]:
+        if self._early is not None and self._early[0] == tuple(ids):
+            return self._early[1]()
+        return self._read(ids)
+
+    def _read(self, ids: Sequence[str]) -> list[Neighbour]:
+        return self._store.relations.neighbours(self._space_id, ids, hops=2,
+                                                per_origin=RELATED_PER_HIT,
+                                                known_at=self._known_at)
 
 
 def answer(store: AnswerPorts, view: KnownView, space: Space, request: SearchRequest,
            at: TimeSlice | None, hits: list[Ranked[Memory]], mode: str, path: str,
-           profile: Callable[[], Profile] | None) -> SearchResult:
-    """The hits with their neighbourhoods and documents' titles, and why nothing matched;
-    the profile, read beside them, is waited for last."""
+           profile: Callable[[], Profile] | None, early: Related | None = None) -> SearchResult:
+    """The hits with their neighbourhoods (`early`: started beside the hits' read) and
+    documents' titles, and why nothing matched; the profile, read beside them, is waited for
+    last."""
     known = at.known_at if at is not None else None
-    related = store.relations.neighbours(space.id, [h.memory.id for h in hits], hops=2,
-                                         per_origin=RELATED_PER_HIT, known_at=known)
+    neighbourhoods = early if early is not None else Related(store, space.id, known)
+    related = neighbourhoods.of([h.memory.id for h in hits])
     related = [n for n in related if at is None or not forgotten(n.memory)]  # never erased text
     shown, related = view.together(space.id, [h.memory for h in hits], related, at)
     titles = document_titles(store.documents, space.id, shown + [n.memory for n in related])

@@ -1,0 +1,109 @@
+"""A lean search's neighbourhoods are read beside the read of its hits, where the store allows
+it, and the answer is the same either way."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from memspace.domain.heads import HybridHeads, MemoryHead, ScoredHead
+from memspace.domain.models import Memory, ScoredMemory
+from memspace.services.search.search import SearchRequest
+from tests.unit.conftest import World
+
+
+def _head(hit: ScoredMemory | ScoredHead) -> ScoredHead:
+    m = hit.memory
+    if not isinstance(m, Memory):
+        return ScoredHead(m, hit.score)
+    return ScoredHead(MemoryHead(m.id, m.speaker, m.observed_at, m.follows, m.suspicious),
+                      hit.score)
+
+
+def _as_heads(monkeypatch: pytest.MonkeyPatch, world: World) -> None:
+    """The store hands over heads, as a store across a wire does (SQLite's are whole)."""
+    search = world.app.store.search
+    real = search.hybrid_heads
+
+    def heads(*args: Any, **kwargs: Any) -> HybridHeads:
+        hits = real(*args, **kwargs)
+        return HybridHeads([_head(h) for h in hits.by_vector], [_head(h) for h in hits.by_text],
+                           hits.cosines, hits.text_scores)
+
+    monkeypatch.setattr(search, "hybrid_heads", heads)
+
+
+def _chain(world: World) -> Any:
+    who = world.principal({"acme": "rw"})
+    first = world.app.memories.add(who, "Team size is four").memories[0]
+    second = world.app.memories.correct(who, first.id, "Team size is five").memories[0]
+    world.app.memories.correct(who, second.id, "Team size is six")
+    world.app.memories.add(who, "The cafeteria opens at eight")
+    return who
+
+
+def _answer(found: Any) -> list[Any]:
+    return [(h.memory.id, [(r.memory.id, r.hops) for r in h.related]) for h in found.hits]
+
+
+@pytest.mark.parametrize("concurrent", [True, False])
+def test_the_neighbours_are_read_beside_the_hits_only_where_the_store_allows(
+    world: World, monkeypatch: pytest.MonkeyPatch, concurrent: bool,
+) -> None:
+    who = _chain(world)
+    request = SearchRequest(query="team size", include_profile=False)
+    expected = _answer(world.app.search.search(who, request))
+    assert expected[0][1]  # the hit has neighbours to read
+    _as_heads(monkeypatch, world)
+    monkeypatch.setattr(world.app.store.search, "concurrent_reads", concurrent)
+    store = world.app.store
+    started = threading.Event()
+    seen: dict[str, Any] = {}
+    get_memories, neighbours = store.reads.get_memories, store.relations.neighbours
+
+    def whole(*args: Any, **kwargs: Any) -> Any:
+        # beside: the neighbours' read has started before this one ends (a generous wait on a
+        # loaded machine; in sequence it never starts, so nothing to wait for)
+        seen["overlapped"] = started.wait(30) if concurrent else started.is_set()
+        return get_memories(*args, **kwargs)
+
+    def related(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        seen["thread"] = threading.current_thread().name
+        return neighbours(*args, **kwargs)
+
+    monkeypatch.setattr(store.reads, "get_memories", whole)
+    monkeypatch.setattr(store.relations, "neighbours", related)
+    found = world.app.search.search(who, request)
+    assert _answer(found) == expected
+    assert seen["overlapped"] == concurrent
+    assert seen["thread"].startswith("memspace-early-read") == concurrent
+
+
+def test_a_hit_left_out_after_its_head_was_read_gets_the_neighbourhoods_read_again(
+    world: World, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    who = _chain(world)
+    request = SearchRequest(query="team size", include_profile=False)
+    _as_heads(monkeypatch, world)
+    monkeypatch.setattr(world.app.store.search, "concurrent_reads", True)
+    store = world.app.store
+    get_memories, neighbours = store.reads.get_memories, store.relations.neighbours
+    asked: list[list[str]] = []
+
+    def all_but_the_first(space_id: str, ids: list[str]) -> list[Memory]:
+        return get_memories(space_id, ids[1:])  # deactivated since the ranking read its head
+
+    def related(space_id: str, ids: Any, **kwargs: Any) -> Any:
+        asked.append(list(ids))
+        return neighbours(space_id, ids, **kwargs)
+
+    monkeypatch.setattr(store.reads, "get_memories", all_but_the_first)
+    monkeypatch.setattr(store.relations, "neighbours", related)
+    found = world.app.search.search(who, request)
+    shown = [h.memory.id for h in found.hits]
+    assert len(asked) == 2 and asked[0][1:] == shown and asked[1] == shown
+    for hit in found.hits:  # neighbourhoods of the hits shown, none of the one left out
+        assert all(r.origin_id == hit.memory.id for r in hit.related)
