@@ -12,7 +12,8 @@ from memspace.domain.extraction import FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.graph_port import GraphStore, roles_for
 from memspace.domain.notes import NoteJobStore
-from memspace.domain.ports import Clock, ColdPath, SpaceCache
+from memspace.domain.ports import Clock
+from memspace.domain.search_paths import ColdPath, SpaceCache
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.llm.tokens import TokenCounter
 from memspace.metrics import Metrics, meter_services, watched_ports

@@ -158,7 +158,7 @@ def import_space(
     text = (f"Imported into '{report.space}': {report.documents} documents, "
             f"{report.memories} memories, {report.relations} relations, {report.conflicts} open "
             "conflicts" + (" (new ids)" if report.remapped else "") + ".")
-    progress = indexes_after_import(container)  # its last line: an index may still be building
+    progress = indexes_after_import(container, report.space)  # its last line: any index building
     if progress is None:
         emit(report.__dict__, as_json, text)
     else:

@@ -15,6 +15,7 @@ from memspace.bootstrap import Container, build
 from memspace.config import Settings
 from memspace.domain.errors import MemspaceError, SpaceNotFound
 from memspace.domain.indexing import IndexProgress, index_progress
+from memspace.services.access import AccessService
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 P = ParamSpec("P")
@@ -80,9 +81,18 @@ def cli_words(text: str) -> str:
     return re.sub(r"(`[^`]+`)( or \1)+", r"\1", text)
 
 
-def indexes_after_import(container: Container) -> IndexProgress | None:
+def indexes_after_import(container: Container, space: str | None) -> IndexProgress | None:
     """What an import leaves the store's indexes doing (None on a store that builds none
-    in the background): its last line says so."""
+    in the background): its last line says so. A space the import made large gets its own
+    vector index first (Neo4j), here, rather than from its first cold search on, beside the
+    searches that follow the import (docs/scaling.md, "A fresh load")."""
+
+    def starting(memories: int) -> None:
+        typer.echo(f"Building the vector index of '{space}' ({memories:,} memories; Neo4j "
+                   "takes a few minutes per 100,000)...", err=True)
+
+    if space is not None:  # None: the import wrote nothing
+        container.search.prepare(AccessService.operator(), space, starting)
     return index_progress(container.store)
 
 

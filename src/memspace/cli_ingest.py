@@ -67,7 +67,7 @@ def import_files(app: Container, files: Sequence[Path], space: str, title: str |
     operator = AccessService.operator()
     results: list[dict[str, Any]] = []
     lines: list[str] = []
-    every_ok = True
+    every_ok, wrote = True, False  # wrote: a file reached the space
     with _bar() as bar:
         for path in files:
             try:
@@ -75,6 +75,7 @@ def import_files(app: Container, files: Sequence[Path], space: str, title: str |
                 if size > app.ingestion.max_upload_bytes:
                     raise too_large(app.ingestion.max_upload_bytes, size, f"'{path.name}'")
                 uploaded = app.ingestion.upload(operator, path.name, path.read_bytes(), space, title)
+                wrote = True
                 document = _run(app, uploaded.document, bar, path.name)
             except MemspaceError as exc:
                 every_ok = False
@@ -90,7 +91,7 @@ def import_files(app: Container, files: Sequence[Path], space: str, title: str |
             lines.append(_outcome(path.name, document, uploaded.duplicate))
             results.append({"file": str(path), **document_json(document),
                             "duplicate": uploaded.duplicate})
-    progress = indexes_after_import(app)  # its last line: an index may still be building
+    progress = indexes_after_import(app, space if wrote else None)  # last line: any index building
     if progress is not None:
         lines.append(indexes_line(progress))
     typer.echo(json.dumps(results, indent=2, ensure_ascii=False) if as_json else "\n".join(lines))

@@ -122,7 +122,7 @@ def test_import_space_ends_with_the_indexes_still_building(
     export = tmp_path / "team.jsonl"
     assert runner.invoke(cli, ["export", "--space", "team", "-o", str(export)]).exit_code == 0
     monkeypatch.setattr("memspace.cli_admin.indexes_after_import",
-                        lambda _: IndexProgress.of(BUILDING))
+                        lambda *_: IndexProgress.of(BUILDING))
     result = runner.invoke(cli, ["import-space", str(export), "--space", "imported"])
     assert result.exit_code == 0, result.output
     last = result.output.strip().splitlines()[-1]

@@ -12,14 +12,12 @@ from typing import Any, Protocol, TypeVar
 from memspace.domain.notes import NoteJobStore
 from memspace.domain.oauth import OAuthStore
 from memspace.domain.ports import (
-    ColdPath,
     DocumentStore,
     HandoffStore,
     MemoryReadStore,
     MemoryWriteStore,
     RelationStore,
     SearchStore,
-    SpaceCache,
 )
 from memspace.domain.role_ports import (
     CodeIndexStore,
@@ -28,6 +26,7 @@ from memspace.domain.role_ports import (
     LifecycleStore,
     SpaceTextStore,
 )
+from memspace.domain.search_paths import ColdPath, SpaceCache
 from memspace.domain.security import SecurityStore
 from memspace.domain.space_ports import DirectoryStore, LedgerStore
 

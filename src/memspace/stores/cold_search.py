@@ -1,4 +1,4 @@
-"""The cold path's searches (domain.ports.ColdSearch) over any store's chunked reader of a
+"""The cold path's searches (domain.search_paths.ColdSearch) over any store's chunked reader of a
 space's rows (stores/cold_scan.py scores them; the store fetches the memories it ranked)."""
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ class ScanSearch:
 
     def close(self) -> None:
         """Nothing runs in the background."""
+
+    def prepare(self, space_id: str, starting: Callable[[int], None] | None = None) -> int:
+        """Nothing to build: a pass over the space's rows needs no index of its own."""
+        return 0
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
                       limit: int) -> HybridHits:

@@ -1,4 +1,4 @@
-"""The search's view of the vector cache (domain.ports.SpaceCache): is a space held, and load
+"""The search's view of the vector cache (domain.search_paths.SpaceCache): is a space held, and load
 it on a background thread after a search found it cold, never inside that search.
 
 One thread per process loads spaces one at a time, in the order they were asked for, resting

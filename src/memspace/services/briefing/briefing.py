@@ -16,9 +16,10 @@ from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.graph_port import WithDirectory, WithHandoffs, WithReads, WithRelations, WithSearch
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Memory, MemoryFilter, Space
-from memspace.domain.ports import Clock, ColdSearch
+from memspace.domain.ports import Clock
 from memspace.domain.quoting import NOTICE
 from memspace.domain.role_ports import LifecycleStore
+from memspace.domain.search_paths import ColdSearch
 from memspace.domain.text import counted
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.briefing import briefing_sections as sec

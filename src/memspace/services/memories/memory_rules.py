@@ -22,11 +22,8 @@ from memspace.domain.graph_port import (
 )
 from memspace.domain.lifecycle import DEFAULT_IMPORTANCE, MAX_IMPORTANCE, MIN_IMPORTANCE, MemoryType
 from memspace.domain.models import Memory, Provenance, ProvenanceKind
-from memspace.domain.ports import (
-    ColdSearch,
-    MemoryReadStore,
-    SpaceCache,
-)
+from memspace.domain.ports import MemoryReadStore
+from memspace.domain.search_paths import ColdSearch, SpaceCache
 from memspace.domain.text import visible
 from memspace.services.access import Principal
 from memspace.services.memories.add_types import AddResult

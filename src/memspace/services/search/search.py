@@ -12,13 +12,9 @@ from memspace.domain.errors import InvalidInput, Unavailable
 from memspace.domain.graph_port import WithDirectory, WithDocuments, WithReads, WithRelations, WithSearch
 from memspace.domain.heads import Candidate, HybridHeads
 from memspace.domain.models import Memory, MemoryFilter, provenance_of
-from memspace.domain.ports import (
-    Clock,
-    ColdPath,
-    ColdSearch,
-    SpaceCache,
-)
+from memspace.domain.ports import Clock
 from memspace.domain.role_ports import LifecycleStore
+from memspace.domain.search_paths import ColdPath, ColdSearch, SpaceCache
 from memspace.services.access import AccessService, Principal
 from memspace.services.lifecycle import keeps, statuses_of, types_of
 from memspace.services.memories import TurnFeatures
@@ -180,6 +176,14 @@ class SearchService:
         at = time_slice(request.as_of, request.known_at, self._clock)
         return query, keyword, MemoryFilter(space_id, category, request.include_inactive, types,
                                             statuses, at)
+
+    def prepare(self, principal: Principal, space: str,
+                starting: Callable[[int], None] | None = None) -> int:
+        """Build now what the space's cold searches need and the store would otherwise build
+        under them (ColdPath.prepare): an import's last step. The memories it covers; 0 where
+        nothing was built."""
+        target = self._access.resolve(principal, space)
+        return self._cold.prepare(target.space.id, starting) if self._cold is not None else 0
 
     def close(self) -> None:
         """Stop the background loads of cold spaces and the cold path's own background work

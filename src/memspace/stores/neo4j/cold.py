@@ -1,4 +1,4 @@
-"""Neo4j's cold path (domain.ports.ColdSearch): a space this replica does not hold.
+"""Neo4j's cold path (domain.search_paths.ColdSearch): a space this replica does not hold.
 
 A space of up to SCAN_MAX memories is scored by one pass over its rows (stores/cold_scan.py,
 read through the (spaceId, seq) index): exact, the warm ranking, ~SCAN_MAX rows over bolt.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -86,6 +86,17 @@ class Neo4jColdSearch(ScanSearch):
     def close(self) -> None:
         self._vector_reads.shutdown(wait=False, cancel_futures=True)
         self.indexes.close()
+
+    def prepare(self, space_id: str, starting: Callable[[int], None] | None = None) -> int:
+        """The space's own vector index built now, if it is large enough for one and has none
+        ready (space_vectors.py); 0 when none was needed, or another replica's build holds the
+        claim (its progress is the index's, in SHOW INDEXES)."""
+        size, own = self._space(space_id)
+        if own is not None or size < OWN_INDEX_MIN:
+            return 0
+        if starting is not None:
+            starting(size)
+        return size if self.indexes.build(space_id) else 0
 
     def _size(self, space_id: str) -> int:
         return self._space(space_id)[0]
