@@ -94,7 +94,8 @@ class EvidenceService:
                 f"space '{space.slug}' requires evidence on every write; pass `evidence` with "
                 "at least one citation: <path>:<line> of the code the claim is about, "
                 "commit:<sha>, cmd:<command to rerun> or an https:// URL")
-        repos = self._repos.list_repos(space.id)
+        # the space's checkouts anchor citations: a write citing nothing does not read them
+        repos = self._repos.list_repos(space.id) if entries else []
         checked = CheckedEvidence()
         seen: set[str] = set()
         for entry in entries:
