@@ -6,23 +6,24 @@ Usage:
                  [--ops 400] [--add-share 0.15] [--rate 0] [--neo4j-uri bolt://...] [--keep]
                  [--runs 1|2]
                  [--statements]
-                 [--load-only | --reuse RUN] [--own-indexes build|off|as-is]
+                 [--load-only | --reuse RUN] [--own-indexes build|off|as-is] [--idle-probe 15]
 
-Both ways in one command: after the load, the workload runs on the fresh load (what a team
-that imports its history and starts searching meets), then the same operations again on the
-database as the first run left it (reused: what `--reuse` measures on a kept run); `--runs 1`
-stops after the fresh run. Before each run it prints every index of the store and its state
-(online, or populating with its percentage; SQLite builds none in the background), the
-machine's load average, and after it the run's figures, with the core-seconds the machine
-spent meanwhile split into the replicas' own and the rest's (the store's, when it runs on the
-same machine: /proc/stat), and the part of the replicas' spent in the model's encoder (thread
-CPU in onnxruntime, per text and per operation). The runs search alike; each run's
-adds draw words of their own (seeded by the run's name), so that a second run's adds are new
-writes too (replayed word for word they would all be refused as duplicates, one read each: the
-reused runs measured before this had add figures of no write; with the same words and the run's
-name they became corrections of the first run's adds). `--statements` (Neo4j) times every
-statement the replicas send, by the operation running meanwhile (an add, a search), and prints
-the costliest of each.
+Both ways in one command: after the load, the workload runs on the fresh load (what a team that
+imports its history and starts searching meets), then the same operations again on the database
+as the first run left it (reused: what `--reuse` measures on a kept run); `--runs 1` stops
+after the fresh run. Before each run it prints every index of the store and its state (online,
+or populating with its percentage; SQLite builds none in the background), the machine's load
+average and how busy it is over `--idle-probe` seconds with no operation (the store's
+background work after a load, when it runs here), and after it the run's figures, with the
+core-seconds the machine spent meanwhile split into the replicas' own and the rest's (the
+store's, when it runs on the same machine: /proc/stat), and the part of the replicas' spent in
+the model's encoder (thread CPU in onnxruntime, per text and per operation). The runs search
+alike; each run's adds draw words of their own (seeded by the run's name), so that a second
+run's adds are new writes too (replayed word for word they would all be refused as duplicates,
+one read each: the reused runs measured before this had add figures of no write; with the same
+words and the run's name they became corrections of the first run's adds). `--statements`
+(Neo4j) times every statement the replicas send, by the operation running meanwhile (an add, a
+search), and prints the costliest of each.
 
 Loading: S spaces of skewed sizes (the i-th ~ 1/i of the largest: a few large, many small),
 N memories in all, written straight to the store in batches with a stand-in embedder (random
@@ -522,6 +523,17 @@ def print_cpu(reports: list[dict[str, Any]], seconds: float, before: tuple[float
               f"tokens on average; {1000 * cpu / max(ops, 1):.0f} ms an operation)")
 
 
+def idle_probe(seconds: float) -> str:
+    """How busy the machine is with no operation running: what the store does in the background
+    after a load (index merges and sampling, checkpoints, garbage collection), when it runs
+    here, besides anything else on the machine."""
+    before, began = machine_busy(), time.perf_counter()
+    time.sleep(seconds)
+    after, took = machine_busy(), time.perf_counter() - began
+    return (f"idle, before the operations: machine busy {after[0] - before[0]:.1f} core-s in "
+            f"{took:.0f} s ({(after[0] - before[0]) / took:.2f} cores)")
+
+
 def loadavg() -> str:
     return "load average " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
@@ -536,6 +548,8 @@ def workloads(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any]) -
         print(f"--- {label} run: indexes as the operations start ({loadavg()}):")
         for line in index_states(args, data_dir):
             print(line)
+        if args.idle_probe > 0:
+            print(idle_probe(args.idle_probe))
         started, busy = time.perf_counter(), machine_busy()
         reports = run_replicas(args, data_dir, loaded, f"{label} {uuid.uuid4().hex[:6]}")
         seconds = time.perf_counter() - started
@@ -557,6 +571,8 @@ def main() -> None:
     parser.add_argument("--neo4j-uri",
                         default=os.environ.get("MEMSPACE_NEO4J_URI", "bolt://127.0.0.1:7687"))
     parser.add_argument("--ops", type=int, default=400, help="operations per replica")
+    parser.add_argument("--idle-probe", type=float, default=15.0, metavar="S",
+                        help="seconds of no operation before each run, its busy cores printed")
     parser.add_argument("--add-share", type=float, default=0.15)
     parser.add_argument("--rate", type=float, default=0.0,
                         help="operations a second per replica, arriving at random (open loop); "
