@@ -18,7 +18,7 @@ from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.services.access.access import Principal
 from memspace.services.search.search import SearchRequest
-from memspace.stores import cache_budget, space_reads
+from memspace.stores import cache_budget, space_reads, vector_cache
 from memspace.stores.cache_budget import MIN_ROW_BYTES, CacheBudget
 from memspace.stores.space_cache import CacheRole
 from memspace.stores.sqlite import SqliteStore
@@ -224,7 +224,8 @@ def test_a_load_reads_a_space_in_bounded_batches_and_stops_once_past_the_budget(
     first_hundred.load(_Rows(100), "s")  # the same first 100 memories, read the same way
     bounded = VectorCache()
     bounded.budget.budget_bytes = first_hundred.budget.held_bytes - 1
-    monkeypatch.setattr(cache_budget, "MIN_ROW_BYTES", 1)  # the count alone does not tell
+    for module in (cache_budget, vector_cache):  # the count alone does not tell
+        monkeypatch.setattr(module, "MIN_ROW_BYTES", 1)
     source.reads.clear()
     bounded.load(source, "s")
     assert not bounded.holds("s") and bounded.budget.too_large("s")
@@ -355,3 +356,21 @@ def test_context_and_a_model_add_read_a_cold_space_from_the_store_not_inside_the
         assert loads and threading.main_thread().name not in loads  # never inside a request
     finally:
         app.close()
+
+
+def test_a_space_too_large_at_the_held_spaces_bytes_per_memory_pushes_nothing_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted at what a memory of the spaces held takes, a space past the whole budget is not
+    read: it would push every held space out to make room, then be dropped once past it."""
+    for module in (cache_budget, vector_cache):  # the floor alone does not tell
+        monkeypatch.setattr(module, "MIN_ROW_BYTES", 1)
+    cache = VectorCache()
+    cache.load(_Rows(100), "held")
+    per_row = cache.budget.held_bytes / 100
+    cache.budget.budget_bytes = int(150 * per_row)  # 100 fit, 200 do not
+    cache.budget._uses["large"] = 10.0  # searched far more often than the held space
+    large = _Rows(200)
+    cache.load(large, "large")
+    assert large.reads == []  # counted, never read
+    assert cache.budget.too_large("large") and not cache.holds("large")
+    assert cache.holds("held") and cache.budget.held_bytes == int(100 * per_row)

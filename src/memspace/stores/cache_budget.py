@@ -132,13 +132,16 @@ class CacheBudget:
     def forget(self, space_id: str) -> None:
         self._held -= self._sizes.pop(space_id, 0)
 
-    def never_fits(self, space_id: str, memories: int) -> bool:
-        """Whether a space of this many memories would need more than the whole budget even
-        at MIN_ROW_BYTES a memory; if so it is remembered as too large without being read (a
-        read of it whole, only to drop it, would take the process far past its budget)."""
-        if self.budget_bytes is None or memories * MIN_ROW_BYTES <= self.budget_bytes:
+    def never_fits(self, space_id: str, memories: int, estimate: int = 0) -> bool:
+        """Whether a space of this many memories would need more than the whole budget, at
+        MIN_ROW_BYTES a memory or at `estimate` bytes in all (at the bytes per memory of the
+        spaces held), whichever is more; if so it is remembered as too large without being
+        read. Read, it would first push out every space held to make room, then be dropped
+        once past the budget: the held spaces lost and a budget's worth read for nothing."""
+        needed = max(memories * MIN_ROW_BYTES, estimate)
+        if self.budget_bytes is None or needed <= self.budget_bytes:
             return False
-        self._oversize[space_id] = memories * MIN_ROW_BYTES
+        self._oversize[space_id] = needed
         self.forget(space_id)
         return True
 

@@ -232,7 +232,7 @@ class VectorCache:
                 return
             count = source.memory_count(space_id)
             nbytes = count * self._bytes_per_row()
-            if self.budget.never_fits(space_id, count) or not self.budget.admits(space_id, nbytes):
+            if self.budget.never_fits(space_id, count, nbytes) or not self.budget.admits(space_id, nbytes):
                 return  # too large, or it would push out spaces searched more often
             for victim in self.budget.make_room(nbytes):
                 del self._spaces[victim]
