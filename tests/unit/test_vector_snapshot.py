@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from memspace.stores import vector_snapshot
+from memspace.stores.space_vectors import SpaceVectors
 from memspace.stores.vector_cache import VectorCache
 
 SPACE = "0f3c9a"
@@ -168,7 +169,11 @@ def test_a_snapshot_written_in_small_chunks_reads_back_exactly(
         terms=terms, words=empty)
     vector_snapshot.save(tmp_path, SPACE, saved)
     back = vector_snapshot.load(tmp_path, SPACE)
-    assert back is not None
+    assert back is not None and back.room is None
+    roomy = vector_snapshot.load(tmp_path, SPACE, room=lambda rows: rows + 10)
+    assert roomy is not None and roomy.room is not None
+    assert np.array_equal(roomy.matrix, matrix) and roomy.room.shape == (67, 8)
+    assert np.shares_memory(roomy.matrix, roomy.room) and not roomy.room[57:].any()
     assert np.array_equal(back.seqs, saved.seqs) and back.seqs.dtype == np.int64
     assert np.array_equal(back.matrix, matrix) and back.matrix.dtype == np.float32
     assert np.array_equal(back.has_vector, saved.has_vector)
@@ -177,3 +182,29 @@ def test_a_snapshot_written_in_small_chunks_reads_back_exactly(
     assert np.array_equal(back.terms.postings, terms.postings)
     assert np.array_equal(back.terms.lengths, terms.lengths)
     assert back.words.terms == [] and len(back.words.postings) == 0
+
+
+def test_adds_to_a_loaded_or_restored_space_are_written_in_place(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Growing a held space's arrays holds the old and the new at once, each as large as the
+    space: a load, or a snapshot and the rows past it, leave room for the adds after them."""
+    copies: list[int] = []
+    grow = SpaceVectors._grow
+
+    def counted(self: SpaceVectors, capacity: int, width: int) -> None:
+        if self.size:
+            copies.append(self.size)
+        grow(self, capacity, width)
+
+    monkeypatch.setattr(SpaceVectors, "_grow", counted)
+    source = Source(seed=8, n=1_500)
+    cache = VectorCache(tmp_path)
+    assert top(cache, source, source.rows[9][0])[0] == 9
+    rng = np.random.default_rng(9)
+    for _ in range(3):
+        newest = source.add(rng.normal(size=8).astype(np.float32))
+        assert top(cache, source, source.rows[newest][0])[0] == newest
+    restarted = VectorCache(tmp_path)  # from the snapshot, with rows past it
+    newest = source.add(rng.normal(size=8).astype(np.float32))
+    assert top(restarted, source, source.rows[newest][0])[0] == newest
+    assert copies == []

@@ -12,7 +12,7 @@ import numpy as np
 
 from memspace.heap import release_freed_memory
 from memspace.stores import vector_snapshot
-from memspace.stores.space_vectors import Row, SpaceVectors, VectorSource, as_block
+from memspace.stores.space_vectors import Row, SpaceVectors, VectorSource, as_block, room_for
 from memspace.stores.term_index import TermIndex
 
 # Rows per read of a load: each read's rows (blobs, term strings) take ~3x what the entry keeps
@@ -54,7 +54,7 @@ def restore(snapshot_dir: Path | None, entry: SpaceVectors, source: VectorSource
     snapshot used)."""
     if snapshot_dir is None:
         return None
-    saved = vector_snapshot.load(snapshot_dir, space_id)
+    saved = vector_snapshot.load(snapshot_dir, space_id, room_for)
     if saved is None:
         return None
     last = int(saved.seqs[-1])

@@ -24,6 +24,7 @@ import os
 import re
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,22 +68,29 @@ class Saved:
     categories: list[str]
     terms: Exported
     words: Exported
+    # The arrays `matrix` is the first rows of, with room past them (load's `room`), or None.
+    room: np.ndarray | None = None
 
 
-def load(directory: Path, space_id: str) -> Saved | None:
-    """What was saved for a space, or None (none, unreadable, or an older layout)."""
+def load(directory: Path, space_id: str,
+         room: Callable[[int], int] | None = None) -> Saved | None:
+    """What was saved for a space, or None (none, unreadable, or an older layout). With
+    `room`, the matrix is read into arrays of room(rows) rows (`Saved.room`)."""
     path = _path(directory, space_id)
     if path is None or not path.is_file():
         return None
     try:
         with np.load(path, allow_pickle=False) as data:
+            matrix, with_room = (_read_with_room(data.zip, room) if room is not None
+                                 else (data["matrix"].astype(np.float32, copy=False), None))
             saved = Saved(
                 seqs=data["seqs"].astype(np.int64),
-                matrix=data["matrix"].astype(np.float32, copy=False),
+                matrix=matrix,
                 has_vector=data["has_vector"].astype(bool),
                 categories=[str(c) for c in data["categories"]],
                 terms=_index(data, ""),
                 words=_index(data, "words_"),
+                room=with_room,
             )
     except Exception as exc:  # a damaged or older cache file: read from the store instead
         log.warning("ignoring the vector snapshot %s (%s)", path, exc)
@@ -92,6 +100,29 @@ def load(directory: Path, space_id: str) -> Saved | None:
                       == n) or not (_whole(saved.terms, n) and _whole(saved.words, n)):
         return None
     return saved
+
+
+def _read_with_room(archive: zipfile.ZipFile,
+                    room: Callable[[int], int]) -> tuple[np.ndarray, np.ndarray]:
+    """(the saved matrix, the zeros of room(rows) rows it was read straight into): read, then
+    copied into larger arrays, both copies would be resident at once."""
+    with archive.open("matrix.npy") as member:
+        version = np.lib.format.read_magic(member)
+        header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                  else np.lib.format.read_array_header_2_0)
+        shape, fortran, dtype = header(member)
+        if len(shape) != 2 or fortran or dtype != np.dtype(np.float32):
+            raise ValueError(f"a matrix of {shape} {dtype}, not rows of float32")
+        whole = np.zeros((room(shape[0]), shape[1]), dtype=np.float32)
+        raw = whole[: shape[0]].reshape(-1).view(np.uint8).data
+        done = 0
+        while done < len(raw):
+            chunk = member.read(min(WRITE_CHUNK, len(raw) - done))
+            if not chunk:
+                raise ValueError("the matrix ends early")
+            raw[done:done + len(chunk)] = chunk
+            done += len(chunk)
+    return whole[: shape[0]], whole
 
 
 def _index(data: Any, prefix: str) -> Exported:
