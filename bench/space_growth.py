@@ -66,6 +66,14 @@ class Source:
         return len(self.rows)
 
 
+def add_one(source: Source, entry: SpaceVectors, label: str) -> None:
+    """One row more, as an add to a held space appends it; prints its peak."""
+    source.add(1)
+    before = fresh_peak()
+    entry.append(source.vectors_after("s", entry.last_seq))
+    print(f"{label}: peak {rss_mb('VmHWM') - before:.0f} MB past the RSS before it")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=34_126,
@@ -81,28 +89,21 @@ def main() -> None:
     release_freed_memory()
     print(f"read {args.rows:,} rows: held {rss_mb() - before:.0f} MB, "
           f"peak {rss_mb('VmHWM') - rss_mb():.0f} MB past the RSS after it")
-    source.add(1)
-    before = fresh_peak()
-    entry.append(source.vectors_after("s", entry.last_seq))
-    print(f"an add after the read: peak {rss_mb('VmHWM') - before:.0f} MB past the RSS before it")
-    snapshots = Path(tempfile.mkdtemp(prefix="memspace-growth-"))
-    vector_snapshot.save(snapshots, "s", entry.saved())
-    del entry
-    source.add(args.past)
-    before = fresh_peak()
-    restored = SpaceVectors()
-    past = space_reads.restore(snapshots, restored, source, "s")
-    if past is None:
-        raise SystemExit("the snapshot was not used")
-    restored.append(past)
+    add_one(source, entry, "an add after the read")
+    with tempfile.TemporaryDirectory(prefix="memspace-growth-") as folder:
+        vector_snapshot.save(Path(folder), "s", entry.saved())
+        del entry
+        source.add(args.past)
+        before = fresh_peak()
+        restored = SpaceVectors()
+        past = space_reads.restore(Path(folder), restored, source, "s")
+        if past is None:
+            raise SystemExit("the snapshot was not used")
+        restored.append(past)
     release_freed_memory()
     print(f"restored with {len(past)} rows past the snapshot: held {rss_mb() - before:.0f} MB, "
           f"peak {rss_mb('VmHWM') - rss_mb():.0f} MB past the RSS after it")
-    source.add(1)
-    before = fresh_peak()
-    restored.append(source.vectors_after("s", restored.last_seq))
-    print(f"an add after the restore: peak {rss_mb('VmHWM') - before:.0f} MB past the RSS "
-          "before it")
+    add_one(source, restored, "an add after the restore")
     print(f"$ python bench/space_growth.py --rows {args.rows} --past {args.past}")
 
 
