@@ -37,6 +37,10 @@ class ConflictKind(enum.StrEnum):
     SUGGESTED_UPDATE = "suggested_update"
     CONTRADICTION = "contradiction"
     WRITE_CONFLICT = "write_conflict"
+    # Left by a consolidation pass (docs/consolidation.md): memories that may say the same fact,
+    # and a newer memory that may replace an older one, which no rule could settle alone.
+    RESTATEMENT = "restatement"
+    REPLACEMENT = "replacement"
 
 
 # Kinds found from the memories themselves; the others are kept as records.
@@ -106,6 +110,10 @@ class Settlement:
     by: str
     at: datetime
     expected: dict[str, int] = field(default_factory=dict)
+    # When the superseded memories stopped holding (their valid_to): the kept memory's
+    # valid_from, set by a consolidation pass so as-of reads keep answering what held then.
+    # None leaves valid_to as it is.
+    valid_to: datetime | None = None
 
 
 def proposal_text(proposal: Proposal | None) -> str | None:

@@ -22,6 +22,7 @@ from memspace.domain.ports import (
 from memspace.domain.role_ports import (
     CodeIndexStore,
     ConflictStore,
+    ConsolidationStore,
     EvidenceStore,
     LifecycleStore,
     SpaceTextStore,
@@ -114,6 +115,11 @@ class WithTexts(Protocol):
 class WithConflicts(Protocol):
     @property
     def conflicts(self) -> ConflictStore: ...  # the conflict queue's records
+
+
+class WithConsolidation(Protocol):
+    @property
+    def consolidation(self) -> ConsolidationStore: ...  # the consolidation pass's records
 
 
 class GraphStore(WithDirectory, WithReads, WithWrites, WithRelations, WithSearch, WithDocuments,

@@ -10,8 +10,9 @@ from typing import Protocol
 
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.conflicts import RecordedConflict, Settlement
+from memspace.domain.consolidation import PassRecord
 from memspace.domain.lifecycle import MemoryStatus, Revision
-from memspace.domain.models import Memory, Space
+from memspace.domain.models import Memory, Relation, Space
 from memspace.domain.ports import Checked, PageAfter
 
 
@@ -118,3 +119,55 @@ class SpaceTextStore(Protocol):
     def set_space_text(self, space_id: str, description: str | None,
                        instructions: str | None) -> Space:
         """Set what is given (None keeps it). Raises NotFound."""
+
+
+class ConsolidationStore(Protocol):
+    """What the consolidation pass keeps per space (domain/consolidation.py,
+    docs/consolidation.md): its lease, its cursor, its records, the links it adds and the undo
+    of a pass. A role object per store (stores/*/consolidation.py). Its supersessions are
+    written by ConflictStore.settle (a fold is a settled conflict)."""
+
+    def take_lease(self, space_id: str, holder: str, now: datetime, until: datetime) -> bool:
+        """Hold the space's pass lease until `until`: True when it was free, had lapsed
+        (its until <= now) or is already `holder`'s (then renewed); False, changing nothing,
+        when another holder has it. Atomic across every process on the store."""
+
+    def release_lease(self, space_id: str, holder: str) -> None:
+        """Give the lease back if `holder` has it (nothing otherwise)."""
+
+    def cursor(self, space_id: str) -> int:
+        """The space version up to which passes have read (0: no pass yet)."""
+
+    def save_pass(self, record: PassRecord) -> None:
+        """Keep the record (insert, or replace the one with its id); when it is finished
+        (`finished_at` set), the space's cursor moves to `record.until` in the same
+        transaction (never backwards)."""
+
+    def get_pass(self, space_id: str, pass_id: str) -> PassRecord | None:
+        """One pass of the space, or None (another space's answers None too)."""
+
+    def list_passes(self, space_id: str, limit: int) -> list[PassRecord]:
+        """The space's passes, newest started first."""
+
+    def decided(self, space_id: str, conflict_ids: Sequence[str]) -> set[str]:
+        """Those of `conflict_ids` kept as conflict records of the space, open or settled
+        (a group the queue holds or a person or pass already decided)."""
+
+    def link(self, space_id: str, relations: Sequence[Relation]) -> list[Relation]:
+        """In one transaction under the space's write lock: write each relation whose two ends
+        are active memories of the space and are not joined by any relation yet (either
+        direction); bump the space's version. Returns the relations written."""
+
+    def undo(self, space_id: str, pass_id: str, restore: dict[str, int],
+             unlink: Sequence[Relation], by: str, at: datetime, reason: str) -> list[str]:
+        """Reverse a pass in one transaction under the space's write lock: each memory of
+        `restore` still inactive at the version given becomes current again (active, status
+        current, its invalidation and valid_to cleared, version + 1, in the change feed, a
+        `restored` entry in its history with `by` and `reason`); a memory not at that version
+        is left alone. Each relation of `unlink` (same ends, type and writer) is removed; the
+        pass is marked undone by `by` at `at`. Returns the ids restored.
+
+        Raises:
+            NotFound: no such pass in the space.
+            Conflict: the pass is undone already.
+        """
