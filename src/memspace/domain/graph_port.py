@@ -34,7 +34,8 @@ from memspace.domain.space_ports import DirectoryStore, LedgerStore
 # The role attributes of every store, in the order the store builds them: the memories' graph,
 # then the records of the work around it.
 ROLES = ("directory", "reads", "writes", "relations", "search", "documents", "ledger", "handoffs",
-         "oauth", "note_jobs", "code_index", "evidence", "security", "marks", "texts", "conflicts")
+         "oauth", "note_jobs", "code_index", "evidence", "security", "marks", "texts", "conflicts",
+         "consolidation")
 
 
 class WithDirectory(Protocol):
@@ -124,7 +125,7 @@ class WithConsolidation(Protocol):
 
 class GraphStore(WithDirectory, WithReads, WithWrites, WithRelations, WithSearch, WithDocuments,
                  WithLedger, WithHandoffs, WithOAuth, WithNoteJobs, WithCodeIndex, WithEvidence,
-                 WithSecurity, WithMarks, WithTexts, WithConflicts, Protocol):
+                 WithSecurity, WithMarks, WithTexts, WithConflicts, WithConsolidation, Protocol):
     """What the adapters (stores/sqlite, stores/neo4j) implement and bootstrap wires: the role
     objects, the facts about the store as a whole, and its lifecycle. Every memory query is
     scoped to one space. A service's `*Ports` names the roles it calls with the `With*`

@@ -29,6 +29,8 @@ const KINDS: Record<string, string> = {
   suggested_update: "suggested update",
   contradiction: "contradiction",
   write_conflict: "refused write",
+  restatement: "possible restatement",
+  replacement: "possible replacement",
 };
 const root = byId<HTMLElement>("app");
 const count = h("span", { class: "sub" });

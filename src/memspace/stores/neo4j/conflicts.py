@@ -58,6 +58,8 @@ class Neo4jConflicts:
         space, at = settlement.conflict.space_id, rec.utc(settlement.at)
         named = [*([settlement.keep] if settlement.keep else []), *settlement.supersede]
         why = f"{settlement.conflict.kind.value} {settlement.conflict.id}: {settlement.reason}"
+        # When the superseded stopped holding; None leaves their validTo as it is.
+        valid_to = rec.utc(settlement.valid_to) if settlement.valid_to else None
 
         def work(tx: Transaction) -> None:
             begun = tx.run(BEGIN_SPACE_WRITE, space=space, count=0, at=at).single()
@@ -69,11 +71,12 @@ class Neo4jConflicts:
             for old in settlement.supersede:
                 if settlement.keep is None:
                     tx.run(cypher.RETIRE, old=old, space=space, at=at, changed=changed,
-                           reason=settlement.reason, by=settlement.by).consume()
+                           reason=settlement.reason, by=settlement.by,
+                           validTo=valid_to).consume()
                     status = "historical"
                 else:
                     tx.run(cypher.SUPERSEDE, old=old, keep=settlement.keep, space=space, at=at,
-                           changed=changed, by=settlement.by,
+                           changed=changed, by=settlement.by, validTo=valid_to,
                            reason=f"conflict resolved: {settlement.reason}").consume()
                     status = "superseded"
                 tx.run(cypher.HISTORY, id=old, space=space, status=status, reason=why,

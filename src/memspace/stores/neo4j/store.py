@@ -7,11 +7,11 @@ everything else `Unavailable` naming the URI.
 Laid out like stores/sqlite/: the connection (connection.py), the records it reads
 (records.py), the Cypher (cypher/, one module per role), search (search.py), and one module
 per role (directory, memory_reads, memory_writes, relations, memory_search, documents, ledger,
-handoffs; oauth, note_jobs, repos, evidence, security, lifecycle, space_settings, conflicts),
-each role a class built over the kit they share (kit.py: the connection, the writers' turns,
-the vector cache, each space's counts). The store is its roles as attributes, all built here
-(domain/graph_port.py: `store.reads.get_memory(...)`), its search paths (the in-process cache
-and the cold path), the facts about the store as a whole, and its lifecycle.
+handoffs; oauth, note_jobs, repos, evidence, security, lifecycle, space_settings, conflicts,
+consolidation), each role a class built over the kit they share (kit.py: the connection, the
+writers' turns, the vector cache, each space's counts). The store is its roles as attributes,
+all built here (domain/graph_port.py: `store.reads.get_memory(...)`), its search paths (the
+in-process cache and the cold path), the facts about the store as a whole, and its lifecycle.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from memspace.stores.neo4j import directory
 from memspace.stores.neo4j.cold import Neo4jColdSearch
 from memspace.stores.neo4j.conflicts import Neo4jConflicts
 from memspace.stores.neo4j.connection import Neo4jConnection
+from memspace.stores.neo4j.consolidation import Neo4jConsolidation
 from memspace.stores.neo4j.cypher.cold import AWAIT_TEXT_INDEXES
 from memspace.stores.neo4j.directory import Neo4jDirectory
 from memspace.stores.neo4j.documents import Neo4jDocuments
@@ -87,6 +88,7 @@ class Neo4jStore:
             self.code_index = Neo4jRepos(self.kit)
             self.evidence = Neo4jEvidence(self.kit)
             self.security = Neo4jSecurity(self.kit)
+            self.consolidation = Neo4jConsolidation(self.kit)
         except BaseException:
             self._db.close()
             raise

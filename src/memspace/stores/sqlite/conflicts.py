@@ -109,16 +109,19 @@ def _retire(conn: sqlite3.Connection, settlement: Settlement, old: str, stamp: i
     """Take `old` out of the current set: superseded by the kept memory (with an UPDATES from
     it unless one already joins them), or historical when nothing is kept."""
     at, space = ts(settlement.at), settlement.conflict.space_id
+    valid_to = ts(settlement.valid_to) if settlement.valid_to else None  # None: left as it is
     if settlement.keep is None:
         conn.execute(
             "UPDATE memories SET active = 0, invalidated_at = ?, forget_reason = ?, "
-            "forgotten_by = ?, status = 'historical', changed_version = ?, version = version + 1 "
-            "WHERE id = ?", (at, settlement.reason, settlement.by, stamp, old))
+            "forgotten_by = ?, status = 'historical', changed_version = ?, version = version + 1, "
+            "valid_to = coalesce(?, valid_to) WHERE id = ?",
+            (at, settlement.reason, settlement.by, stamp, valid_to, old))
         return "historical"
     conn.execute(
         "UPDATE memories SET active = 0, invalidated_at = ?, invalidated_by = ?, "
-        "status = 'superseded', changed_version = ?, version = version + 1 WHERE id = ?",
-        (at, settlement.keep, stamp, old))
+        "status = 'superseded', changed_version = ?, version = version + 1, "
+        "valid_to = coalesce(?, valid_to) WHERE id = ?",
+        (at, settlement.keep, stamp, valid_to, old))
     joined = conn.execute(
         "SELECT 1 FROM relations WHERE space_id = ? AND type = 'UPDATES' AND ((source_id = ? AND "
         "target_id = ?) OR (source_id = ? AND target_id = ?))",

@@ -109,6 +109,33 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE api_keys ADD COLUMN toolsets TEXT;
     """,
+    # 20: the consolidation pass (domain/consolidation.py, stores/sqlite/consolidation.py): the
+    # lease one pass of a space holds at a time, the space version passes have read up to, and
+    # each pass's record (`changes` and `cost` as the JSON text of changes_text / cost_text).
+    """
+    CREATE TABLE consolidation_leases (
+        space_id TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        until TEXT NOT NULL
+    );
+    CREATE TABLE consolidation_cursors (
+        space_id TEXT PRIMARY KEY,
+        cursor INTEGER NOT NULL
+    );
+    CREATE TABLE consolidation_passes (
+        id TEXT PRIMARY KEY,
+        space_id TEXT NOT NULL REFERENCES spaces(id),
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        since INTEGER NOT NULL,
+        until INTEGER NOT NULL,
+        changes TEXT NOT NULL,
+        cost TEXT NOT NULL,
+        undone_at TEXT,
+        undone_by TEXT
+    );
+    CREATE INDEX consolidation_passes_by_space ON consolidation_passes (space_id, started_at);
+    """,
 ]
 
 

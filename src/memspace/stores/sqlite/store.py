@@ -3,10 +3,10 @@
 Laid out like stores/neo4j/: the connection (connection.py), the rows it reads (records.py),
 and one module per role (directory, memory_reads, memory_writes, relations, memory_search,
 documents, ledger, handoffs; oauth, note_jobs, repos, evidence, security, lifecycle,
-space_settings, conflicts), each role a class built over the kit (kit.py: the connection,
-the vector cache, each space's counts). The store is its roles as attributes, all built here
-(domain/graph_port.py: `store.reads.get_memory(...)`), its search paths (the in-process cache
-and the cold path), the facts about the store as a whole, and its lifecycle."""
+space_settings, conflicts, consolidation), each role a class built over the kit (kit.py: the
+connection, the vector cache, each space's counts). The store is its roles as attributes, all
+built here (domain/graph_port.py: `store.reads.get_memory(...)`), its search paths (the
+in-process cache and the cold path), the facts about the store as a whole, and its lifecycle."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from memspace.stores.space_cache import CacheRole
 from memspace.stores.sqlite.cold import SqliteColdSearch
 from memspace.stores.sqlite.conflicts import SqliteConflicts
 from memspace.stores.sqlite.connection import SqliteConnection
+from memspace.stores.sqlite.consolidation import SqliteConsolidation
 from memspace.stores.sqlite.directory import SqliteDirectory
 from memspace.stores.sqlite.documents import SqliteDocuments
 from memspace.stores.sqlite.evidence import SqliteEvidence
@@ -63,6 +64,7 @@ class SqliteStore:
         self.marks = SqliteLifecycle(self.kit)
         self.texts = SqliteSpaceSettings(self.kit)
         self.conflicts = SqliteConflicts(self.kit)
+        self.consolidation = SqliteConsolidation(self.kit)
         # The search paths (docs/scaling.md): spaces held in memory, loaded through `search`,
         # and the scan of a space that is not.
         self.cache = CacheRole(self.vector_cache, self.search)

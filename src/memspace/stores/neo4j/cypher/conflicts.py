@@ -37,7 +37,8 @@ RETURN id, m.active AS active, coalesce(m.version, 1) AS version
 SUPERSEDE = """
 MATCH (m:Memory {id: $old}) WHERE m.spaceId = $space
 SET m.active = false, m.invalidatedAt = $at, m.invalidatedBy = $keep, m.status = 'superseded',
-    m.changed = $changed, m.version = coalesce(m.version, 1) + 1
+    m.changed = $changed, m.version = coalesce(m.version, 1) + 1,
+    m.validTo = coalesce($validTo, m.validTo)
 REMOVE m._lock
 WITH m
 MATCH (k:Memory {id: $keep}) WHERE k.spaceId = $space
@@ -47,7 +48,8 @@ CREATE (k)-[:UPDATES {createdAt: $at, createdBy: $by, reason: $reason}]->(m)
 RETIRE = """
 MATCH (m:Memory {id: $old}) WHERE m.spaceId = $space
 SET m.active = false, m.invalidatedAt = $at, m.forgetReason = $reason, m.forgottenBy = $by,
-    m.status = 'historical', m.changed = $changed, m.version = coalesce(m.version, 1) + 1
+    m.status = 'historical', m.changed = $changed, m.version = coalesce(m.version, 1) + 1,
+    m.validTo = coalesce($validTo, m.validTo)
 REMOVE m._lock
 """
 KEEP = """
