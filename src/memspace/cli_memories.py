@@ -50,6 +50,10 @@ def add(
     evidence: CiteOpt = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate and show, write nothing.")] = False,
     as_json: JsonOpt = False,
+    expires_at: Annotated[str | None, typer.Option(
+        "--expires-at", help="When it stops holding: ISO 8601 with an offset.")] = None,
+    forget_after: Annotated[str | None, typer.Option(
+        "--forget-after", help="Or how long it holds: 90m, 12h, 30d, 2w.")] = None,
 ) -> None:
     """Save one memory (the same call as the add_memory tool). A decision that contradicts a close
     one is refused (exit 1) with the two commands that settle it."""
@@ -57,7 +61,8 @@ def add(
     text = sys.stdin.read() if content == "-" else content
     request = AddRequest(text, space, category, memory_type=memory_type, importance=importance,
                          canonical=canonical, supersedes=tuple(supersedes or ()), force=force,
-                         evidence=tuple(evidence) if evidence else None)
+                         evidence=tuple(evidence) if evidence else None,
+                         expires_at=expires_at, forget_after=forget_after)
     added = container.memories.submit(AccessService.operator(), request, dry_run=dry_run)
     if added.clash is not None:
         if as_json:

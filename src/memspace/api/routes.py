@@ -73,6 +73,8 @@ class AddBody(BaseModel):
     canonical: bool = False
     supersedes: list[str] = []
     force: bool = False
+    expiresAt: str | None = None  # noqa: N815  (docs/lifecycle.md#expiry)
+    forgetAfter: str | None = None  # noqa: N815
 
 
 class MarkBody(BaseModel):
@@ -112,7 +114,8 @@ async def add_memory(body: AddBody, app: ContainerDep, who: PrincipalDep) -> Any
     request = AddRequest(body.content, body.space, body.category, memory_type=body.type,
                          importance=body.importance, canonical=body.canonical,
                          supersedes=tuple(body.supersedes), force=body.force,
-                         evidence=tuple(body.evidence) if body.evidence is not None else None)
+                         evidence=tuple(body.evidence) if body.evidence is not None else None,
+                         expires_at=body.expiresAt, forget_after=body.forgetAfter)
     result = await run_in_threadpool(lambda: app.memories.submit(who, request,
                                                                  dry_run=body.dryRun))
     if result.status == "conflict":  # nothing stored: the answer says how to resolve it

@@ -45,7 +45,7 @@ def as_known(memory: Memory, known_at: datetime, marks: Sequence[Revision] = ())
     if replaced is None:
         return replace(shown, status=status)
     return replace(shown, status=status, active=True, invalidated_at=None, invalidated_by=None,
-                   valid_to=None)
+                   valid_to=None, forget_reason=None, forgotten_by=None)  # (an expiry's)
 
 
 def relations_known(relations: Iterable[Relation], known_at: datetime,

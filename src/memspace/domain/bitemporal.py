@@ -46,8 +46,16 @@ def valid_from_of(memory: Memory) -> datetime:
 
 
 def forgotten(memory: Memory) -> bool:
-    """Forgetting erases from every reading of the past too, not only from today's."""
-    return memory.forgotten_by is not None or memory.forget_reason is not None
+    """Forgetting erases from every reading of the past too, not only from today's. A memory
+    retired at its expiry was not forgotten: it held until then."""
+    return (memory.forgotten_by is not None or memory.forget_reason is not None) \
+        and not expired(memory)
+
+
+def expired(memory: Memory) -> bool:
+    """Retired at its expiry (LifecycleStore.expire_due): its record ends at `expires_at`."""
+    return (memory.expires_at is not None and memory.invalidated_at is not None
+            and utc(memory.invalidated_at) == utc(memory.expires_at))
 
 
 def superseded_at(memory: Memory) -> datetime | None:

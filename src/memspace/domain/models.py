@@ -144,6 +144,9 @@ class Memory:
     # valid_from of what superseded it (None: open).
     valid_from: datetime | None = field(default=None, compare=False)
     valid_to: datetime | None = None
+    # When it leaves the current view as historical (the consolidation pass retires it then;
+    # docs/lifecycle.md#expiry); None: kept until changed.
+    expires_at: datetime | None = None
 
     @property
     def superseded_by(self) -> str | None:

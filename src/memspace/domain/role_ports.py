@@ -85,6 +85,15 @@ class LifecycleStore(Protocol):
     def marks_of(self, space_id: str, memory_ids: list[str]) -> list[Revision]:
         """The status changes of these memories, oldest first."""
 
+    def expire_due(self, space_id: str, now: datetime, by: str, reason: str,
+                   limit: int) -> list[Memory]:
+        """Retire up to `limit` active memories of the space whose `expires_at` is at or
+        before `now`, in one transaction under the space's write lock: each becomes inactive
+        and historical as of its expiry (invalidated_at = valid_to = expires_at, so reads of
+        the past still show it before then), with `reason` and `by` as its forget reason and
+        forgotten-by, its version bumped, in the change feed, and an `expired` entry in its
+        history (marks_of). The memories as they are after; none due: [] and nothing changes."""
+
 
 class ConflictStore(Protocol):
     """The conflict queue's records and settlements (domain/conflicts.py, docs/conflicts.md).

@@ -127,6 +127,8 @@ def add_memory(
     canonical: Annotated[bool, Field(description="The team's agreed answer on its subject (ranked first).")] = False,
     supersedes: Annotated[list[str] | None, Field(description="Ids this replaces (they become superseded).")] = None,
     force: Annotated[bool, Field(description="Store it although it contradicts a decision (both hold).")] = False,
+    expiresAt: Annotated[str | None, Field(description="When it stops holding (ISO 8601 with offset).")] = None,  # noqa: N803
+    forgetAfter: Annotated[str | None, Field(description="Or how long it holds: 90m, 12h, 30d, 2w.")] = None,  # noqa: N803
 ) -> CallToolResult:
     app = app_of(ctx)
     who = principal_of(ctx)
@@ -138,7 +140,8 @@ def add_memory(
     request = AddRequest(content, space, category, speaker, observedAt, idempotencyKey,
                          evidence=tuple(evidence) if evidence is not None else None,
                          memory_type=type, importance=importance, canonical=canonical,
-                         supersedes=tuple(supersedes or ()), force=force)
+                         supersedes=tuple(supersedes or ()), force=force,
+                         expires_at=expiresAt, forget_after=forgetAfter)
     added = call(lambda: app.memories.submit(who, request, wait=wait, dry_run=dryRun))
     return result(add_text(added), add_json(added))
 

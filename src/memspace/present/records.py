@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from memspace.domain.bitemporal import superseded_at, utc, valid_from_of
+from memspace.domain.bitemporal import expired, superseded_at, utc, valid_from_of
 from memspace.domain.lifecycle import DEFAULT_IMPORTANCE
 from memspace.domain.models import (
     ApiKey,
@@ -77,6 +77,8 @@ def memory_json(memory: Memory, titles: Mapping[str, str] | None = None,
         data["speaker"] = memory.speaker
     if memory.observed_at is not None:
         data["observedAt"] = memory.observed_at.isoformat()  # in the offset the caller gave
+    if memory.expires_at is not None:  # docs/lifecycle.md#expiry
+        data["expiresAt"] = iso(utc(memory.expires_at))
     data |= interval_json(memory, lean)
     if memory.evidence:
         data["evidence"] = [c.text for c in memory.evidence]
@@ -105,7 +107,8 @@ def interval_json(memory: Memory, lean: bool = False) -> dict[str, Any]:
     data: dict[str, Any] = {}
     if not lean or start != utc(memory.created_at):
         data["validFrom"] = iso(start)
-    if memory.valid_to is not None and memory.invalidated_by and not memory.forget_reason:
+    ended = memory.invalidated_by and not memory.forget_reason  # superseded
+    if memory.valid_to is not None and (ended or expired(memory)):
         data["validTo"] = iso(utc(memory.valid_to))
     return data
 

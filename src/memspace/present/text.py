@@ -46,9 +46,15 @@ def _made(kind: str, source: str, document_id: str | None) -> str:
     return "" if kind == "document" and document_id else f" · {kind}: {label(source)}"
 
 
+def _expiry(at: str | None) -> str:
+    """` (expires 2026-06-30 15:00 UTC)` for a current memory with an expiry, else nothing."""
+    return f" (expires {at[:16].replace('T', ' ')} UTC)" if at else ""
+
+
 def _line(memory: dict[str, Any]) -> str:
     state = _state(memory.get("active", True), memory.get("status", "current"),
                    memory.get("supersededBy"))
+    state += _expiry(memory.get("expiresAt") if memory.get("active", True) else None)
     version = f" v{memory['version']}" if "version" in memory else ""
     line = (f"[{memory['id']}]{version} "
             f"({kind_label(memory.get('type', 'note'), memory['category'])}){state}")
@@ -69,6 +75,7 @@ def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
     citations and provenance; then its text as a quote (present/quoting.py): recalled text is
     data. `lean`: the text cut to about `chars` characters."""
     state = _state(memory.active, memory.status.value, memory.superseded_by)
+    state += _expiry(iso(memory.expires_at) if memory.active else None)
     shown = excerpt(memory.content, chars if lean else None)
     line = f"[{memory.id}] v{memory.version} ({kind_label(memory.type.value, memory.category)}){state}"
     if shown is not memory.content:

@@ -61,6 +61,13 @@ class AddRequest:
     # once checked and anchored by the service.
     evidence: tuple[str, ...] | None = None
     citations: tuple[Citation, ...] = ()
+    # When it expires, as the caller gave it: an instant (`expiresAt`, ISO 8601 with an
+    # offset) or a duration from now (`forgetAfter`: 90m, 12h, 30d, 2w); `expiry` is that
+    # instant once checked by the service (memory_rules.expiry_of), which every memory the add
+    # writes carries (docs/lifecycle.md#expiry).
+    expires_at: str | datetime | None = None
+    forget_after: str | None = None
+    expiry: datetime | None = None
 
 
 @dataclass

@@ -218,7 +218,7 @@ class NoteExtraction:
                       created_by=note.created_by, content_hash=content_hash(text),
                       provenance=Provenance(ProvenanceKind.MODEL, f"extracted from note {note.id} "
                                             f"by {model_name(self._extractor)}"),
-                      suspicious=suspicious_reason(text))
+                      suspicious=suspicious_reason(text), expires_at=note.expires_at)
 
     def _record_usage(self, space_id: str, usage: Usage) -> None:
         if usage:

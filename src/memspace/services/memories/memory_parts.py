@@ -79,7 +79,7 @@ class NewMemories:
                           evidence=request.citations, provenance=provenance)
         return replace(memory, type=type_of(request.memory_type) or kind or MemoryType.NOTE,
                        importance=importance_of(request.importance),
-                       canonical=request.canonical)
+                       canonical=request.canonical, expires_at=request.expiry)
 
     def embedded(self, memory: Memory) -> Memory:
         [vector] = self._embedder.embed([memory.content])

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from memspace.domain.chunks import ChunkSource
+from memspace.domain.durations import parse_duration
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.graph_port import (
     WithDocuments,
@@ -141,3 +143,59 @@ def memory_in(store: MemoryReadStore, space_id: str, memory_id: str) -> Memory:
             "listMemories for the same space"
         )
     return memory
+
+
+# A good call, for the refusals of an expiry (either one, never both).
+EXPIRY_EXAMPLE = ('add_memory {"content": "The staging freeze lasts until Friday", '
+                  '"forgetAfter": "3d"} or {"content": …, "expiresAt": "2026-06-30T17:00:00+02:00"}')
+
+
+def expiry_of(expires_at: str | datetime | None, forget_after: str | None,
+              now: datetime) -> datetime | None:
+    """When the memory expires, in UTC: `expires_at` (ISO 8601 with an offset) or now plus
+    `forget_after` (a duration: 90m, 12h, 30d, 2w), never both; None when neither is given.
+
+    Raises:
+        InvalidInput: both given, a value that does not parse, or an expiry not after now.
+    """
+    if isinstance(expires_at, str):
+        expires_at = expires_at.strip() or None
+    after = (forget_after or "").strip()
+    if expires_at is not None and after:
+        raise InvalidInput("pass expiresAt (the instant it expires) or forgetAfter (how long "
+                           f"from now), not both; e.g. {EXPIRY_EXAMPLE}")
+    if after:
+        try:
+            return now.astimezone(UTC) + parse_duration(after)
+        except ValueError as exc:
+            raise InvalidInput(f"forgetAfter {exc}; e.g. forgetAfter=\"30d\" (or 90m, 12h, "
+                               f"2w). A good call: {EXPIRY_EXAMPLE}") from None
+    if expires_at is None:
+        return None
+    at = _instant_with_offset(expires_at)
+    if at <= now:
+        raise InvalidInput(f"expiresAt {at.isoformat()} is not after now ({now.isoformat()}): "
+                           "a memory expires in the future; to retire it now use "
+                           f"action: \"forget\". A good call: {EXPIRY_EXAMPLE}")
+    return at
+
+
+def _instant_with_offset(value: str | datetime) -> datetime:
+    """`expiresAt` in UTC; InvalidInput unless it is ISO 8601 with an offset (a time without
+    one would be read in the server's zone, not the caller's)."""
+    try:
+        parsed = value if isinstance(value, datetime) else \
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"expiresAt '{value}' is not a time: pass ISO 8601 with an offset, "
+                           f"e.g. expiresAt=\"2026-06-30T17:00:00+02:00\" or "
+                           f"\"2026-06-30T15:00:00Z\". A good call: {EXPIRY_EXAMPLE}") from None
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise InvalidInput(f"expiresAt '{value}' has no offset: add one, e.g. "
+                           f"expiresAt=\"{parsed.isoformat()}Z\" (UTC) or "
+                           f"\"{parsed.isoformat()}+02:00\". A good call: {EXPIRY_EXAMPLE}")
+    try:
+        return parsed.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise InvalidInput(f"expiresAt '{value}' is out of range: pass a time such as "
+                           "2026-06-30T15:00:00Z") from None

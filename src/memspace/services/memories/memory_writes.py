@@ -25,6 +25,7 @@ from memspace.services.memories.memory_rules import (
     WritePorts,
     category_of,
     checked_content,
+    expiry_of,
     memory_in,
     provenance_of,
     speaker_of,
@@ -67,6 +68,7 @@ class MemoryWrites:
         target = self._access.resolve(principal, request.space, write=True)
         if request.observed_at is not None:  # kept in its own offset; only checked to be valid
             utc_time(request.observed_at, "observedAt")
+        expiry = expiry_of(request.expires_at, request.forget_after, self._clock.now())
         content = checked_content(request.content, self._limits)
         # The guard step: refuse, redact or allow credentials before anything is claimed or
         # written, in every field a reader will see, not only the text.
@@ -76,7 +78,7 @@ class MemoryWrites:
         content, category, speaker, evidence = screened.values(**given)
         cited = self._screen.evidence(target.space, evidence)
         checked = replace(request, content=content, category=category,
-                          speaker=speaker_of(speaker), citations=cited.citations)
+                          speaker=speaker_of(speaker), citations=cited.citations, expiry=expiry)
         warnings = [*screened.warnings, *cited.warnings]
         if dry_run:
             return self._dry_run(principal, target.space, checked, warnings)
@@ -202,8 +204,7 @@ class MemoryWrites:
         """A new memory that UPDATES the old one; the old one becomes inactive, never erased.
         With `expected_version`, refused (StaleVersion) unless that is still the fact's current
         version. Without `evidence` the correction keeps the old memory's citations."""
-        target, old, text = self._correction(principal, memory_id, content, space,
-                                                     expected_version)
+        target, old, text = self._correction(principal, memory_id, content, space, expected_version)
         given = {"content": text, "category": category, "reason": reason, "evidence": evidence}
         screened = self._screen.screen(target.space.id, written(**given), principal, deferred=True)
         text, category, reason, evidence = screened.values(**given)
@@ -211,8 +212,7 @@ class MemoryWrites:
                  else self._screen.evidence(target.space, [c.text for c in old.evidence]))
         warnings = [*screened.warnings, *cited.warnings]
         if dry_run:
-            request = AddRequest(text, category=category or old.category,
-                                 citations=cited.citations)
+            request = AddRequest(text, category=category or old.category, citations=cited.citations)
             return self._dry_run(principal, target.space, request, warnings, old.version + 1)
         if observed_at is not None:  # when the corrected fact began to hold (docs/time.md)
             utc_time(observed_at, "observedAt")

@@ -57,4 +57,5 @@ def memory_line(memory: Memory) -> dict[str, Any]:
         "memoryType": memory.type.value, "status": memory.status.value,
         "importance": memory.importance, "canonical": memory.canonical,
         **interval_fields(memory),
+        **({"expiresAt": iso(memory.expires_at)} if memory.expires_at else {}),
     }

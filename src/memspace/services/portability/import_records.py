@@ -74,4 +74,5 @@ def memory_of(space_id: str, r: dict[str, Any], ident: Any) -> Memory:
         importance=int(r.get("importance") or DEFAULT_IMPORTANCE),
         canonical=bool(r.get("canonical")),
         valid_from=time_of(r.get("validFrom")), valid_to=time_of(r.get("validTo")),
+        expires_at=time_of(r.get("expiresAt")),
     )

@@ -1,5 +1,6 @@
 """LifecycleStore on Neo4j: a memory's status set by hand in the space's write turn, each change
-recorded as a StatusMark node (statements in cypher/lifecycle.py)."""
+recorded as a StatusMark node, and memories retired at their expiry (statements in
+cypher/lifecycle.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from memspace.domain.lifecycle import MemoryStatus, Revision
 from memspace.domain.models import Memory
 from memspace.stores.neo4j import records as rec
 from memspace.stores.neo4j.cypher import lifecycle as cypher
-from memspace.stores.neo4j.cypher.memories import BEGIN_SPACE_WRITE
+from memspace.stores.neo4j.cypher.memories import BEGIN_SPACE_WRITE, LOCK_MEMORIES
 from memspace.stores.neo4j.kit import Neo4jKit
 
 
@@ -41,6 +42,24 @@ class Neo4jLifecycle:
                             changed=begun["version"], reason=reason, by=by,
                             at=rec.utc(at)).single(strict=True)
             return rec.memory_from(record["memory"])
+
+        with self._turn(space_id):
+            return self._db.write(work)
+
+    def expire_due(self, space_id: str, now: datetime, by: str, reason: str,
+                   limit: int) -> list[Memory]:
+        def work(tx: Transaction) -> list[Memory]:
+            due = [r["id"] for r in tx.run(cypher.DUE, space=space_id, now=rec.utc(now),
+                                           limit=limit)]
+            if not due:
+                return []  # nothing changed: the space's version (and its feed) stays put
+            begun = tx.run(BEGIN_SPACE_WRITE, space=space_id, count=0, at=rec.utc(now)).single()
+            if begun is None:
+                raise NotFound(f"no space '{space_id}'")
+            tx.run(LOCK_MEMORIES, ids=due, space=space_id).consume()
+            rows = tx.run(cypher.EXPIRE, ids=due, space=space_id, now=rec.utc(now),
+                          reason=reason, by=by, changed=begun["version"])
+            return [rec.memory_from(r["memory"]) for r in rows]
 
         with self._turn(space_id):
             return self._db.write(work)

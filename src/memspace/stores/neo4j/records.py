@@ -135,6 +135,7 @@ def _memory_props(space_id: str, m: Memory) -> Props:
         "canonical": m.canonical,
         "validFrom": utc(valid_from_of(m)),
         "validTo": utc(m.valid_to) if m.valid_to is not None else None,
+        "expiresAt": utc(m.expires_at) if m.expires_at is not None else None,
     }
 
 
@@ -165,6 +166,7 @@ def memory_from(p: Props) -> Memory:
         canonical=bool(p.get("canonical")),
         valid_from=from_micros(p.get("validFrom")),
         valid_to=from_micros(p.get("validTo")),
+        expires_at=from_micros(p.get("expiresAt")),
     )
 
 

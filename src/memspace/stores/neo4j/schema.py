@@ -93,6 +93,8 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX memory_space_status IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.status)",
     "CREATE INDEX memory_status IF NOT EXISTS FOR (m:Memory) ON (m.status)",
     "CREATE INDEX status_mark_memory IF NOT EXISTS FOR (k:StatusMark) ON (k.spaceId, k.memoryId)",
+    # The memories that expire (LifecycleStore.expire_due): a seek, not a read of the space.
+    "CREATE INDEX memory_space_expires IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.expiresAt)",
     "CREATE CONSTRAINT conflict_id IF NOT EXISTS FOR (c:Conflict) REQUIRE c.id IS UNIQUE",
     "CREATE INDEX conflict_space IF NOT EXISTS FOR (c:Conflict) ON (c.spaceId, c.recordedAt)",
 )
@@ -118,7 +120,7 @@ PROPERTY_KEYS = (
     "validFrom", "validTo", "provenanceKind", "provenanceSource", "suspicious",
     "vectorLabel", "vectorIndex", "vectorIndexReady", "vectorIndexClaim",
     "memoryIds", "why", "recordedAt", "recordedBy", "proposal", "proposalHash", "resolvedAt",
-    "resolvedBy", "resolution", "kept", "superseded",
+    "resolvedBy", "resolution", "kept", "superseded", "expiresAt",
 )
 
 

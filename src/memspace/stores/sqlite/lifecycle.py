@@ -1,5 +1,6 @@
 """LifecycleStore on the embedded SQLite file (migration 14): a memory's status set by hand,
-with the record of who set it, when and why, through the graph store's connection."""
+with the record of who set it, when and why, and memories retired at their expiry (migration
+21), through the graph store's connection."""
 
 from __future__ import annotations
 
@@ -50,6 +51,31 @@ class SqliteLifecycle:
             found = memories.one(conn, space_id, memory_id)
             assert found is not None
             return found
+
+    def expire_due(self, space_id: str, now: datetime, by: str, reason: str,
+                   limit: int) -> list[Memory]:
+        with self._db.tx() as conn:
+            due = [str(r[0]) for r in conn.execute(
+                "SELECT id FROM memories INDEXED BY memories_expiring WHERE space_id = ? "
+                "AND active = 1 AND expires_at IS NOT NULL AND expires_at <= ? "
+                "ORDER BY expires_at, id LIMIT ?", (space_id, ts(now), limit))]
+            if not due:
+                return []  # nothing changed: the space's version (and its feed) stays put
+            stamp = memories.touch(conn, space_id, now)
+            # As of the expiry, not of this pass: reads of the past answer exactly whenever
+            # the pass ran, and the row is stamped into the change feed like a forget.
+            conn.executemany(
+                "UPDATE memories SET active = 0, status = 'historical', "
+                "invalidated_at = expires_at, valid_to = expires_at, forget_reason = ?, "
+                "forgotten_by = ?, changed_version = ?, version = version + 1 WHERE id = ?",
+                [(reason, by, stamp, memory_id) for memory_id in due])
+            conn.executemany(
+                "INSERT INTO memory_marks (space_id, memory_id, version, kind, status, reason, "
+                "marked_by, marked_at) SELECT space_id, id, version, 'expired', 'historical', "
+                "?, ?, expires_at FROM memories WHERE id = ?",
+                [(reason, by, memory_id) for memory_id in due])
+            found = [memories.one(conn, space_id, memory_id) for memory_id in due]
+            return [m for m in found if m is not None]
 
     def marks_of(self, space_id: str, memory_ids: list[str]) -> list[Revision]:
         """The status changes of these memories, oldest first."""

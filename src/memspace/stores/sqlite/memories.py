@@ -15,7 +15,13 @@ from memspace.domain.models import Memory, MemoryFilter
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import index_terms
 from memspace.stores.sqlite import documents
-from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, ts, vector_blob
+from memspace.stores.sqlite.records import (
+    MEMORY_COLUMNS,
+    memory_from_row,
+    not_forgotten,
+    ts,
+    vector_blob,
+)
 
 
 def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
@@ -40,7 +46,8 @@ def write(conn: sqlite3.Connection, batch: WriteBatch) -> int:
              m.provenance.kind.value if m.provenance else None,
              m.provenance.source if m.provenance else None, m.suspicious,
              m.type.value, m.status.value, m.importance, int(m.canonical),
-             ts(valid_from_of(m)), ts(m.valid_to) if m.valid_to else None, stamp,
+             ts(valid_from_of(m)), ts(m.valid_to) if m.valid_to else None,
+             ts(m.expires_at) if m.expires_at else None, stamp,
              index_terms(m.content, m.context))
             for m in batch.memories
         ],
@@ -173,7 +180,7 @@ def slice_sql(at: TimeSlice, alias: str) -> tuple[str, list[object]]:
     """domain.bitemporal.holds as SQL: never forgotten; recorded by `known_at` and not yet
     superseded then; valid at `as_of` (a memory superseded then has its valid_to)."""
     m = alias
-    sql = f" AND {m}.forgotten_by IS NULL AND {m}.forget_reason IS NULL"
+    sql = f" AND {not_forgotten(m)}"
     args: list[object] = []
     replaced = f"{m}.invalidated_at IS NOT NULL"
     if at.known_at is not None:

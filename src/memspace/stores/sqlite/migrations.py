@@ -136,6 +136,14 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX consolidation_passes_by_space ON consolidation_passes (space_id, started_at);
     """,
+    # 21: when a memory expires (docs/lifecycle.md#expiry; NULL: never), and the active
+    # memories of a space that carry one, in the order the consolidation pass retires them
+    # (LifecycleStore.expire_due), so it never reads the memories that do not
+    """
+    ALTER TABLE memories ADD COLUMN expires_at TEXT;
+    CREATE INDEX memories_expiring ON memories (space_id, expires_at)
+        WHERE active = 1 AND expires_at IS NOT NULL;
+    """,
 ]
 
 

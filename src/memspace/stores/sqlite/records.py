@@ -27,8 +27,16 @@ MEMORY_COLUMNS = (
     "document_id, invalidated_at, invalidated_by, forget_reason, forgotten_by, origin, version, "
     "speaker, observed_at, context, follows, evidence, verification, verified_at, "
     "provenance_kind, provenance_source, suspicious, type, status, importance, canonical, "
-    "valid_from, valid_to"
+    "valid_from, valid_to, expires_at"
 )
+
+
+def not_forgotten(alias: str) -> str:
+    """domain.bitemporal.forgotten negated, as SQL: a memory retired at its expiry (its
+    invalidated_at is its expires_at) held until then, so reads of the past still show it."""
+    m = alias
+    return (f"(({m}.forgotten_by IS NULL AND {m}.forget_reason IS NULL) "
+            f"OR {m}.invalidated_at = {m}.expires_at)")
 
 
 def ts(value: datetime) -> str:
@@ -117,6 +125,7 @@ def memory_from_row(row: sqlite3.Row, with_embedding: bool = False) -> Memory:
         canonical=bool(row["canonical"]),
         valid_from=parse_ts(row["valid_from"]),
         valid_to=parse_ts(row["valid_to"]),
+        expires_at=parse_ts(row["expires_at"]),
     )
 
 

@@ -9,7 +9,13 @@ from datetime import datetime
 
 from memspace.domain.models import Neighbour, Relation, RelationType
 from memspace.stores.sqlite.kit import SqliteKit
-from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, relation_from_row, ts
+from memspace.stores.sqlite.records import (
+    MEMORY_COLUMNS,
+    memory_from_row,
+    not_forgotten,
+    relation_from_row,
+    ts,
+)
 
 # Each step follows an edge out of (source) or into (target) the current node, through the
 # source and target indexes (a first version joined a view of every relation of the space and
@@ -47,8 +53,7 @@ NEIGHBOURS = f"""
         SELECT n.*, row_number() OVER (
             PARTITION BY n.origin ORDER BY n.hops, m.created_at DESC) AS rn
         FROM nearest n JOIN memories m ON m.id = n.node AND m.space_id = :space
-        WHERE :known IS NULL OR (m.created_at <= :known
-                                 AND m.forgotten_by IS NULL AND m.forget_reason IS NULL)
+        WHERE :known IS NULL OR (m.created_at <= :known AND {not_forgotten("m")})
     )
     SELECT r.origin, r.hops, r.via, r.direction,
            {", ".join(f"m.{c.strip()}" for c in MEMORY_COLUMNS.split(","))}

@@ -32,7 +32,8 @@ def memory_fields(var: str) -> str:
         ".forgottenBy, .version, .speaker, .observedAt, .context, .follows, .evidence, "
         ".provenanceKind, .provenanceSource, .suspicious, .type, .status, .importance, "
         f".canonical, .verification, verifiedAt: {micros(var + '.verifiedAt')}, "
-        f"validFrom: {micros(var + '.validFrom')}, validTo: {micros(var + '.validTo')}}}"
+        f"validFrom: {micros(var + '.validFrom')}, validTo: {micros(var + '.validTo')}, "
+        f"expiresAt: {micros(var + '.expiresAt')}}}"
     )
 
 
@@ -65,11 +66,19 @@ def memory_filter(where: MemoryFilter, var: str = "m") -> tuple[str, dict[str, o
     return condition, params
 
 
+def not_forgotten(var: str) -> str:
+    """domain.bitemporal.forgotten negated: a memory retired at its expiry (its invalidatedAt
+    is its expiresAt) held until then, so reads of the past still show it."""
+    m = var
+    return (f"(({m}.forgottenBy IS NULL AND {m}.forgetReason IS NULL) "
+            f"OR {m}.invalidatedAt = {m}.expiresAt)")
+
+
 def slice_condition(at: TimeSlice, var: str, params: dict[str, object]) -> str:
     """domain.bitemporal.holds in Cypher (stores/sqlite/memories.py slice_sql says the same):
     never forgotten; recorded by `$knownAt` and not yet superseded then; valid at `$asOf`."""
     m = var
-    condition = f" AND {m}.forgottenBy IS NULL AND {m}.forgetReason IS NULL"
+    condition = f" AND {not_forgotten(m)}"
     replaced = f"{m}.invalidatedAt IS NOT NULL"
     if at.known_at is not None:
         params["knownAt"] = at.known_at

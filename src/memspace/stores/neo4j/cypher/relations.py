@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memspace.stores.neo4j.cypher.fields import EDGE_TYPES, memory_fields
+from memspace.stores.neo4j.cypher.fields import EDGE_TYPES, memory_fields, not_forgotten
 
 _RELATION_FIELDS = """
 RETURN startNode(r).id AS source, endNode(r).id AS target, type(r) AS type,
@@ -48,7 +48,7 @@ MATCH (o:Memory {{id: oid}}) WHERE o.spaceId = $space
 MATCH p = (o)-[:{EDGE_TYPES}*1..{int(hops)}]-(n:Memory)
 WHERE n <> o AND all(x IN nodes(p) WHERE x.spaceId = $space)
   AND ($knownAt IS NULL OR (all(e IN relationships(p) WHERE e.createdAt <= $knownAt)
-       AND n.createdAt <= $knownAt AND n.forgottenBy IS NULL AND n.forgetReason IS NULL))
+       AND n.createdAt <= $knownAt AND {not_forgotten("n")}))
 WITH o, n, p ORDER BY length(p)
 WITH o, n, collect(p)[0] AS p
 WITH o, n, length(p) AS hops, last(relationships(p)) AS r
