@@ -8,7 +8,7 @@ from functools import partial
 
 from memspace.config import Settings
 from memspace.domain.embedder import Embedder
-from memspace.domain.extraction import FactExtractor
+from memspace.domain.extraction import FactComparer, FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.graph_port import GraphStore, roles_for
 from memspace.domain.notes import NoteJobStore
@@ -34,6 +34,15 @@ from memspace.services.briefing import (
     HandoffService,
 )
 from memspace.services.conflicts import ConflictPorts, ConflictService, proposal_writer
+from memspace.services.consolidation import (
+    ConsolidationPorts,
+    ConsolidationService,
+    ModelTurns,
+    PassComparer,
+    PassModel,
+    RequestModel,
+    Schedule,
+)
 from memspace.services.demo import ConflictSeedPorts, ConflictSeeds, Seeder, SeedPorts
 from memspace.services.documents import DocumentFiles, DocumentPorts, DocumentService
 from memspace.services.evidence import (
@@ -59,6 +68,7 @@ from memspace.services.security import ContentGuard, OtherRecords, SecurityServi
 from memspace.services.shared import AuditLog, NoteJobs, SystemClock
 from memspace.wiring import (
     build_blobs,
+    build_comparer,
     build_embedder,
     build_extractor,
     build_limits,
@@ -98,6 +108,8 @@ class Container:
     lifecycle: LifecycleService
     changes: ChangeFeed
     conflicts: ConflictService  # the conflict queue (docs/conflicts.md)
+    consolidation: ConsolidationService  # docs/consolidation.md
+    schedule: Schedule  # its passes, started by the server (server.py lifespan)
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
 
@@ -124,6 +136,7 @@ class Ports:
 
     store: GraphStore
     extractor: FactExtractor | None
+    comparer: FactComparer | None  # the model's second look for consolidation passes
     cache: SpaceCache | None
     cold: ColdPath | None
     metrics: Metrics | None
@@ -144,12 +157,14 @@ class Ports:
         return (self.cache, self.cold) if self.cache is not None and self.cold is not None else None
 
 
-def build_ports(settings: Settings, store: GraphStore, extractor: FactExtractor | None) -> Ports:
+def build_ports(settings: Settings, store: GraphStore, extractor: FactExtractor | None,
+                comparer: FactComparer | None = None) -> Ports:
     """The store and its search paths; with MEMSPACE_METRICS each role of the store, and the
     extractor, are watched (metrics.py)."""
     cache, cold = build_search_paths(settings, store)
     metrics = Metrics() if settings.metrics else None
-    ports = Ports(store=store, extractor=extractor, cache=cache, cold=cold, metrics=metrics)
+    ports = Ports(store=store, extractor=extractor, comparer=comparer, cache=cache, cold=cold,
+                  metrics=metrics)
     if metrics is not None:
         ports.store, ports.extractor = watched_ports(metrics, store, extractor)
     return ports
@@ -163,8 +178,10 @@ def build(
     clock: Clock | None = None,
     extractor: FactExtractor | None = None,
     blobs: BlobStore | None = None,
+    comparer: FactComparer | None = None,
 ) -> Container:
-    """Wire everything; tests pass their own store, embedder, clock or blob store."""
+    """Wire everything; tests pass their own store, embedder, clock, model or blob store (a
+    model passed in is not asked the consolidation pass's second look unless `comparer`)."""
     settings = settings or Settings()
     owned = store is None
     store = store or build_store(settings)
@@ -174,7 +191,9 @@ def build(
         if owned:
             store.close()
         raise
-    ports = build_ports(settings, store, extractor or build_extractor(settings))
+    if extractor is None:
+        extractor, comparer = build_extractor(settings), comparer or build_comparer(settings)
+    ports = build_ports(settings, store, extractor, comparer)
     return _services(settings, ports, embedder, clock or SystemClock(),
                      DocumentFiles(blobs or build_blobs(settings)))
 
@@ -184,6 +203,10 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     """The services over the ports, each handed the store's roles its `*Ports` names, or the
     one role it takes."""
     store, states = p.store, p.note_states  # states: how notes saved without waiting stood
+    # Requests' model calls go first; a consolidation pass's wait for them (schedule.py).
+    turns = ModelTurns()
+    model = RequestModel(p.extractor, turns) if p.extractor is not None else None
+    pass_model = PassModel(p.extractor, turns) if p.extractor is not None else None
     only = partial(roles_for, store=store)  # a view of the store holding those roles alone
     recorder, audit = ConflictRecorder(store.conflicts, clock), AuditLog(store.security, clock)
     guard = ContentGuard(store.security, audit)  # the security step of every write path
@@ -192,11 +215,13 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     limits = build_limits(settings)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
-    notes = (NoteExtraction(only(NotePorts), p.note_jobs, batched, p.extractor, clock, recorder)
-             if p.note_jobs is not None and p.extractor is not None else None)
+    notes = (NoteExtraction(only(NotePorts), p.note_jobs, batched, model, clock, recorder)
+             if p.note_jobs is not None and model is not None else None)
+    pass_notes = (NoteExtraction(only(NotePorts), p.note_jobs, batched, pass_model, clock,
+                                 recorder) if p.note_jobs is not None and pass_model else None)
     evidence = EvidenceService(store.code_index, store.evidence, access, clock)
     verification = VerificationService(store.reads, store.code_index, store.evidence, access, clock)
-    memories = MemoryService(only(MemoryPorts), batched, access, clock, limits, p.extractor,
+    memories = MemoryService(only(MemoryPorts), batched, access, clock, limits, model,
                              notes=notes, evidence=evidence, guard=guard, cold=p.cold_reads,
                              conflicts=recorder, answer_form=add_json, marks=store.marks)
     reader = build_reader(settings)
@@ -220,6 +245,11 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
                                 quarantines=guard.quarantines, marks=store.marks, cold=p.cold_reads,
                                 broken=broken_notes(store.evidence), open_conflicts=conflicts.count,
                                 notes=states)
+    consolidation = ConsolidationService(
+        only(ConsolidationPorts), embedder, clock, pass_model,
+        pass_notes.extract_saved if pass_notes is not None else None,
+        settings.consolidate_max_calls, p.metrics.consolidated if p.metrics else None,
+        PassComparer(p.comparer, turns) if p.comparer is not None else None)
     search = SearchService(only(SearchPorts), embedder, access, profiles, settings.max_query_chars,
                            guard.quarantines, limits.turns, p.cache, p.cold, clock, store.marks, states)
     return Container(
@@ -238,4 +268,5 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
         mining=GitMining(repos, store.code_index, memories), lifecycle=lifecycle, security=SecurityService(
             admin, store.security, guard, audit, store.reads, OtherRecords.of(store, files)),
         changes=ChangeFeed(store.reads, store.marks, access, TokenCounter().count), conflicts=conflicts,
+        consolidation=consolidation, schedule=Schedule(consolidation, settings.consolidate_every_s),
     )

@@ -23,6 +23,7 @@ from memspace import (
     cli_clients,
     cli_code,
     cli_conflicts,
+    cli_consolidate,
     cli_ingest,
     cli_memories,
     cli_oauth,
@@ -179,6 +180,7 @@ for name, verb, panel in (
 for name, group, panel in (
     ("hook", cli_clients.hook_app, RUN),
     ("conflicts", cli_conflicts.conflicts_app, MEMORIES),
+    ("consolidate", cli_consolidate.consolidate_app, MEMORIES),
     ("handoff", cli_workflow.handoff_app, MEMORIES),
     ("document", cli_admin.document_app, FILES), ("repo", cli_code.repo_app, FILES),
     ("space", cli_admin.space_app, ACCESS), ("key", cli_admin.key_app, ACCESS),

@@ -128,6 +128,34 @@ class Settings(BaseSettings):
     # measured on two conversation benchmarks (bench/recall_conversations.py).
     conversation_features: str = "default"
 
+    # The consolidation pass (docs/consolidation.md): `memspace serve` runs one over each space
+    # in turn this often (a duration: 90m, 12h, 1d; 0 turns the schedule off; the first round
+    # one interval after start), and a pass makes at most this many model calls (the rest of
+    # its window is the next pass's). A pass's model call never starts while a request's runs.
+    consolidate_every: str = "15m"
+    consolidate_max_calls: int = Field(default=50, ge=0)
+
+    @field_validator("consolidate_every")
+    @classmethod
+    def _a_duration(cls, value: str) -> str:
+        from memspace.domain.durations import parse_duration
+
+        if value.strip() != "0":
+            try:
+                parse_duration(value)
+            except ValueError as exc:
+                raise ValueError(f"MEMSPACE_CONSOLIDATE_EVERY: {exc} (or 0: off)") from exc
+        return value.strip()
+
+    @property
+    def consolidate_every_s(self) -> float:
+        """Seconds between rounds of passes; 0: no schedule."""
+        from memspace.domain.durations import parse_duration
+
+        if self.consolidate_every == "0":
+            return 0.0
+        return parse_duration(self.consolidate_every).total_seconds()
+
     @field_validator("conversation_features")
     @classmethod
     def _known_features(cls, value: str) -> str:

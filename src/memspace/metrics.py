@@ -15,6 +15,13 @@ content, no space, no key or actor ever becomes a label or a value.
     memspace_documents_processed_total{outcome}       outcome done | failed | interrupted
     memspace_store_errors_total{kind}                 kind: the domain error's class name
     memspace_vector_cache_spaces / _vectors / _bytes  the in-process vector cache of the store
+    memspace_consolidation_passes_total{outcome}      a pass over one space: done | busy | dry
+    memspace_consolidation_changes_total{kind}        what a pass changed: domain.consolidation.ChangeKind
+    memspace_consolidation_memories_read_total        memories a pass read (its window)
+    memspace_consolidation_groups_total               groups a pass judged
+    memspace_consolidation_model_calls_total          passes' model calls (memspace_model_calls_total too)
+    memspace_consolidation_model_tokens_total{kind}   kind prompt | completion
+    memspace_consolidation_pass_duration_seconds      histogram of a pass's seconds
 """
 
 from __future__ import annotations
@@ -32,10 +39,13 @@ from memspace.domain.graph_port import ROLES, GraphStore
 from memspace.domain.models import Document, DocumentStatus, Usage
 from memspace.domain.notes import NoteJob, NoteState
 from memspace.services.access import Principal
+from memspace.services.consolidation import PassReport
 from memspace.services.ingestion import IngestionService
 from memspace.services.memories import AddRequest, AddResult, MemoryService, NoteExtraction
 
 # Tool calls take ~5 ms (a listing) to a model's timeout (30 s by default).
+# A pass without a model takes well under a second; one with a model, seconds a group.
+PASS_BUCKETS = (0.05, 0.25, 1.0, 5.0, 15.0, 60.0, 300.0, 900.0)
 TOOL_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 
@@ -71,6 +81,22 @@ class Metrics:
                                    registry=r)
         self.cache_bytes = Gauge("memspace_vector_cache_bytes",
                                  "Bytes held by the vector cache's matrices", registry=r)
+        self.passes = Counter("memspace_consolidation_passes", "Consolidation passes by outcome",
+                              ["outcome"], registry=r)
+        self.pass_changes = Counter("memspace_consolidation_changes",
+                                    "Changes consolidation passes made, by kind", ["kind"],
+                                    registry=r)
+        self.pass_read = Counter("memspace_consolidation_memories_read",
+                                 "Memories consolidation passes read", registry=r)
+        self.pass_groups = Counter("memspace_consolidation_groups",
+                                   "Groups consolidation passes judged", registry=r)
+        self.pass_calls = Counter("memspace_consolidation_model_calls",
+                                  "Model calls consolidation passes made", registry=r)
+        self.pass_tokens = Counter("memspace_consolidation_model_tokens",
+                                   "Model tokens consolidation passes spent", ["kind"], registry=r)
+        self.pass_seconds = Histogram("memspace_consolidation_pass_duration_seconds",
+                                      "Seconds a consolidation pass took", buckets=PASS_BUCKETS,
+                                      registry=r)
 
     def watch_queue(self, depth: Callable[[], int]) -> None:
         self.queue_depth.set_function(lambda: float(depth()))
@@ -108,6 +134,20 @@ class Metrics:
         outcome = {DocumentStatus.DONE: "done", DocumentStatus.FAILED: "failed"}.get(
             document.status, "interrupted")
         self.documents.labels(outcome).inc()
+
+    def consolidated(self, report: PassReport) -> None:
+        """A finished pass (or one that found the space busy)."""
+        self.passes.labels("busy" if report.busy else "dry" if report.dry_run else "done").inc()
+        for change in report.changes:
+            self.pass_changes.labels(change.kind.value).inc()
+        cost = report.cost
+        self.pass_read.inc(cost.memories_read)
+        self.pass_groups.inc(cost.groups)
+        self.pass_calls.inc(cost.model_calls)
+        self.pass_tokens.labels("prompt").inc(cost.prompt_tokens)
+        self.pass_tokens.labels("completion").inc(cost.completion_tokens)
+        if not report.busy:
+            self.pass_seconds.observe(cost.seconds)
 
     def store_error(self, exc: BaseException) -> None:
         self.store_errors.labels(type(exc).__name__ if isinstance(exc, MemspaceError)

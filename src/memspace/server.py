@@ -72,10 +72,12 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
         if warm_up and not warmed.is_set():
             threading.Thread(target=_warm, args=(container, warmed), daemon=True).start()
         container.worker.start()  # resumes documents an earlier run left unfinished
+        container.schedule.start()  # consolidation passes (MEMSPACE_CONSOLIDATE_EVERY)
         try:
             async with mcp_server.session_manager.run():
                 yield
         finally:
+            await anyio.to_thread.run_sync(container.schedule.stop)
             await anyio.to_thread.run_sync(container.worker.stop)
 
     app = FastAPI(

@@ -8,7 +8,7 @@ import hashlib
 
 from memspace.config import Settings
 from memspace.domain.embedder import Embedder
-from memspace.domain.extraction import FactExtractor
+from memspace.domain.extraction import FactComparer, FactExtractor
 from memspace.domain.files import BlobStore
 from memspace.domain.graph_port import GraphStore
 from memspace.ingest.budget import BudgetedReader, ParseBudget
@@ -136,6 +136,20 @@ def build_extractor(settings: Settings) -> FactExtractor | None:
 
     kind = TwoPassExtractor if settings.extraction_passes == 2 else LitellmExtractor
     return kind(
+        settings.llm_model,
+        api_base=settings.llm_api_base,
+        api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
+        timeout_s=settings.llm_timeout_s,
+    )
+
+
+def build_comparer(settings: Settings) -> FactComparer | None:
+    """The model's second look before a consolidation pass retires a memory (None: no model)."""
+    if not settings.llm_model:
+        return None
+    from memspace.llm.compare import LitellmComparer
+
+    return LitellmComparer(
         settings.llm_model,
         api_base=settings.llm_api_base,
         api_key=settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,

@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from memspace.domain.errors import ContainsSecret, Forbidden, NotFound
 from memspace.domain.models import MemoryFilter
 from memspace.present.json import search_json
@@ -98,8 +100,9 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
         action = rng.choices(["add", "repeat", "search", "keyword", "list", "forget", "code",
                               "chunk", "verify", "secret", "inject", "mark", "patch", "batch",
                               "changes", "revisions", "rename", "asof", "timeline", "conflicts",
-                              "resolve"],
-                             [30, 5, 25, 10, 20, 10, 10, 10, 3, 5, 5, 10, 8, 8, 8, 6, 3, 8, 6, 6, 6])[0]
+                              "resolve", "consolidate"],
+                             [30, 5, 25, 10, 20, 10, 10, 10, 3, 5, 5, 10, 8, 8, 8, 6, 3, 8, 6, 6, 6,
+                              4])[0]
         refusal = expect_refusal(granted.get(slug), action in (
             "add", "repeat", "forget", "secret", "inject", "mark", "patch", "rename", "resolve"))
         context = f"seed {seed}, step {step}: {action} in {slug} as {granted} ({replay})"
@@ -195,6 +198,31 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
                 assert settled.kept is not None and settled.kept.space_id == space_ids[slug]
                 assert settled.kept.status.value == "current", context
                 counts["settled"] = counts.get("settled", 0) + 1
+            elif action == "consolidate":
+                # a pass (the operator's) reads, groups and writes in its own space alone, and
+                # its undo from another space answers exactly like a missing pass
+                refusal = NotFound if slug == unknown else None
+                others = {s: rig.app.store.directory.space_stats(space_ids[s]).version
+                          for s in slugs if s != slug}
+                report = rig.app.consolidation.consolidate(slug)
+                touched = {i for c in report.changes for i in (
+                    *([c.kept] if c.kept else []), *c.retired, *c.sides,
+                    *((c.relation.source_id, c.relation.target_id) if c.relation else ()))}
+                here = {m.id: m for m in (rig.app.store.reads.get_memory(space_ids[slug], i)
+                                          for i in touched) if m is not None}
+                assert set(here) == touched, context
+                for memory_id in (r for c in report.changes for r in c.retired):
+                    model[slug][here[memory_id].content] = False
+                assert all(rig.app.store.directory.space_stats(space_ids[s]).version == v
+                           for s, v in others.items()), context
+                if report.pass_id is not None:
+                    elsewhere = rng.choice([s for s in slugs if s != slug])
+                    with pytest.raises(NotFound) as foreign:
+                        rig.app.consolidation.undo(elsewhere, report.pass_id)
+                    with pytest.raises(NotFound) as absent:
+                        rig.app.consolidation.undo(elsewhere, f"cp_missing{rig.tag}")
+                    assert str(foreign.value).replace(report.pass_id, "?") == str(
+                        absent.value).replace(f"cp_missing{rig.tag}", "?"), context
             elif action == "rename":
                 # categories are per space: a rename touches this space's memories only, and
                 # in one that has none of the category it answers like a missing one

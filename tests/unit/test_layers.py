@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                      "memspace.surfaces")),
     ("entry points", ("memspace.api", "memspace.mcp", "memspace.hooks", "memspace.doctor",
                       "memspace.cli_admin", "memspace.cli_code", "memspace.cli_common",
-                      "memspace.cli_conflicts", "memspace.cli_ingest",
+                      "memspace.cli_conflicts", "memspace.cli_consolidate", "memspace.cli_ingest",
                       "memspace.cli_memories", "memspace.cli_oauth", "memspace.cli_security",
                       "memspace.cli_workflow")),
     # What starts the entry points: the `memspace` command (its serve, stdio, hook and doctor
@@ -47,7 +47,7 @@ ENTRY_POINTS: dict[str, tuple[str, ...]] = {
     "hooks": ("memspace.hooks",),
     "doctor": ("memspace.doctor",),
     "cli": ("memspace.cli_admin", "memspace.cli_code", "memspace.cli_common", "memspace.cli_conflicts",
-            "memspace.cli_ingest",
+            "memspace.cli_consolidate", "memspace.cli_ingest",
             "memspace.cli_memories", "memspace.cli_oauth", "memspace.cli_security",
             "memspace.cli_workflow"),
 }

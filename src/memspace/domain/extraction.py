@@ -97,3 +97,28 @@ class FactExtractor(Protocol):
 def model_name(extractor: object) -> str:
     """The extraction model's name for a fact's provenance (its `model`, if it says)."""
     return str(getattr(extractor, "model", None) or "the configured model")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How a fact stands to one numbered memory, as the model's second look says (the relate
+    prompt of two-pass extraction): about the same subject, whether the memory still holds after
+    the fact, the relation, and whether the values it named show a change the texts hold up."""
+
+    number: int
+    same_subject: bool
+    still_true: bool
+    relation: str  # none | updates | extends | derives
+    changed: bool
+
+
+class FactComparer(Protocol):
+    """Compares one fact with numbered memories in one call (the consolidation pass's check
+    before it retires a memory)."""
+
+    def compare(self, fact: str, memories: Sequence[Candidate]) -> tuple[list[Comparison], Usage]:
+        """One verdict per memory the model answered for (others are missing), and the cost.
+
+        Raises:
+            ExtractionFailed: the model errored or gave no valid answer within its budget.
+        """

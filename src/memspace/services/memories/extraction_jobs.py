@@ -108,6 +108,22 @@ class NoteExtraction:
                 return self._settle(current, NoteState.EXTRACTED, "replaced by its facts")
             return self._settle(current, NoteState.FLAT, "corrected or forgotten before its facts "
                                 "were extracted; kept as it was")
+        return self._extract(current, note)[0]
+
+    def extract_saved(self, note: Memory) -> Usage | None:
+        """Extract the facts of a memory saved flat (while no model was configured, or when its
+        extraction failed) as if it had been saved without waiting now: a job is recorded and
+        processed at once, in the caller's thread (the consolidation pass). None, and nothing
+        done, when the memory has a job already or is no longer current. Returns what the model
+        cost."""
+        if not note.active or self._jobs.note_jobs(note.space_id, [note.id]):
+            return None
+        job = NoteJob(note.id, note.space_id, NoteState.PENDING, note.created_at, note.speaker,
+                      note.observed_at, None)
+        self._jobs.add_note_job(job)
+        return self._extract(job, note)[1]
+
+    def _extract(self, current: NoteJob, note: Memory) -> tuple[NoteJob, Usage]:
         candidates = self._candidates(note)
         offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(candidates)]
         try:
@@ -115,15 +131,16 @@ class NoteExtraction:
                                                  current.observed_at)
         except ExtractionFailed as exc:
             self._record_usage(note.space_id, exc.usage)
-            return self._settle(current, NoteState.FLAT, f"fact extraction failed: {exc.message}")
+            return (self._settle(current, NoteState.FLAT, f"fact extraction failed: {exc.message}"),
+                    exc.usage)
         except MemspaceError:
             raise
         except Exception as exc:  # an extractor's bug must not leave the note pending forever
             log.exception("fact extractor failed unexpectedly on note %s", note.id)
             return self._settle(current, NoteState.FLAT, "fact extraction failed unexpectedly "
-                                f"({type(exc).__name__}: {str(exc)[:200]})")
+                                f"({type(exc).__name__}: {str(exc)[:200]})"), Usage()
         self._record_usage(note.space_id, extraction.usage)
-        return self._apply(current, note, candidates, extraction)
+        return self._apply(current, note, candidates, extraction), extraction.usage
 
     def _apply(self, job: NoteJob, note: Memory, candidates: list[Memory],
                extraction: Extraction) -> NoteJob:

@@ -1,0 +1,210 @@
+"""What a pass decides about one group of memories (docs/consolidation.md), as rules over what
+code can compare and, with a model, the one extraction call's relations. No I/O.
+
+A group is a memory of the pass's window (the newest of the group: the one whose relations are
+asked) and the older memories of the space close to it by vector. Every retirement needs a rule
+that cannot take one fact for another: without a model only the same words of the same type
+fold; with one, the model's relation and the values code reads must agree, and what would
+retire a protected memory is queued instead."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memspace.domain.extraction import Comparison, Extraction
+from memspace.domain.lifecycle import CLAIM_TYPES, MAX_IMPORTANCE
+from memspace.domain.models import Memory, RelationType
+from memspace.services.consolidation.values import (
+    richer,
+    same_text,
+    values_differ,
+)
+
+
+@dataclass(frozen=True)
+class Near:
+    """An older memory of the group and its cosine with the group's newest."""
+
+    memory: Memory
+    similarity: float
+
+
+@dataclass
+class Verdict:
+    """A group's decisions: `retire` maps each retired memory to why (superseded by `keep`);
+    `replaced` says which of them were replaced rather than restated; `links` are edges from
+    the newest; `queue` holds pairs (newest, older, kind, why) for people."""
+
+    keep: Memory
+    retire: dict[str, str] = field(default_factory=dict)
+    retired: list[Memory] = field(default_factory=list)
+    replaced: set[str] = field(default_factory=set)
+    links: list[tuple[Memory, Memory, RelationType, str]] = field(default_factory=list)
+    queue: list[tuple[Memory, Memory, str, str]] = field(default_factory=list)
+
+    def retires(self, old: Memory, why: str, replaced: bool = False) -> None:
+        if old.id not in self.retire:
+            self.retire[old.id] = why
+            self.retired.append(old)
+        if replaced:
+            self.replaced.add(old.id)
+
+
+def protected(memory: Memory) -> str | None:
+    """Why a memory is never retired without a person (None: it may be)."""
+    if memory.canonical:
+        return "it is canonical"
+    if memory.importance >= MAX_IMPORTANCE:
+        return f"its importance is {MAX_IMPORTANCE}"
+    if any(c.kind == "commit" or (c.kind == "file" and c.anchor) for c in memory.evidence):
+        return "it cites pinned evidence"
+    if memory.type in CLAIM_TYPES:
+        return f"it is a {memory.type.value}"
+    return None
+
+
+def _fold_or_queue(verdict: Verdict, newest: Memory, old: Memory, why: str,
+                   kind: str, replaced: bool = False) -> None:
+    guard = protected(old)
+    if guard is not None:
+        verdict.queue.append((newest, old, kind, f"{why}; not applied because {guard}"))
+    else:
+        verdict.retires(old, why, replaced)
+
+
+def exact(newest: Memory, near: Near) -> bool:
+    return same_text(newest.content, near.memory.content) and newest.type is near.memory.type
+
+
+def without_model(newest: Memory, group: Sequence[Near]) -> Verdict:
+    """Only the same words of the same type fold by themselves; every other close pair is
+    queued with why, for a person (or an agent) to settle."""
+    verdict = Verdict(newest)
+    for near in group:
+        old = near.memory
+        if exact(newest, near):
+            _fold_or_queue(verdict, newest, old, "the same text of the same type", "restatement")
+        elif values_differ(old.content, newest.content):
+            verdict.queue.append((newest, old, "replacement", _differ_why(near)))
+        else:
+            verdict.queue.append((newest, old, "restatement", (
+                f"close (similarity {near.similarity:.2f}) and stating the same values; "
+                "without a model a pass cannot tell whether they say the same fact")))
+    return verdict
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The model's relations from the newest memory to the group's older ones, by position in
+    the group (what the extraction call was shown), and the pairs it called contradictory."""
+
+    relations: dict[int, tuple[RelationType, str]]
+    contradicts: dict[int, str]
+
+    @classmethod
+    def of(cls, extraction: Extraction) -> Judged:
+        relations: dict[int, tuple[RelationType, str]] = {}
+        contradicts: dict[int, str] = {}
+        for fact in extraction.facts:
+            for relation in fact.relations:
+                # UPDATES wins over EXTENDS over DERIVES when facts of one note disagree.
+                order = (RelationType.UPDATES, RelationType.EXTENDS, RelationType.DERIVES)
+                held = relations.get(relation.candidate)
+                if held is None or order.index(relation.type) < order.index(held[0]):
+                    relations[relation.candidate] = (relation.type, relation.reason)
+            for number, why in fact.contradicts:
+                contradicts.setdefault(number, why)
+        return cls(relations, contradicts)
+
+
+def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judged: Judged,
+               update_floor: float, same_floor: float) -> Verdict:
+    """The model's relation and the values code reads must agree before anything is retired.
+
+    `asked` are the positions in `group` the model was shown (in the order shown: candidate
+    number i is group[asked[i]]); the others are the same text and need no model."""
+    verdict = Verdict(newest)
+    shown = {position: number for number, position in enumerate(asked)}
+    for position, near in enumerate(group):
+        old = near.memory
+        if position not in shown:
+            if exact(newest, near):
+                _fold_or_queue(verdict, newest, old, "the same text of the same type",
+                               "restatement")
+            continue
+        number = shown[position]
+        relation = judged.relations.get(number)
+        if number in judged.contradicts:
+            verdict.queue.append((newest, old, "replacement",
+                                  "the model says they contradict each other"))
+        elif relation is not None and relation[0] is RelationType.UPDATES:
+            if values_differ(old.content, newest.content) and near.similarity >= update_floor:
+                _fold_or_queue(verdict, newest, old, (
+                    "replaced: the model says the newer replaces it, and each states a value "
+                    "the other does not"), "replacement", replaced=True)
+            else:
+                verdict.queue.append((newest, old, "replacement", (
+                    "the model says the newer replaces it, but no value of it changed")))
+        elif relation is not None:
+            verdict.links.append((newest, old, relation[0], relation[1] or
+                                  f"added by a consolidation pass ({relation[0].value.lower()})"))
+        elif not values_differ(old.content, newest.content) and near.similarity >= same_floor:
+            _fold_or_queue(verdict, newest, old, (
+                f"says the same fact (similarity {near.similarity:.2f}, no value the other "
+                "contradicts, no relation from the model)"), "restatement")
+    return verdict
+
+
+def confirm(verdict: Verdict, checked: Sequence[Memory],
+            comparisons: dict[str, Comparison]) -> Verdict:
+    """The model's second look at each memory a group would retire (`comparisons` by memory
+    id): a restatement holds only on the same subject with the memory still true and nothing
+    changed; a replacement only on the same subject with a change the texts hold up. A
+    memory the second look disagrees about is queued; one it says is another subject is left
+    alone. `checked` are the memories it was asked about (one it did not answer is queued)."""
+    out = Verdict(verdict.keep, links=verdict.links, queue=list(verdict.queue))
+    asked = {m.id for m in checked}
+    for old in verdict.retired:
+        why = verdict.retire[old.id]
+        seen = comparisons.get(old.id)
+        replaced = old.id in verdict.replaced
+        if old.id not in asked:
+            out.retires(old, why, replaced)
+        elif seen is None:
+            out.queue.append((verdict.keep, old, "replacement" if replaced else "restatement",
+                              f"{why}; the model's second look gave no answer on it"))
+        elif not seen.same_subject:
+            continue  # about another thing: a look-alike, left as it is
+        elif replaced and (seen.relation == "updates" or not seen.still_true) and seen.changed:
+            out.retires(old, why, True)
+        elif not replaced and seen.still_true and seen.relation in ("none", "extends") \
+                and not seen.changed:
+            out.retires(old, why)
+        else:
+            out.queue.append((verdict.keep, old, "replacement" if replaced else "restatement",
+                              f"{why}; but the model's second look disagrees"))
+    return out
+
+
+def keeper(verdict: Verdict) -> Verdict:
+    """A restatement keeps the most complete of its memories: when an older restated one says
+    more than the newest (and nothing newer replaced it), it stays and the newest folds into it."""
+    if verdict.replaced or not verdict.retired:
+        return verdict
+    best = max(verdict.retired, key=lambda m: (richer(m.content, verdict.keep.content),
+                                               m.created_at))
+    if not richer(best.content, verdict.keep.content) or protected(verdict.keep) is not None:
+        return verdict
+    swapped = Verdict(best, links=verdict.links, queue=verdict.queue)
+    for old in verdict.retired:
+        if old.id != best.id:
+            swapped.retires(old, verdict.retire[old.id])
+    swapped.retires(verdict.keep, f"says the same fact as the more complete '{best.id}'")
+    return swapped
+
+
+def _differ_why(near: Near) -> str:
+    # Only the pass's own words: the values themselves are in the sides, under the quoting rule.
+    return (f"close (similarity {near.similarity:.2f}), each stating a value the other does "
+            "not: the newer may replace the older, or be about another thing")

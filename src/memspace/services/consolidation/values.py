@@ -1,0 +1,163 @@
+"""What code can compare between two memories, so the model is asked only what it cannot be:
+the values a text states (numbers, dates, times, versions, names, tools written as names) and
+the words it is about.
+
+A language model of the size memspace runs locally cannot tell "same", "replaces" and
+"different" apart when asked for one word, but the values a sentence states can be read off it:
+two texts that state different values for one frame are not the same fact, whatever their
+vectors say ("Maria owns payments" / "Tom owns payments"). Nothing here is tuned to a data set:
+the word lists are English function words and number names."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from memspace.domain.text import STOP_WORDS, terms, word_tokens
+
+# A token of the text: words with their inner dots, dashes, slashes, colons and digits kept
+# whole ("v2.3", "eu-west-1", "10:30", "2026-05-01", "$40k"), a channel's # or a handle's @.
+_TOKEN = re.compile(r"[#@]?[\w$€£][\w$€£.:/+\-%]*[\w%]|[\w$€£]")
+
+# Spellings of one value written one way before tokens are read: clock times as HH:MM ("2pm",
+# "2 p.m.", "14:00" and "02:30"/"2:30" alike), a time range split at its dash, dates as
+# YYYY-MM-DD ("14 March 2026", "March 14, 2026"), "percent" as %.
+_MONTHS = ("january february march april may june july august september october november "
+           "december").split()
+_AMPM = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?", re.IGNORECASE)
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+_RANGE = re.compile(r"(\d{2}:\d{2})[-–](\d{1,2}:\d{2})")
+_MONTH = "(" + "|".join(m.capitalize() for m in _MONTHS) + r")"
+_DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? " + _MONTH + r",? (\d{4})\b")
+_MONTH_DAY_YEAR = re.compile(r"\b" + _MONTH + r" (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b")
+_PERCENT = re.compile(r"(\d)\s*(?:per ?cent|pct)\b", re.IGNORECASE)
+
+
+def _ampm(match: re.Match[str]) -> str:
+    hour, minutes, half = int(match[1]), match[2] or "00", match[3].lower()
+    hour = hour % 12 + (12 if half == "p" else 0)
+    return f" {hour:02d}:{minutes} "
+
+
+def _iso(day: str, month: str, year: str) -> str:
+    return f"{year}-{_MONTHS.index(month.lower()) + 1:02d}-{int(day):02d}"
+
+
+def canonical(text: str) -> str:
+    """The text with one spelling per time, date and percentage (the rest as written)."""
+    text = _AMPM.sub(_ampm, text)
+    text = _CLOCK.sub(lambda m: f"{int(m[1]):02d}:{m[2]}", text)
+    text = _RANGE.sub(lambda m: f"{m[1]} - {m[2]}", text)
+    text = _DAY_MONTH_YEAR.sub(lambda m: _iso(m[1], m[2], m[3]), text)
+    text = _MONTH_DAY_YEAR.sub(lambda m: _iso(m[2], m[1], m[3]), text)
+    return _PERCENT.sub(r"\1%", text)
+
+# Capitalised words that start sentences or name nothing: never taken for a name.
+_NOT_NAMES = frozenset(
+    "a an the we our us it its this that these those they their there here he she his her i "
+    "my me you your all any each every some no not none new now today then also and or but so "
+    "if when while after before since until from to in on at by for with of as is are was were "
+    "be been has have had do does did will would can could should must may might one two "
+    "everyone nobody someone anything everything nothing please note yes".split())
+
+_NUMBER_NAMES = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+    "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "hundred": "100",
+}
+
+_WEEKDAYS_MONTHS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may "
+    "june july august september october november december".split())
+
+
+def _fold(token: str) -> str:
+    """One spelling per value: case-folded, a plural's or possessive's s dropped, number names
+    as digits, thousands separators out."""
+    word = token.casefold().strip(".:/-+")
+    word = _NUMBER_NAMES.get(word, word)
+    if word.endswith("'s"):
+        word = word[:-2]
+    if any(c.isdigit() for c in word):
+        return word.replace(",", "")
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A text as the rules compare it: its values, every word it says (folded, so a value of
+    one text is found among another's words), and its content terms (stems, no stop words)."""
+
+    values: frozenset[str]
+    words: frozenset[str]
+    terms: frozenset[str]
+
+
+@lru_cache(maxsize=8192)
+def read(original: str) -> Reading:
+    text = canonical(original)
+    values: set[str] = set()
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        folded = _fold(token)
+        if not folded:
+            continue
+        plain = token.casefold()
+        if _is_value(token, plain):
+            values.add(folded)
+    said = {_fold(t) for t in word_tokens(text)} | {_fold(m.group(0)) for m in _TOKEN.finditer(text)}
+    return Reading(frozenset(values), frozenset(said), frozenset(terms(text)))
+
+
+def _is_value(token: str, plain: str) -> bool:
+    """A number, a day or month, a name (capitalised, not a function word), or an identifier
+    or CamelCase name."""
+    if plain == "may":  # the month only when written as a name
+        return token[0].isupper()
+    return (any(c.isdigit() for c in token) or plain in _NUMBER_NAMES
+            or plain in _WEEKDAYS_MONTHS or token[0] in "#@"
+            or (token[0].isupper() and plain not in _NOT_NAMES)
+            or any(c in token for c in ".:/_") or token[1:] != token[1:].lower())
+
+
+def _said(value: str, words: frozenset[str]) -> bool:
+    """Does a text with these words say the value (a dashed one: each of its parts)?"""
+    return value in words or value.lstrip("#@") in words or (
+        "-" in value and all(part in words for part in value.lstrip("#@").split("-") if part))
+
+
+def unmatched(a: Reading, b: Reading) -> frozenset[str]:
+    """The values `a` states that `b` does not say at all."""
+    return frozenset(v for v in a.values if not _said(v, b.words))
+
+
+def values_differ(old: str, new: str) -> bool:
+    """Each text states a value the other does not say: a new value for something, or another
+    thing altogether (which the model then tells apart)."""
+    a, b = read(old), read(new)
+    return bool(unmatched(a, b)) and bool(unmatched(b, a))
+
+
+def values_agree(a_text: str, b_text: str) -> bool:
+    """No value of either is missing from the other: the two say the same numbers, names and
+    dates (one may say fewer words)."""
+    a, b = read(a_text), read(b_text)
+    return not unmatched(a, b) and not unmatched(b, a)
+
+
+def same_text(a: str, b: str) -> bool:
+    """The same words in the same order, whatever the case, spacing and punctuation."""
+    return word_tokens(a) == word_tokens(b)
+
+
+def richer(a_text: str, b_text: str) -> bool:
+    """Does `a` say more than `b`: more values, then more content terms?"""
+    a, b = read(a_text), read(b_text)
+    return (len(a.values), len(a.terms)) > (len(b.values), len(b.terms))
+
+
+def content_terms(text: str) -> frozenset[str]:
+    return frozenset(t for t in read(text).terms if t not in STOP_WORDS)

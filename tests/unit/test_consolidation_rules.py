@@ -1,0 +1,193 @@
+"""The consolidation pass's rules (services/consolidation/values.py, judging.py): what code
+compares, and when a group's memory may be retired without a person."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from memspace.domain.extraction import Comparison, ExtractedFact, ExtractedRelation, Extraction
+from memspace.domain.lifecycle import MemoryType
+from memspace.domain.models import Memory, RelationType
+from memspace.domain.text import content_hash
+from memspace.services.consolidation.judging import (
+    Judged,
+    Near,
+    confirm,
+    keeper,
+    protected,
+    with_model,
+    without_model,
+)
+from memspace.services.consolidation.values import read, same_text, values_agree, values_differ
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+UPDATE_FLOOR, SAME_FLOOR = 0.84, 0.92
+
+
+def memory(text: str, minutes: int = 0, **kw: object) -> Memory:
+    base = Memory(id=f"m{abs(hash((text, minutes))) % 10**8:08d}", space_id="s", content=text,
+                  category="fact", embedding=None, active=True,
+                  created_at=T0 + timedelta(minutes=minutes), created_by="agent",
+                  content_hash=content_hash(text))
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def answer(*relations: tuple[int, RelationType], contradicts: tuple[int, ...] = ()) -> Judged:
+    fact = ExtractedFact("the note", "fact",
+                         tuple(ExtractedRelation(n, t, "why") for n, t in relations),
+                         contradicts=tuple((n, "they disagree") for n in contradicts))
+    return Judged.of(Extraction((fact,)))
+
+
+# -- values --------------------------------------------------------------------------------
+
+
+def test_names_numbers_days_and_identifiers_are_values_and_function_words_are_not() -> None:
+    values = read("The payments API runs on port 8443 in eu-west-1 since Tuesday, says Maria.").values
+    assert {"8443", "eu-west-1", "tuesday", "maria", "api"} <= values
+    assert "the" not in values and "runs" not in values and "payment" not in values
+
+
+def test_another_owner_or_number_differs_and_a_paraphrase_with_the_same_values_agrees() -> None:
+    assert values_differ("Maria owns the payments service.", "Tom owns the payments service.")
+    assert values_differ("The build takes 12 minutes.", "The build takes 7 minutes.")
+    assert not values_differ("Maria owns payments.", "Payments are owned by Maria.")
+    assert values_agree("Deploys happen on Fridays at 16:00.", "We deploy every Friday, 16:00.")
+    assert values_agree("The cluster has three nodes.", "There are 3 nodes in the cluster.")
+
+
+def test_one_side_saying_more_neither_differs_nor_agrees() -> None:
+    old, new = "Maria owns payments.", "Maria owns payments and the Stripe integration."
+    assert not values_differ(old, new)
+    assert not values_agree(old, new)
+
+
+def test_same_text_ignores_case_spacing_and_punctuation_only() -> None:
+    assert same_text("Deploys freeze on Fridays.", "deploys  freeze on fridays")
+    assert not same_text("Deploys freeze on Fridays.", "Deploys freeze on Thursdays.")
+
+
+# -- without a model -----------------------------------------------------------------------
+
+
+def test_without_a_model_only_the_same_text_of_the_same_type_folds() -> None:
+    old, same = memory("Deploys freeze on Fridays.", 0), memory("deploys freeze on fridays", 5)
+    paraphrase = memory("No deploys go out on a Friday.", 1)
+    verdict = without_model(same, [Near(old, 0.99), Near(paraphrase, 0.93)])
+    assert [m.id for m in verdict.retired] == [old.id]
+    assert [(q[1].id, q[2]) for q in verdict.queue] == [(paraphrase.id, "restatement")]
+
+
+def test_without_a_model_different_values_are_queued_as_a_possible_replacement() -> None:
+    old, new = memory("Maria owns payments.", 0), memory("Tom owns payments.", 5)
+    verdict = without_model(new, [Near(old, 0.97)])
+    assert not verdict.retired
+    assert [q[2] for q in verdict.queue] == ["replacement"]
+
+
+def test_the_same_text_of_another_type_is_not_folded() -> None:
+    old = memory("Use Postgres 16.", 0, type=MemoryType.DECISION)
+    new = memory("Use Postgres 16.", 5, type=MemoryType.NOTE)
+    assert not without_model(new, [Near(old, 1.0)]).retired
+
+
+def test_protected_memories_are_queued_even_when_the_text_is_the_same() -> None:
+    for kw in ({"canonical": True}, {"importance": 5}, {"type": MemoryType.CONSTRAINT}):
+        old = memory("Keep PII in eu-west-1.", 0, **kw)
+        new = memory("Keep PII in eu-west-1.", 5, type=old.type)
+        verdict = without_model(new, [Near(old, 1.0)])
+        assert not verdict.retired, kw
+        assert protected(old) is not None and "not applied because" in verdict.queue[0][3]
+
+
+# -- with a model --------------------------------------------------------------------------
+
+
+def test_a_model_update_with_a_changed_value_retires_the_older_as_replaced() -> None:
+    old, new = memory("Releases go out every Tuesday.", 0), memory("Releases now go out on Thursday.", 9)
+    verdict = with_model(new, [Near(old, 0.9)], [0], answer((0, RelationType.UPDATES)),
+                         UPDATE_FLOOR, SAME_FLOOR)
+    assert [m.id for m in verdict.retired] == [old.id] and old.id in verdict.replaced
+    assert verdict.keep.id == new.id
+
+
+def test_a_model_update_with_no_value_changed_or_below_the_floor_is_queued() -> None:
+    old, new = memory("Maria owns payments.", 0), memory("Payments belong to Maria.", 9)
+    verdict = with_model(new, [Near(old, 0.95)], [0], answer((0, RelationType.UPDATES)),
+                         UPDATE_FLOOR, SAME_FLOOR)
+    assert not verdict.retired and verdict.queue[0][2] == "replacement"
+    far_old, far_new = memory("Maria owns payments.", 0), memory("Tom owns billing.", 9)
+    verdict = with_model(far_new, [Near(far_old, 0.80)], [0], answer((0, RelationType.UPDATES)),
+                         UPDATE_FLOOR, SAME_FLOOR)
+    assert not verdict.retired
+
+
+def test_no_relation_folds_only_the_same_values_above_the_same_floor() -> None:
+    old, new = memory("Maria owns payments.", 0), memory("Payments are owned by Maria.", 9)
+    assert with_model(new, [Near(old, 0.95)], [0], answer(), UPDATE_FLOOR, SAME_FLOOR).retired
+    assert not with_model(new, [Near(old, 0.90)], [0], answer(), UPDATE_FLOOR, SAME_FLOOR).retired
+    lookalike = memory("Tom owns payments.", 9)
+    verdict = with_model(lookalike, [Near(old, 0.97)], [0], answer(), UPDATE_FLOOR, SAME_FLOOR)
+    assert not verdict.retired and not verdict.queue
+
+
+def test_extends_and_derives_become_links_and_contradictions_are_queued() -> None:
+    a, b, c = memory("Maria owns payments.", 0), memory("Payments run on Kafka.", 1), \
+        memory("Payments use Stripe.", 2)
+    new = memory("Maria owns payments, which settle through Stripe nightly.", 9)
+    verdict = with_model(new, [Near(a, 0.9), Near(b, 0.9), Near(c, 0.9)], [0, 1, 2],
+                         answer((0, RelationType.EXTENDS), (2, RelationType.DERIVES),
+                                contradicts=(1,)), UPDATE_FLOOR, SAME_FLOOR)
+    assert [(s.id, t.id, k) for s, t, k, _ in verdict.links] == [
+        (new.id, a.id, RelationType.EXTENDS), (new.id, c.id, RelationType.DERIVES)]
+    assert [q[1].id for q in verdict.queue] == [b.id] and not verdict.retired
+
+
+def test_a_decision_the_model_says_is_replaced_goes_to_the_queue() -> None:
+    old = memory("We deploy with Jenkins.", 0, type=MemoryType.DECISION)
+    new = memory("We deploy with GitHub Actions now.", 9, type=MemoryType.DECISION)
+    verdict = with_model(new, [Near(old, 0.9)], [0], answer((0, RelationType.UPDATES)),
+                         UPDATE_FLOOR, SAME_FLOOR)
+    assert not verdict.retired and "decision" in verdict.queue[0][3]
+
+
+def test_a_restatement_keeps_the_more_complete_memory() -> None:
+    full = memory("Maria owns payments and the Stripe integration since 2025.", 0)
+    short = memory("Maria owns payments and the Stripe integration.", 9)
+    # No value of either contradicts the other, so the shorter, newer one folds into the one
+    # that says more (keeper): nothing the space knew is lost.
+    verdict = keeper(with_model(short, [Near(full, 0.97)], [0], answer(), UPDATE_FLOOR,
+                                SAME_FLOOR))
+    assert verdict.keep.id == full.id and [m.id for m in verdict.retired] == [short.id]
+
+
+def compared(memory_: Memory, **kw: object) -> dict[str, Comparison]:
+    fields: dict[str, object] = {"number": 0, "same_subject": True, "still_true": True,
+                                 "relation": "none", "changed": False, **kw}
+    return {memory_.id: Comparison(**fields)}  # type: ignore[arg-type]
+
+
+def test_the_second_look_confirms_a_restatement_only_on_the_same_subject() -> None:
+    old = memory("The nightly reconciliation job runs at 02:30 UTC.", 0)
+    new = memory("The nightly analytics export job runs at 02:30 UTC.", 9)
+    first = with_model(new, [Near(old, 0.94)], [0], answer(), UPDATE_FLOOR, SAME_FLOOR)
+    assert first.retired  # the first look cannot tell another job from the same one
+    assert not confirm(first, [old], compared(old, same_subject=False)).retired
+    assert not confirm(first, [old], compared(old, same_subject=False)).queue
+    assert confirm(first, [old], compared(old)).retired
+    disagrees = confirm(first, [old], compared(old, still_true=False, relation="updates"))
+    assert not disagrees.retired and disagrees.queue[0][2] == "restatement"
+    unanswered = confirm(first, [old], {})
+    assert not unanswered.retired and "no answer" in unanswered.queue[0][3]
+
+
+def test_the_second_look_confirms_a_replacement_only_with_a_change_it_can_name() -> None:
+    old, new = memory("Releases go out every Tuesday.", 0), memory("Releases go out on Thursday.", 9)
+    first = with_model(new, [Near(old, 0.9)], [0], answer((0, RelationType.UPDATES)),
+                       UPDATE_FLOOR, SAME_FLOOR)
+    assert first.retired
+    kept = confirm(first, [old], compared(old, still_true=False, relation="updates", changed=True))
+    assert [m.id for m in kept.retired] == [old.id] and old.id in kept.replaced
+    unnamed = confirm(first, [old], compared(old, still_true=False, relation="updates"))
+    assert not unnamed.retired and unnamed.queue[0][2] == "replacement"
