@@ -29,6 +29,11 @@ class MemoryReads(MemoryReadStore):
         return next((m for m in self.memories.values() if m.space_id == space_id and m.active
                      and m.content_hash == content_hash), None)
 
+    def ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int) -> list[str]:
+        return [i for p in dict.fromkeys(prefixes) for i in sorted(
+            m.id for m in self.memories.values()
+            if m.space_id == space_id and m.id.startswith(p))[:limit]]
+
     def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
         return {h for h in hashes if self.find_active_by_hash(space_id, h) is not None}
 

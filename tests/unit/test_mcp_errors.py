@@ -25,7 +25,7 @@ from memspace.mcp.errors import (
 # mcp/errors.py: a type that changes code, or a code that leaves the set, fails here.
 README_CODES = {"invalid_input", "not_found", "forbidden", "unauthenticated", "conflict",
                 "stale_version", "too_large", "duplicate", "unavailable", "missing_evidence",
-                "unresolvable_anchor", "contains_secret", "rate_limited"}
+                "unresolvable_anchor", "contains_secret", "rate_limited", "ambiguous_id"}
 DOCUMENTED: list[tuple[MemspaceError, str]] = [
     (domain.InvalidInput("x"), "invalid_input"),
     (domain.TooLarge("x"), "too_large"),
@@ -35,6 +35,8 @@ DOCUMENTED: list[tuple[MemspaceError, str]] = [
     (domain.ContainsSecret([("content", "AWS access key", "line 1, characters 9-28")],
                            {"content": "the key is [redacted:AWS access key]"}), "contains_secret"),
     (domain.RateLimited(3), "rate_limited"),
+    (domain.AmbiguousId("memory", "3f16facf", "memoryId", ["3f16facf3", "3f16facf9"]),
+     "ambiguous_id"),
     (domain.Unauthenticated("x"), "unauthenticated"),
     (domain.NotFound("x"), "not_found"),
     (domain.SpaceNotFound("team", "x"), "not_found"),
@@ -70,6 +72,18 @@ def test_every_error_type_of_the_domain_is_in_the_table_above() -> None:
     tested = {type(error) for error, _ in DOCUMENTED}
     local = {k for k in _every_error_type(MemspaceError) if k.__module__ == domain.__name__}
     assert local - {MemspaceError} <= tested, "add the new type to DOCUMENTED"
+
+
+def test_an_ambiguous_id_lists_the_candidates_and_the_call_again_with_the_first() -> None:
+    refused = classify(coded(domain.AmbiguousId("memory", "3f16facf", "memoryId",
+                                                ["3f16facf3", "3f16facf9"])), "getMemory", None)
+    assert refused["code"] == "ambiguous_id"
+    assert refused["candidates"] == ["3f16facf3", "3f16facf9"]
+    assert refused["example"] == {"name": "getMemory", "arguments": {"memoryId": "3f16facf3"}}
+    assert "send more of the id" in refused["message"]
+    listed = classify(coded(domain.AmbiguousId("memory", "3f16facf", "ids",
+                                               ["3f16facf3", "3f16facf9"])), "getMemory", None)
+    assert listed["example"]["arguments"] == {"ids": ["3f16facf3"]}
 
 
 def test_a_stale_conflict_carries_what_to_list_again() -> None:

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, TypeAdapter
 
 from memspace.domain.errors import (
+    AmbiguousId,
     Conflict,
     ContainsSecret,
     Forbidden,
@@ -46,6 +47,8 @@ async def memspace_error_handler(request: Request, exc: Exception) -> JSONRespon
         body["example"] = exc.without
     elif isinstance(exc, RateLimited):
         headers["Retry-After"] = str(exc.retry_after_s)
+    elif isinstance(exc, AmbiguousId):  # the ids to choose from
+        body["candidates"] = exc.candidates
     elif isinstance(exc, InvalidInput):
         route = request.scope.get("route")
         examples = (_body_schema(route) or {}).get("examples")

@@ -6,6 +6,7 @@
     │   ├── UnreadableDocument  a stored upload whose text cannot be extracted (the document fails)
     │   ├── MissingEvidence     a write without evidence to a space whose policy requires it
     │   ├── UnresolvableAnchor  a citation that does not resolve in a registered repository
+    │   ├── AmbiguousId         a short id that starts more than one id of its kind in the space
     │   └── ContainsSecret      the write holds a credential and the space refuses those
     ├── Unauthenticated  no key, a malformed key, an unknown or revoked key
     ├── RateLimited      this key or OAuth client sent more than MEMSPACE_RATE_LIMIT a minute
@@ -69,6 +70,23 @@ class UnresolvableAnchor(InvalidInput):
     (or a path that would leave the repository)."""
 
     code = "unresolvable_anchor"
+
+
+class AmbiguousId(InvalidInput):
+    """A short id (a prefix of at least 8 characters) that starts more than one id of its kind
+    in the caller's space; `candidates` are those ids, for the caller to pick from."""
+
+    code = "ambiguous_id"
+
+    def __init__(self, kind: str, given: str, argument: str, candidates: list[str]) -> None:
+        listed = ", ".join(candidates)
+        super().__init__(
+            f"'{given}' starts more than one {kind} id in this space ({listed}): send more of "
+            f"the id, or all of it, e.g. {{\"{argument}\": \"{candidates[0]}\"}}")
+        self.kind = kind
+        self.given = given
+        self.argument = argument
+        self.candidates = candidates
 
 
 class ContainsSecret(InvalidInput):

@@ -83,6 +83,10 @@ class MemoryReadStore(Protocol):
 
     def find_active_by_hash(self, space_id: str, content_hash: str) -> Memory | None: ...
 
+    def ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int) -> list[str]:
+        """The ids of the space's memories (active or not) that start with one of `prefixes`,
+        at most `limit` per prefix: what a short id stands for (services/shared/id_prefixes.py)."""
+
     def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
         """Which of these content hashes belong to active memories of the space."""
 

@@ -13,6 +13,7 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import ValidationError
 
 from memspace.domain.errors import (
+    AmbiguousId,
     ContainsSecret,
     MemspaceError,
     RateLimited,
@@ -25,7 +26,9 @@ log = logging.getLogger(__name__)
 
 CODES = ("invalid_input", "not_found", "forbidden", "unauthenticated", "conflict",
          "stale_version", "too_large", "duplicate", "unavailable", "missing_evidence",
-         "unresolvable_anchor", "contains_secret", "rate_limited")
+         "unresolvable_anchor", "contains_secret", "rate_limited", "ambiguous_id")
+# Arguments that take a list of ids: an ambiguous one's example is a list too.
+LISTS = ("ids", "supersede", "supersedes")
 # Domain codes finer than the closed set, folded into the code a caller acts on the same way.
 FOLDED = {"unreadable_document": "invalid_input", "extraction_failed": "unavailable"}
 # Realistic calls for the tools agents get wrong most, shown with an invalid_input refusal.
@@ -104,6 +107,10 @@ def coded(exc: MemspaceError) -> CodedToolError:
                  "without": exc.without}
     elif isinstance(exc, RateLimited):
         extra = {"retryAfter": exc.retry_after_s}
+    elif isinstance(exc, AmbiguousId):  # the ids to choose from, and the call with the first
+        extra = {"candidates": exc.candidates,
+                 "example": {exc.argument: [exc.candidates[0]] if exc.argument in LISTS
+                             else exc.candidates[0]}}
     return CodedToolError(code_of(exc), exc.message, extra)
 
 
@@ -137,6 +144,8 @@ def classify(exc: ToolError, tool: str, schema: dict[str, Any] | None) -> dict[s
                 refused["example"] = example_call(schema, tool)
             if link.code == "contains_secret":  # the call again, each credential replaced
                 refused["example"] = {"name": tool, "arguments": refused.pop("without")}
+            if link.code == "ambiguous_id":  # the call again, naming the first candidate
+                refused["example"] = {"name": tool, "arguments": refused["example"]}
             return refused
         if isinstance(link, ValidationError):
             problems = "; ".join(

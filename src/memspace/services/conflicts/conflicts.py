@@ -30,7 +30,15 @@ from memspace.domain.role_ports import ConflictStore, LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.memories import AddRequest, MemoryService
 from memspace.services.security import ContentGuard
-from memspace.services.shared import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
+from memspace.services.shared import (
+    Page,
+    among,
+    clamp_limit,
+    decode_cursor,
+    encode_cursor,
+    fingerprint,
+    resolve_id,
+)
 
 # How many of each kind one listing looks at (a queue longer than this is a team's to work
 # down; the count says so).
@@ -133,8 +141,9 @@ class ConflictService:
         if self._guard is not None:
             why = self._guard.screen(target.space.id, {"reason": why}, principal.actor,
                                      target=(conflict or "").strip()).text("reason")
-        wanted = (conflict or "").strip()
-        entry = next((e for e in self._entries(target.space.id) if e.id == wanted), None)
+        entries = self._entries(target.space.id)
+        wanted = resolve_id(among(e.id for e in entries), conflict or "", "conflict", "conflictId")
+        entry = next((e for e in entries if e.id == wanted), None)
         found = entry.read() if entry is not None else None
         if found is None:
             raise NotFound(f"no open conflict '{wanted}' in this space (it may be settled "
@@ -249,8 +258,9 @@ def _choice(found: OpenConflict, keep: str | None,
     """The side kept and the sides superseded, checked against the conflict's sides."""
     sides = found.sides
     named = ", ".join(f"'{s}'" for s in sides)
-    kept = (keep or "").strip() or None
-    gone = tuple(dict.fromkeys(s.strip() for s in (supersede or ()) if s and s.strip()))
+    kept = resolve_id(among(sides), keep or "", "side", "keep") or None
+    gone = tuple(dict.fromkeys(resolve_id(among(sides), s, "side", "supersede")
+                               for s in (supersede or ()) if s and s.strip()))
     if kept is None and not gone:
         raise InvalidInput(f"name the side that holds in `keep` and the ones that no longer do "
                            f"in `supersede`; this conflict's sides are {named}")

@@ -26,7 +26,14 @@ from memspace.domain.ports import Checked, Clock, MemoryReadStore, PageAfter
 from memspace.domain.quoting import QUOTE, first_words, visible
 from memspace.domain.role_ports import CodeIndexStore, EvidenceStore
 from memspace.services.access import AccessService, Principal
-from memspace.services.shared import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
+from memspace.services.shared import (
+    Page,
+    clamp_limit,
+    decode_cursor,
+    encode_cursor,
+    fingerprint,
+    memory_id_of,
+)
 
 
 @dataclass(frozen=True)
@@ -132,7 +139,8 @@ class VerificationService:
         key that can read the space can verify: the check changes no claim, only its state."""
         target = self._access.resolve(principal, space)
         if memory_id is not None:
-            found = self._memories.get_memory(target.space.id, memory_id.strip())
+            found = self._memories.get_memory(
+                target.space.id, memory_id_of(self._memories, target.space.id, memory_id))
             if found is None:
                 raise NotFound(f"no memory '{memory_id}' in this space; use an id returned by "
                                "search_memory or listMemories for the same space")

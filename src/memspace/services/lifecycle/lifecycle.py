@@ -21,7 +21,7 @@ from memspace.domain.ports import Clock
 from memspace.domain.role_ports import LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.security import ContentGuard
-from memspace.services.shared import chain, check_version, time_slice
+from memspace.services.shared import chain, check_version, memory_id_of, time_slice
 
 MAX_REASON_CHARS = 500
 
@@ -124,7 +124,8 @@ class LifecycleService:
         if self._guard is not None:
             why = self._guard.screen(target.space.id, {"reason": why}, principal.actor,
                                      target=(memory_id or "").strip()).text("reason")
-        memory = self._store.reads.get_memory(target.space.id, (memory_id or "").strip())
+        memory = self._store.reads.get_memory(
+            target.space.id, memory_id_of(self._store.reads, target.space.id, memory_id))
         if memory is None:
             raise NotFound(f"no memory '{memory_id}' in this space; use an id search_memory or "
                            "listMemories returned for the same space")
@@ -148,7 +149,8 @@ class LifecycleService:
         target = self._access.resolve(principal, space)
         at = time_slice(None, known_at, self._clock)
         when = at.known_at if at is not None else None
-        memory = self._store.reads.get_memory(target.space.id, (memory_id or "").strip())
+        memory = self._store.reads.get_memory(
+            target.space.id, memory_id_of(self._store.reads, target.space.id, memory_id))
         if memory is None or (when is not None and not existed(memory, when)):
             raise NotFound(f"no memory '{memory_id}' in this space; use an id search_memory or "
                            "listMemories returned for the same space")

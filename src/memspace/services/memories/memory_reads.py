@@ -29,6 +29,7 @@ from memspace.services.shared import (
     encode_change_cursor,
     encode_cursor,
     fingerprint,
+    memory_id_of,
     past_record,
     period_of,
     time_slice,
@@ -133,11 +134,12 @@ class MemoryReads:
         if len(wanted) > MAX_BATCH:
             raise InvalidInput(f"{len(wanted)} ids; getMemories reads at most {MAX_BATCH} per "
                                "call: split them")
-        read = [self._store.reads.get_memory(target.space.id, i) for i in wanted]
+        whole = {i: memory_id_of(self._store.reads, target.space.id, i, "ids") for i in wanted}
+        read = [self._store.reads.get_memory(target.space.id, whole[i]) for i in wanted]
         shown = {m.id: m for m in self._view.memories(
             target.space.id, [m for m in read if m is not None], at)}
-        return (target.space.slug, [shown[i] for i in wanted if i in shown],
-                [i for i in wanted if i not in shown])
+        return (target.space.slug, [shown[whole[i]] for i in wanted if whole[i] in shown],
+                [i for i in wanted if whole[i] not in shown])
 
     def _known(self, space_id: str, memory: Memory, at: TimeSlice | None) -> Memory:
         """`memory` as it stood at the slice's knownAt, or NotFound when it was not held then."""

@@ -30,6 +30,7 @@ from memspace.domain.text import visible
 from memspace.services.access import Principal
 from memspace.services.memories.add_types import AddResult
 from memspace.services.memories.conversation import TurnFeatures
+from memspace.services.shared import memory_id_of
 
 # A store's cache and its cold path (bootstrap.build_search_paths), for writes that read.
 ColdNeighbours = tuple[SpaceCache, ColdSearch]
@@ -135,8 +136,9 @@ def provenance_of(principal: Principal, source: ChunkSource | None = None) -> Pr
 
 
 def memory_in(store: MemoryReadStore, space_id: str, memory_id: str) -> Memory:
-    """The memory of the space, or NotFound (a foreign id answers like a missing one)."""
-    memory = store.get_memory(space_id, (memory_id or "").strip())
+    """The memory of the space, by its short id or whole one, or NotFound (a foreign id
+    answers like a missing one)."""
+    memory = store.get_memory(space_id, memory_id_of(store, space_id, memory_id))
     if memory is None:
         raise NotFound(
             f"no memory '{memory_id}' in this space; use an id returned by search_memory or "

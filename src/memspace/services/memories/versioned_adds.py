@@ -26,7 +26,7 @@ from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.memories.memory_parts import NearestMemories
 from memspace.services.memories.memory_rules import category_of, type_of
 from memspace.services.memories.restatement import NEIGHBOURS, judge
-from memspace.services.shared import new_id
+from memspace.services.shared import memory_id_of, new_id
 
 RESTATED = "restated: the same claim, said more fully"
 REPLACED = "replaces it (supersedes)"
@@ -81,7 +81,8 @@ class VersionedAdds:
     def superseding(self, space: Space, request: AddRequest, memory: Memory) -> AddResult:
         """`supersedes: [ids]`: the new memory UPDATES each, which become superseded."""
         olds: list[Memory] = []
-        for memory_id in dict.fromkeys(i.strip() for i in request.supersedes):
+        for given in dict.fromkeys(i.strip() for i in request.supersedes):
+            memory_id = memory_id_of(self._store.reads, space.id, given, "supersedes")
             old = self._store.reads.get_memory(space.id, memory_id)
             if old is None:
                 raise NotFound(f"supersedes names '{memory_id}', which is not a memory of this "

@@ -6,12 +6,23 @@
 - time slices: the `asOf` / `knownAt` arguments checked into a `TimeSlice`, the timeline of a
   memory (`time_slice`, `timeline`, `Period`), and what a `knownAt` read shows (`KnownView`);
 - optimistic concurrency on facts (`check_version`, `after_lost_race`, `head_of`);
-- `start_read`: a read started early on another thread while the call goes on.
+- `start_read`: a read started early on another thread while the call goes on;
+- short ids: the shortest unique prefix shown for an id, and the id a prefix stands for
+  (`short_ids`, `resolve_id`).
 """
 
 from memspace.services.shared.audit import AuditLog
 from memspace.services.shared.clock import SystemClock, new_id
 from memspace.services.shared.early_reads import start_read
+from memspace.services.shared.id_prefixes import (
+    SHORT_ID_CHARS,
+    among,
+    memory_id_of,
+    memory_ids,
+    resolve_id,
+    resolve_ids,
+    short_ids,
+)
 from memspace.services.shared.known_view import TODAY_LEFT_OUT, KnownView, NoteJobs, past_record
 from memspace.services.shared.paging import (
     Page,
@@ -27,6 +38,7 @@ from memspace.services.shared.time_travel import Period, chain, described, perio
 from memspace.services.shared.version_checks import after_lost_race, check_version, head_of
 
 __all__ = [
+    "SHORT_ID_CHARS",
     "TODAY_LEFT_OUT",
     "AuditLog",
     "KnownView",
@@ -35,6 +47,7 @@ __all__ = [
     "Period",
     "SystemClock",
     "after_lost_race",
+    "among",
     "chain",
     "check_version",
     "clamp_limit",
@@ -45,9 +58,14 @@ __all__ = [
     "encode_cursor",
     "fingerprint",
     "head_of",
+    "memory_id_of",
+    "memory_ids",
     "new_id",
     "past_record",
     "period_of",
+    "resolve_id",
+    "resolve_ids",
+    "short_ids",
     "start_read",
     "time_slice",
     "timeline",

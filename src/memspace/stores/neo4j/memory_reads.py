@@ -40,6 +40,13 @@ class Neo4jMemoryReads:
         rows = self._db.read(cypher.FIND_ACTIVE_BY_HASH, space=space_id, hash=content_hash)
         return rec.memory_from(rows[0]["memory"]) if rows else None
 
+    def ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int) -> list[str]:
+        if not prefixes:
+            return []
+        rows = self._db.read(cypher.IDS_WITH_PREFIX, space=space_id,
+                             prefixes=list(dict.fromkeys(prefixes)), limit=limit)
+        return [i for r in rows for i in r["ids"]]
+
     def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
         if not hashes:
             return set()
