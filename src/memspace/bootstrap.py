@@ -3,7 +3,7 @@ Settings (wiring.py), the store with its roles, then each service with the roles
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 from memspace.config import Settings
@@ -40,6 +40,7 @@ from memspace.services.consolidation import (
     ModelTurns,
     PassComparer,
     PassModel,
+    PassParts,
     RequestModel,
     Schedule,
 )
@@ -109,9 +110,13 @@ class Container:
     changes: ChangeFeed
     conflicts: ConflictService  # the conflict queue (docs/conflicts.md)
     consolidation: ConsolidationService  # docs/consolidation.md
-    schedule: Schedule  # its passes, started by the server (server.py lifespan)
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
+    # The consolidation passes' rounds, started by the server (server.py lifespan).
+    schedule: Schedule = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.schedule = Schedule(self.consolidation, self.settings.consolidate_every_s)
 
     def close(self) -> None:
         self.search.close()  # its background loads read the store: they stop first
@@ -140,6 +145,13 @@ class Ports:
     cache: SpaceCache | None
     cold: ColdPath | None
     metrics: Metrics | None
+    # Requests' model calls go first; a consolidation pass's calls wait for them (schedule.py).
+    turns: ModelTurns = field(default_factory=ModelTurns)
+
+    @property
+    def request_model(self) -> FactExtractor | None:
+        """The model as requests call it (each call counted while it runs)."""
+        return RequestModel(self.extractor, self.turns) if self.extractor is not None else None
 
     @property
     def note_jobs(self) -> NoteJobStore | None:
@@ -198,15 +210,25 @@ def build(
                      DocumentFiles(blobs or build_blobs(settings)))
 
 
+def _consolidation(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
+                   recorder: ConflictRecorder) -> ConsolidationService:
+    """The consolidation pass (docs/consolidation.md); with a model, its calls wait for the
+    requests' own (p.turns), and it extracts memories saved flat by the notes' rules."""
+    only = partial(roles_for, store=p.store)
+    model = PassModel(p.extractor, p.turns) if p.extractor is not None else None
+    notes = (NoteExtraction(only(NotePorts), p.note_jobs, embedder, model, clock, recorder)
+             if p.note_jobs is not None and model is not None else None)
+    parts = PassParts(only(ConsolidationPorts), embedder, clock, model,
+                      notes.extract_saved if notes is not None else None,
+                      PassComparer(p.comparer, p.turns) if p.comparer is not None else None,
+                      settings.consolidate_max_calls)
+    return ConsolidationService(parts, p.metrics.consolidated if p.metrics else None)
+
+
 def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
               files: DocumentFiles) -> Container:
-    """The services over the ports, each handed the store's roles its `*Ports` names, or the
-    one role it takes."""
+    """The services over the ports, each given the roles its `*Ports` names, or its one role."""
     store, states = p.store, p.note_states  # states: how notes saved without waiting stood
-    # Requests' model calls go first; a consolidation pass's wait for them (schedule.py).
-    turns = ModelTurns()
-    model = RequestModel(p.extractor, turns) if p.extractor is not None else None
-    pass_model = PassModel(p.extractor, turns) if p.extractor is not None else None
     only = partial(roles_for, store=store)  # a view of the store holding those roles alone
     recorder, audit = ConflictRecorder(store.conflicts, clock), AuditLog(store.security, clock)
     guard = ContentGuard(store.security, audit)  # the security step of every write path
@@ -215,13 +237,11 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
     limits = build_limits(settings)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
-    notes = (NoteExtraction(only(NotePorts), p.note_jobs, batched, model, clock, recorder)
-             if p.note_jobs is not None and model is not None else None)
-    pass_notes = (NoteExtraction(only(NotePorts), p.note_jobs, batched, pass_model, clock,
-                                 recorder) if p.note_jobs is not None and pass_model else None)
+    notes = (NoteExtraction(only(NotePorts), p.note_jobs, batched, p.request_model, clock,
+                            recorder) if p.note_jobs is not None and p.request_model else None)
     evidence = EvidenceService(store.code_index, store.evidence, access, clock)
     verification = VerificationService(store.reads, store.code_index, store.evidence, access, clock)
-    memories = MemoryService(only(MemoryPorts), batched, access, clock, limits, model,
+    memories = MemoryService(only(MemoryPorts), batched, access, clock, limits, p.request_model,
                              notes=notes, evidence=evidence, guard=guard, cold=p.cold_reads,
                              conflicts=recorder, answer_form=add_json, marks=store.marks)
     reader = build_reader(settings)
@@ -245,11 +265,6 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
                                 quarantines=guard.quarantines, marks=store.marks, cold=p.cold_reads,
                                 broken=broken_notes(store.evidence), open_conflicts=conflicts.count,
                                 notes=states)
-    consolidation = ConsolidationService(
-        only(ConsolidationPorts), embedder, clock, pass_model,
-        pass_notes.extract_saved if pass_notes is not None else None,
-        settings.consolidate_max_calls, p.metrics.consolidated if p.metrics else None,
-        PassComparer(p.comparer, turns) if p.comparer is not None else None)
     search = SearchService(only(SearchPorts), embedder, access, profiles, settings.max_query_chars,
                            guard.quarantines, limits.turns, p.cache, p.cold, clock, store.marks, states)
     return Container(
@@ -268,5 +283,5 @@ def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
         mining=GitMining(repos, store.code_index, memories), lifecycle=lifecycle, security=SecurityService(
             admin, store.security, guard, audit, store.reads, OtherRecords.of(store, files)),
         changes=ChangeFeed(store.reads, store.marks, access, TokenCounter().count), conflicts=conflicts,
-        consolidation=consolidation, schedule=Schedule(consolidation, settings.consolidate_every_s),
+        consolidation=_consolidation(settings, p, batched, clock, recorder),
     )

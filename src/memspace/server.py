@@ -54,11 +54,8 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
     """One app per container. `warm_up` loads the model and vector caches in the background."""
     mcp_server = build_mcp_server(container)
     mcp_app = mcp_server.streamable_http_app(
-        streamable_http_path="/mcp",
-        stateless_http=True,
-        transport_security=transport_security(container),
-        host=container.settings.host,
-    )
+        streamable_http_path="/mcp", stateless_http=True,
+        transport_security=transport_security(container), host=container.settings.host)
 
     # /readyz says "starting" until the model and vector caches are loaded: a load balancer or
     # a client waiting for readiness then gets a first search as fast as any other (the

@@ -4,10 +4,11 @@ expired and hands flat memories to the model, each change a new version or edge 
 and queues what no rule can settle. Offers the service, what a pass reports, its undo, and the
 schedule `memspace serve` runs it on."""
 
-from memspace.services.consolidation.consolidation import (
+from memspace.services.consolidation.consolidation import ConsolidationService
+from memspace.services.consolidation.pass_types import (
     ConsolidationPorts,
-    ConsolidationService,
     ExtractNow,
+    PassParts,
     PassReport,
     UndoReport,
 )
@@ -19,5 +20,16 @@ from memspace.services.consolidation.schedule import (
     Schedule,
 )
 
-__all__ = ["ConsolidationPorts", "ConsolidationService", "ExtractNow", "ModelTurns",
-           "PassComparer", "PassModel", "PassReport", "RequestModel", "Schedule", "UndoReport"]
+__all__ = [
+    "ConsolidationPorts",
+    "ConsolidationService",
+    "ExtractNow",
+    "ModelTurns",
+    "PassComparer",
+    "PassModel",
+    "PassParts",
+    "PassReport",
+    "RequestModel",
+    "Schedule",
+    "UndoReport",
+]

@@ -25,7 +25,8 @@ from memspace.domain.extraction import (
     FactExtractor,
 )
 from memspace.domain.models import Usage
-from memspace.services.consolidation.consolidation import ConsolidationService, PassReport
+from memspace.services.consolidation.consolidation import ConsolidationService
+from memspace.services.consolidation.pass_types import PassReport
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,292 @@
+"""One consolidation pass in progress over one space (docs/consolidation.md).
+
+A pass reads what changed since the cursor the last pass left, groups each changed memory with
+its closest older ones, decides by rule (judging.py; with a model, one extraction call per
+group that needs a judgement and a second look before a retirement), and writes each group's
+change in one transaction that checks every memory's version: a memory changed after the pass
+read it is left alone. The record of the pass is saved after every change, so a pass killed
+midway keeps what it did and the next pass carries on from the same cursor."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from memspace.domain.conflicts import ConflictKind, RecordedConflict, Settlement, conflict_id
+from memspace.domain.consolidation import CONSOLIDATOR, ChangeKind, PassChange, PassCost, PassRecord
+from memspace.domain.errors import Conflict, ExtractionFailed, NotFound, StaleVersion
+from memspace.domain.extraction import Candidate, Comparison
+from memspace.domain.models import Memory, ProvenanceKind, Relation, Space, Usage
+from memspace.services.consolidation.judging import (
+    Judged,
+    Near,
+    Verdict,
+    confirm,
+    exact,
+    keeper,
+    with_model,
+    without_model,
+)
+from memspace.services.consolidation.pass_types import PassParts, PassReport
+from memspace.services.consolidation.window import (
+    WINDOW,
+    changed_since,
+    neighbours,
+    undecided,
+    undone_pairs,
+)
+
+log = logging.getLogger(__name__)
+
+# How long a pass holds its space's lease before it must renew it (it renews between groups):
+# a pass whose server died is taken over after this.
+LEASE = timedelta(minutes=2)
+# How close two memories stating the same values must be for a model's "no relation" to fold
+# them: "the same fact" rather than "about the same thing". Between the floor and 1, set as a
+# share of the distance: chosen on bench/data/consolidation_tune.jsonl (docs/consolidation.md).
+SAME_SHARE = 0.5
+
+
+
+class PassRun:
+    """One pass in progress: its window, its record so far and its budget."""
+
+    def __init__(self, parts: PassParts, space: Space, pass_id: str, now: datetime,
+                 dry_run: bool, started: float) -> None:
+        self.parts = parts
+        self.store = parts.store
+        self.space = space
+        self.pass_id = pass_id
+        self.now = now
+        self.dry_run = dry_run
+        self.started = started
+        self.changes: list[PassChange] = []
+        self.usage = Usage()
+        self.read = 0
+        self.groups = 0
+        self.done: set[str] = set()  # memories this pass retired
+        self.queued: list[tuple[Memory, Memory, ConflictKind, str]] = []  # written last
+        self.since = 0
+        self.stamps: dict[str, int] = {}  # each memory of the window: the write that changed it
+        self._undone: set[frozenset[str]] | None = None
+
+    def go(self) -> PassReport:
+        self.since = since = self.store.consolidation.cursor(self.space.id)
+        until = self.store.directory.space_stats(self.space.id).version
+        window = changed_since(self.store, self.space.id, since)
+        self.stamps = {m.id: stamp for m, stamp in window}
+        self.read = len(window)
+        if window and len(window) >= WINDOW:
+            until = window[-1][1] - 1  # the memories of the last stamp are read again next time
+        self._expire()
+        anchors = [m for m, _ in window if m.active]
+        self._extract_flat(anchors)
+        stop_at = self._group_all(anchors)
+        if stop_at is not None:
+            until = min(until, stop_at - 1)
+        return self._finish(since, max(since, until))
+
+    # -- the steps ------------------------------------------------------------------------
+
+    def _expire(self) -> None:
+        """Memories past their expiresAt leave the current set, as of their expiry."""
+        if self.dry_run:
+            return
+        gone = self.store.marks.expire_due(self.space.id, self.now, CONSOLIDATOR,
+                                           f"expired (consolidation pass {self.pass_id})", WINDOW)
+        for memory in gone:
+            self._record(PassChange(ChangeKind.EXPIRY, "its expiresAt passed",
+                                    retired=(memory.id,), left_at=(memory.version,)))
+
+    def _extract_flat(self, anchors: Sequence[Memory]) -> None:
+        """Memories saved flat (no model then) go through the model once one is configured."""
+        if self.parts.extract_now is None or self.dry_run:
+            return
+        for memory in anchors:
+            if not _flat(memory) or self._out_of_calls():
+                continue
+            try:
+                spent = self.parts.extract_now(memory)
+            except ExtractionFailed as exc:
+                spent = exc.usage
+            if spent is None:
+                continue
+            self.usage = self.usage + spent
+            self._record(PassChange(ChangeKind.EXTRACTION, "saved while no model was configured",
+                                    kept=memory.id))
+
+    def _group_all(self, anchors: Sequence[Memory]) -> int | None:
+        """Judge each anchor's group, newest anchor first: first the same texts (they need no
+        judgement, and folding them first leaves fewer pairs to judge), then the rest. What
+        goes to the queue is written last, without the pairs a fold of this pass settled.
+        Returns the stamp to stop the cursor before when the model budget ran out (None: every
+        group was judged)."""
+        near = neighbours(self.store, self.parts.embedder, self.space.id, anchors)
+        newest_first = sorted(anchors, key=lambda m: (m.created_at, m.id), reverse=True)
+        for memory in newest_first:
+            same = [n for n in near.get(memory.id, []) if exact(memory, n)]
+            if memory.id not in self.done and same:
+                same = undecided(self.store, self.space.id, memory, same, self._undone_pairs())
+                self._apply(without_model(memory, same))
+        stop: int | None = None
+        for memory in newest_first:
+            if memory.id in self.done:
+                continue
+            group = [n for n in near.get(memory.id, []) if n.memory.id not in self.done]
+            group = undecided(self.store, self.space.id, memory, group, self._undone_pairs())
+            if not group:
+                continue
+            if self.parts.extractor is not None and self._out_of_calls():
+                stop = self.stamps[memory.id]
+                break
+            self.groups += 1
+            self._renew()
+            self._apply(self._judge(memory, group))
+        for new, old, kind, why in self.queued:
+            if new.id not in self.done and old.id not in self.done:
+                self._queue(new, old, kind, why)
+        return stop
+
+    def _undone_pairs(self) -> set[frozenset[str]]:
+        if self._undone is None:
+            self._undone = undone_pairs(self.store, self.space.id)
+        return self._undone
+
+    def _judge(self, newest: Memory, group: list[Near]) -> Verdict:
+        if self.parts.extractor is None:
+            return without_model(newest, group)
+        floor = self.parts.embedder.calibration.update_floor
+        same_floor = floor + (1.0 - floor) * SAME_SHARE
+        asked = [i for i, n in enumerate(group) if not exact(newest, n)]
+        if not asked:
+            return with_model(newest, group, asked, Judged({}, {}), floor, same_floor)
+        offered = [Candidate(number, group[i].memory.content, group[i].memory.category,
+                             group[i].memory.created_at) for number, i in enumerate(asked)]
+        try:
+            extraction = self.parts.extractor.extract(newest.content, offered, newest.speaker,
+                                                   newest.observed_at)
+        except ExtractionFailed as exc:
+            self.usage = self.usage + exc.usage
+            log.info("consolidation %s: the model failed on a group (%s); left for the next "
+                     "pass", self.pass_id, exc.message)
+            return Verdict(newest)
+        self.usage = self.usage + extraction.usage
+        verdict = with_model(newest, group, asked, Judged.of(extraction), floor, same_floor)
+        return keeper(self._second_look(verdict, group))
+
+    def _second_look(self, verdict: Verdict, group: list[Near]) -> Verdict:
+        """Ask the model once more about each memory the group would retire (the same text
+        needs no look); without a comparer the first answer stands."""
+        comparer = self.parts.comparer
+        plain = {n.memory.id for n in group if exact(verdict.keep, n)}
+        checked = [m for m in verdict.retired if m.id not in plain]
+        if comparer is None or not checked:
+            return verdict
+        offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(checked)]
+        try:
+            found, spent = comparer.compare(verdict.keep.content, offered)
+        except ExtractionFailed as exc:
+            self.usage = self.usage + exc.usage
+            found, spent = [], Usage()
+        self.usage = self.usage + spent
+        by_id: dict[str, Comparison] = {checked[c.number].id: c for c in found
+                                        if 0 <= c.number < len(checked)}
+        return confirm(verdict, checked, by_id)
+
+    # -- writing --------------------------------------------------------------------------
+
+    def _apply(self, verdict: Verdict) -> None:
+        for source, target, kind, why in verdict.links:
+            # The model's reason stays on the edge, as an add's does; the pass's own words say
+            # what it did.
+            relation = Relation(source.id, target.id, kind, self.now, CONSOLIDATOR,
+                                f"{why} (consolidation pass {self.pass_id})")
+            written = [relation] if self.dry_run else self.store.consolidation.link(
+                self.space.id, [relation])
+            for r in written:
+                self._record(PassChange(ChangeKind.LINK, f"the model relates them "
+                                        f"({kind.value.lower()})", kept=source.id, relation=r))
+        if verdict.retired:
+            self._retire(verdict)
+        self.queued += [(new, old, ConflictKind(kind), why) for new, old, kind, why in verdict.queue]
+
+
+    def _retire(self, verdict: Verdict) -> None:
+        keep, olds = verdict.keep, verdict.retired
+        replaced = bool(verdict.replaced)
+        kind = ConflictKind.REPLACEMENT if replaced else ConflictKind.RESTATEMENT
+        cid = conflict_id(self.space.id, kind, (keep.id, *(m.id for m in olds)))
+        why = "; ".join(f"'{m.id}': {verdict.retire[m.id]}" for m in olds)
+        change = PassChange(ChangeKind(kind.value), why, kept=keep.id,
+                            retired=tuple(m.id for m in olds),
+                            left_at=tuple(m.version + 1 for m in olds), conflict_id=cid)
+        if not self.dry_run:
+            record = RecordedConflict(cid, self.space.id, kind, (keep.id, *(m.id for m in olds)),
+                                      why, CONSOLIDATOR, self.now)
+            settlement = Settlement(record, keep.id, tuple(m.id for m in olds),
+                                    f"consolidation pass {self.pass_id}: {why}"[:2000],
+                                    CONSOLIDATOR, self.now,
+                                    {m.id: m.version for m in (keep, *olds)},
+                                    valid_to=keep.valid_from or keep.observed_at
+                                    or keep.created_at)
+            try:
+                self.store.conflicts.settle(settlement)
+            except (StaleVersion, NotFound, Conflict):
+                log.info("consolidation %s: a memory of a group changed after it was read; "
+                         "left alone", self.pass_id)
+                return
+        self.done.update(m.id for m in olds)
+        self._record(change)
+
+    def _queue(self, new: Memory, old: Memory, kind: ConflictKind, why: str) -> None:
+        cid = conflict_id(self.space.id, kind, (new.id, old.id))
+        if not self.dry_run:
+            recorded = self.store.conflicts.record(RecordedConflict(
+                cid, self.space.id, kind, (new.id, old.id), why, CONSOLIDATOR, self.now))
+            if not recorded:
+                return
+        self._record(PassChange(ChangeKind.QUEUED, why, kept=new.id, conflict_id=cid,
+                                sides=(new.id, old.id)))
+
+    def _record(self, change: PassChange) -> None:
+        self.changes.append(change)
+        if not self.dry_run:
+            self.store.consolidation.save_pass(self._record_now(None))
+
+    def _record_now(self, finished: datetime | None, until: int | None = None) -> PassRecord:
+        return PassRecord(self.pass_id, self.space.id, self.now, self.since,
+                          until if until is not None else self.since, tuple(self.changes),
+                          self._cost(), finished)
+
+    def _renew(self) -> None:
+        if not self.dry_run:
+            now = self.parts.clock.now()
+            if not self.store.consolidation.take_lease(self.space.id, self.pass_id, now,
+                                                       now + LEASE):
+                raise Conflict("another pass took this space's lease (this one ran past it)")
+
+    def _out_of_calls(self) -> bool:
+        return self.usage.llm_calls >= self.parts.max_calls
+
+    def _cost(self) -> PassCost:
+        return PassCost(self.read, self.groups, self.usage.llm_calls, self.usage.prompt_tokens,
+                        self.usage.completion_tokens,
+                        round(time.perf_counter() - self.started, 3))
+
+    def _finish(self, since: int, until: int) -> PassReport:
+        cost = self._cost()
+        if not self.dry_run:
+            self.store.consolidation.save_pass(self._record_now(self.parts.clock.now(), until))
+        return PassReport(None if self.dry_run else self.pass_id, self.space, self.dry_run,
+                          tuple(self.changes), cost)
+
+
+def _flat(memory: Memory) -> bool:
+    """Saved by an agent or a person as it was, not a correction (those are written as given,
+    on purpose) and not a document's chunk."""
+    kind = memory.provenance.kind if memory.provenance is not None else None
+    return (kind in (ProvenanceKind.AGENT, ProvenanceKind.HUMAN) and memory.document_id is None
+            and memory.version == 1)
+
