@@ -62,6 +62,8 @@ def search_json(found: SearchResult) -> dict[str, Any]:
     """search_memory's answer; long contents as excerpts with `bodyChars` unless the search
     asked for whole bodies."""
     results = [hit_json(hit, found.titles, not found.include_body) for hit in found.hits]
+    for shown in (*results, *(r for hit in results for r in hit["relatedMemories"])):
+        shown["shortId"] = found.short.get(shown["id"], shown["id"])  # as the text shows it
     data: dict[str, Any] = {
         "space": found.space,
         "searchMode": found.mode,

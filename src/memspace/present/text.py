@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 from memspace.domain.models import Document, Memory, provenance_of
 from memspace.domain.text import counted, kind_label
 from memspace.present.json import add_json
-from memspace.present.quoting import NOTICE, label, quoted, warning
-from memspace.present.records import EXCERPT_CHARS, RELATED_EXCERPT_CHARS, excerpt, iso
-from memspace.present.timeline import TODAY_LEFT_OUT, slice_text, timeline_text
+from memspace.present.quoting import label, quoted, warning
+from memspace.present.records import EXCERPT_CHARS, excerpt, iso
+from memspace.present.search_text import search_text as search_text  # named here too
+from memspace.present.timeline import slice_text, timeline_text
 from memspace.services.shared import described
 
 if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.json at run time
@@ -20,7 +21,6 @@ if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.j
     from memspace.services.documents import DocumentPage
     from memspace.services.lifecycle import ChangesPage, Marked, Version
     from memspace.services.memories import AddResult, CorrectionPreview, MemoryDetail
-    from memspace.services.search import SearchResult
 
 
 def _state(active: bool, status: str, superseded_by: str | None) -> str:
@@ -88,29 +88,6 @@ def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
     made = provenance_of(memory)
     line += _made(made.kind, made.source, memory.document_id)
     return f"{line}\n{warning(memory.suspicious)}{quoted(shown)}"
-
-
-def search_text(found: SearchResult) -> str:
-    head = f"{counted(len(found.hits), 'result')} in space '{found.space}' ({found.mode} search" + (
-        ", cold: the store's indexes" if found.path == "cold" else "") + ")" + slice_text(found.at)
-    empty = (f". {found.message}." if found.message
-             else ". Nothing matched; try other words or a keyword.")
-    lines = [head + (":" if found.hits else empty)] + ([NOTICE] if found.hits else [])
-    for n, hit in enumerate(found.hits, start=1):
-        lean = not found.include_body
-        lines.append(f"{n}. {memory_line(hit.memory, found.titles, lean)}")
-        for rel in hit.related:
-            arrow = "->" if rel.direction == "out" else "<-"
-            lines.append(f"     {arrow} {rel.via.value} ({counted(rel.hops, 'hop')}): "
-                         f"{memory_line(rel.memory, found.titles, lean, RELATED_EXCERPT_CHARS)}")
-    if found.profile_left_out:
-        lines.append(f"The space's profile is {TODAY_LEFT_OUT}.")
-    if found.profile is not None:
-        stats = found.profile.stats
-        lines.append(f"Space '{found.profile.space.slug}'{' today' if found.at else ''}: "
-                     f"{counted(stats.active_memories, 'active memory', 'active memories')}, "
-                     f"{counted(stats.relations, 'relation')}.")
-    return "\n".join(lines)
 
 
 def graph_launch_text(seen: Glance) -> str:

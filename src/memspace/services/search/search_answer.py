@@ -9,20 +9,26 @@ from datetime import datetime
 from typing import Protocol
 
 from memspace.domain.bitemporal import TimeSlice, forgotten
-from memspace.domain.graph_port import WithDirectory, WithDocuments, WithRelations, WithSearch
+from memspace.domain.graph_port import (
+    WithDirectory,
+    WithDocuments,
+    WithReads,
+    WithRelations,
+    WithSearch,
+)
 from memspace.domain.models import Memory, Neighbour, Space
 from memspace.services.documents import document_titles
 from memspace.services.search.context import Profile
 from memspace.services.search.ranking import Ranked
 from memspace.services.search.search_types import SearchHit, SearchRequest, SearchResult
-from memspace.services.shared import KnownView, start_read
+from memspace.services.shared import KnownView, memory_ids, short_ids, start_read
 
 # Neighbours shown per hit: enough for a correction chain and its context, bounded so one
 # hub memory cannot flood the answer.
 RELATED_PER_HIT = 5
 
 
-class AnswerPorts(WithDirectory, WithRelations, WithDocuments, WithSearch, Protocol):
+class AnswerPorts(WithDirectory, WithReads, WithRelations, WithDocuments, WithSearch, Protocol):
     """The store roles an answer reads."""
 
 
@@ -80,6 +86,8 @@ def answer(store: AnswerPorts, view: KnownView, space: Space, request: SearchReq
         if not stats.active_memories:
             message = f"no memories in {space.slug} yet: save what you learn with add_memory"
     scored = {h.memory.id: h for h in hits}
+    named = [m.id for m in shown] + [n.memory.id for n in related]
+    named += [m.superseded_by for m in (*shown, *(n.memory for n in related)) if m.superseded_by]
     return SearchResult(
         space=space.slug,
         mode=mode,
@@ -92,4 +100,5 @@ def answer(store: AnswerPorts, view: KnownView, space: Space, request: SearchReq
         path=path,
         at=at,
         profile_left_out=request.include_profile and known is not None,
+        short=short_ids(memory_ids(store.reads, space.id), named),
     )

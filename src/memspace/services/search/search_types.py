@@ -4,7 +4,7 @@ result the surfaces render (present/), and the provenance filter's kinds."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 
 from memspace.domain.bitemporal import TimeSlice
@@ -68,3 +68,5 @@ class SearchResult:
     at: TimeSlice | None = None  # the time slice read (docs/time.md); None: current facts
     # The profile was asked for but describes today, and the slice is a past record (knownAt).
     profile_left_out: bool = False
+    # Each memory id the answer names -> its short id (services/shared/id_prefixes.py).
+    short: Mapping[str, str] = field(default_factory=dict)
