@@ -41,7 +41,7 @@ class ConsolidationService:
         found = (self._store.directory.get_space_by_slug(space.strip())
                  or self._store.directory.get_space(space.strip()))
         if found is None:
-            raise NotFound(f"no space '{space}'; `memspace spaces` lists them")
+            raise NotFound(f"no space '{space}'; `memspace space list` lists them")
         return found
 
     def spaces(self) -> list[Space]:

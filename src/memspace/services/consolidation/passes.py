@@ -114,6 +114,9 @@ class PassRun:
             if spent is None:
                 continue
             self.usage = self.usage + spent
+            now = self.store.reads.get_memory(self.space.id, memory.id)
+            if now is None or not now.active:
+                self.done.add(memory.id)  # replaced by its facts: they are the next pass's
             self._record(PassChange(ChangeKind.EXTRACTION, "saved while no model was configured",
                                     kept=memory.id))
 

@@ -53,10 +53,12 @@ class ModelTurns:
                 self._busy -= 1
                 self._changed.notify_all()
 
-    def wait_idle(self, timeout_s: float = MAX_WAIT_S) -> bool:
-        """Block until no request's call runs; False when `timeout_s` passed first."""
+    def wait_idle(self, timeout_s: float | None = None) -> bool:
+        """Block until no request's call runs; False when `timeout_s` (MAX_WAIT_S) passed
+        first."""
         with self._changed:
-            return self._changed.wait_for(lambda: self._busy == 0, timeout_s)
+            return self._changed.wait_for(lambda: self._busy == 0,
+                                          MAX_WAIT_S if timeout_s is None else timeout_s)
 
 
 class RequestModel:

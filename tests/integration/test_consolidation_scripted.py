@@ -1,0 +1,160 @@
+"""The consolidation pass with a model, through the real litellm path to a scripted
+OpenAI-compatible server, on each store with the real embedding model: the extraction call
+judges a group, the relate call takes a second look before anything is retired, a look-alike
+is left alone, and a memory saved flat is extracted once a model is configured. What the real
+local model does with the same shapes is test_consolidation_model.py."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
+from memspace.domain.consolidation import CONSOLIDATOR, ChangeKind
+from memspace.domain.graph_port import GraphStore
+from memspace.domain.lifecycle import MemoryStatus
+from memspace.domain.models import Access, Memory, RelationType
+from memspace.embeddings.local import LocalEmbedder
+from memspace.services.access import Principal
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.support.stores import STORE_PARAMS, make_store
+
+pytestmark = pytest.mark.model
+
+
+def facts(*texts: str, relations: tuple[tuple[int, str], ...] = ()) -> Reply:
+    """An extraction answer: each text a fact; the first carries `relations`."""
+    return Reply({"facts": [
+        {"text": text, "type": "fact", "category": "fact",
+         "relations": [{"candidate": n, "type": kind, "reason": "said so"}
+                       for n, kind in (relations if i == 0 else ())]}
+        for i, text in enumerate(texts)]})
+
+
+def looked(memory_says: str, fact_says: str, same_subject: bool, still_true: bool,
+           relation: str) -> Reply:
+    """A relate answer about candidate 0."""
+    return Reply({"memories": [{"memory": 0, "memory_says": memory_says, "fact_says": fact_says,
+                                "same_subject": same_subject, "still_true": still_true,
+                                "relation": relation}]})
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+@pytest.fixture(params=STORE_PARAMS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    made = make_store(request.param, request, tmp_path)
+    yield made
+    made.close()
+
+
+def app(store: GraphStore, embedder: LocalEmbedder, tmp_path: Path,
+        llm: ScriptedLLM | None) -> Container:
+    model = {} if llm is None else {"llm_model": "openai/scripted", "llm_api_base": llm.url,
+                                    "llm_api_key": "test", "llm_timeout_s": 120}
+    settings = Settings(_env_file=None, data_dir=tmp_path, consolidate_every="0",  # type: ignore[call-arg]
+                        **model)
+    return build(settings, store=store, embedder=embedder)
+
+
+class Team:
+    def __init__(self, app: Container) -> None:
+        self.app, self.slug = app, f"team-{uuid.uuid4().hex[:8]}"
+        self.id = app.admin.create_space(self.slug).id
+        self.agent: Principal = app.access.authenticate(
+            app.admin.create_key("agent", {self.slug: Access.READWRITE}).raw)
+
+    def add(self, text: str) -> Memory:
+        [memory] = self.app.memories.add(self.agent, text, self.slug).memories
+        return memory
+
+    def get(self, memory: Memory) -> Memory:
+        found = self.app.store.reads.get_memory(self.id, memory.id)
+        assert found is not None
+        return found
+
+
+def test_a_replacement_said_as_a_new_fact_is_retired_after_both_looks(
+        store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
+    team = Team(app(store, embedder, tmp_path, llm))
+    llm.script(facts("Releases go out every Tuesday."), facts("Releases now go out every Thursday."))
+    old, new = team.add("Releases go out every Tuesday."), team.add("Releases now go out every Thursday.")
+    llm.script(facts("Releases now go out every Thursday.", relations=((0, "updates"),)),
+               looked("Tuesday", "Thursday", True, False, "updates"))
+
+    report = team.app.consolidation.consolidate(team.slug)
+
+    assert llm.remaining == 0 and report.cost.model_calls == 2
+    [change] = [c for c in report.changes if c.kind is ChangeKind.REPLACEMENT]
+    assert (change.kept, change.retired) == (new.id, (old.id,))
+    retired = team.get(old)
+    assert (retired.status, retired.invalidated_by) == (MemoryStatus.SUPERSEDED, new.id)
+    assert retired.valid_to == team.get(new).valid_from  # as-of reads answer what held then
+    updates = [r for r in team.app.store.relations.relations_of(team.id, old.id)
+               if r.type is RelationType.UPDATES]
+    assert [(r.source_id, r.created_by) for r in updates] == [(new.id, CONSOLIDATOR)]
+
+
+def test_a_second_look_that_finds_another_subject_leaves_a_lookalike_alone(
+        store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
+    team = Team(app(store, embedder, tmp_path, llm))
+    first, second = ("The nightly reconciliation job runs at 02:30 UTC.",
+                     "The nightly analytics export job runs at 02:30 UTC.")
+    llm.script(facts(first), facts(second))
+    one, two = team.add(first), team.add(second)
+    # The first look sees no relation (as for a restatement); the second names another subject.
+    llm.script(facts(second), looked("", "", False, True, "none"))
+
+    report = team.app.consolidation.consolidate(team.slug)
+
+    assert team.get(one).active and team.get(two).active
+    assert not report.changes and llm.remaining == 0
+
+
+def test_a_second_look_that_disagrees_sends_the_pair_to_the_queue(
+        store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
+    team = Team(app(store, embedder, tmp_path, llm))
+    llm.script(facts("Maria owns the payments service."), facts("Tom owns the payments service."))
+    maria, tom = team.add("Maria owns the payments service."), team.add("Tom owns the payments service.")
+    llm.script(facts("Tom owns the payments service.", relations=((0, "updates"),)),
+               looked("", "", True, True, "none"))  # no change it can name
+
+    report = team.app.consolidation.consolidate(team.slug)
+
+    assert team.get(maria).active and team.get(tom).active
+    [queued] = team.app.conflicts.open_of(team.id)
+    assert queued.kind.value == "replacement" and queued.by == CONSOLIDATOR
+    assert {m.id for m in queued.memories} == {maria.id, tom.id}
+    assert report.count(ChangeKind.QUEUED) == 1
+
+
+def test_a_memory_saved_flat_is_extracted_once_a_model_is_configured(
+        store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
+    flat = Team(app(store, embedder, tmp_path / "flat", None))
+    note = flat.add("Staging moved to Postgres 16 and Alice owns the migration.")
+    modelled = app(store, embedder, tmp_path / "model", llm)
+    llm.script(facts("Staging runs Postgres 16.", "Alice owns the staging migration."))
+
+    report = modelled.consolidation.consolidate(flat.slug)
+
+    assert llm.remaining == 0 and report.count(ChangeKind.EXTRACTION) == 1
+    assert not flat.get(note).active
+    derived = [r for r in modelled.store.relations.relations_of(flat.id, note.id)
+               if r.type is RelationType.DERIVES]
+    assert len(derived) == 2
+    # Extracted once: the next pass asks the model nothing about it.
+    llm.script()
+    assert modelled.consolidation.consolidate(flat.slug).cost.model_calls == 0
