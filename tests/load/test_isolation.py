@@ -78,14 +78,17 @@ def test_random_operations_never_cross_a_space_or_a_grant(rig: Rig, ops: int,
     ids: dict[str, dict[str, str]] = {s: {} for s in slugs}  # content -> id, per space
 
     def some_id(slug: str) -> tuple[str, str | None]:
-        """An active memory's id, from this space or (as often) from another one: a foreign
-        id must answer exactly like a missing one. Returns (id, its content if it is here)."""
+        """An active memory's id, whole or (as often) a short id of it, from this space or (as
+        often) from another one: a foreign id or prefix must answer exactly like a missing one.
+        Returns (id, its content if it is here)."""
         owner = rng.choice(slugs) if rng.random() < 0.5 else slug
         live = [t for t, on in model.get(owner, {}).items() if on]
         if not live:
             return f"missing-{rig.tag}", None
         text = rng.choice(live)
-        return ids[owner][text], text if owner == slug else None
+        whole = ids[owner][text]
+        given = whole if rng.random() < 0.5 else whole[:rng.randint(8, 16)]
+        return given, text if owner == slug else None
 
     def expect_refusal(access: str | None, write: bool) -> type[Exception] | None:
         if access is None:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # A hit's text is cut here unless `includeBody` (the structured content keeps 240): most facts
 # and turns of a conversation fit whole, a document's chunk shows its start.
 HIT_CHARS = 160
-# What kind_label says of a note of the default category (services/memories/memory_rules.py).
+# The default category (services/memories/memory_rules.py).
 PLAIN = "general"
 # One space before the quote bar: " │" is one token, "  │" two, on every quoted line.
 QUOTE_INDENT = " "
@@ -73,9 +73,10 @@ def _head(memory: Memory, short: Mapping[str, str], titles: Mapping[str, str],
     """`[3f16facf] v2 (decision) [disputed] (from Guide)`; `first: False` (a related memory)
     leaves out a first version's `v1`."""
     version = f" v{memory.version}" if first or memory.version > 1 else ""
-    kind = kind_label(memory.type.value, memory.category)
-    # A plain note of the default category says nothing by its kind.
-    kind = "" if kind == PLAIN else f" ({kind})"
+    # The default category says nothing: a typed memory shows its type, a plain note neither.
+    kind = (kind_label(memory.type.value, memory.category) if memory.category != PLAIN
+            else "" if memory.type.value == "note" else memory.type.value)
+    kind = f" ({kind})" if kind else ""
     line = (f"[{short.get(memory.id, memory.id)}]{version}{kind}{_state(memory, short, number)}"
             f"{_source(memory, titles)}")
     if memory.evidence:

@@ -1,0 +1,85 @@
+"""Short ids end to end (the real app under uvicorn, the real model, the MCP client over HTTP and
+REST): what search_memory shows is what the tools and REST paths take, an ambiguous prefix is
+refused with the candidates and the call again, and a prefix of another space's memory answers
+exactly like a missing one."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+
+import httpx2
+import pytest
+
+from memspace.domain.ports import WriteBatch
+from tests.e2e.conftest import Deployment
+from tests.support.server import data, mcp_client
+
+pytestmark = [pytest.mark.e2e, pytest.mark.model]
+
+
+async def test_the_short_id_a_search_shows_is_taken_by_every_memory_tool(
+        deployment: Deployment) -> None:
+    space = deployment.space("short")
+    key = deployment.key("short-agent", {space: "rw"})
+    async with mcp_client(deployment.url, key, toolsets="all") as client:
+        saved = data(await client.call_tool("add_memory", {
+            "content": "Invoices are sent on the first workday", "type": "procedure"}))
+        assert saved["status"] == "created", saved
+        found = await client.call_tool("search_memory", {"query": "when are invoices sent?"})
+        [hit] = data(found)["results"]
+        short = hit["shortId"]
+        assert len(short) == 8 and hit["id"].startswith(short) and len(hit["id"]) == 32
+        assert f"1. [{short}] v1 (procedure)" in found.content[0].text  # type: ignore[union-attr]
+        got = data(await client.call_tool("getMemory", {"memoryId": short}))
+        assert got["memory"]["id"] == hit["id"]
+        many = data(await client.call_tool("getMemory", {"ids": [short]}))
+        assert [m["id"] for m in many["memories"]] == [hit["id"]] and many["missing"] == []
+        marked = data(await client.call_tool("mark_memory", {
+            "memoryId": short, "status": "disputed", "reason": "finance says the second"}))
+        assert marked["memory"]["id"] == hit["id"]
+        fixed = data(await client.call_tool("correct_memory", {
+            "memoryId": short, "content": "Invoices are sent on the second workday",
+            "reason": "finance moved it", "expectedVersion": marked["memory"]["version"]}))
+        new = fixed["memories"][0]
+        assert fixed["superseded"] == [hit["id"]]
+        revisions = data(await client.call_tool("list_memory_revisions", {"memoryId": new["id"][:10]}))
+        assert [v["id"] for v in revisions["revisions"]] == [hit["id"], new["id"]]
+    async with httpx2.AsyncClient(base_url=deployment.url,
+                                  headers={"Authorization": f"Bearer {key}"}) as http:
+        read = await http.get(f"/v1/memories/{new['id'][:8]}", params={"space": space})
+        assert read.status_code == 200 and read.json()["memory"]["id"] == new["id"]
+
+
+async def test_an_ambiguous_prefix_is_refused_with_its_candidates_and_a_foreign_one_is_missing(
+        deployment: Deployment) -> None:
+    space, theirs = deployment.space("twins"), deployment.space("theirs")
+    key = deployment.key("twins-agent", {space: "rw"})
+    app = deployment.app
+    head = uuid.uuid4().hex[:8]
+    for slug, ids in ((space, (head + "1a", head + "1b")), (theirs, (head + "2c",))):
+        stored = app.store.directory.get_space_by_slug(slug)
+        assert stored is not None
+        made = [replace(app.memories.new_memory(stored.id, f"Twin fact {i}", "general", "test"),
+                        id=i + "0" * 22) for i in ids]
+        app.store.writes.write(WriteBatch(stored.id, made))
+    async with mcp_client(deployment.url, key) as client:
+        refused = await client.call_tool("getMemory", {"memoryId": head})
+        assert refused.is_error
+        told = refused.structured_content
+        assert told is not None and told["code"] == "ambiguous_id"
+        assert told["candidates"] == [head + "1a", head + "1b"]
+        assert told["example"] == {"name": "getMemory", "arguments": {"memoryId": head + "1a"}}
+        again = data(await client.call_tool("getMemory", told["example"]["arguments"]))
+        assert again["memory"]["content"] == "Twin fact " + head + "1a"
+        foreign = await client.call_tool("getMemory", {"memoryId": head + "2c"})
+        missing = await client.call_tool("getMemory", {"memoryId": head + "3d"})
+        assert foreign.is_error and missing.is_error
+        assert (foreign.structured_content or {})["code"] == "not_found"
+        assert ((foreign.structured_content or {})["message"].replace(head + "2c", "X")
+                == (missing.structured_content or {})["message"].replace(head + "3d", "X"))
+    async with httpx2.AsyncClient(base_url=deployment.url,
+                                  headers={"Authorization": f"Bearer {key}"}) as http:
+        ambiguous = await http.get(f"/v1/memories/{head}", params={"space": space})
+        assert ambiguous.status_code == 422 and ambiguous.json()["error"] == "ambiguous_id"
+        assert ambiguous.json()["candidates"] == [head + "1a", head + "1b"]
