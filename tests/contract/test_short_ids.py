@@ -101,3 +101,25 @@ def test_a_prefix_of_another_space_answers_like_a_missing_one(app: Container) ->
         app.memories.get(who, missing, slug)
     told = str(for_foreign.value).replace(foreign.id[:10], "X")
     assert told == str(for_missing.value).replace(missing, "X")
+
+
+def test_a_document_is_found_by_its_short_id_within_its_space_only(app: Container) -> None:
+    slug, who = space_with_key(app)
+    theirs, _ = space_with_key(app)
+    head = uuid.uuid4().hex[:8]
+    for space, suffix in ((slug, "1a"), (slug, "1b"), (theirs, "2c")):
+        sid = app.admin.space(space).id
+        app.store.documents.add_document(replace(b.document(sid), id=head + suffix + "0" * 22))
+    sid = app.admin.space(slug).id
+    assert sorted(app.store.documents.ids_with_prefix(sid, [head], 10)) == [
+        head + "1a" + "0" * 22, head + "1b" + "0" * 22]
+    assert app.documents.get(who, head + "1b", slug).id == head + "1b" + "0" * 22
+    with pytest.raises(AmbiguousId) as refused:
+        app.documents.get(who, head, slug)
+    assert refused.value.candidates == [head + "1a", head + "1b"]
+    assert '{"documentId": "' + head + '1a"}' in refused.value.message
+    with pytest.raises(NotFound) as foreign:
+        app.documents.get(who, head + "2c", slug)
+    with pytest.raises(NotFound) as missing:
+        app.documents.get(who, head + "3d", slug)
+    assert str(foreign.value).replace("2c", "X") == str(missing.value).replace("3d", "X")

@@ -207,6 +207,10 @@ class DocumentStore(Protocol):
 
     def get_document(self, space_id: str, document_id: str) -> Document | None: ...
 
+    def ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int) -> list[str]:
+        """The ids of the space's documents that start with one of `prefixes`, at most `limit`
+        per prefix: what a short id stands for (services/shared/id_prefixes.py)."""
+
     def list_documents(
         self, space_id: str, limit: int, after: PageAfter | None = None
     ) -> list[Document]: ...

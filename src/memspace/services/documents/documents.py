@@ -13,7 +13,14 @@ from memspace.domain.models import Document, Memory
 from memspace.domain.ports import DocumentStore, PageAfter
 from memspace.services.access import AccessService, Principal
 from memspace.services.documents.document_files import DocumentFiles
-from memspace.services.shared import Page, clamp_limit, decode_cursor, encode_cursor, fingerprint
+from memspace.services.shared import (
+    Page,
+    clamp_limit,
+    decode_cursor,
+    document_in,
+    encode_cursor,
+    fingerprint,
+)
 
 
 def document_titles(store: DocumentStore, space_id: str, memories: Iterable[Memory]) -> dict[str, str]:
@@ -74,7 +81,7 @@ class DocumentService:
 
     def get(self, principal: Principal, document_id: str, space: str | None = None) -> Document:
         target = self._access.resolve(principal, space)
-        document = self._store.documents.get_document(target.space.id, (document_id or "").strip())
+        document = document_in(self._store.documents, target.space.id, document_id)
         if document is None:
             raise NotFound(
                 f"no document '{document_id}' in space '{target.space.slug}'; listDocuments "

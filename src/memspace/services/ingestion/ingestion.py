@@ -51,7 +51,7 @@ from memspace.services.ingestion import document_secrets
 from memspace.services.ingestion.upload_checks import document_title, too_large, uploader_refusal
 from memspace.services.memories import AddRequest, MemoryService
 from memspace.services.security import ContentGuard, screened_text, screened_upload
-from memspace.services.shared import new_id
+from memspace.services.shared import document_in, new_id
 
 # Chunks embedded together ahead of the adds that need them (see embeddings/prefetch.py): the
 # local model's batch size is 256, and 64 keeps the first add of a window waiting ~1 s at most.
@@ -150,7 +150,7 @@ class IngestionService:
             Conflict: the document has not failed.
         """
         target = self._access.resolve(principal, space, write=True)
-        document = self._store.documents.get_document(target.space.id, (document_id or "").strip())
+        document = document_in(self._store.documents, target.space.id, document_id)
         if document is None:
             raise NotFound(f"no document '{document_id}' in space '{target.space.slug}'; "
                            "listDocuments shows the documents of a space")

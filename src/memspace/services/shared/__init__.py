@@ -17,6 +17,8 @@ from memspace.services.shared.early_reads import start_read
 from memspace.services.shared.id_prefixes import (
     SHORT_ID_CHARS,
     among,
+    document_id_of,
+    document_in,
     memory_id_of,
     memory_ids,
     resolve_id,
@@ -54,6 +56,8 @@ __all__ = [
     "decode_change_cursor",
     "decode_cursor",
     "described",
+    "document_id_of",
+    "document_in",
     "encode_change_cursor",
     "encode_cursor",
     "fingerprint",

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from memspace.domain.errors import AmbiguousId
-from memspace.domain.ports import MemoryReadStore
+from memspace.domain.models import Document
+from memspace.domain.ports import DocumentStore, MemoryReadStore
 
 # 8 hex characters tell 4.3 billion ids apart: two in a space of 10,000 share them with a
 # chance of about 1 in 86,000, and then both are shown longer.
@@ -95,3 +96,14 @@ def among(ids: Iterable[str]) -> Find:
     listed = sorted(set(ids))
     return lambda prefixes, limit: [i for p in dict.fromkeys(prefixes)
                                     for i in [x for x in listed if x.startswith(p)][:limit]]
+
+
+def document_id_of(documents: DocumentStore, space_id: str, given: str) -> str:
+    """The whole document id `given` (a short id or the whole one) stands for in the space."""
+    return resolve_id(lambda prefixes, limit: documents.ids_with_prefix(space_id, prefixes, limit),
+                      given, "document", "documentId")
+
+
+def document_in(documents: DocumentStore, space_id: str, given: str) -> Document | None:
+    """The space's document `given` (a short id or the whole one) names, or None."""
+    return documents.get_document(space_id, document_id_of(documents, space_id, given))

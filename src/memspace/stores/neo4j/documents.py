@@ -33,6 +33,13 @@ class Neo4jDocuments:
         rows = self._db.read(cypher.GET_DOCUMENT, id=document_id, space=space_id)
         return rec.document_from(rows[0]["document"]) if rows else None
 
+    def ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int) -> list[str]:
+        if not prefixes:
+            return []
+        rows = self._db.read(cypher.IDS_WITH_PREFIX, space=space_id,
+                             prefixes=list(dict.fromkeys(prefixes)), limit=limit)
+        return [i for r in rows for i in r["ids"]]
+
     def list_documents(
         self, space_id: str, limit: int, after: PageAfter | None = None
     ) -> list[Document]:

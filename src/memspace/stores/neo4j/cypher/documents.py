@@ -9,6 +9,15 @@ DOCUMENT_FIELDS = (
     ".createdAt, .createdBy, .chunksTotal, .chunksDone, .uploadedByKey}"
 )
 CREATE_DOCUMENT = "CREATE (d:Document) SET d = $props"
+# The documents whose id starts with each prefix (the id constraint's index answers STARTS WITH).
+IDS_WITH_PREFIX = """
+UNWIND $prefixes AS prefix
+CALL (prefix) {
+  MATCH (d:Document) WHERE d.id STARTS WITH prefix AND d.spaceId = $space
+  RETURN d.id AS id ORDER BY id LIMIT $limit
+}
+RETURN collect(id) AS ids
+"""
 GET_DOCUMENT = f"""
 MATCH (d:Document {{id: $id}}) WHERE d.spaceId = $space RETURN {DOCUMENT_FIELDS} AS document
 """
