@@ -54,7 +54,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import re
+import shutil
+import sqlite3
 import sys
 import tempfile
 import time
@@ -420,14 +423,33 @@ def run_one(store: str, mode: str, split: str, args: argparse.Namespace, embedde
     lines = load(split, args.limit)
     print(f"\n== {store} / {mode} / {split}: {len(lines)} adds, "
           f"{len({x.fact for x in lines})} facts", flush=True)
+    # --adds-cache: the adds of a stream with a model take most of a run (~10 s a call here);
+    # kept once (the SQLite file and what the adds answered), later runs judge the same store.
+    cache = (Path(args.adds_cache) / f"{mode}_{split}_{args.limit or 'all'}"
+             if args.adds_cache and store == "sqlite" and not args.every else None)
     with tempfile.TemporaryDirectory() as folder:
+        reused = cache is not None and (cache / "stream.pickle").is_file()
+        if reused:
+            assert cache is not None
+            shutil.copy(cache / "memspace.db", Path(folder) / "memspace.db")
         app = build(settings_for(store, mode, Path(folder), args), embedder=embedder)
         try:
             has_pass = hasattr(app, "consolidation") and not args.no_pass
             if not has_pass:
                 print("  no pass run (--no-pass, or the container has no `consolidation`): "
                       "the baseline alone")
-            stream = add_all(app, lines, split, args.every, has_pass)
+            if reused:
+                assert cache is not None
+                stream = pickle.loads((cache / "stream.pickle").read_bytes())
+                print(f"  the adds as kept in {cache}", flush=True)
+            else:
+                stream = add_all(app, lines, split, args.every, has_pass)
+            if cache is not None and not reused:
+                cache.mkdir(parents=True, exist_ok=True)
+                with sqlite3.connect(Path(folder) / "memspace.db") as source, \
+                        sqlite3.connect(cache / "memspace.db") as copy:
+                    source.backup(copy)
+                (cache / "stream.pickle").write_bytes(pickle.dumps(stream))
             print(f"  adds: {dict(stream.statuses)}, {stream.forced} sent again with force "
                   f"after `conflict`, {len(stream.absorbed)} absorbed by another fact's memory, "
                   f"{stream.add_seconds:.1f} s, {stream.add_calls} model calls", flush=True)
@@ -482,6 +504,9 @@ def main() -> int:
     parser.add_argument("--until-quiet", action="store_true",
                         help="after the stream, repeat the pass until one changes nothing")
     parser.add_argument("--no-pass", action="store_true", help="the baseline alone")
+    parser.add_argument("--adds-cache", default=None,
+                        help="a folder: keep the adds' SQLite store there on the first run, "
+                             "reuse it on later runs (SQLite, without --every)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N adds")
     parser.add_argument("--local", action="store_true",
                         help="model mode with tools/llm-local (`make llm`) at 127.0.0.1:"

@@ -108,19 +108,28 @@ def test_a_replacement_said_as_a_new_fact_is_retired_after_both_looks(
     assert [(r.source_id, r.created_by) for r in updates] == [(new.id, CONSOLIDATOR)]
 
 
-def test_a_second_look_that_finds_another_subject_leaves_a_lookalike_alone(
+def test_a_lookalike_is_left_alone_by_code_or_by_the_second_look(
         store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
     team = Team(app(store, embedder, tmp_path, llm))
     first, second = ("The nightly reconciliation job runs at 02:30 UTC.",
                      "The nightly analytics export job runs at 02:30 UTC.")
     llm.script(facts(first), facts(second))
     one, two = team.add(first), team.add(second)
-    # The first look sees no relation (as for a restatement); the second names another subject.
+    # One sentence with what it is about swapped: code leaves it whatever the first look says,
+    # and asks no second.
+    llm.script(facts(second))
+    assert not team.app.consolidation.consolidate(team.slug).changes
+    assert team.get(one).active and team.get(two).active and llm.remaining == 0
+
+    other = Team(team.app)
+    first, second = "Customer support works from Zendesk.", "Support tickets are handled in Zendesk."
+    llm.script(facts(first), facts(second))
+    three, four = other.add(first), other.add(second)
+    # Said differently: the first look sees no relation (as for a restatement); the second look
+    # names another subject, so nothing is folded.
     llm.script(facts(second), looked("", "", False, True, "none"))
-
-    report = team.app.consolidation.consolidate(team.slug)
-
-    assert team.get(one).active and team.get(two).active
+    report = team.app.consolidation.consolidate(other.slug)
+    assert other.get(three).active and other.get(four).active
     assert not report.changes and llm.remaining == 0
 
 

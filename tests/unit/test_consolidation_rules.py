@@ -19,7 +19,14 @@ from memspace.services.consolidation.judging import (
     with_model,
     without_model,
 )
-from memspace.services.consolidation.values import read, same_text, values_agree, values_differ
+from memspace.services.consolidation.values import (
+    read,
+    same_text,
+    swapped,
+    swaps_subject,
+    values_agree,
+    values_differ,
+)
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 UPDATE_FLOOR, SAME_FLOOR = 0.84, 0.92
@@ -63,6 +70,17 @@ def test_one_side_saying_more_neither_differs_nor_agrees() -> None:
     assert not values_agree(old, new)
 
 
+def test_a_word_swapped_in_one_sentence_is_found_and_a_paraphrase_has_none() -> None:
+    staging = "The staging cluster runs in the eu-west-1 region."
+    assert swapped(staging, "The production cluster runs in the eu-west-1 region.") == {
+        "staging", "production"}
+    assert swaps_subject(staging, "The production cluster runs in the eu-west-1 region.")
+    # A new value in the same sentence is a swap of values, not of what it is about.
+    assert not swaps_subject("Releases go out every Tuesday.", "Releases go out every Thursday.")
+    assert not swapped("Maria owns payments.", "Payments are owned by Maria.")
+    assert not swapped(staging, "The staging cluster runs in the eu-west-1 region, since May.")
+
+
 def test_same_text_ignores_case_spacing_and_punctuation_only() -> None:
     assert same_text("Deploys freeze on Fridays.", "deploys  freeze on fridays")
     assert not same_text("Deploys freeze on Fridays.", "Deploys freeze on Thursdays.")
@@ -84,6 +102,18 @@ def test_without_a_model_different_values_are_queued_as_a_possible_replacement()
     verdict = without_model(new, [Near(old, 0.97)])
     assert not verdict.retired
     assert [q[2] for q in verdict.queue] == ["replacement"]
+
+
+def test_a_lookalike_with_the_same_values_is_never_folded_with_or_without_a_model() -> None:
+    old = memory("The staging cluster runs in the eu-west-1 region.", 0)
+    new = memory("The production cluster runs in the eu-west-1 region.", 9)
+    flat = without_model(new, [Near(old, 0.97)])
+    assert not flat.retired and [q[2] for q in flat.queue] == ["replacement"]
+    modelled = with_model(new, [Near(old, 0.97)], [0], answer(), UPDATE_FLOOR, SAME_FLOOR)
+    assert not modelled.retired and not modelled.queue
+    said_update = with_model(new, [Near(old, 0.97)], [0], answer((0, RelationType.UPDATES)),
+                             UPDATE_FLOOR, SAME_FLOOR)
+    assert not said_update.retired and "another thing" in said_update.queue[0][3]
 
 
 def test_the_same_text_of_another_type_is_not_folded() -> None:
@@ -169,10 +199,10 @@ def compared(memory_: Memory, **kw: object) -> dict[str, Comparison]:
 
 
 def test_the_second_look_confirms_a_restatement_only_on_the_same_subject() -> None:
-    old = memory("The nightly reconciliation job runs at 02:30 UTC.", 0)
-    new = memory("The nightly analytics export job runs at 02:30 UTC.", 9)
-    first = with_model(new, [Near(old, 0.94)], [0], answer(), UPDATE_FLOOR, SAME_FLOOR)
-    assert first.retired  # the first look cannot tell another job from the same one
+    old = memory("Customer support works from Zendesk.", 0)
+    new = memory("Support tickets are handled in Zendesk.", 9)
+    first = with_model(new, [Near(old, 0.96)], [0], answer(), UPDATE_FLOOR, SAME_FLOOR)
+    assert first.retired  # the first look alone would fold them
     assert not confirm(first, [old], compared(old, same_subject=False)).retired
     assert not confirm(first, [old], compared(old, same_subject=False)).queue
     assert confirm(first, [old], compared(old)).retired

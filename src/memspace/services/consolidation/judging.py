@@ -18,6 +18,8 @@ from memspace.domain.models import Memory, RelationType
 from memspace.services.consolidation.values import (
     richer,
     same_text,
+    swapped,
+    swaps_subject,
     values_differ,
 )
 
@@ -87,6 +89,10 @@ def without_model(newest: Memory, group: Sequence[Near]) -> Verdict:
             _fold_or_queue(verdict, newest, old, "the same text of the same type", "restatement")
         elif values_differ(old.content, newest.content):
             verdict.queue.append((newest, old, "replacement", _differ_why(near)))
+        elif swaps_subject(old.content, newest.content):
+            verdict.queue.append((newest, old, "replacement", (
+                f"the same sentence (similarity {near.similarity:.2f}) with a word swapped: a "
+                "new value, or another thing altogether")))
         else:
             verdict.queue.append((newest, old, "restatement", (
                 f"close (similarity {near.similarity:.2f}) and stating the same values; "
@@ -139,7 +145,11 @@ def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judg
             verdict.queue.append((newest, old, "replacement",
                                   "the model says they contradict each other"))
         elif relation is not None and relation[0] is RelationType.UPDATES:
-            if values_differ(old.content, newest.content) and near.similarity >= update_floor:
+            if swaps_subject(old.content, newest.content):
+                verdict.queue.append((newest, old, "replacement", (
+                    "the model says the newer replaces it, but a word that names what it is "
+                    "about was swapped too: it may be another thing")))
+            elif values_differ(old.content, newest.content) and near.similarity >= update_floor:
                 _fold_or_queue(verdict, newest, old, (
                     "replaced: the model says the newer replaces it, and each states a value "
                     "the other does not"), "replacement", replaced=True)
@@ -149,7 +159,8 @@ def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judg
         elif relation is not None:
             verdict.links.append((newest, old, relation[0], relation[1] or
                                   f"added by a consolidation pass ({relation[0].value.lower()})"))
-        elif not values_differ(old.content, newest.content) and near.similarity >= same_floor:
+        elif (not values_differ(old.content, newest.content) and near.similarity >= same_floor
+              and not swapped(old.content, newest.content)):
             _fold_or_queue(verdict, newest, old, (
                 f"says the same fact (similarity {near.similarity:.2f}, no value the other "
                 "contradicts, no relation from the model)"), "restatement")

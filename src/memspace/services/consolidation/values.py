@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from memspace.domain.text import STOP_WORDS, terms, word_tokens
@@ -161,3 +162,40 @@ def richer(a_text: str, b_text: str) -> bool:
 
 def content_terms(text: str) -> frozenset[str]:
     return frozenset(t for t in read(text).terms if t not in STOP_WORDS)
+
+
+# Share of two texts' words that must line up, in order, for them to read as one sentence with
+# something swapped ("The staging cluster runs in eu-west-1" / "The production cluster runs in
+# eu-west-1") rather than two ways of saying something.
+PARALLEL = 0.6
+
+
+@lru_cache(maxsize=8192)
+def swapped(a_text: str, b_text: str) -> frozenset[str]:
+    """The content words swapped between two texts that are otherwise the same sentence: each
+    place where one says a word the other says another instead. Empty when the texts are not
+    parallel (a paraphrase) or differ only in function words, punctuation or added words."""
+    a = word_tokens(canonical(a_text))
+    b = word_tokens(canonical(b_text))
+    if not a or not b:
+        return frozenset()
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    lined_up = sum(block.size for block in matcher.get_matching_blocks())
+    if 2 * lined_up / (len(a) + len(b)) < PARALLEL:
+        return frozenset()
+    out: set[str] = set()
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace":
+            continue
+        left = {_fold(w) for w in a[i1:i2] if w not in STOP_WORDS}
+        right = {_fold(w) for w in b[j1:j2] if w not in STOP_WORDS}
+        if left and right and left != right:
+            out |= left ^ right
+    return frozenset(out)
+
+
+def swaps_subject(a_text: str, b_text: str) -> bool:
+    """One sentence with a word swapped that is no value: what it is about may be another thing
+    ("staging" / "production"), which only a reader can tell from a new value for it."""
+    values = read(a_text).values | read(b_text).values
+    return any(w not in values and w not in _NOT_NAMES for w in swapped(a_text, b_text))

@@ -1,0 +1,90 @@
+"""The consolidation pass with the real local model (tools/llm-local or
+MEMSPACE_TEST_LLM_API_BASE) on each store: what must hold whatever a small model answers. A
+look-alike about another cluster is never retired, nothing of the space is retired but what a
+newer memory replaced or restated, a protected memory is never retired without the queue, and
+the pass reports the calls and tokens it spent. What the model gets right is measured by
+bench/consolidation_eval.py, not asserted here (a small model's answers vary between runs)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memspace.bootstrap import Container, build
+from memspace.config import Settings
+from memspace.domain.consolidation import CONSOLIDATOR, ChangeKind
+from memspace.domain.lifecycle import MemoryStatus
+from memspace.domain.models import Access, Memory, MemoryFilter
+from memspace.embeddings.local import LocalEmbedder
+from memspace.services.access import Principal
+from memspace.services.memories import AddRequest
+from tests.support.llm_server import LLMEndpoint
+from tests.support.stores import STORE_PARAMS, make_store
+
+pytestmark = [pytest.mark.llm, pytest.mark.model]
+
+CALL_TIMEOUT_S = 600  # the first call fills the server's prompt cache (test_real_model.py)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+@pytest.fixture(params=STORE_PARAMS)
+def app(request: pytest.FixtureRequest, tmp_path: Path, llm_endpoint: LLMEndpoint,
+        embedder: LocalEmbedder) -> Iterator[Container]:
+    settings = Settings(_env_file=None, data_dir=tmp_path, consolidate_every="0",  # type: ignore[call-arg]
+                        llm_model=llm_endpoint.model, llm_api_base=llm_endpoint.api_base,
+                        llm_api_key=llm_endpoint.api_key, llm_timeout_s=CALL_TIMEOUT_S)
+    made = build(settings, store=make_store(request.param, request, tmp_path), embedder=embedder)
+    yield made
+    made.close()
+
+
+class Team:
+    def __init__(self, app: Container) -> None:
+        self.app, self.slug = app, f"real-{uuid.uuid4().hex[:8]}"
+        self.id = app.admin.create_space(self.slug).id
+        self.agent: Principal = app.access.authenticate(
+            app.admin.create_key("agent", {self.slug: Access.READWRITE}).raw)
+
+    def saved(self, text: str, kind: str | None = None) -> set[str]:
+        """Add through the model; the ids of what the add left current for it."""
+        result = self.app.memories.submit(self.agent, AddRequest(
+            text, space=self.slug, memory_type=kind, force=True))
+        assert result.status in ("created", "duplicate", "updated"), result
+        return {m.id for m in result.memories}
+
+    def current(self) -> dict[str, Memory]:
+        return {m.id: m for m in self.app.store.reads.list_memories(MemoryFilter(self.id), 100)}
+
+
+def test_a_pass_with_the_real_model_never_retires_a_lookalike_or_a_protected_memory(
+        app: Container) -> None:
+    team = Team(app)
+    old = team.saved("The staging cluster runs in the eu-west-1 region.")
+    lookalike = team.saved("The production cluster runs in the eu-west-1 region.")
+    decision = team.saved("We decided to keep all customer data in the EU.", "decision")
+    new = team.saved("The staging cluster was moved to the us-east-2 region.")
+    before = team.current()
+
+    report = app.consolidation.consolidate(team.slug)
+
+    after = team.current()
+    assert lookalike <= set(after) and decision <= set(after)
+    retired = set(before) - set(after)
+    assert retired <= old, (retired, report.changes)
+    for memory_id in retired:  # what went, went as a supersession by the newer, with history
+        gone = app.store.reads.get_memory(team.id, memory_id)
+        assert gone is not None and gone.status is MemoryStatus.SUPERSEDED
+        assert gone.invalidated_by in new, (gone.content, team.current(), report.changes)
+        marks = app.store.marks.marks_of(team.id, [memory_id])
+        assert any(m.by == CONSOLIDATOR and report.pass_id in (m.reason or "") for m in marks)
+    assert report.cost.memories_read >= len(before)
+    if report.cost.groups:
+        assert report.cost.model_calls >= 1 and report.cost.prompt_tokens > 500
+    assert all(c.kind is not ChangeKind.EXTRACTION for c in report.changes)  # none was flat
