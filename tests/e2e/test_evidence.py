@@ -119,7 +119,7 @@ async def test_cite_verify_and_supersede_over_mcp(deployment: Deployment, tmp_pa
         assert [m["id"] for m in broken["memories"]] == [tax["memories"][0]["id"]]
         context = (await call("get_context")).content[0].text
         flagged = context.index("## Moved or broken notes")
-        assert context.index(tax["memories"][0]["id"], flagged) > flagged
+        assert context.index(f"[{tax['memories'][0]['id'][:8]}]", flagged) > flagged  # short id
 
         # supersede: the moved note corrected with fresh evidence
         new_line = repo.line_of(PATH, "delay = min(60")

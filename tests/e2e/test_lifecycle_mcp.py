@@ -149,7 +149,7 @@ async def test_the_conflict_warning_survives_a_budget_too_small_for_the_constrai
         brief = data(await client.call_tool("get_context", {"maxTokens": 300}))
     text, meta = brief["context"], brief["meta"]
     assert "Never deploy on Fridays." in text
-    assert "## Unresolved conflicts" in text and doubted in text
+    assert "## Unresolved conflicts" in text and f"[{doubted[:8]}]" in text  # by its short id
     assert meta["spent"] <= 300
     dropped = {e["section"] for e in meta["omittedEntries"]}
     assert "constraints" in dropped and "conflicts" not in dropped

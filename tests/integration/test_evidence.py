@@ -243,9 +243,9 @@ def test_context_lists_broken_notes_and_handoffs_carry_evidence(
     app.verification.verify(OP, space)
     brief = app.briefings.brief(OP, space=space)
     section = brief.text.split("## Moved or broken notes")[1]
-    assert f"[{gone}] (broken: " in section
+    assert f"[{gone[:8]}] (broken: " in section  # each memory by its short id
     # an ordinary entry shows its citations and their state, as a search hit does
-    [entry] = [line for line in brief.text.splitlines() if line.startswith(f"- [{kept}] (")]
+    [entry] = [line for line in brief.text.splitlines() if line.startswith(f"- [{kept[:8]}] (")]
     assert "[verified: " in entry and f"/{cited}#Invoices.total]" in entry
     assert entry.index("[verified: ") < entry.index("│ Totals are summed per line")
     app.evidence.set_policy(OP, space, "required")

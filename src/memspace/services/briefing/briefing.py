@@ -23,7 +23,7 @@ from memspace.domain.search_paths import ColdSearch
 from memspace.domain.text import counted
 from memspace.services.access import AccessService, Principal, SpaceAccess
 from memspace.services.briefing import briefing_sections as sec
-from memspace.services.briefing.briefing_pack import Briefing, pack
+from memspace.services.briefing.briefing_pack import Briefing, pack, shortened
 from memspace.services.evidence import BrokenNotes
 from memspace.services.memories import ColdNeighbours
 from memspace.services.search import blend
@@ -32,6 +32,7 @@ from memspace.services.shared import (
     KnownView,
     NoteJobs,
     described,
+    memory_ids,
     past_record,
     time_slice,
 )
@@ -130,7 +131,10 @@ class BriefingService:
         head = self._header(target, q, notes[:1], waiting, at)
         if at is not None:  # a past view, said first: never mistaken for today's truth
             head = head.replace(NOTICE, f"{NOTICE}\nNOT TODAY'S VIEW: {described(at)}.", 1)
-        out = pack(head, entries, budget, self._count)
+        spaces = {f"space:{o.space.slug}": o.space.id for o in others}
+        entries, shown = shortened(entries, lambda e: spaces.get(e.section, target.space.id),
+                                   lambda owner: memory_ids(self._store.reads, owner))
+        out = pack(head, entries, budget, self._count, shown)
         out.at = at
         out.open_conflicts = waiting
         out.budget, out.detail, out.space = budget, detail, target.space.slug
