@@ -28,6 +28,8 @@ async def test_the_short_id_a_search_shows_is_taken_by_every_memory_tool(
         assert saved["status"] == "created", saved
         found = await client.call_tool("search_memory", {"query": "when are invoices sent?"})
         [hit] = data(found)["results"]
+        # the profile as the text says it (some clients give their model this JSON instead)
+        assert data(found)["profile"] == {"slug": space, "counts": data(found)["profile"]["counts"]}
         short = hit["shortId"]
         assert len(short) == 8 and hit["id"].startswith(short) and len(hit["id"]) == 32
         assert f"1. [{short}] v1 (procedure)" in found.content[0].text  # type: ignore[union-attr]
@@ -49,6 +51,9 @@ async def test_the_short_id_a_search_shows_is_taken_by_every_memory_tool(
                                   headers={"Authorization": f"Bearer {key}"}) as http:
         read = await http.get(f"/v1/memories/{new['id'][:8]}", params={"space": space})
         assert read.status_code == 200 and read.json()["memory"]["id"] == new["id"]
+        whole = (await http.post("/v1/search", json={"query": "invoices", "space": space,
+                                                     "includeProfile": True})).json()
+        assert {"openConflicts", "recentMemories"} <= set(whole["profile"])  # REST: the whole one
 
 
 async def test_an_ambiguous_prefix_is_refused_with_its_candidates_and_a_foreign_one_is_missing(

@@ -33,7 +33,7 @@ def search_with_code(app: Container, who: Principal, request: SearchRequest,
         return result(code_search_text(code), code_search_json(code))
     found = call(lambda: app.search.search(who, request))
     return result(f"{search_text(found)}\n\n{code_search_text(code)}",
-                  search_json(found) | {"code": code_search_json(code)})
+                  search_json(found, lean_profile=True) | {"code": code_search_json(code)})
 
 
 def list_in_state(app: Container, who: Principal, state: str, space: str | None, limit: int,

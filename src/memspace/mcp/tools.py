@@ -90,7 +90,7 @@ def search_memory(
     if kind != "notes":
         return search_with_code(app, who, request, kind)
     found = call(lambda: app.search.search(who, request))
-    return result(search_text(found), search_json(found))
+    return result(search_text(found), search_json(found, lean_profile=True))
 
 
 @TOOLS.tool(

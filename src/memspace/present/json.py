@@ -58,9 +58,11 @@ def hit_json(hit: SearchHit, titles: Mapping[str, str], lean: bool = False) -> d
     return data
 
 
-def search_json(found: SearchResult) -> dict[str, Any]:
+def search_json(found: SearchResult, lean_profile: bool = False) -> dict[str, Any]:
     """search_memory's answer; long contents as excerpts with `bodyChars` unless the search
-    asked for whole bodies."""
+    asked for whole bodies. `lean_profile`: the profile's space and counts only, as the text
+    says them (the MCP tool's answer, which some clients give their model in place of the
+    text: docs/contract.md); the whole profile is `memspace://profile`."""
     results = [hit_json(hit, found.titles, not found.include_body) for hit in found.hits]
     for shown in (*results, *(r for hit in results for r in hit["relatedMemories"])):
         shown["shortId"] = found.short.get(shown["id"], shown["id"])  # as the text shows it
@@ -76,7 +78,8 @@ def search_json(found: SearchResult) -> dict[str, Any]:
     if found.message:
         data["message"] = found.message
     if found.profile is not None:
-        data["profile"] = profile_json(found.profile)
+        whole = profile_json(found.profile)
+        data["profile"] = {k: whole[k] for k in ("slug", "counts")} if lean_profile else whole
     elif found.profile_left_out:
         data["profileLeftOut"] = TODAY_LEFT_OUT
     return data
