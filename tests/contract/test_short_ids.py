@@ -123,3 +123,14 @@ def test_a_document_is_found_by_its_short_id_within_its_space_only(app: Containe
     with pytest.raises(NotFound) as missing:
         app.documents.get(who, head + "3d", slug)
     assert str(foreign.value).replace("2c", "X") == str(missing.value).replace("3d", "X")
+
+
+def test_a_conflict_and_its_sides_are_named_by_short_ids(app: Container) -> None:
+    slug, who = space_with_key(app)
+    doubted = app.memories.add(who, "The load balancer drains in 30 seconds", slug).memories[0].id
+    app.lifecycle.mark(who, doubted[:8], "disputed", "the runbook says 60", slug)
+    [conflict] = app.conflicts.listing(who, slug).page.items
+    settled = app.conflicts.resolve(who, conflict.id[:12], doubted[:8], None,
+                                    "the runbook was out of date", None, slug)
+    assert settled.conflict.id == conflict.id
+    assert app.conflicts.listing(who, slug).page.items == []
