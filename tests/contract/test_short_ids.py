@@ -14,6 +14,7 @@ import pytest
 
 from memspace.bootstrap import Container, build
 from memspace.config import Settings
+from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.errors import AmbiguousId, NotFound
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, Memory
@@ -122,7 +123,8 @@ def test_a_document_is_found_by_its_short_id_within_its_space_only(app: Containe
         app.documents.get(who, head + "2c", slug)
     with pytest.raises(NotFound) as missing:
         app.documents.get(who, head + "3d", slug)
-    assert str(foreign.value).replace("2c", "X") == str(missing.value).replace("3d", "X")
+    assert (str(foreign.value).replace(head + "2c", "X")
+            == str(missing.value).replace(head + "3d", "X"))
 
 
 def test_a_conflict_and_its_sides_are_named_by_short_ids(app: Container) -> None:
@@ -134,3 +136,30 @@ def test_a_conflict_and_its_sides_are_named_by_short_ids(app: Container) -> None
                                     "the runbook was out of date", None, slug)
     assert settled.conflict.id == conflict.id
     assert app.conflicts.listing(who, slug).page.items == []
+
+
+def test_a_code_chunk_is_read_by_its_short_id_within_its_space_only(app: Container) -> None:
+    slug, who = space_with_key(app)
+    theirs, _ = space_with_key(app)
+    head = uuid.uuid4().hex[:8]
+    for space, suffix in ((slug, "1a"), (slug, "1b"), (theirs, "2c")):
+        sid = app.admin.space(space).id
+        repo = Repo(uuid.uuid4().hex, sid, f"r-{uuid.uuid4().hex[:8]}", "/tmp/x", b.BASE)
+        app.store.code_index.add_repo(repo)
+        chunk = CodeChunk(head + suffix + "0" * 14, sid, repo.id, "a.py", 1, 3, "f", "python",
+                          f"def f(): return '{suffix}'")
+        app.store.code_index.apply_files(repo, [IndexedFile("a.py", suffix, "python", (chunk,))],
+                                         [], b.BASE, None)
+    sid = app.admin.space(slug).id
+    assert sorted(app.store.code_index.chunk_ids_with_prefix(sid, [head], 10)) == [
+        head + "1a" + "0" * 14, head + "1b" + "0" * 14]
+    assert app.code.get_chunk(who, head + "1b", slug).chunk.body == "def f(): return '1b'"
+    with pytest.raises(AmbiguousId) as refused:
+        app.code.get_chunk(who, head, slug)
+    assert refused.value.candidates == [head + "1a", head + "1b"]
+    with pytest.raises(NotFound) as foreign:
+        app.code.get_chunk(who, head + "2c", slug)
+    with pytest.raises(NotFound) as missing:
+        app.code.get_chunk(who, head + "3d", slug)
+    assert (str(foreign.value).replace(head + "2c", "X")
+            == str(missing.value).replace(head + "3d", "X"))

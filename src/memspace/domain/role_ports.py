@@ -42,6 +42,11 @@ class CodeIndexStore(Protocol):
 
     def get_chunk(self, space_id: str, chunk_id: str) -> CodeChunk | None: ...
 
+    def chunk_ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int
+                              ) -> list[str]:
+        """The ids of the space's code chunks that start with one of `prefixes`, at most
+        `limit` per prefix: what a short id stands for (services/shared/id_prefixes.py)."""
+
     def mined_commits(self, repo_id: str) -> set[str]: ...
 
     def mark_mined(self, repo_id: str, shas: Sequence[str]) -> None: ...

@@ -16,6 +16,7 @@ from memspace.domain.code import CodeChunk, Repo
 from memspace.domain.errors import InvalidInput, NotFound
 from memspace.domain.role_ports import CodeIndexStore
 from memspace.services.access import AccessService, Principal
+from memspace.services.shared import resolve_id
 
 K1, B = 1.2, 0.75
 MAX_QUERY_CHARS = 1_000
@@ -132,7 +133,9 @@ class CodeSearchService:
 
     def get_chunk(self, principal: Principal, chunk_id: str, space: str | None = None) -> ChunkView:
         target = self._access.resolve(principal, space)
-        chunk = self._index.get_chunk(target.space.id, (chunk_id or "").strip())
+        chunk = self._index.get_chunk(target.space.id, resolve_id(
+            lambda prefixes, limit: self._index.chunk_ids_with_prefix(target.space.id, prefixes, limit),
+            chunk_id, "chunk", "chunkId"))
         if chunk is None:
             raise NotFound(f"no code chunk '{chunk_id}' in this space; use an id returned by "
                            "search_memory with kind code for the same space")

@@ -89,6 +89,14 @@ class Neo4jRepos:
         rows = self._db.read(cypher.CHUNK_BY_ID, id=chunk_id, space=space_id)
         return _chunk(rows[0]["chunk"]) if rows else None
 
+    def chunk_ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int
+                              ) -> list[str]:
+        if not prefixes:
+            return []
+        rows = self._db.read(cypher.CHUNK_IDS_WITH_PREFIX, space=space_id,
+                             prefixes=list(dict.fromkeys(prefixes)), limit=limit)
+        return [i for r in rows for i in r["ids"]]
+
     def mined_commits(self, repo_id: str) -> set[str]:
         return {r["sha"] for r in self._db.read(cypher.MINED, repo=repo_id)}
 

@@ -92,6 +92,16 @@ class SqliteRepos:
             (chunk_id, space_id)).fetchone()
         return _chunk(row) if row else None
 
+    def chunk_ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int
+                              ) -> list[str]:
+        conn, found = self._db.conn(), []
+        for prefix in dict.fromkeys(prefixes):
+            # A range on the primary key, so the index answers: LIKE would walk the table.
+            found += [r[0] for r in conn.execute(
+                "SELECT id FROM code_chunks WHERE id >= ? AND id < ? AND space_id = ? "
+                "ORDER BY id LIMIT ?", (prefix, prefix + "\U0010ffff", space_id, limit))]
+        return found
+
     def mined_commits(self, repo_id: str) -> set[str]:
         rows = self._db.conn().execute(
             "SELECT sha FROM mined_commits WHERE repo_id = ?", (repo_id,)).fetchall()

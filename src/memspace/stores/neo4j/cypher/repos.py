@@ -38,6 +38,15 @@ MATCH (c:CodeChunk {spaceId: $space}) RETURN c {.*} AS chunk
 ORDER BY c.repoId, c.path, c.startLine
 """
 CHUNK_BY_ID = "MATCH (c:CodeChunk {id: $id, spaceId: $space}) RETURN c {.*} AS chunk"
+# The chunks whose id starts with each prefix (the id constraint's index answers STARTS WITH).
+CHUNK_IDS_WITH_PREFIX = """
+UNWIND $prefixes AS prefix
+CALL (prefix) {
+  MATCH (c:CodeChunk) WHERE c.id STARTS WITH prefix AND c.spaceId = $space
+  RETURN c.id AS id ORDER BY id LIMIT $limit
+}
+RETURN collect(id) AS ids
+"""
 MINED = "MATCH (k:MinedCommit {repoId: $repo}) RETURN k.sha AS sha"
 MARK_MINED = "UNWIND $shas AS sha MERGE (:MinedCommit {repoId: $repo, sha: sha})"
 
