@@ -76,6 +76,7 @@ from pydantic import SecretStr  # noqa: E402
 from memspace.bootstrap import Container, build  # noqa: E402
 from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Access, Memory, MemoryFilter  # noqa: E402
+from memspace.services.access import AccessService  # noqa: E402
 from memspace.services.memories.add_types import AddRequest  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
@@ -419,17 +420,48 @@ def table(baseline: dict[str, Any], after: dict[str, Any] | None) -> None:
         print(f"  {label:52} {before:>12} {then:>20}")
 
 
+def moved(cache: Path, stream: Stream, app: Container, folder: Path, args: argparse.Namespace,
+          mode: str, embedder: Any) -> Stream:
+    """The kept SQLite space exported and imported into `app`'s store under new memory ids
+    (ids are 32 hex characters: each is replaced wherever it appears), the stream's map with
+    them."""
+    source_dir = folder / "kept"
+    source_dir.mkdir()
+    shutil.copy(cache / "memspace.db", source_dir / "memspace.db")
+    source = build(settings_for("sqlite", mode, source_dir, args), embedder=embedder)
+    try:
+        operator = AccessService.operator()
+        lines = [json.dumps(r) for r in source.portability.export(operator, stream.slug)]
+    finally:
+        source.close()
+    ids = {i: uuid.uuid4().hex for i in re.findall(r'"id": "([0-9a-f]{32})"', "\n".join(lines))}
+    pattern = re.compile("|".join(ids)) if ids else None
+    if pattern is not None:
+        lines = [pattern.sub(lambda m: ids[m.group(0)], line) for line in lines]
+    slug = f"{stream.slug}-moved-{uuid.uuid4().hex[:6]}"
+    app.portability.import_space(AccessService.operator(), slug, lines, create=True)
+    space = app.store.directory.get_space_by_slug(slug)
+    assert space is not None
+    new = Stream(space.id, slug, {ids.get(k, k): v for k, v in stream.owner.items()},
+                 {ids.get(k, k): v for k, v in stream.text_of.items()}, stream.statuses,
+                 stream.forced, stream.absorbed, stream.add_calls, stream.add_prompt,
+                 stream.add_completion, stream.add_seconds)
+    return new
+
+
 def run_one(store: str, mode: str, split: str, args: argparse.Namespace, embedder: Any) -> None:
     lines = load(split, args.limit)
     print(f"\n== {store} / {mode} / {split}: {len(lines)} adds, "
           f"{len({x.fact for x in lines})} facts", flush=True)
     # --adds-cache: the adds of a stream with a model take most of a run (~10 s a call here);
     # kept once (the SQLite file and what the adds answered), later runs judge the same store.
+    # On Neo4j the kept SQLite adds are moved over (export, import under new ids), so both
+    # stores judge the same memories for one stream of model calls.
     cache = (Path(args.adds_cache) / f"{mode}_{split}_{args.limit or 'all'}"
-             if args.adds_cache and store == "sqlite" and not args.every else None)
+             if args.adds_cache and not args.every else None)
     with tempfile.TemporaryDirectory() as folder:
         reused = cache is not None and (cache / "stream.pickle").is_file()
-        if reused:
+        if reused and store == "sqlite":
             assert cache is not None
             shutil.copy(cache / "memspace.db", Path(folder) / "memspace.db")
         app = build(settings_for(store, mode, Path(folder), args), embedder=embedder)
@@ -441,10 +473,12 @@ def run_one(store: str, mode: str, split: str, args: argparse.Namespace, embedde
             if reused:
                 assert cache is not None
                 stream = pickle.loads((cache / "stream.pickle").read_bytes())
+                if store != "sqlite":
+                    stream = moved(cache, stream, app, Path(folder), args, mode, embedder)
                 print(f"  the adds as kept in {cache}", flush=True)
             else:
                 stream = add_all(app, lines, split, args.every, has_pass)
-            if cache is not None and not reused:
+            if cache is not None and not reused and store == "sqlite":
                 cache.mkdir(parents=True, exist_ok=True)
                 with sqlite3.connect(Path(folder) / "memspace.db") as source, \
                         sqlite3.connect(cache / "memspace.db") as copy:
