@@ -19,6 +19,7 @@ from memspace.domain.errors import AmbiguousId, NotFound
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, Memory
 from memspace.domain.ports import WriteBatch
+from memspace.present.text import memory_text
 from memspace.services.access.access import Principal
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
@@ -163,3 +164,15 @@ def test_a_code_chunk_is_read_by_its_short_id_within_its_space_only(app: Contain
         app.code.get_chunk(who, head + "3d", slug)
     assert (str(foreign.value).replace(head + "2c", "X")
             == str(missing.value).replace(head + "3d", "X"))
+
+
+def test_get_memory_names_the_memory_its_replacement_and_their_link_by_short_ids(
+        app: Container) -> None:
+    slug, who = space_with_key(app)
+    old = app.memories.add(who, "The staging site is staging.acme.test", slug).memories[0].id
+    new = app.memories.correct(who, old, "The staging site is stage.acme.test", slug, None,
+                               "renamed").memories[0].id
+    text = memory_text(app.memories.get(who, old[:8], slug))
+    assert f"[{old[:8]}] v1" in text and f"[superseded by {new[:8]}]" in text
+    assert f"Replaced by {new[:8]} at" in text and f"{new[:8]} UPDATES {old[:8]}" in text
+    assert old not in text and new not in text  # whole ids are the structured content's

@@ -23,12 +23,13 @@ if TYPE_CHECKING:  # result types only: the idempotency ledger imports present.j
     from memspace.services.memories import AddResult, CorrectionPreview, MemoryDetail
 
 
-def _state(active: bool, status: str, superseded_by: str | None) -> str:
+def _state(active: bool, status: str, superseded_by: str | None,
+           short: Mapping[str, str] | None = None) -> str:
     """` [disputed]`, ` [superseded by id]`…: nothing for a current memory."""
     if status == "current" and active:
         return ""
     if superseded_by:
-        return f" [superseded by {superseded_by}]"
+        return f" [superseded by {(short or {}).get(superseded_by, superseded_by)}]"
     return f" [{status}{'' if active else ', inactive'}]"
 
 
@@ -70,14 +71,16 @@ def _line(memory: dict[str, Any]) -> str:
 
 
 def memory_line(memory: Memory, titles: Mapping[str, str] | None = None,
-                lean: bool = False, chars: int = EXCERPT_CHARS) -> str:
+                lean: bool = False, chars: int = EXCERPT_CHARS,
+                short: Mapping[str, str] | None = None) -> str:
     """`[id] vN (type, category)`, its status when not current, the document it came from, its
     citations and provenance; then its text as a quote (present/quoting.py): recalled text is
-    data. `lean`: the text cut to about `chars` characters."""
-    state = _state(memory.active, memory.status.value, memory.superseded_by)
+    data. `lean`: the text cut to about `chars` characters; `short`: ids -> short ids."""
+    state = _state(memory.active, memory.status.value, memory.superseded_by, short)
     state += _expiry(iso(memory.expires_at) if memory.active else None)
     shown = excerpt(memory.content, chars if lean else None)
-    line = f"[{memory.id}] v{memory.version} ({kind_label(memory.type.value, memory.category)}){state}"
+    name = (short or {}).get(memory.id, memory.id)
+    line = f"[{name}] v{memory.version} ({kind_label(memory.type.value, memory.category)}){state}"
     if shown is not memory.content:
         line += f" ({len(memory.content):,} chars; getMemory reads it whole)"
     if memory.document_id:
@@ -213,27 +216,29 @@ def identity_text(who: Identity) -> str:
 
 
 def memory_text(detail: MemoryDetail) -> str:
-    memory = detail.memory
+    memory, short = detail.memory, detail.short
     lines = ([f"NOT TODAY'S VIEW: {described(detail.at)}."] if detail.at is not None else []) + [
-        memory_line(memory, detail.titles),
+        memory_line(memory, detail.titles, short=short),
         f"Saved by {memory.created_by} at {iso(memory.created_at)}."]
     if detail.source is not None:
         source = detail.source
         lines.append(f"From document [{source.id}] {label(source.title)} ({source.kind}).")
     if not memory.active:
         if memory.invalidated_by:
-            lines.append(f"Replaced by {memory.invalidated_by} at {iso(memory.invalidated_at)}.")
+            lines.append(f"Replaced by {short.get(memory.invalidated_by, memory.invalidated_by)} "
+                         f"at {iso(memory.invalidated_at)}.")
         elif memory.forget_reason:
             lines.append(f"Forgotten by {label(memory.forgotten_by or '')}: "
                          f"{label(memory.forget_reason)}.")
     for rel in detail.relations:
         why = f" ({label(rel.reason)})" if rel.reason else ""
-        lines.append(f"{rel.source_id} {rel.type.value} {rel.target_id} — {rel.created_by}, "
+        lines.append(f"{short.get(rel.source_id, rel.source_id)} {rel.type.value} "
+                     f"{short.get(rel.target_id, rel.target_id)} — {rel.created_by}, "
                      f"{iso(rel.created_at)}{why}")
     for near in detail.related:
         lines.append(f"  {counted(near.hops, 'hop')} via {near.via.value}: "
-                     f"{memory_line(near.memory, detail.titles)}")
-    return "\n".join(lines + timeline_text(detail.timeline))
+                     f"{memory_line(near.memory, detail.titles, short=short)}")
+    return "\n".join(lines + timeline_text(detail.timeline, short))
 
 
 def correction_preview_text(preview: CorrectionPreview) -> str:

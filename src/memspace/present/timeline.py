@@ -3,7 +3,7 @@ timeline getMemory shows."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memspace.domain.bitemporal import TimeSlice
@@ -44,7 +44,7 @@ def timeline_json(line: Sequence[Period]) -> list[dict[str, Any]]:
     return [period_json(p) for p in line]
 
 
-def timeline_text(line: Sequence[Period]) -> list[str]:
+def timeline_text(line: Sequence[Period], short: Mapping[str, str] | None = None) -> list[str]:
     """One line per version, oldest first: valid [from, to), recorded [at, superseded), who, why."""
     if len(line) < 2 and not any(p.memory.forget_reason for p in line):
         return []
@@ -52,7 +52,8 @@ def timeline_text(line: Sequence[Period]) -> list[str]:
     for p in line:
         why = f" — {p.why}" if p.why else ""
         gone = f"; forgotten: {p.memory.forget_reason}" if p.memory.forget_reason else ""
-        lines.append(f"  v{p.memory.version} [{p.memory.id}] valid [{iso(p.valid_from)}, "
+        name = (short or {}).get(p.memory.id, p.memory.id)
+        lines.append(f"  v{p.memory.version} [{name}] valid [{iso(p.valid_from)}, "
                      f"{iso(p.valid_to) or 'open'}) · recorded [{iso(p.recorded_at)}, "
                      f"{iso(p.superseded_at) or 'open'}) by {p.memory.created_by}{why}{gone}")
     return lines

@@ -4,7 +4,7 @@ listing, the change feed, and the preview of a correction (checked, never writte
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memspace.domain.bitemporal import TimeSlice
@@ -30,8 +30,10 @@ from memspace.services.shared import (
     encode_cursor,
     fingerprint,
     memory_id_of,
+    memory_ids,
     past_record,
     period_of,
+    short_ids,
     time_slice,
     timeline,
     utc_time,
@@ -56,6 +58,8 @@ class MemoryDetail:
     # Every version of its fact, oldest first, with both intervals (docs/time.md).
     timeline: tuple[Period, ...] = ()
     at: TimeSlice | None = None  # read as the record stood at its knownAt; None: today
+    # Each memory id it names -> its short id (services/shared/id_prefixes.py).
+    short: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -116,8 +120,12 @@ class MemoryReads:
             shown = {m.id: m for m in self._view.memories(
                 target.space.id, [p.memory for p in line], at)}
             line = [period_of(shown[p.memory.id], p.why) for p in line if p.memory.id in shown]
+        named = {memory.id, *(i for r in relations for i in (r.source_id, r.target_id)),
+                 *(n.memory.id for n in near), *(p.memory.id for p in line),
+                 *(m.invalidated_by for m in (memory, *(n.memory for n in near)) if m.invalidated_by)}
         return MemoryDetail(target.space.slug, memory, tuple(relations), tuple(near), source,
-                            titles, note, tuple(line), at)
+                            titles, note, tuple(line), at,
+                            short_ids(memory_ids(self._store.reads, target.space.id), named))
 
     def get_many(self, principal: Principal, memory_ids: Sequence[str],
                  space: str | None = None, known_at: str | datetime | None = None,
