@@ -232,8 +232,7 @@ class PassRun:
                                     f"consolidation pass {self.pass_id}: {why}"[:2000],
                                     CONSOLIDATOR, self.now,
                                     {m.id: m.version for m in (keep, *olds)},
-                                    valid_to=keep.valid_from or keep.observed_at
-                                    or keep.created_at)
+                                    valid_to=max(_start(m) for m in (keep, *olds)))
             try:
                 self.store.conflicts.settle(settlement)
             except (StaleVersion, NotFound, Conflict):
@@ -293,3 +292,9 @@ def _flat(memory: Memory) -> bool:
     return (kind in (ProvenanceKind.AGENT, ProvenanceKind.HUMAN) and memory.document_id is None
             and memory.version == 1)
 
+
+def _start(memory: Memory) -> datetime:
+    """When a memory began to hold. The retired ones stop holding when the latest of the group
+    began: the kept one when it is the newest (a replacement, most restatements), or the newest
+    restatement folded into an older, more complete one, which held all along."""
+    return memory.valid_from or memory.observed_at or memory.created_at
