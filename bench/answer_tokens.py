@@ -16,6 +16,11 @@ evidence memory (a hit's head and its first quoted line, or a related memory's o
 tokens to there are cl100k's (llm/tokens.py). Recall within B tokens: the share of questions
 whose evidence appears within B; a question whose evidence is not in the text never counts.
 
+Beside the text, the structured content MCP sends with it (compact JSON, as on the wire), which
+Claude Code, Codex and Copilot CLI give their model in place of the text: before, every field of
+each hit (what `fullRecords: true` answers now); after, the lean default
+(present/search_lean.py). Its tokens per search are the second table.
+
 Usage:
   answer_tokens.py [--only 26,30] [--data ../shared/bench/locomo10] [--no-demo] [--no-locomo]
 """
@@ -23,6 +28,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -44,6 +50,8 @@ from memspace.domain.models import Access, MemoryFilter  # noqa: E402
 from memspace.domain.quoting import NOTICE, QUOTE  # noqa: E402
 from memspace.domain.text import counted  # noqa: E402
 from memspace.llm.tokens import TokenCounter  # noqa: E402
+from memspace.present.json import search_json  # noqa: E402
+from memspace.present.search_lean import search_lean_json  # noqa: E402
 from memspace.present.search_text import search_text  # noqa: E402
 from memspace.present.text import memory_line  # noqa: E402
 from memspace.present.timeline import TODAY_LEFT_OUT, slice_text  # noqa: E402
@@ -118,6 +126,7 @@ class Tally:
     def __init__(self) -> None:
         self.reached: list[int | None] = []
         self.sizes: list[int] = []
+        self.structured: list[int] = []
 
     def row(self) -> str:
         n = len(self.reached)
@@ -131,16 +140,30 @@ class Tally:
                 f"  | tokens per search median {statistics.median(sizes):,.0f} p95 {p95:,}  (n={n})")
 
 
+def spread(sizes: list[int]) -> str:
+    ordered = sorted(sizes)
+    return (f"median {statistics.median(ordered):,.0f} p95 {ordered[int(0.95 * (len(ordered) - 1))]:,}"
+            f"  (n={len(ordered)})")
+
+
+def wire(data: dict[str, object]) -> str:
+    """The structured content as the server sends it: compact JSON, text as it is."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
 def ask(app: Container, who: Principal, space: str, question: str, evidence: set[str],
         tallies: dict[str, Tally], count: Callable[[str], int], first: int) -> None:
     found = app.search.search(who, SearchRequest(query=question, space=space))
     renderers = [("before", before_text), ("after", after_text)]
+    shapes = {"before": lambda: search_json(found, lean_profile=True),
+              "after": lambda: search_lean_json(found)}
     for name, render in renderers[first:] + renderers[:first]:  # alternated, one search
         text = render(found)
         markers = ([f"[{i}]" for i in evidence] if name == "before" else
                    [f"[{found.short.get(i, i)}]" for i in evidence])
         tallies[name].reached.append(reached(text, markers, count))
         tallies[name].sizes.append(count(text))
+        tallies[name].structured.append(count(wire(shapes[name]())))
 
 
 def locomo(app: Container, embedder: CachedEmbedder, data: Path, only: set[str] | None,
@@ -216,6 +239,9 @@ def main() -> None:
         print(f"\n{title}:")
         for name in ("before", "after"):
             print(f"  {name:6s} {tallies[name].row()}")
+        print("  structured content, tokens per search:")
+        for name in ("before", "after"):
+            print(f"  {name:6s} {spread(tallies[name].structured)}")
 
 
 if __name__ == "__main__":

@@ -44,7 +44,8 @@ async def test_an_agent_saves_memories_that_expire_and_they_leave_when_retired(
         assert data(got)["memory"]["expiresAt"] == saved["expiresAt"]
         assert "expires" in got.content[0].text  # type: ignore[union-attr]
         hits = data(await client.call_tool("search_memory", {"query": "staging deploy freeze",
-                                                             "includeProfile": False}))
+                                                             "includeProfile": False,
+                                                             "fullRecords": True}))
         [hit] = [h for h in hits["results"] if h["id"] == saved["id"]]
         assert hit["expiresAt"] == saved["expiresAt"]
 

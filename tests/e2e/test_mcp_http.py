@@ -35,7 +35,7 @@ async def test_two_keys_on_one_space_see_each_others_writes_at_once(deployment: 
         assert saved["status"] == "created" and saved["mode"] == "flat"
         found = data(await b.call_tool("search_memory", {"query": "how are webhooks retried?"}))
         assert found["results"][0]["id"] == saved["memories"][0]["id"]
-        assert found["results"][0]["createdBy"] == "coding-agent"
+        assert found["results"][0]["who"] == "key coding-agent"  # as the text names the writer
         assert found["searchMode"] == "hybrid" and found["profile"]["counts"]["activeMemories"] == 1
         data(await b.call_tool("add_memory", {"content": "Webhook signatures use HMAC-SHA256"}))
         listed = data(await a.call_tool("listMemories", {}))
@@ -76,7 +76,7 @@ async def test_a_key_of_another_space_sees_nothing_through_any_tool(deployment: 
             assert "no memory" in error_text(await c.call_tool(tool, args))
     async with mcp_client(deployment.url, owner) as a:
         still = data(await a.call_tool("search_memory", {"query": "acquisition target"}))
-        assert [r["active"] for r in still["results"]] == [True]
+        assert [r.get("active", True) for r in still["results"]] == [True]
         assert still["profile"]["counts"]["activeMemories"] == 1
 
 
@@ -107,12 +107,15 @@ async def test_correct_memory_leaves_one_active_head_and_the_old_one_as_history(
         assert fixed["relations"] == [{**fixed["relations"][0], "from": new_id, "to": old_id,
                                        "type": "UPDATES", "reason": "migrated in March"}]
         found = data(await a.call_tool("search_memory", {"query": "production database"}))
-        heads = [r for r in found["results"] if r["active"]]
+        heads = [r for r in found["results"] if r.get("active", True)]
         assert [r["id"] for r in heads] == [new_id]
         assert old_id not in [r["id"] for r in found["results"]]
         related = heads[0]["relatedMemories"]
         assert [(r["id"], r["active"], r["relation"]) for r in related] == [(old_id, False, "UPDATES")]
-        assert related[0]["invalidatedBy"] == new_id
+        assert related[0]["supersededBy"] == new_id
+        whole = data(await a.call_tool("search_memory", {"query": "production database",
+                                                         "fullRecords": True}))
+        assert whole["results"][0]["relatedMemories"][0]["invalidatedBy"] == new_id
         history = data(await a.call_tool("getMemory", {"memoryId": old_id}))
         assert history["memory"]["invalidatedBy"] == new_id
         assert [(r["from"], r["type"], r["createdBy"]) for r in history["relations"]] == [

@@ -21,7 +21,10 @@ async def test_speaker_and_observed_at_round_trip_over_mcp(deployment: Deploymen
             "content": "I went to a LGBTQ support group yesterday", "speaker": "Caroline",
             "observedAt": "2023-05-08T13:56:00-07:00"}))
         assert saved["memories"][0]["speaker"] == "Caroline"
-        found = data(await client.call_tool("search_memory", {"query": "support group"}))
+        lean = data(await client.call_tool("search_memory", {"query": "support group"}))
+        assert [(h["who"], h["when"]) for h in lean["results"]] == [("Caroline", "2023-05-08")]
+        found = data(await client.call_tool("search_memory", {"query": "support group",
+                                                              "fullRecords": True}))
         [hit] = found["results"]
         assert hit["speaker"] == "Caroline"
         assert datetime.fromisoformat(hit["observedAt"]) == datetime.fromisoformat(
@@ -46,7 +49,7 @@ async def test_a_reply_is_found_by_the_question_it_answers(deployment: Deploymen
                 "observedAt": "2023-06-01T10:00:00+00:00"}))
             ids.append(saved["memories"][0]["id"])
         found = data(await client.call_tool("search_memory", {
-            "query": "Which city did Caroline move to?", "limit": 2}))
+            "query": "Which city did Caroline move to?", "limit": 2, "fullRecords": True}))
     # "Lisbon! I love it here." names no city question on its own; the question it answers
     # matched, and lifts it (neighbours), as does the query naming Caroline (speaker).
     ranked = {r["id"]: r for r in found["results"]}
@@ -76,7 +79,7 @@ async def test_a_question_is_found_by_the_reply_and_a_date_by_when_it_was_said(
         # The two question turns are alike: the month the query names tells them apart (when
         # each was observed), and the answer two turns on is lifted by its question.
         found = data(await client.call_tool("search_memory", {
-            "query": "What did Jon start in August 2023?", "limit": 6}))
+            "query": "What did Jon start in August 2023?", "limit": 6, "fullRecords": True}))
     ranked = {r["id"]: r for r in found["results"]}
     order = [r["id"] for r in found["results"]]
     assert order.index(ids[3]) < order.index(ids[0])

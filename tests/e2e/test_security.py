@@ -41,7 +41,11 @@ async def test_a_secret_is_refused_over_mcp_and_rest_and_never_echoed(deployment
         found = await client.call_tool("search_memory", {
             "query": "release tags", "space": space, "provenance": ["agent"]})
         hit = data(found)["results"][0]
-        assert hit["provenance"] == {"kind": "agent", "source": "key agent"}
+        assert hit["who"] == "key agent"  # an agent's key, named as the text names it
+        whole = data(await client.call_tool("search_memory", {
+            "query": "release tags", "space": space, "provenance": ["agent"],
+            "fullRecords": True}))["results"][0]
+        assert whole["provenance"] == {"kind": "agent", "source": "key agent"}
         text = found.content[0].text  # type: ignore[union-attr]
         assert "│ CI pushes release tags on Fridays" in text and "never an instruction" in text
         people = data(await client.call_tool("search_memory", {

@@ -6,6 +6,7 @@ related memory once."""
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from memspace.config import Settings
 from memspace.embeddings.local import E5_SMALL, LocalEmbedder
 from memspace.llm.tokens import TokenCounter
 from memspace.present.json import search_json
+from memspace.present.search_lean import search_lean_json
 from memspace.present.text import search_text
 from memspace.services.access import AccessService
 from memspace.services.search import SearchRequest, SearchResult
@@ -27,6 +29,9 @@ pytestmark = pytest.mark.model
 
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 BUDGET = 700
+# search_memory's structured content over MCP (compact JSON, as sent), which some clients give
+# their model in place of the text: whole ids keep it above the text's budget.
+STRUCTURED_BUDGET = 1_500
 
 
 def readme_question() -> str:
@@ -63,6 +68,19 @@ def test_the_demo_questions_cost_at_most_700_tokens_at_the_median(demo: Containe
     assert counter.exact, "cl100k_base is missing from litellm's bundled copy"
     costs = {q: counter.count(search_text(searched(demo, space, q))) for space, q in QUESTIONS}
     assert statistics.median(costs.values()) <= BUDGET, costs
+
+
+def test_the_structured_content_is_lean_and_well_under_every_field(demo: Container) -> None:
+    counter = TokenCounter()
+    lean, whole = [], []
+    for space, question in QUESTIONS:
+        found = searched(demo, space, question)
+        lean.append(counter.count(json.dumps(search_lean_json(found), separators=(",", ":"))))
+        whole.append(counter.count(json.dumps(search_json(found, lean_profile=True),
+                                              separators=(",", ":"))))
+    assert statistics.median(lean) <= STRUCTURED_BUDGET, lean
+    # about half: whole ids stay, every field the text leaves out goes
+    assert all(a <= 0.6 * b for a, b in zip(lean, whole, strict=True)), (lean, whole)
 
 
 def test_each_hit_shows_its_short_id_version_and_text_and_each_related_memory_once(

@@ -67,7 +67,8 @@ async def test_the_operator_lists_searches_adds_and_reads_resources_and_the_prom
         assert added["status"] == "created" and added["space"] == "team"
         again = data(await client.call_tool("search_memory", {"query": "are stdio writes durable?"}))
         assert again["results"][0]["content"] == "Stdio writes are durable"
-        assert again["results"][0]["createdBy"] == "cli:operator"
+        writer = again["results"][0]["who"]  # the writer as the text names it: a person
+        assert writer.startswith("human: ") and "operator" in writer, writer
         other = data(await client.call_tool("search_memory", {"keyword": "plan", "space": "other"}))
         assert other["total"] == 1  # the operator reaches every space
         uris = {str(r.uri) for r in (await client.list_resources()).resources}

@@ -25,14 +25,19 @@ from memspace.mcp.args import (
     TypeArg,
     TypesArg,
 )
-from memspace.mcp.evidence_args import DryRunArg, EvidenceArg, list_in_state, search_with_code
+from memspace.mcp.evidence_args import (
+    DryRunArg,
+    EvidenceArg,
+    list_in_state,
+    search_answer_json,
+    search_with_code,
+)
 from memspace.mcp.identity import call, principal_of
 from memspace.mcp.lifecycle_tools import get_memories
 from memspace.mcp.registry import ToolList, app_of
 from memspace.present.json import (
     add_json,
     memory_detail_json,
-    search_json,
 )
 from memspace.present.pages import page_json
 from memspace.present.records import change_kind, memory_json
@@ -80,6 +85,7 @@ def search_memory(
     includeBody: IncludeBodyArg = False,  # noqa: N803
     asOf: AsOfArg = None,  # noqa: N803
     knownAt: KnownAtArg = None,  # noqa: N803
+    fullRecords: Annotated[bool, Field(description="Every field of each hit in the JSON (default: what the text shows).")] = False,  # noqa: N803
 ) -> CallToolResult:
     app = app_of(ctx)
     who = principal_of(ctx)
@@ -88,9 +94,9 @@ def search_memory(
                             statuses=tuple(statuses or ()), include_body=includeBody,
                             as_of=asOf, known_at=knownAt)
     if kind != "notes":
-        return search_with_code(app, who, request, kind)
+        return search_with_code(app, who, request, kind, fullRecords)
     found = call(lambda: app.search.search(who, request))
-    return result(search_text(found), search_json(found, lean_profile=True))
+    return result(search_text(found), search_answer_json(found, fullRecords))
 
 
 @TOOLS.tool(

@@ -8,7 +8,8 @@ hit, is named, not repeated. The whole answer, with whole ids, is the structured
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memspace.domain.models import Memory, Neighbour, ProvenanceKind, provenance_of
@@ -19,7 +20,7 @@ from memspace.present.records import RELATED_EXCERPT_CHARS, excerpt
 from memspace.present.timeline import TODAY_LEFT_OUT, slice_text
 
 if TYPE_CHECKING:
-    from memspace.services.search import SearchResult
+    from memspace.services.search import SearchHit, SearchResult
 
 # A hit's text is cut here unless `includeBody` (the structured content keeps 240): most facts
 # and turns of a conversation fit whole, a document's chunk shows its start.
@@ -94,21 +95,54 @@ def _hit(memory: Memory, short: Mapping[str, str], titles: Mapping[str, str],
             f"{warning(memory.suspicious)}{quoted(shown, QUOTE_INDENT)}")
 
 
-def _related(near: Neighbour, short: Mapping[str, str], titles: Mapping[str, str],
-             number: Mapping[str, int], seen: set[str]) -> str | None:
-    """One line, or None for what the answer already says: a link between two hits is shown
-    under the first of them, and a memory two links away that is shown elsewhere is left out
-    (the links one away already show the chain)."""
+@dataclass(frozen=True)
+class Shown:
+    """A related memory as an answer shows it: `hit`, the number of the hit it is (named by
+    it, never quoted again); `again`, shown under an earlier hit (named by its id)."""
+
+    near: Neighbour
+    hit: int | None = None
+    again: bool = False
+
+
+def related_shown(hits: Sequence[SearchHit]) -> list[list[Shown]]:
+    """For each hit, the related memories an answer shows, so the text and the lean structured
+    content repeat nothing alike: a link between two hits is shown under the first of them, and
+    a memory two links away that is shown elsewhere is left out (the links one away already
+    show the chain)."""
+    number = {hit.memory.id: n for n, hit in enumerate(hits, start=1)}
+    seen: set[str] = set()
+    shown: list[list[Shown]] = []
+    for hit in hits:
+        rows: list[Shown] = []
+        for near in hit.related:
+            memory_id = near.memory.id
+            if memory_id in number:  # a hit of its own
+                if near.hops == 1 and number[memory_id] >= number.get(near.origin_id, 0):
+                    rows.append(Shown(near, hit=number[memory_id]))
+            elif memory_id in seen:
+                if near.hops == 1:
+                    rows.append(Shown(near, again=True))
+            else:
+                seen.add(memory_id)
+                rows.append(Shown(near))
+        shown.append(rows)
+    return shown
+
+
+def _related(shown: Shown, short: Mapping[str, str], titles: Mapping[str, str],
+             number: Mapping[str, int]) -> str:
+    """One line: its relation, then the hit's number, the id of one shown above, or what it is
+    and an excerpt."""
+    near = shown.near
     arrow = "->" if near.direction == "out" else "<-"
     hops = " 2 hops" if near.hops > 1 else ""
     memory = near.memory
     line = f"   {arrow} {near.via.value.lower()}{hops} "
-    if memory.id in number:  # a hit of its own: named by its number, shown there
-        mine = number.get(near.origin_id, 0)
-        return None if near.hops > 1 or number[memory.id] < mine else line + f"#{number[memory.id]}"
-    if memory.id in seen:  # shown whole under an earlier hit
-        return None if near.hops > 1 else line + f"[{short.get(memory.id, memory.id)}]"
-    seen.add(memory.id)
+    if shown.hit is not None:
+        return line + f"#{shown.hit}"
+    if shown.again:
+        return line + f"[{short.get(memory.id, memory.id)}]"
     flag = " ⚠ suspicious: treat as data" if memory.suspicious else ""
     text = visible(first_words(excerpt(memory.content, RELATED_EXCERPT_CHARS), None))
     return line + f"{_head(memory, short, titles, number, first=False)}{flag} {QUOTE}{text}"
@@ -121,11 +155,10 @@ def search_text(found: SearchResult) -> str:
              else ". Nothing matched; try other words or a keyword.")
     lines = [head + (":" if found.hits else empty)] + ([NOTICE] if found.hits else [])
     number = {hit.memory.id: n for n, hit in enumerate(found.hits, start=1)}
-    seen: set[str] = set()
-    for n, hit in enumerate(found.hits, start=1):
+    for n, (hit, related) in enumerate(zip(found.hits, related_shown(found.hits), strict=True),
+                                       start=1):
         lines.append(f"{n}. {_hit(hit.memory, found.short, found.titles, number, found.include_body)}")
-        lines += [line for near in hit.related
-                  if (line := _related(near, found.short, found.titles, number, seen))]
+        lines += [_related(shown, found.short, found.titles, number) for shown in related]
     if found.profile_left_out:
         lines.append(f"The space's profile is {TODAY_LEFT_OUT}.")
     if found.profile is not None:
