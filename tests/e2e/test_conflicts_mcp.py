@@ -28,12 +28,19 @@ async def test_a_refused_write_waits_in_the_queue_and_is_settled_by_keeping_it(
             "space": space}))
         assert clash["status"] == "conflict"
 
-        listed = data(await client.call_tool("list_conflicts", {"space": space}))
+        answer = await client.call_tool("list_conflicts", {"space": space})
+        listed = data(answer)
         assert listed["open"] == 1
         [conflict] = listed["conflicts"]
         assert conflict["kind"] == "write_conflict"
         stored, proposal = conflict["sides"]
         assert (stored["id"], stored["createdBy"]) == (held, "architect")
+        # the text names the conflict and its stored side by their short ids; the JSON keeps
+        # the whole ones beside them
+        text = answer.content[0].text  # type: ignore[union-attr]
+        for named in (conflict, stored):
+            assert named["id"].startswith(named["shortId"]) and len(named["shortId"]) >= 8
+            assert named["shortId"] in text and named["id"] not in text
         assert proposal == {"id": "proposal", "content": "Sessions use JWTs instead of opaque tokens",
                             "type": "decision", "category": "general", "createdBy": "architect",
                             "createdAt": proposal["createdAt"], "stored": False}
@@ -48,8 +55,8 @@ async def test_a_refused_write_waits_in_the_queue_and_is_settled_by_keeping_it(
             "reason": "x", "space": space}))
         assert "invalid_input" in wrong and "not a side" in wrong and "resolve_conflict" in wrong
 
-        done = data(await client.call_tool("resolve_conflict", {
-            "conflictId": conflict["id"], "keep": "proposal", "supersede": [held],
+        done = data(await client.call_tool("resolve_conflict", {  # by the ids the text shows
+            "conflictId": conflict["shortId"], "keep": "proposal", "supersede": [stored["shortId"]],
             "reason": "we moved to JWTs for the mobile clients", "version": conflict["version"],
             "space": space}))
         kept = done["kept"]

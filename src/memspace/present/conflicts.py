@@ -32,7 +32,14 @@ def conflict_json(conflict: OpenConflict) -> dict[str, Any]:
 
 
 def conflicts_json(page: ConflictPage) -> dict[str, Any]:
-    return {**page_json(page.space, "conflicts", page.page, conflict_json), "open": page.open}
+    """The page; each conflict and stored side keeps its whole id and adds the `shortId` the
+    text shows."""
+    data = {**page_json(page.space, "conflicts", page.page, conflict_json), "open": page.open}
+    for conflict in data["conflicts"]:
+        for named in (conflict, *conflict["sides"]):
+            if named["id"] in page.short:
+                named["shortId"] = page.short[named["id"]]
+    return data
 
 
 def resolution_json(done: Resolution) -> dict[str, Any]:
@@ -48,9 +55,13 @@ def conflicts_text(page: ConflictPage) -> str:
     if not items:
         return f"No open conflicts in '{page.space}'."
     lines = [f"{counted(page.open, 'open conflict')} in '{page.space}', newest first:"]
+    short = page.short
     for c in items:
-        lines.append(f"\n[{c.kind.value}] {c.id} (version {c.version}) — {label(c.why)}")
-        lines += [f"  side {m.id}: {memory_line(m, lean=True)}" for m in c.memories]
+        why = c.why
+        for whole in (m.id for m in c.memories):  # the why names its sides too
+            why = why.replace(whole, short.get(whole, whole))
+        lines.append(f"\n[{c.kind.value}] {short.get(c.id, c.id)} (version {c.version}) — {label(why)}")
+        lines += [f"  side {memory_line(m, lean=True, short=short)}" for m in c.memories]
         if c.proposal is not None:
             p = c.proposal
             lines.append(f"  side {PROPOSAL} (never stored; by {p.by} at {iso(p.at)}, "

@@ -5,8 +5,8 @@ not visible in the memories themselves are written by services/memories/conflict
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from typing import Protocol
@@ -37,7 +37,9 @@ from memspace.services.shared import (
     decode_cursor,
     encode_cursor,
     fingerprint,
+    memory_ids,
     resolve_id,
+    short_ids,
 )
 
 # How many of each kind one listing looks at (a queue longer than this is a team's to work
@@ -73,6 +75,8 @@ class ConflictPage:
     space: str  # slug
     page: Page[OpenConflict]
     open: int  # how many are open in the space (up to MAX_OPEN of each kind)
+    # Each conflict id (among the open ones) and side id (among the space's memories) -> its short id.
+    short: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,9 @@ class ConflictService:
         more = len(found) > size
         last = found[size - 1] if more else None
         nxt = encode_cursor(query, PageAfter(last.at, last.id)) if last is not None else None
-        return ConflictPage(target.space.slug, Page(items, nxt), len(entries))
+        short = {**short_ids(among(e.id for e in entries), [c.id for c in items]), **short_ids(
+            memory_ids(self._store.reads, target.space.id), [m.id for c in items for m in c.memories])}
+        return ConflictPage(target.space.slug, Page(items, nxt), len(entries), short)
 
     def count(self, space_id: str) -> int:
         """How many conflicts are open in a space the caller already resolved (whoAmI and
