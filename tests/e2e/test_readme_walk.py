@@ -188,7 +188,8 @@ def test_the_cli_workflow_runs_as_written_from_another_folder(served: Served) ->
         done = shell.run(line, cwd=here)
         assert done.returncode == 0, (line, done.stdout, done.stderr)
         if line.startswith("memspace add"):
-            added_id = re.search(r"\[([0-9a-f]{32})\]", done.stdout).group(1)  # type: ignore[union-attr]
+            # the short id the answer shows, which `memspace correct` takes
+            added_id = re.search(r"\[([0-9a-f]{8,32})\]", done.stdout).group(1)  # type: ignore[union-attr]
         if line.startswith("memspace search"):
             assert "staging.acme.test" in done.stdout
         if line.startswith("memspace correct"):

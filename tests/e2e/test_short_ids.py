@@ -23,9 +23,14 @@ async def test_the_short_id_a_search_shows_is_taken_by_every_memory_tool(
     space = deployment.space("short")
     key = deployment.key("short-agent", {space: "rw"})
     async with mcp_client(deployment.url, key, toolsets="all") as client:
-        saved = data(await client.call_tool("add_memory", {
-            "content": "Invoices are sent on the first workday", "type": "procedure"}))
+        answer = await client.call_tool("add_memory", {
+            "content": "Invoices are sent on the first workday", "type": "procedure"})
+        saved = data(answer)
         assert saved["status"] == "created", saved
+        # the save's text names it by the short id its JSON maps the whole one to
+        whole_id = saved["memories"][0]["id"]
+        said = answer.content[0].text  # type: ignore[union-attr]
+        assert f"[{saved['shortIds'][whole_id]}] v1" in said and whole_id not in said
         found = await client.call_tool("search_memory", {"query": "when are invoices sent?"})
         [hit] = data(found)["results"]
         # the profile as the text says it (some clients give their model this JSON instead)
@@ -40,11 +45,15 @@ async def test_the_short_id_a_search_shows_is_taken_by_every_memory_tool(
         marked = data(await client.call_tool("mark_memory", {
             "memoryId": short, "status": "disputed", "reason": "finance says the second"}))
         assert marked["memory"]["id"] == hit["id"]
-        fixed = data(await client.call_tool("correct_memory", {
+        corrected = await client.call_tool("correct_memory", {
             "memoryId": short, "content": "Invoices are sent on the second workday",
-            "reason": "finance moved it", "expectedVersion": marked["memory"]["version"]}))
+            "reason": "finance moved it", "expectedVersion": marked["memory"]["version"]})
+        fixed = data(corrected)
         new = fixed["memories"][0]
         assert fixed["superseded"] == [hit["id"]]
+        told = corrected.content[0].text  # type: ignore[union-attr]
+        assert f"Superseded (now inactive): {short}" in told and hit["id"] not in told
+        assert f"[{fixed['shortIds'][new['id']]}] v{new['version']}" in told
         revisions = data(await client.call_tool("list_memory_revisions", {"memoryId": new["id"][:10]}))
         assert [v["id"] for v in revisions["revisions"]] == [hit["id"], new["id"]]
     async with httpx2.AsyncClient(base_url=deployment.url,

@@ -188,6 +188,8 @@ def add_json(result: AddResult) -> dict[str, Any]:
         "similar": [similar_json(s) for s in result.similar],
         "reviewSuggested": bool(result.similar),
         **({"conflict": clash_json(result.clash)} if result.clash is not None else {}),
+        # each memory id the answer names -> the short id its text shows (and calls take)
+        **({"shortIds": dict(result.short)} if result.short else {}),
         "usage": {
             "llmCalls": result.usage.llm_calls,
             "promptTokens": result.usage.prompt_tokens,

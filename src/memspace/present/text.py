@@ -52,12 +52,12 @@ def _expiry(at: str | None) -> str:
     return f" (expires {at[:16].replace('T', ' ')} UTC)" if at else ""
 
 
-def _line(memory: dict[str, Any]) -> str:
+def _line(memory: dict[str, Any], short: Mapping[str, str] | None = None) -> str:
     state = _state(memory.get("active", True), memory.get("status", "current"),
-                   memory.get("supersededBy"))
+                   memory.get("supersededBy"), short)
     state += _expiry(memory.get("expiresAt") if memory.get("active", True) else None)
     version = f" v{memory['version']}" if "version" in memory else ""
-    line = (f"[{memory['id']}]{version} "
+    line = (f"[{(short or {}).get(memory['id'], memory['id'])}]{version} "
             f"({kind_label(memory.get('type', 'note'), memory['category'])}){state}")
     if memory.get("bodyChars"):
         line += f" ({memory['bodyChars']:,} chars; getMemory reads it whole)"
@@ -112,18 +112,19 @@ def add_text(result: AddResult) -> str:
 
 
 def _add_text(data: dict[str, Any]) -> str:
+    short: dict[str, str] = data.get("shortIds", {})
     if data.get("replayed"):
         first = _add_text({**data, "replayed": False})
         return f"Already done by an earlier call with this idempotencyKey. {first}"
     if data["status"] == "duplicate":
         return (f"Already known in '{data['space']}' (exact repeat, nothing written): "
-                f"{_line(data['memories'][0])}")
+                f"{_line(data['memories'][0], short)}")
     if data["status"] == "conflict":
         clash = data["conflict"]
         fixes = clash["resolve"]
         return "\n".join([
             f"CONFLICT, nothing saved in '{data['space']}': it contradicts "
-            f"{_line(clash['memory'])} (similarity {clash['similarity']:.2f}).",
+            f"{_line(clash['memory'], short)} (similarity {clash['similarity']:.2f}).",
             "If the new claim replaces it, call add_memory with "
             f"{json.dumps(fixes['replaces']['arguments'])}",
             f"If both hold, call add_memory with {json.dumps(fixes['bothHold']['arguments'])}"])
@@ -133,11 +134,13 @@ def _add_text(data: dict[str, Any]) -> str:
         verb = "Updated (restated as the next version)" if data["status"] == "updated" else "Saved"
         lines = [f"{verb} {counted(len(data['memories']), 'memory', 'memories')} in '{data['space']}' "
                  f"({data['mode']} mode):"]
-    lines += [f"- {_line(m)}" for m in data["memories"]]
+    lines += [f"- {_line(m, short)}" for m in data["memories"]]
     for rel in data["relations"]:
-        lines.append(f"- {rel['from']} {rel['type']} {rel['to']}")
+        lines.append(f"- {short.get(rel['from'], rel['from'])} {rel['type']} "
+                     f"{short.get(rel['to'], rel['to'])}")
     if data["superseded"]:
-        lines.append("Superseded (now inactive): " + ", ".join(data["superseded"]))
+        lines.append("Superseded (now inactive): "
+                     + ", ".join(short.get(i, i) for i in data["superseded"]))
     if data["mode"] == "pending":
         lines.append("Its facts are extracted in the background; getMemory shows when they replace "
                      "it (extraction pending -> extracted, or flat with the reason).")
@@ -145,7 +148,7 @@ def _add_text(data: dict[str, Any]) -> str:
     if data.get("similar"):
         lines.append("Similar memories already in the space — if the new memory replaces one of "
                      "these, call correct_memory with its id (and forget the new one):")
-        lines += [f"- [{s['id']}] v{s['version']} ({s['similarity']:.2f}) {s['content']}"
+        lines += [f"- [{short.get(s['id'], s['id'])}] v{s['version']} ({s['similarity']:.2f}) {s['content']}"
                   for s in data["similar"]]
     return "\n".join(lines)
 

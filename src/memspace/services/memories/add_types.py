@@ -3,14 +3,17 @@ pipeline (adding.py), its versioned steps (versioned_adds.py) and the surfaces."
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
 from memspace.domain.chunks import ChunkSource
 from memspace.domain.evidence import Citation
+from memspace.domain.graph_port import WithReads
 from memspace.domain.models import Memory, Relation, Usage
 from memspace.services.memories.similar import Similar
+from memspace.services.shared import memory_ids, short_ids
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,18 @@ class AddResult:
     replay: dict[str, Any] | None = None
     similar: list[Similar] = field(default_factory=list)  # see services/memories/similar.py
     clash: Clash | None = None  # with status conflict: what the new claim contradicts
+    # Each memory id the answer names -> its short id (services/shared/id_prefixes.py).
+    short: Mapping[str, str] = field(default_factory=dict)
+
+
+def shortened(result: AddResult, store: WithReads, space_id: str) -> AddResult:
+    """`result` with the short id of every memory it names (saved, linked, superseded, similar,
+    contradicted), unique among the space's memories: one store read."""
+    named = [*(m.id for m in result.memories), *(i for r in result.relations
+                                                  for i in (r.source_id, r.target_id)),
+             *result.superseded, *(s.memory.id for s in result.similar),
+             *([result.clash.memory.id] if result.clash is not None else [])]
+    return replace(result, short=short_ids(memory_ids(store.reads, space_id), named)) if named else result
 
 
 @dataclass

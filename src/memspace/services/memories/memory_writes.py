@@ -15,8 +15,8 @@ from memspace.domain.models import Memory, Relation, RelationType, Space
 from memspace.domain.ports import Clock, WriteBatch
 from memspace.domain.text import content_hash
 from memspace.services.access import AccessService, Principal
-from memspace.services.memories.add_types import AddManyResult
-from memspace.services.memories.adding import AddPipeline, AddRequest, AddResult
+from memspace.services.memories.add_types import AddManyResult, shortened
+from memspace.services.memories.adding import AddMode, AddPipeline, AddRequest, AddResult
 from memspace.services.memories.memory_parts import CorrectionCheck, NearestMemories, NewMemories, WriteScreen
 from memspace.services.memories.memory_rules import (
     MAX_IDEMPOTENCY_KEY,
@@ -105,7 +105,7 @@ class MemoryWrites:
         """The add, answered with the guard's warnings; its redactions audited by the ids stored."""
         result = self._pipeline.add(principal, space, request, wait)
         self._screen.stored(screened, ", ".join(m.id for m in result.memories) or "nothing stored")
-        return replace(result, warnings=[*warnings, *result.warnings])
+        return shortened(replace(result, warnings=[*warnings, *result.warnings]), self._store, space.id)
 
     def _dry_run(self, principal: Principal, space: Space, request: AddRequest,
                  warnings: list[str], version: int = 1) -> AddResult:
@@ -116,11 +116,11 @@ class MemoryWrites:
         if existing is not None:
             return AddResult("duplicate", "flat", space.slug, [existing], warnings=warnings)
         memory = self._made.embedded(memory)
-        near = similar_on_save(self._store.search, space.id, [memory],
-                               threshold=self._embedder.calibration.similar_on_save,
-                               nearest=self._close.nearest_active)
-        return AddResult("dry_run", "extracted" if self._pipeline.extracts else "flat",
-                         space.slug, [memory], warnings=warnings, similar=near)
+        near = similar_on_save(self._store.search, space.id, [memory], nearest=self._close.nearest_active,
+                               threshold=self._embedder.calibration.similar_on_save)
+        mode: AddMode = "extracted" if self._pipeline.extracts else "flat"
+        return shortened(AddResult("dry_run", mode, space.slug, [memory], warnings=warnings, similar=near),
+                         self._store, space.id)
 
     def add_many(
         self,
@@ -237,8 +237,8 @@ class MemoryWrites:
             raise after_lost_race(self._store.reads, target.space.id, old.id,
                                            expected_version, exc) from exc
         self._screen.stored(screened, memory.id)
-        return AddResult("created", "flat", target.space.slug, [memory], [relation],
-                         superseded=[old.id], warnings=warnings)
+        return shortened(AddResult("created", "flat", target.space.slug, [memory], [relation],
+                                   superseded=[old.id], warnings=warnings), self._store, target.space.id)
 
     def patch(self, principal: Principal, memory_id: str, append: str | None = None,
               prepend: str | None = None, replace_old: str | None = None,
