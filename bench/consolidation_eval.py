@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import pickle
 import re
@@ -538,6 +539,8 @@ def main() -> int:
     parser.add_argument("--until-quiet", action="store_true",
                         help="after the stream, repeat the pass until one changes nothing")
     parser.add_argument("--no-pass", action="store_true", help="the baseline alone")
+    parser.add_argument("--explain", action="store_true",
+                        help="print what the pass's model said about each group (debug log)")
     parser.add_argument("--adds-cache", default=None,
                         help="a folder: keep the adds' SQLite store there on the first run, "
                              "reuse it on later runs (SQLite, without --every)")
@@ -549,6 +552,9 @@ def main() -> int:
     parser.add_argument("--neo4j-uri", default=os.environ.get("MEMSPACE_NEO4J_URI",
                                                               "bolt://127.0.0.1:7687"))
     args = parser.parse_args()
+    if args.explain:
+        logging.basicConfig(format="    %(message)s")
+        logging.getLogger("memspace.services.consolidation").setLevel(logging.DEBUG)
     print("command: " + " ".join([".venv/bin/python", *sys.argv]))
     stores = ("sqlite", "neo4j") if args.store == "both" else (args.store,)
     modes = ("flat", "model") if args.mode == "both" else (args.mode,)

@@ -13,8 +13,10 @@ from memspace.domain.text import content_hash
 from memspace.services.consolidation.judging import (
     Judged,
     Near,
+    Verdict,
     confirm,
     keeper,
+    one_subject,
     protected,
     with_model,
     without_model,
@@ -221,3 +223,22 @@ def test_the_second_look_confirms_a_replacement_only_with_a_change_it_can_name()
     assert [m.id for m in kept.retired] == [old.id] and old.id in kept.replaced
     unnamed = confirm(first, [old], compared(old, still_true=False, relation="updates"))
     assert not unnamed.retired and unnamed.queue[0][2] == "replacement"
+
+
+def test_a_newer_memory_replaces_one_fact_and_the_lookalike_beside_it_is_queued() -> None:
+    old = memory("The nightly reconciliation job runs at 02:30 UTC.", 0)
+    lookalike = memory("The nightly analytics export job runs at 02:30 UTC.", 1)
+    new = memory("The nightly reconciliation job was moved to 04:00 UTC.", 9)
+    first = with_model(new, [Near(old, 0.93), Near(lookalike, 0.88)], [0, 1],
+                       answer((0, RelationType.UPDATES), (1, RelationType.UPDATES)),
+                       UPDATE_FLOOR, SAME_FLOOR)
+    assert {m.id for m in first.retired} == {old.id, lookalike.id}
+    kept = one_subject(first, [Near(old, 0.93), Near(lookalike, 0.88)])
+    assert [m.id for m in kept.retired] == [old.id]
+    assert [q[1].id for q in kept.queue] == [lookalike.id]
+    # Restatements of the one old fact go together.
+    again = memory("The reconciliation job runs nightly at 02:30 UTC.", 2)
+    both = Verdict(new)
+    both.retires(old, "r", True)
+    both.retires(again, "r", True)
+    assert len(one_subject(both, [Near(old, 0.93), Near(again, 0.9)]).retired) == 2

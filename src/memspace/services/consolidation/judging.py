@@ -167,6 +167,31 @@ def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judg
     return verdict
 
 
+def one_subject(verdict: Verdict, group: Sequence[Near]) -> Verdict:
+    """A newer memory replaces one fact. When the memories it would replace are not all one
+    fact said again (two of them differ, or swap what they are about), all but those that agree
+    with the closest one are queued: "the reconciliation job moved to 04:00" replaces "the
+    reconciliation job runs at 02:30", not "the analytics export job runs at 02:30" beside it."""
+    replaced = [m for m in verdict.retired if m.id in verdict.replaced]
+    if len(replaced) < 2:
+        return verdict
+    closeness = {n.memory.id: n.similarity for n in group}
+    best = max(replaced, key=lambda m: closeness.get(m.id, 0.0))
+    apart = {m.id for m in replaced if m.id != best.id and (
+        values_differ(m.content, best.content) or swaps_subject(m.content, best.content))}
+    if not apart:
+        return verdict
+    out = Verdict(verdict.keep, links=verdict.links, queue=list(verdict.queue))
+    for old in verdict.retired:
+        if old.id in apart:
+            out.queue.append((verdict.keep, old, "replacement", (
+                "the model says the newer replaces it, but the newer replaces another fact "
+                "that this one differs from")))
+        else:
+            out.retires(old, verdict.retire[old.id], old.id in verdict.replaced)
+    return out
+
+
 def confirm(verdict: Verdict, checked: Sequence[Memory],
             comparisons: dict[str, Comparison]) -> Verdict:
     """The model's second look at each memory a group would retire (`comparisons` by memory

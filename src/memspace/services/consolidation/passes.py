@@ -17,18 +17,14 @@ from datetime import datetime, timedelta
 from memspace.domain.conflicts import ConflictKind, RecordedConflict, Settlement, conflict_id
 from memspace.domain.consolidation import CONSOLIDATOR, ChangeKind, PassChange, PassCost, PassRecord
 from memspace.domain.errors import Conflict, ExtractionFailed, NotFound, StaleVersion
-from memspace.domain.extraction import Candidate, Comparison
 from memspace.domain.models import Memory, ProvenanceKind, Relation, Space, Usage
 from memspace.services.consolidation.judging import (
-    Judged,
     Near,
     Verdict,
-    confirm,
     exact,
-    keeper,
-    with_model,
     without_model,
 )
+from memspace.services.consolidation.looks import judge
 from memspace.services.consolidation.pass_types import PassParts, PassReport
 from memspace.services.consolidation.window import (
     WINDOW,
@@ -43,10 +39,6 @@ log = logging.getLogger(__name__)
 # How long a pass holds its space's lease before it must renew it (it renews between groups):
 # a pass whose server died is taken over after this.
 LEASE = timedelta(minutes=2)
-# How close two memories stating the same values must be for a model's "no relation" to fold
-# them: "the same fact" rather than "about the same thing". Between the floor and 1, set as a
-# share of the distance: chosen on bench/data/consolidation_tune.jsonl (docs/consolidation.md).
-SAME_SHARE = 0.5
 
 
 
@@ -158,45 +150,9 @@ class PassRun:
         return self._undone
 
     def _judge(self, newest: Memory, group: list[Near]) -> Verdict:
-        if self.parts.extractor is None:
-            return without_model(newest, group)
-        floor = self.parts.embedder.calibration.update_floor
-        same_floor = floor + (1.0 - floor) * SAME_SHARE
-        asked = [i for i, n in enumerate(group) if not exact(newest, n)]
-        if not asked:
-            return with_model(newest, group, asked, Judged({}, {}), floor, same_floor)
-        offered = [Candidate(number, group[i].memory.content, group[i].memory.category,
-                             group[i].memory.created_at) for number, i in enumerate(asked)]
-        try:
-            extraction = self.parts.extractor.extract(newest.content, offered, newest.speaker,
-                                                   newest.observed_at)
-        except ExtractionFailed as exc:
-            self.usage = self.usage + exc.usage
-            log.info("consolidation %s: the model failed on a group (%s); left for the next "
-                     "pass", self.pass_id, exc.message)
-            return Verdict(newest)
-        self.usage = self.usage + extraction.usage
-        verdict = with_model(newest, group, asked, Judged.of(extraction), floor, same_floor)
-        return keeper(self._second_look(verdict, group))
-
-    def _second_look(self, verdict: Verdict, group: list[Near]) -> Verdict:
-        """Ask the model once more about each memory the group would retire (the same text
-        needs no look); without a comparer the first answer stands."""
-        comparer = self.parts.comparer
-        plain = {n.memory.id for n in group if exact(verdict.keep, n)}
-        checked = [m for m in verdict.retired if m.id not in plain]
-        if comparer is None or not checked:
-            return verdict
-        offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(checked)]
-        try:
-            found, spent = comparer.compare(verdict.keep.content, offered)
-        except ExtractionFailed as exc:
-            self.usage = self.usage + exc.usage
-            found, spent = [], Usage()
+        verdict, spent = judge(self.parts, self.pass_id, newest, group)
         self.usage = self.usage + spent
-        by_id: dict[str, Comparison] = {checked[c.number].id: c for c in found
-                                        if 0 <= c.number < len(checked)}
-        return confirm(verdict, checked, by_id)
+        return verdict
 
     # -- writing --------------------------------------------------------------------------
 

@@ -1,0 +1,84 @@
+"""What the model is asked about a group (docs/consolidation.md#what-it-decides-and-how): the
+extraction call (the group's newest memory as the note, the others as the numbered existing
+memories), the rules of judging.py over its answer, then the second look (the relate prompt)
+at each memory the group would retire. Without a model, the rules alone."""
+
+from __future__ import annotations
+
+import logging
+
+from memspace.domain.errors import ExtractionFailed
+from memspace.domain.extraction import Candidate, Comparison
+from memspace.domain.models import Memory, Usage
+from memspace.services.consolidation.judging import (
+    Judged,
+    Near,
+    Verdict,
+    confirm,
+    exact,
+    keeper,
+    one_subject,
+    with_model,
+    without_model,
+)
+from memspace.services.consolidation.pass_types import PassParts
+
+log = logging.getLogger(__name__)
+
+# How close two memories with no value apart must be for a model's "no relation" to fold them:
+# "the same fact" rather than "about the same thing". Between the UPDATES floor and 1, as a
+# share of the distance: chosen on bench/data/consolidation_tune.jsonl (docs/consolidation.md).
+SAME_SHARE = 0.5
+
+
+def judge(parts: PassParts, pass_id: str, newest: Memory,
+          group: list[Near]) -> tuple[Verdict, Usage]:
+    """A group's verdict and what the model cost."""
+    if parts.extractor is None:
+        return without_model(newest, group), Usage()
+    floor = parts.embedder.calibration.update_floor
+    same_floor = floor + (1.0 - floor) * SAME_SHARE
+    asked = [i for i, n in enumerate(group) if not exact(newest, n)]
+    if not asked:
+        return with_model(newest, group, asked, Judged({}, {}), floor, same_floor), Usage()
+    offered = [Candidate(number, group[i].memory.content, group[i].memory.category,
+                         group[i].memory.created_at) for number, i in enumerate(asked)]
+    try:
+        extraction = parts.extractor.extract(newest.content, offered, newest.speaker,
+                                             newest.observed_at)
+    except ExtractionFailed as exc:
+        log.info("consolidation %s: the model failed on a group (%s); left for the next pass",
+                 pass_id, exc.message)
+        return Verdict(newest), exc.usage
+    judged = Judged.of(extraction)
+    verdict = one_subject(with_model(newest, group, asked, judged, floor, same_floor), group)
+    if log.isEnabledFor(logging.DEBUG):  # what bench/consolidation_eval.py --explain prints
+        log.debug("group of %s: %s; model %s; would retire %s, queue %s", newest.id[:8],
+                  [(n.memory.id[:8], round(n.similarity, 3)) for n in group],
+                  {group[asked[k]].memory.id[:8]: (r[0].value, r[1])
+                   for k, r in judged.relations.items() if 0 <= k < len(asked)},
+                  [m.id[:8] for m in verdict.retired], [q[1].id[:8] for q in verdict.queue])
+    looked, spent = second_look(parts, verdict, group)
+    return keeper(looked), extraction.usage + spent
+
+
+def second_look(parts: PassParts, verdict: Verdict,
+                group: list[Near]) -> tuple[Verdict, Usage]:
+    """Ask the model once more about each memory the group would retire (the same text needs
+    no look); without a comparer the first answer stands."""
+    comparer = parts.comparer
+    plain = {n.memory.id for n in group if exact(verdict.keep, n)}
+    checked = [m for m in verdict.retired if m.id not in plain]
+    if comparer is None or not checked:
+        return verdict, Usage()
+    offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(checked)]
+    try:
+        found, spent = comparer.compare(verdict.keep.content, offered)
+    except ExtractionFailed as exc:
+        found, spent = [], exc.usage
+    by_id: dict[str, Comparison] = {checked[c.number].id: c for c in found
+                                    if 0 <= c.number < len(checked)}
+    log.debug("second look from %s: %s", verdict.keep.id[:8],
+              {k[:8]: (c.same_subject, c.still_true, c.relation, c.changed)
+               for k, c in by_id.items()})
+    return confirm(verdict, checked, by_id), spent
