@@ -242,3 +242,19 @@ def test_a_newer_memory_replaces_one_fact_and_the_lookalike_beside_it_is_queued(
     both.retires(old, "r", True)
     both.retires(again, "r", True)
     assert len(one_subject(both, [Near(old, 0.93), Near(again, 0.9)]).retired) == 2
+
+
+def test_a_memory_that_replaced_a_fact_when_written_does_not_replace_another_one() -> None:
+    written = memory("The nightly reconciliation job runs at 02:30 UTC.", 0)
+    lookalike = memory("The nightly analytics export job runs at 02:30 UTC.", 1)
+    new = memory("The nightly reconciliation job was moved to 04:00 UTC.", 9)
+    verdict = with_model(new, [Near(lookalike, 0.88)], [0], answer((0, RelationType.UPDATES)),
+                         UPDATE_FLOOR, SAME_FLOOR)
+    assert [m.id for m in verdict.retired] == [lookalike.id]
+    # Its add already replaced the reconciliation job's memory: the analytics job is another.
+    kept = one_subject(verdict, [Near(lookalike, 0.88)], before=[written])
+    assert not kept.retired and [q[1].id for q in kept.queue] == [lookalike.id]
+    again = memory("The reconciliation job runs every night at 02:30 UTC.", 2)
+    restated = with_model(new, [Near(again, 0.9)], [0], answer((0, RelationType.UPDATES)),
+                          UPDATE_FLOOR, SAME_FLOOR)
+    assert one_subject(restated, [Near(again, 0.9)], before=[written]).retired

@@ -167,16 +167,19 @@ def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judg
     return verdict
 
 
-def one_subject(verdict: Verdict, group: Sequence[Near]) -> Verdict:
+def one_subject(verdict: Verdict, group: Sequence[Near],
+                before: Sequence[Memory] = ()) -> Verdict:
     """A newer memory replaces one fact. When the memories it would replace are not all one
     fact said again (two of them differ, or swap what they are about), all but those that agree
-    with the closest one are queued: "the reconciliation job moved to 04:00" replaces "the
-    reconciliation job runs at 02:30", not "the analytics export job runs at 02:30" beside it."""
+    with the one it replaces are queued: "the reconciliation job moved to 04:00" replaces "the
+    reconciliation job runs at 02:30", not "the analytics export job runs at 02:30" beside it.
+    The one it replaces is what it replaced already when it was written (`before`: an UPDATES
+    of its own), else the closest."""
     replaced = [m for m in verdict.retired if m.id in verdict.replaced]
-    if len(replaced) < 2:
+    if not replaced or (len(replaced) < 2 and not before):
         return verdict
     closeness = {n.memory.id: n.similarity for n in group}
-    best = max(replaced, key=lambda m: closeness.get(m.id, 0.0))
+    best = before[0] if before else max(replaced, key=lambda m: closeness.get(m.id, 0.0))
     apart = {m.id for m in replaced if m.id != best.id and (
         values_differ(m.content, best.content) or swaps_subject(m.content, best.content))}
     if not apart:

@@ -9,7 +9,7 @@ import logging
 
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.extraction import Candidate, Comparison
-from memspace.domain.models import Memory, Usage
+from memspace.domain.models import Memory, RelationType, Usage
 from memspace.services.consolidation.judging import (
     Judged,
     Near,
@@ -51,7 +51,8 @@ def judge(parts: PassParts, pass_id: str, newest: Memory,
                  pass_id, exc.message)
         return Verdict(newest), exc.usage
     judged = Judged.of(extraction)
-    verdict = one_subject(with_model(newest, group, asked, judged, floor, same_floor), group)
+    verdict = with_model(newest, group, asked, judged, floor, same_floor)
+    verdict = one_subject(verdict, group, replaced_before(parts, newest) if verdict.replaced else [])
     if log.isEnabledFor(logging.DEBUG):  # what bench/consolidation_eval.py --explain prints
         log.debug("group of %s: %s; model %s; would retire %s, queue %s", newest.id[:8],
                   [(n.memory.id[:8], round(n.similarity, 3)) for n in group],
@@ -60,6 +61,14 @@ def judge(parts: PassParts, pass_id: str, newest: Memory,
                   [m.id[:8] for m in verdict.retired], [q[1].id[:8] for q in verdict.queue])
     looked, spent = second_look(parts, verdict, group)
     return keeper(looked), extraction.usage + spent
+
+
+def replaced_before(parts: PassParts, newest: Memory) -> list[Memory]:
+    """The memories `newest` already replaced when it was written (its own UPDATES edges)."""
+    space = newest.space_id
+    ids = [r.target_id for r in parts.store.relations.relations_of(space, newest.id)
+           if r.type is RelationType.UPDATES and r.source_id == newest.id]
+    return [m for m in parts.store.reads.get_memories(space, ids)] if ids else []
 
 
 def second_look(parts: PassParts, verdict: Verdict,

@@ -16,14 +16,15 @@ from memspace.domain.graph_port import (
     WithDirectory,
     WithMarks,
     WithReads,
+    WithRelations,
     WithSearch,
 )
 from memspace.domain.models import Memory, Space, Usage
 from memspace.domain.ports import Clock
 
 
-class ConsolidationPorts(WithDirectory, WithReads, WithSearch, WithConflicts, WithMarks,
-                         WithConsolidation, Protocol):
+class ConsolidationPorts(WithDirectory, WithReads, WithRelations, WithSearch, WithConflicts,
+                         WithMarks, WithConsolidation, Protocol):
     """The store roles a pass reads and writes."""
 
 
