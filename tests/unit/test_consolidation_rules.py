@@ -18,6 +18,7 @@ from memspace.services.consolidation.judging import (
     keeper,
     one_subject,
     protected,
+    restates,
     with_model,
     without_model,
 )
@@ -258,3 +259,16 @@ def test_a_memory_that_replaced_a_fact_when_written_does_not_replace_another_one
     restated = with_model(new, [Near(again, 0.9)], [0], answer((0, RelationType.UPDATES)),
                           UPDATE_FLOOR, SAME_FLOOR)
     assert one_subject(restated, [Near(again, 0.9)], before=[written]).retired
+
+
+def test_between_the_two_floors_only_the_same_values_fold() -> None:
+    old = memory("Alembic writes the database migrations.", 0)
+    agree = memory("Database migrations are written with Alembic.", 9)
+    says_more = memory("Database migrations are written with Alembic and run in CI.", 9)
+    assert restates(old, agree, 0.89, SAME_FLOOR, 0.88)
+    assert not restates(old, agree, 0.87, SAME_FLOOR, 0.88)
+    premise = memory("All mobile traffic goes through the BFF.", 0)
+    conclusion = memory("So the BFF has to consume ledger.balance.v1 to show balances.", 9)
+    assert not restates(premise, conclusion, 0.90, SAME_FLOOR, 0.88)
+    assert restates(old, says_more, 0.93, SAME_FLOOR, 0.88) == (not swapped(
+        old.content, says_more.content))

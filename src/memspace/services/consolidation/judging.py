@@ -20,6 +20,7 @@ from memspace.services.consolidation.values import (
     same_text,
     swapped,
     swaps_subject,
+    values_agree,
     values_differ,
 )
 
@@ -124,13 +125,25 @@ class Judged:
         return cls(relations, contradicts)
 
 
+def restates(old: Memory, new: Memory, similarity: float, same_floor: float,
+             agree_floor: float) -> bool:
+    """With no relation from the model, may the two be one fact said twice? Never one sentence
+    with a word swapped; at `same_floor` when no value of either contradicts the other (one may
+    say more), from the lower `agree_floor` only when both state exactly the same values."""
+    if swapped(old.content, new.content) or values_differ(old.content, new.content):
+        return False
+    return similarity >= same_floor or (
+        similarity >= agree_floor and values_agree(old.content, new.content))
+
+
 def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judged: Judged,
-               update_floor: float, same_floor: float) -> Verdict:
+               update_floor: float, same_floor: float, agree_floor: float | None = None) -> Verdict:
     """The model's relation and the values code reads must agree before anything is retired.
 
     `asked` are the positions in `group` the model was shown (in the order shown: candidate
     number i is group[asked[i]]); the others are the same text and need no model."""
     verdict = Verdict(newest)
+    agree_floor = same_floor if agree_floor is None else agree_floor
     shown = {position: number for number, position in enumerate(asked)}
     for position, near in enumerate(group):
         old = near.memory
@@ -159,8 +172,7 @@ def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judg
         elif relation is not None:
             verdict.links.append((newest, old, relation[0], relation[1] or
                                   f"added by a consolidation pass ({relation[0].value.lower()})"))
-        elif (not values_differ(old.content, newest.content) and near.similarity >= same_floor
-              and not swapped(old.content, newest.content)):
+        elif restates(old, newest, near.similarity, same_floor, agree_floor):
             _fold_or_queue(verdict, newest, old, (
                 f"says the same fact (similarity {near.similarity:.2f}, no value the other "
                 "contradicts, no relation from the model)"), "restatement")

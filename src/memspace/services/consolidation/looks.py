@@ -25,10 +25,14 @@ from memspace.services.consolidation.pass_types import PassParts
 
 log = logging.getLogger(__name__)
 
-# How close two memories with no value apart must be for a model's "no relation" to fold them:
-# "the same fact" rather than "about the same thing". Between the UPDATES floor and 1, as a
-# share of the distance: chosen on bench/data/consolidation_tune.jsonl (docs/consolidation.md).
+# How close two memories must be for a model's "no relation" to fold them: "the same fact"
+# rather than "about the same thing". Between the UPDATES floor and 1, as a share of the
+# distance: halfway when no value of either contradicts the other (0.92 for e5-small-v2), a
+# quarter when both state exactly the same values (0.88). Chosen on the tune split,
+# bench/data/consolidation_tune.jsonl: in between, pairs with one side saying more were as often
+# a conclusion and its premise as one fact (docs/consolidation.md).
 SAME_SHARE = 0.5
+AGREE_SHARE = 0.25
 
 
 def judge(parts: PassParts, pass_id: str, newest: Memory,
@@ -38,6 +42,7 @@ def judge(parts: PassParts, pass_id: str, newest: Memory,
         return without_model(newest, group), Usage()
     floor = parts.embedder.calibration.update_floor
     same_floor = floor + (1.0 - floor) * SAME_SHARE
+    agree_floor = floor + (1.0 - floor) * AGREE_SHARE
     asked = [i for i, n in enumerate(group) if not exact(newest, n)]
     if not asked:
         return with_model(newest, group, asked, Judged({}, {}), floor, same_floor), Usage()
@@ -51,7 +56,7 @@ def judge(parts: PassParts, pass_id: str, newest: Memory,
                  pass_id, exc.message)
         return Verdict(newest), exc.usage
     judged = Judged.of(extraction)
-    verdict = with_model(newest, group, asked, judged, floor, same_floor)
+    verdict = with_model(newest, group, asked, judged, floor, same_floor, agree_floor)
     verdict = one_subject(verdict, group, replaced_before(parts, newest) if verdict.replaced else [])
     if log.isEnabledFor(logging.DEBUG):  # what bench/consolidation_eval.py --explain prints
         log.debug("group of %s: %s; model %s; would retire %s, queue %s", newest.id[:8],
