@@ -185,7 +185,8 @@ def list_memories(
                                          include_inactive, limit, cursor, types, statuses,
                                          as_of, known_at)
     data = page_json(slug, "memories", page, memory_json)
-    emit(data, as_json, list_text(f"Memories in '{slug}'", page.items, page.next_cursor))
+    emit(data, as_json, list_text(f"Memories in '{slug}'", page.items, page.next_cursor,
+                                  short=page.short))
 
 
 @command

@@ -55,11 +55,19 @@ async def test_a_refused_write_waits_in_the_queue_and_is_settled_by_keeping_it(
             "reason": "x", "space": space}))
         assert "invalid_input" in wrong and "not a side" in wrong and "resolve_conflict" in wrong
 
-        done = data(await client.call_tool("resolve_conflict", {  # by the ids the text shows
+        resolved = await client.call_tool("resolve_conflict", {  # by the ids the text shows
             "conflictId": conflict["shortId"], "keep": "proposal", "supersede": [stored["shortId"]],
             "reason": "we moved to JWTs for the mobile clients", "version": conflict["version"],
-            "space": space}))
+            "space": space})
+        done = data(resolved)
         kept = done["kept"]
+        # its text names the kept memory by the short id its JSON adds (the stored side is
+        # superseded by the proposal's write, not listed again)
+        settled = resolved.content[0].text  # type: ignore[union-attr]
+        assert kept["id"].startswith(kept["shortId"]) and len(kept["shortId"]) >= 8
+        assert f"Kept: [{kept['shortId']}] v{kept['version']}" in settled and kept["id"] not in settled
+        again = data(await client.call_tool("getMemory", {"memoryId": kept["shortId"], "space": space}))
+        assert again["memory"]["id"] == kept["id"]
         assert kept["content"] == "Sessions use JWTs instead of opaque tokens"
         assert kept["status"] == "current" and done["resolvedBy"] == "architect"
         old = data(await client.call_tool("getMemory", {"memoryId": held, "space": space}))

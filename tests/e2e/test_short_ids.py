@@ -5,6 +5,7 @@ exactly like a missing one."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import replace
 
@@ -97,3 +98,60 @@ async def test_an_ambiguous_prefix_is_refused_with_its_candidates_and_a_foreign_
         ambiguous = await http.get(f"/v1/memories/{head}", params={"space": space})
         assert ambiguous.status_code == 422 and ambiguous.json()["error"] == "ambiguous_id"
         assert ambiguous.json()["candidates"] == [head + "1a", head + "1b"]
+
+
+def _shown(text: str, content: str) -> str:
+    """The short id a text names the memory saying `content` by: the `[id]` of the line above
+    its quoted content."""
+    lines = text.splitlines()
+    at = next(n for n, line in enumerate(lines) if content in line)
+    return re.findall(r"\[([0-9a-f]{8,})\]", "\n".join(lines[:at]))[-1]
+
+
+async def test_the_short_ids_listings_changes_marks_and_forgets_show_are_taken_back(
+        deployment: Deployment) -> None:
+    space = deployment.space("short-lists")
+    key = deployment.key("short-lister", {space: "rw"})
+    start = "2000-01-01T00:00:00Z"
+    async with mcp_client(deployment.url, key, toolsets="all") as client:
+        saved = data(await client.call_tool("add_memory", {
+            "content": "Payroll runs on the 25th", "type": "procedure", "space": space}))
+        whole = saved["memories"][0]["id"]
+
+        listed = await client.call_tool("listMemories", {"space": space})
+        text = listed.content[0].text  # type: ignore[union-attr]
+        short = _shown(text, "Payroll runs on the 25th")
+        assert len(short) >= 8 and whole.startswith(short) and whole not in text
+        assert [m["shortId"] for m in data(listed)["memories"]] == [short]  # the JSON keeps both
+        assert data(listed)["memories"][0]["id"] == whole
+
+        marked = await client.call_tool("mark_memory", {
+            "memoryId": short, "status": "disputed", "reason": "HR says the 24th", "space": space})
+        said = marked.content[0].text  # type: ignore[union-attr]
+        assert f"[{short}] v" in said and whole not in said
+        assert data(marked)["memory"]["shortId"] == short
+
+        changes = await client.call_tool("get_changes_since", {"since": start, "space": space})
+        text = changes.content[0].text  # type: ignore[union-attr]
+        assert _shown(text, "Payroll runs on the 25th") == short and whole not in text
+        assert [c["shortId"] for c in data(changes)["changes"]] == [short]
+
+        fixed = data(await client.call_tool("correct_memory", {
+            "memoryId": _shown(text, "Payroll runs on the 25th"), "space": space,
+            "content": "Payroll runs on the 24th", "reason": "HR moved it"}))
+        new = fixed["memories"][0]["id"]
+        feed = await client.call_tool("listMemories", {"since": start, "space": space})
+        text = feed.content[0].text  # type: ignore[union-attr]
+        assert whole not in text and new not in text
+        assert f"[superseded by {_shown(text, 'Payroll runs on the 24th')}]" in text
+        later = _shown(text, "Payroll runs on the 24th")
+        assert {m["id"]: m["shortId"] for m in data(feed)["changes"]}[new] == later
+
+        forgot = await client.call_tool("add_memory", {
+            "action": "forget", "memoryId": later, "reason": "payroll moved to the provider",
+            "space": space})
+        said = forgot.content[0].text  # type: ignore[union-attr]
+        assert said.startswith(f"Forgotten (kept as history): [{later}]") and new not in said
+        assert data(forgot)["memory"] == {**data(forgot)["memory"], "id": new, "shortId": later}
+        gone = data(await client.call_tool("getMemory", {"memoryId": later, "space": space}))
+        assert gone["memory"]["active"] is False

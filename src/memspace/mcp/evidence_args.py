@@ -48,5 +48,5 @@ def list_in_state(app: Container, who: Principal, state: str, space: str | None,
     """listMemories `verification`: the active memories in one verification state."""
     slug, page = call(lambda: app.verification.in_state(who, state, space, limit, cursor))
     data = page_json(slug, "memories", page, memory_json)
-    return result(list_text(f"Memories in '{slug}' ({state})", page.items, page.next_cursor),
-                  data)
+    return result(list_text(f"Memories in '{slug}' ({state})", page.items, page.next_cursor,
+                            short=page.short), data)

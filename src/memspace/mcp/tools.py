@@ -141,8 +141,9 @@ def add_memory(
     if action == "forget":
         gone = call(lambda: app.memories.forget(who, memoryId, content, reason, space,
                                                 expectedVersion))
-        data = {"status": "forgotten", "memory": memory_json(gone)}
-        return result(f"Forgotten (kept as history): [{gone.id}] {gone.content}", data)
+        short = app.memories.short_id(gone)
+        data = {"status": "forgotten", "memory": {**memory_json(gone), "shortId": short}}
+        return result(f"Forgotten (kept as history): [{short}] {gone.content}", data)
     request = AddRequest(content, space, category, speaker, observedAt, idempotencyKey,
                          evidence=tuple(evidence) if evidence is not None else None,
                          memory_type=type, importance=importance, canonical=canonical,
@@ -248,9 +249,10 @@ def list_memories(
         data = page_json(slug, "changes", feed, lambda c: {**memory_json(c.memory, lean=lean),
                                                            "change": change_kind(c.memory)})
         text = list_text(f"Changes in '{slug}', oldest first", [c.memory for c in feed.items], None,
-                         lean=lean)
+                         lean=lean, short=feed.short)
         return result(f"{text}\nNext time pass since={feed.next_cursor}", data)
     slug, page = call(lambda: app.memories.list(who, space, category, includeInactive, limit, cursor,
                                                  types, statuses, asOf, knownAt))
     data = page_json(slug, "memories", page, lambda m: memory_json(m, lean=lean))
-    return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor, lean=lean), data)
+    return result(list_text(f"Memories in '{slug}'", page.items, page.next_cursor, lean=lean,
+                            short=page.short), data)

@@ -3,6 +3,7 @@ the CLI and the Conflicts view alike."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from memspace.domain.conflicts import PROPOSAL, OpenConflict, Proposal
@@ -42,10 +43,15 @@ def conflicts_json(page: ConflictPage) -> dict[str, Any]:
     return data
 
 
+def _shown(memory: dict[str, Any], short: Mapping[str, str]) -> dict[str, Any]:
+    """`memory` (JSON) with the `shortId` its text shows, when there is one."""
+    return {**memory, "shortId": short[memory["id"]]} if memory["id"] in short else memory
+
+
 def resolution_json(done: Resolution) -> dict[str, Any]:
     return {"space": done.space, "conflictId": done.conflict.id, "kind": done.conflict.kind.value,
-            "kept": memory_json(done.kept) if done.kept else None,
-            "superseded": [memory_json(m) for m in done.superseded],
+            "kept": _shown(memory_json(done.kept), done.short) if done.kept else None,
+            "superseded": [_shown(memory_json(m), done.short) for m in done.superseded],
             "droppedProposal": done.dropped_proposal, "reason": done.reason,
             "resolvedBy": done.by, "resolvedAt": iso(done.at)}
 
@@ -76,8 +82,8 @@ def resolution_text(done: Resolution) -> str:
     lines = [f"Resolved {done.conflict.kind.value} conflict {done.conflict.id} in '{done.space}' "
              f"by {done.by} at {iso(done.at)} ({label(done.reason)})."]
     if done.kept is not None:
-        lines.append(f"Kept: {memory_line(done.kept, lean=True)}")
-    lines += [f"Superseded: {memory_line(m, lean=True)}" for m in done.superseded]
+        lines.append(f"Kept: {memory_line(done.kept, lean=True, short=done.short)}")
+    lines += [f"Superseded: {memory_line(m, lean=True, short=done.short)}" for m in done.superseded]
     if done.dropped_proposal:
         lines.append("The proposal was dropped (it was never stored).")
     return "\n".join(lines)

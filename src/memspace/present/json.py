@@ -236,7 +236,10 @@ def revision_json(revision: Revision) -> dict[str, Any]:
 
 def marked_json(marked: Marked) -> dict[str, Any]:
     """mark_memory's answer: the memory as it is now, the status it had, the history entry."""
-    return {"space": marked.space, "memory": memory_json(marked.memory),
+    memory = memory_json(marked.memory)
+    if marked.memory.id in marked.short:
+        memory["shortId"] = marked.short[marked.memory.id]
+    return {"space": marked.space, "memory": memory,
             "previousStatus": marked.previous.value, "revision": revision_json(marked.revision)}
 
 
@@ -262,7 +265,9 @@ def changes_json(page: ChangesPage) -> dict[str, Any]:
     return {
         "space": page.space,
         "changes": [{"change": c.kind, **memory_json(c.memory, lean=True),
-                     "bodyChars": len(c.memory.content)} for c in page.changes],
+                     "bodyChars": len(c.memory.content),
+                     **({"shortId": page.short[c.memory.id]} if c.memory.id in page.short else {})}
+                    for c in page.changes],
         "hasMore": page.has_more,
         "cursor": page.cursor,
         "types": [t.value for t in page.types],

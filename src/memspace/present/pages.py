@@ -14,6 +14,10 @@ T = TypeVar("T")
 
 def page_json(space: str, name: str, page: Page[T],
               item_json: Callable[[T], dict[str, Any]]) -> dict[str, Any]:
-    """`page` of the listing `name` of `space` (a slug), each item made by `item_json`."""
-    return {"space": space, name: [item_json(item) for item in page.items],
-            "nextCursor": page.next_cursor}
+    """`page` of the listing `name` of `space` (a slug), each item made by `item_json`; an item
+    whose id the page has a short id for adds it as `shortId` (the whole id stays)."""
+    items = [item_json(item) for item in page.items]
+    for item in items:
+        if item.get("id") in page.short:
+            item["shortId"] = page.short[item["id"]]
+    return {"space": space, name: items, "nextCursor": page.next_cursor}

@@ -162,9 +162,10 @@ def _page(head: str, rows: Sequence[str], next_cursor: str | None) -> str:
 
 
 def list_text(title: str, memories: Sequence[Memory], next_cursor: str | None,
-              titles: Mapping[str, str] | None = None, lean: bool = False) -> str:
+              titles: Mapping[str, str] | None = None, lean: bool = False,
+              short: Mapping[str, str] | None = None) -> str:
     return _page(f"{title}: {len(memories)} shown.",
-                 [memory_line(m, titles, lean) for m in memories], next_cursor)
+                 [memory_line(m, titles, lean, short=short) for m in memories], next_cursor)
 
 
 def document_line(document: Document) -> str:
@@ -257,12 +258,12 @@ def graph_text(graph: GraphView) -> str:
 def marked_text(marked: Marked) -> str:
     r = marked.revision
     return (f"Marked {marked.previous.value} -> {r.status} by {r.by} at {iso(r.at)} "
-            f"({label(r.reason)}) in '{marked.space}':\n{memory_line(marked.memory)}")
+            f"({label(r.reason)}) in '{marked.space}':\n{memory_line(marked.memory, short=marked.short)}")
 
 
 def changes_text(page: ChangesPage) -> str:
     lines = [f"{counted(len(page.changes), 'change')} in '{page.space}', oldest first:"]
-    lines += [f"- {c.kind}: {memory_line(c.memory, lean=True)}" for c in page.changes]
+    lines += [f"- {c.kind}: {memory_line(c.memory, lean=True, short=page.short)}" for c in page.changes]
     if page.has_more:
         lines.append(f"More: call again with cursor={page.cursor}")
     else:

@@ -89,6 +89,7 @@ class Resolution:
     reason: str
     by: str
     at: datetime
+    short: Mapping[str, str] = field(default_factory=dict)  # kept and superseded ids -> short ids
 
 
 class ConflictService:
@@ -182,8 +183,9 @@ class ConflictService:
             self._guard.audit.record(principal.actor, "conflict.resolve", space_id=target.space.id,
                                      target=found.id, detail=f"kept {kept_id or 'none'}; "
                                      f"superseded {', '.join(settled) or 'none'}; reason: {why}")
-        return Resolution(target.space.slug, found, kept, olds, PROPOSAL in gone, why,
-                          principal.actor, now)
+        named = [i for m in (kept, *olds) if m is not None for i in (m.id, m.superseded_by) if i]
+        return Resolution(target.space.slug, found, kept, olds, PROPOSAL in gone, why, principal.actor,
+                          now, short_ids(memory_ids(self._store.reads, target.space.id), named))
 
     # -- the kinds ----------------------------------------------------------------------------
     # Each kind is listed as entries (id, time, and how to read the whole conflict), so a page

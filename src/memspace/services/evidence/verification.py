@@ -33,6 +33,8 @@ from memspace.services.shared import (
     encode_cursor,
     fingerprint,
     memory_id_of,
+    memory_ids,
+    short_ids,
 )
 
 
@@ -170,7 +172,8 @@ class VerificationService:
         if len(rows) > size:
             rows = rows[:size]
             next_cursor = encode_cursor(query, PageAfter(rows[-1].created_at, rows[-1].id))
-        return target.space.slug, Page(rows, next_cursor)
+        short = short_ids(memory_ids(self._memories, target.space.id), [m.id for m in rows])
+        return target.space.slug, Page(rows, next_cursor, short)
 
     def recheck_paths(self, space_id: str, repo: str, paths: set[str]) -> list[VerifiedMemory]:
         """After a sync: the memories citing any of `paths` of `repo`, checked again."""

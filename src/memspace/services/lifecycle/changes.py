@@ -11,8 +11,8 @@ filters is refused. Only `limit` and `maxTokens` may change between pages."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from memspace.domain.errors import InvalidInput
@@ -26,6 +26,8 @@ from memspace.services.shared import (
     decode_change_cursor,
     encode_change_cursor,
     fingerprint,
+    memory_ids,
+    short_ids,
     utc_time,
 )
 
@@ -54,6 +56,8 @@ class ChangesPage:
     has_more: bool
     cursor: str  # pass back as `cursor` for the next page (also when empty: later changes)
     types: tuple[MemoryType, ...]
+    # Each memory id the page names (a change's memory, what replaced it) -> its short id.
+    short: Mapping[str, str] = field(default_factory=dict)
 
 
 def kind_of(memory: Memory, marked_at: set[tuple[str, int]]) -> str:
@@ -112,8 +116,10 @@ class ChangeFeed:
         changes = tuple(MemoryChange(kind_of(c.memory, marked), c.memory, c.stamp) for c in kept)
         if kept:
             after = ChangeAfter(kept[-1].stamp, kept[-1].memory.id)
+        named = [i for c in changes for i in (c.memory.id, c.memory.superseded_by) if i]
+        short = short_ids(memory_ids(self._store, target.space.id), named) if named else {}
         return ChangesPage(target.space.slug, changes, more,
-                           encode_change_cursor(query, after, pinned), kinds)
+                           encode_change_cursor(query, after, pinned), kinds, short)
 
     def _fit(self, rows: Sequence[Change], max_tokens: int | None) -> int:
         """How many of the page's changes fit in `max_tokens` (at least one)."""

@@ -6,8 +6,8 @@ a time-travel read) can replay it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -21,7 +21,7 @@ from memspace.domain.ports import Clock
 from memspace.domain.role_ports import LifecycleStore
 from memspace.services.access import AccessService, Principal
 from memspace.services.security import ContentGuard
-from memspace.services.shared import chain, check_version, memory_id_of, time_slice
+from memspace.services.shared import chain, check_version, memory_id_of, memory_ids, short_ids, time_slice
 
 MAX_REASON_CHARS = 500
 
@@ -36,6 +36,8 @@ class Marked:
     memory: Memory
     previous: MemoryStatus
     revision: Revision
+    # The memory's id (and what replaced it) -> its short id (services/shared/id_prefixes.py).
+    short: Mapping[str, str] = field(default_factory=dict)
 
 
 def types_of(values: Sequence[str] | None) -> tuple[MemoryType, ...]:
@@ -137,7 +139,9 @@ class LifecycleService:
             self._guard.audit.record(principal.actor, "memory.mark", space_id=target.space.id,
                                target=memory.id, detail=f"{memory.status.value} -> "
                                f"{chosen.value}; reason: {why}")
-        return Marked(target.space.slug, marked, memory.status, revision)
+        named = [i for i in (marked.id, marked.superseded_by) if i]
+        return Marked(target.space.slug, marked, memory.status, revision,
+                      short_ids(memory_ids(self._store.reads, target.space.id), named))
 
     def revisions(self, principal: Principal, memory_id: str, space: str | None = None,
                   known_at: str | datetime | None = None) -> tuple[str, list[Version]]:

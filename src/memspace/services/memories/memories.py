@@ -19,6 +19,7 @@ from datetime import datetime
 from memspace.domain.chunks import ChunkSource
 from memspace.domain.embedder import Embedder
 from memspace.domain.extraction import FactExtractor
+from memspace.domain.models import Memory
 from memspace.domain.ports import Clock
 from memspace.domain.role_ports import LifecycleStore
 from memspace.services.access import AccessService, Principal
@@ -33,6 +34,7 @@ from memspace.services.memories.memory_rules import AnswerForm, ColdNeighbours, 
 from memspace.services.memories.memory_writes import MemoryWrites
 from memspace.services.memories.versioned_adds import CategoryRenames, VersionedAdds
 from memspace.services.security import ContentGuard
+from memspace.services.shared import memory_ids, short_ids
 
 __all__ = ["AddManyResult", "AddMode", "AddRequest", "AddResult", "AddStatus", "Limits",
            "MemoryService"]
@@ -84,6 +86,12 @@ class MemoryService:
         self.preview_correction = reads.preview_correction
         # A memory as a save would make it, unwritten (the seeder's proposals, tests).
         self.new_memory = made.new
+        self._reads = store.reads
+
+    def short_id(self, memory: Memory) -> str:
+        """The short id an answer names `memory` by, among its space's memories (one read; the
+        caller already read the memory through the space's access)."""
+        return short_ids(memory_ids(self._reads, memory.space_id), [memory.id])[memory.id]
 
     def add(
         self,

@@ -191,7 +191,7 @@ class MemoryReads:
         if len(rows) > size:
             rows = rows[:size]
             next_cursor = encode_cursor(query, PageAfter(rows[-1].created_at, rows[-1].id))
-        return target.space.slug, Page(rows, next_cursor)
+        return target.space.slug, Page(rows, next_cursor, self._short(target.space.id, rows))
 
     def _statuses_then(self, where: MemoryFilter, wanted: int,
                        after: PageAfter | None) -> Sequence[Memory]:
@@ -239,7 +239,13 @@ class MemoryReads:
         rows = self._store.reads.list_changes(MemoryFilter(target.space.id, cat), size, after, pinned)
         if rows:
             after = ChangeAfter(rows[-1].stamp, rows[-1].memory.id)
-        return target.space.slug, Page(rows, encode_change_cursor(query, after, pinned))
+        return target.space.slug, Page(rows, encode_change_cursor(query, after, pinned),
+                                       self._short(target.space.id, [r.memory for r in rows]))
+
+    def _short(self, space_id: str, rows: Sequence[Memory]) -> dict[str, str]:
+        """The short id of each listed memory and of the one that replaced it: one read."""
+        named = [i for m in rows for i in (m.id, m.superseded_by) if i]
+        return short_ids(memory_ids(self._store.reads, space_id), named) if named else {}
 
     def preview_correction(
         self,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Generic, TypeVar
 
@@ -19,6 +20,8 @@ T = TypeVar("T")
 class Page(Generic[T]):
     items: list[T]
     next_cursor: str | None
+    # Each id the page names -> its short id (id_prefixes.py), when the listing computed them.
+    short: Mapping[str, str] = field(default_factory=dict)
 
 
 def fingerprint(kind: str, space_id: str, **filters: object) -> str:
