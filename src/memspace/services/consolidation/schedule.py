@@ -61,13 +61,24 @@ class ModelTurns:
                                           MAX_WAIT_S if timeout_s is None else timeout_s)
 
 
-class RequestModel:
-    """The extractor as requests use it: each call counted while it runs."""
+    def pass_turn(self) -> None:
+        """A pass's call may start: no request's call runs. Raises ExtractionFailed when the
+        requests kept the model busy past MAX_WAIT_S (the group is left for the next pass)."""
+        if not self.wait_idle():
+            raise ExtractionFailed("the model stayed busy with requests; left for the next pass")
+
+
+class _Shared:
+    """The model with the turns it takes; the model's name as provenance reads it."""
 
     def __init__(self, inner: FactExtractor, turns: ModelTurns) -> None:
         self._inner = inner
         self._turns = turns
         self.model = getattr(inner, "model", None)
+
+
+class RequestModel(_Shared):
+    """The extractor as requests use it: each call counted while it runs."""
 
     def extract(self, content: str, candidates: Sequence[Candidate], speaker: str | None = None,
                 observed_at: datetime | None = None) -> Extraction:
@@ -75,18 +86,12 @@ class RequestModel:
             return self._inner.extract(content, candidates, speaker, observed_at)
 
 
-class PassModel:
+class PassModel(_Shared):
     """The extractor as a pass uses it: each call waits until no request's call runs."""
-
-    def __init__(self, inner: FactExtractor, turns: ModelTurns) -> None:
-        self._inner = inner
-        self._turns = turns
-        self.model = getattr(inner, "model", None)
 
     def extract(self, content: str, candidates: Sequence[Candidate], speaker: str | None = None,
                 observed_at: datetime | None = None) -> Extraction:
-        if not self._turns.wait_idle():
-            raise ExtractionFailed("the model stayed busy with requests; left for the next pass")
+        self._turns.pass_turn()
         return self._inner.extract(content, candidates, speaker, observed_at)
 
 
@@ -98,8 +103,7 @@ class PassComparer:
         self._turns = turns
 
     def compare(self, fact: str, memories: Sequence[Candidate]) -> tuple[list[Comparison], Usage]:
-        if not self._turns.wait_idle():
-            raise ExtractionFailed("the model stayed busy with requests; left for the next pass")
+        self._turns.pass_turn()
         return self._inner.compare(fact, memories)
 
 
