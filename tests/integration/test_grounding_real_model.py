@@ -2,12 +2,13 @@
 MEMSPACE_TEST_LLM_API_BASE), the real litellm path, the real embedder and an SQLite store.
 
 The case is built to trip the guard: shown "Error tracking uses Sentry." as a candidate, the
-pinned 1.5B merges it into its one fact beside the migration away from Sentry
+pinned 1.5B often merges it into its one fact beside the migration away from Sentry
 (bench/extraction_eval.py, case `tool-migrated`), and the guard drops that fact, so the note is
-stored as written. Measured: the guard dropped the fact in every run (2 of 2 through this add,
-and in bench/results/extraction/qwen1.5b_v2_cases.jsonl). The test fails on the flat fallback (a
-model that did not answer): only a model's answer can be dropped. Beyond that the assertions are
-invariants, never wording. One real call (seconds to minutes on a loaded 2-core machine).
+stored as written; on other runs it writes one fact naming both tools, which the guard keeps.
+Whichever it writes, Sentry never comes back as the current tool. The test fails on the flat
+fallback (a model that did not answer). The assertions are invariants, never wording; the guard's
+drop itself is asserted with a scripted model (tests/unit/test_grounding.py). One real call
+(seconds to minutes on a loaded 2-core machine).
 """
 
 from __future__ import annotations
@@ -61,8 +62,10 @@ def test_the_migration_note_does_not_bring_back_the_sentry_fact(app: Container) 
     assert result.status == "created" and result.usage.llm_calls >= 1, said
     # The model answered and the guard judged its answer: a fact was dropped and reported.
     assert not any("extraction failed" in w for w in result.warnings), said
+    # What the guard drops depends on the model's wording, which varies between runs of one
+    # pinned model (llama.cpp's batching); what it may drop does not: only a Sentry fact.
     dropped = [w for w in result.warnings if w.startswith("dropped the extracted fact")]
-    assert dropped and all("sentry" in w.lower() for w in dropped), said
+    assert all("sentry" in w.lower() for w in dropped), said
     # Nothing lost: the migration is stored, as facts or as the note itself.
     assert result.memories, said
     assert any("rollbar" in m.content.lower() for m in result.memories), said
