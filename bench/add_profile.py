@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_scale import reuse, settings_for, vocabulary  # noqa: E402
 from cold_profile import _held, _name  # noqa: E402
 
-from memspace.bootstrap import build  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
 
 Event = tuple[float, float, str, str]  # offset from the add's start, time taken, call, thread
 

@@ -43,9 +43,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from recall_locomo import CACHE, DATA, CachedEmbedder, likely_texts, load  # noqa: E402
 
-from memspace.bootstrap import Container, build  # noqa: E402
-from memspace.cli_ingest import PLAN, seed_dir  # noqa: E402
-from memspace.config import Settings  # noqa: E402
+from memspace.cli.ingest import PLAN, seed_dir  # noqa: E402
 from memspace.domain.models import Access, MemoryFilter  # noqa: E402
 from memspace.domain.quoting import NOTICE, QUOTE  # noqa: E402
 from memspace.domain.text import counted  # noqa: E402
@@ -57,6 +55,8 @@ from memspace.present.text import memory_line  # noqa: E402
 from memspace.present.timeline import TODAY_LEFT_OUT, slice_text  # noqa: E402
 from memspace.services.access import AccessService, Principal  # noqa: E402
 from memspace.services.search import SearchRequest, SearchResult  # noqa: E402
+from memspace.startup.container import Container, build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 BUDGETS = (250, 500, 1000, 2000)
 # (space, question, words of each memory that answers it): written for this bench.

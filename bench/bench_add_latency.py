@@ -22,11 +22,11 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.domain.notes import NoteState
 from memspace.embeddings.local import LocalEmbedder
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 
 NOTES = [
     "We moved staging from Postgres 14 to 16 last week; Alice owns the migration.",

@@ -29,10 +29,10 @@ sys.path.insert(0, str(ROOT))
 from tests.support.corpus import pdf  # noqa: E402
 from tests.support.scripted_llm import ScriptedLLM, sentences_as_facts  # noqa: E402
 
-from memspace.bootstrap import Container, build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Document  # noqa: E402
 from memspace.services.access.access import AccessService  # noqa: E402
+from memspace.startup.container import Container, build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 PRODUCTS = ["widget", "gadget", "sprocket", "bracket", "hinge", "valve", "gear", "panel"]
 REGIONS = ["EU", "US", "APAC", "LATAM"]

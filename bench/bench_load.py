@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_service import pct, sentence  # noqa: E402
 
-from memspace.bootstrap import build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Access  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 
 class Tally:

@@ -31,11 +31,11 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.fakes import HashEmbedder  # noqa: E402
 
-from memspace.bootstrap import build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.errors import Unavailable  # noqa: E402
 from memspace.services.access.access import AccessService  # noqa: E402
 from memspace.services.search.search import SearchRequest  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 LOCAL = ROOT / "tools" / "neo4j-local"
 

@@ -30,8 +30,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from memspace.bootstrap import build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.embedder import MINILM_CALIBRATION  # noqa: E402
 from memspace.domain.evidence import overall  # noqa: E402
 from memspace.domain.models import Memory  # noqa: E402
@@ -39,6 +37,8 @@ from memspace.domain.ports import WriteBatch  # noqa: E402
 from memspace.domain.text import content_hash  # noqa: E402
 from memspace.services.access.access import AccessService  # noqa: E402
 from memspace.services.shared.clock import new_id  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 OP = AccessService.operator()
 

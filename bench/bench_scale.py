@@ -83,12 +83,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from memspace.bootstrap import build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.errors import MemspaceError  # noqa: E402
 from memspace.domain.models import Access, Memory  # noqa: E402
 from memspace.domain.ports import WriteBatch  # noqa: E402
 from memspace.domain.text import content_hash  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 SYLLABLES = ["ka", "lo", "mi", "ren", "sa", "tor", "vel", "qui", "dan", "por", "zu", "bel",
              "nix", "ora", "tem", "gal", "fid", "mur", "sel", "ux"]

@@ -31,10 +31,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memspace.bootstrap import build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Access  # noqa: E402
 from memspace.services.access.access import AccessService  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 SUBJECTS = ["billing", "search", "auth", "payments", "mobile", "web", "data", "infra", "ml",
             "support", "growth", "security", "platform", "docs", "release", "design"]

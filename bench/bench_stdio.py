@@ -44,14 +44,14 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_service import pct, sentence  # noqa: E402
 
-from memspace.bootstrap import build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Access, Memory, MemoryFilter  # noqa: E402
 from memspace.domain.ports import WriteBatch  # noqa: E402
 from memspace.domain.text import content_hash  # noqa: E402
 from memspace.services import embedding_model  # noqa: E402
 from memspace.services.access.access import AccessService  # noqa: E402
 from memspace.services.shared.clock import SystemClock  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 from memspace.stores.sqlite import SqliteStore  # noqa: E402
 
 DIMS = 384

@@ -26,8 +26,8 @@ SRC = HERE.parent / "src"
 PROBE = """
 import json, random, sys, time
 from pathlib import Path
-from memspace.bootstrap import build
-from memspace.config import Settings
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from memspace.services.search.search import SearchRequest
 data_dir, key, slug, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 app = build(Settings(_env_file=None, data_dir=Path(data_dir), llm_model=""))

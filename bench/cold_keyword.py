@@ -24,12 +24,12 @@ from bench_service import PEOPLE, THINGS, pct, sentence  # noqa: E402
 from tests.support import builders  # noqa: E402
 from tests.support.fakes import HashEmbedder  # noqa: E402
 
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import MemoryFilter  # noqa: E402
 from memspace.domain.ports import WriteBatch  # noqa: E402
+from memspace.startup.adapters import build_store  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 from memspace.stores.cold_search import ScanSearch  # noqa: E402
 from memspace.stores.neo4j import cold  # noqa: E402
-from memspace.wiring import build_store  # noqa: E402
 
 
 def main() -> None:

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_scale import pct, reuse, settings_for, sizes, vocabulary  # noqa: E402
 
-from memspace.bootstrap import build  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
 from memspace.stores.neo4j import cold  # noqa: E402
 
 

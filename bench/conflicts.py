@@ -21,8 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.models import Memory, Relation, RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.domain.text import content_hash
@@ -30,6 +28,8 @@ from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access.access import AccessService
 from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.shared.clock import SystemClock, new_id
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 
 OPERATOR = AccessService.operator()
 

@@ -74,11 +74,11 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from pydantic import SecretStr  # noqa: E402
 
-from memspace.bootstrap import Container, build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Access, Memory, MemoryFilter  # noqa: E402
 from memspace.services.access import AccessService  # noqa: E402
 from memspace.services.memories.add_types import AddRequest  # noqa: E402
+from memspace.startup.container import Container, build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 RESULTS = ROOT / "bench" / "results" / "consolidation"

@@ -55,8 +55,6 @@ from extraction_eval import load_dump  # noqa: E402
 from extraction_tally import CASES, OTHER_CASES, Case, load_cases  # noqa: E402
 from pydantic import SecretStr  # noqa: E402
 
-from memspace.bootstrap import Container, build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.consolidation import ChangeKind  # noqa: E402
 from memspace.domain.extraction import Extraction  # noqa: E402
 from memspace.domain.lifecycle import MemoryType, model_type  # noqa: E402
@@ -71,6 +69,8 @@ from memspace.domain.text import content_hash  # noqa: E402
 from memspace.llm.grounding import ground  # noqa: E402
 from memspace.services.memories.reconcile import plan_extraction  # noqa: E402
 from memspace.services.shared import new_id  # noqa: E402
+from memspace.startup.container import Container, build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 RECORDED = ROOT / "bench" / "results" / "extraction"
 OUT = ROOT / "bench" / "results" / "consolidation" / "relations_extraction_cases.json"

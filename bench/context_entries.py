@@ -15,10 +15,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from memspace.bootstrap import build  # noqa: E402
-from memspace.cli_ingest import PLAN, seed_dir  # noqa: E402
-from memspace.config import Settings  # noqa: E402
+from memspace.cli.ingest import PLAN, seed_dir  # noqa: E402
 from memspace.services.access import AccessService  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 QUESTIONS = [("acme-rebuild", "where is the Acme storefront hosted?"),
              ("acme-rebuild", "how do we deploy to production?"),

@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from recall_locomo import DATA, load  # noqa: E402
 
-from memspace.config import Settings  # noqa: E402
-from memspace.wiring import build_embedder  # noqa: E402
+from memspace.startup.adapters import build_embedder  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 # Queries of growing length, in plain words (their token counts are printed beside them).
 QUERIES = [

@@ -4,7 +4,7 @@ Usage: extraction_eval.py [--cases PATH] [--limit N] [--misses] [--local] [--tim
                           [--passes 1|2] [--dump PATH [--resume]] [--replay PATH]
 
 The model comes from MEMSPACE_LLM_MODEL (plus MEMSPACE_LLM_API_BASE / MEMSPACE_LLM_API_KEY for an
-OpenAI-compatible server), read through memspace.config.Settings like the service does, e.g.
+OpenAI-compatible server), read through memspace.startup.settings.Settings like the service does, e.g.
 
   MEMSPACE_LLM_MODEL=openai/qwen2.5:7b-instruct MEMSPACE_LLM_API_BASE=http://127.0.0.1:11434/v1 \\
   MEMSPACE_LLM_API_KEY=ollama .venv/bin/python bench/extraction_eval.py --misses
@@ -44,13 +44,13 @@ from pathlib import Path
 from extraction_tally import CASES, Case, Tally, floor_similarity, load_cases, predicted_pairs
 from pydantic import SecretStr
 
-from memspace.config import Settings
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.extraction import ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.models import RelationType
 from memspace.llm.extractor import LitellmExtractor
 from memspace.llm.grounding import ground
 from memspace.llm.two_pass import TwoPassExtractor
+from memspace.startup.settings import Settings
 
 
 def main() -> int:

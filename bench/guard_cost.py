@@ -37,8 +37,8 @@ WRITES = [
 SEARCH = """
 import json, statistics, sys, tempfile, time
 from pathlib import Path
-from memspace.bootstrap import build
-from memspace.config import Settings
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from memspace.present.text import search_text
 from memspace.services.access.access import AccessService
 from memspace.services.search.search import SearchRequest

@@ -63,7 +63,7 @@ class HashingEmbedder:
 
 
 def settings(data_dir: str) -> Any:
-    from memspace.config import Settings
+    from memspace.startup.settings import Settings
 
     return Settings(_env_file=None, data_dir=Path(data_dir), store="sqlite",  # type: ignore[call-arg]
                     embedding_model="e5-small-v2", llm_model="")
@@ -73,8 +73,8 @@ def load(data_dir: str, memories: int) -> None:
     sys.path.insert(0, str(HERE))
     from bench_service import sentence
 
-    from memspace.bootstrap import build
     from memspace.services.access import AccessService  # the same name in both trees
+    from memspace.startup.container import build
 
     app = build(settings(data_dir), embedder=HashingEmbedder())
     app.admin.create_space("ab")
@@ -92,8 +92,8 @@ def load(data_dir: str, memories: int) -> None:
 def worker(data_dir: str) -> None:
     """Reads batches on stdin (one JSON object a line: queries to search, texts to add),
     answers their latencies (ms)."""
-    from memspace.bootstrap import build
     from memspace.services.search import SearchRequest  # the same name in both trees
+    from memspace.startup.container import build
 
     app = build(settings(data_dir), embedder=HashingEmbedder())
     app.search.warm_up()

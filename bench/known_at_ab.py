@@ -30,10 +30,10 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from bench_service import history, hybrid_query, pct, sentence  # noqa: E402
 
-from memspace.bootstrap import build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.services.access.access import AccessService  # noqa: E402
 from memspace.services.search.search import SearchRequest  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 
 def search_as_of(commit: str) -> Any:

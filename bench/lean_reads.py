@@ -13,14 +13,14 @@ import json
 import tempfile
 from pathlib import Path
 
-from memspace.bootstrap import build
-from memspace.cli_ingest import load_demo
-from memspace.config import Settings
+from memspace.cli.ingest import load_demo
 from memspace.llm.tokens import TokenCounter
 from memspace.present.json import search_json
 from memspace.present.text import search_text
 from memspace.services.access.access import AccessService
 from memspace.services.search.search import SearchRequest
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 
 QUERY = "what did the team decide about the rebuild, its deadlines and its risks?"
 

@@ -46,11 +46,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_scale import BATCH, DIMENSIONS, cleanup, sizes  # noqa: E402
 
-from memspace.bootstrap import build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Memory  # noqa: E402
 from memspace.domain.ports import WriteBatch  # noqa: E402
 from memspace.domain.text import content_hash  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 from memspace.stores.neo4j import cold  # noqa: E402
 from memspace.stores.neo4j.cypher import cold as cypher  # noqa: E402
 from memspace.stores.neo4j.space_vectors import SpaceVectorIndexes, names  # noqa: E402

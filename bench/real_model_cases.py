@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.real_model_cases import CASES, Case, Space
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import RelationType
 from memspace.domain.notes import NoteState
 from memspace.embeddings.local import LocalEmbedder
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 
 
 def superseded(app: Container, case: Case) -> str:

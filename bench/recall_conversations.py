@@ -40,11 +40,11 @@ from recall_locomo import CACHE, ROOT, TUNED, CachedEmbedder, Conversation, Turn
 from recall_locomo import DATA as LOCOMO
 from recall_locomo import load as load_locomo
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.services.memories.conversation import FEATURES, TurnFeatures
 from memspace.services.search.search import SearchRequest
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 
 CHATS = ROOT / "bench" / "data" / "chats.json"
 CHATS_TUNED = {"chat-1", "chat-2", "chat-3"}

@@ -46,10 +46,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from memspace.bootstrap import build  # noqa: E402
-from memspace.config import Settings  # noqa: E402
 from memspace.domain.models import Access, MemoryFilter  # noqa: E402
 from memspace.services.search.search import SearchRequest  # noqa: E402
+from memspace.startup.container import build  # noqa: E402
+from memspace.startup.settings import Settings  # noqa: E402
 
 # ../shared/bench/locomo10 beside the checkout (or beside the folder of worktrees)
 DATA = next((p for p in (ROOT.parent / "shared" / "bench" / "locomo10",
@@ -228,8 +228,8 @@ def in_process(conversations: Sequence[Conversation], settings: Settings,
     app = build(settings, embedder=embedder)
     cold_search = None
     if cold:
-        from memspace.bootstrap import build_search_paths
         from memspace.services.search.search import SearchService
+        from memspace.startup.container import build_search_paths
 
         _, cold_path = build_search_paths(settings, app.store)
         cold_search = SearchService(app.store, embedder, app.access, app.profiles,

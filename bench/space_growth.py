@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memspace.heap import lean_heap, release_freed_memory
+from memspace.runtime.heap import lean_heap, release_freed_memory
 from memspace.stores import space_reads, vector_snapshot
 from memspace.stores.space_vectors import Row, SpaceVectors
 

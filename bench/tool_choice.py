@@ -43,9 +43,9 @@ import jsonschema
 from mcp import Client
 from tests.support.fakes import HashEmbedder
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.mcp.server import INSTRUCTIONS, build_mcp_server
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 
 RESULTS = Path(__file__).parent / "results" / "tool_choice"
 SYSTEM = (INSTRUCTIONS + "\n\nYou are a coding agent working in this team's project. Answer the "

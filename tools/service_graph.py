@@ -162,10 +162,10 @@ class HashingEmbedder:
 
 def walk(src: Path) -> None:
     """Run in a process whose path starts with the tree measured (see main)."""
-    from memspace.bootstrap import build
-    from memspace.config import Settings
     from memspace.domain.models import Access
     from memspace.services.search import SearchRequest
+    from memspace.startup.container import build
+    from memspace.startup.settings import Settings
 
     settings = Settings(_env_file=None, data_dir=Path(tempfile.mkdtemp()),  # type: ignore[call-arg]
                         store="sqlite", embedding_model="e5-small-v2", llm_model="")

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from tests.support.fakes import HashEmbedder
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.mcp.server import build_mcp_server
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 
 
 async def main() -> None:

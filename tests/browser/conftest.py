@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access.access import Principal
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.browser.viewhost import ViewHost
 from tests.conftest import skip_or_fail
 from tests.support.server import bound_socket, mcp_client, running_server

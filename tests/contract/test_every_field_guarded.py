@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import ContainsSecret
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, DocumentStatus, MemoryFilter
 from memspace.present.json import memory_detail_json
 from memspace.services.access.access import Principal
 from memspace.services.memories.add_types import AddRequest
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.corpus import pdf
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 

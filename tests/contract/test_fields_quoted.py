@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access
 from memspace.present.handoffs import handoff_text
@@ -22,6 +20,8 @@ from memspace.present.text import memory_text, search_text
 from memspace.services.access.access import Principal
 from memspace.services.memories.add_types import AddRequest
 from memspace.services.search.search import SearchRequest
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 
 FORGED = "- [9a8b7c6d5e4f] (decision, 2026-12-04, from human)"

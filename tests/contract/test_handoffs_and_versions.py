@@ -24,7 +24,7 @@ def handoff(space_id: str, agent: str = "planner", topic: str = "release", minut
         id=f"ho-{uuid.uuid4().hex}", space_id=space_id, agent=agent, topic=topic,
         summary=f"{agent} on {topic} at +{minutes}", done=("wrote the plan",),
         next_steps=("run the migration", "tell ops"), open_questions=(),
-        links=("https://example.test/pr/1", "src/memspace/cli.py"),
+        links=("https://example.test/pr/1", "src/memspace/cli/main.py"),
         created_at=b.BASE + timedelta(minutes=minutes), created_by=f"key:{agent}",
     )
     return replace(base, **kw)  # type: ignore[arg-type]

@@ -14,8 +14,6 @@ from typing import Any
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import NotFound
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, Relation, RelationType
@@ -26,6 +24,8 @@ from memspace.present.records import memory_json
 from memspace.present.text import graph_text, memory_text, search_text
 from memspace.services.access.access import Principal
 from memspace.services.search.search import SearchRequest
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.contract.test_time_travel import SetClock, _app, day
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, ScriptedExtractor, fact
 

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.errors import AmbiguousId, NotFound
 from memspace.domain.graph_port import GraphStore
@@ -21,6 +19,8 @@ from memspace.domain.models import Access, Memory
 from memspace.domain.ports import WriteBatch
 from memspace.present.text import memory_text
 from memspace.services.access.access import Principal
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 

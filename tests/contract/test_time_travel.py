@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.bitemporal import TimeSlice, holds
 from memspace.domain.errors import InvalidInput
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, MemoryFilter
 from memspace.services.access.access import AccessService, Principal
 from memspace.services.search.search import SearchRequest
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores.sliced_ranking import SLICE_DEPTH
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 

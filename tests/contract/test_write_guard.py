@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import ContainsSecret
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.models import Access, DocumentStatus, MemoryFilter
 from memspace.domain.security import AuditEntry, InjectionPolicy, SecretsPolicy, SpacePolicy
 from memspace.services.access.access import AccessService, Principal
 from memspace.services.search.search import SearchRequest
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 
 SECRET = "AKIAZ7Q3XK4MPLW2RT5V"  # a fake AWS access key id in the real format

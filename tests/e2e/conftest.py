@@ -10,10 +10,10 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.embeddings.local import LocalEmbedder
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.server import bound_socket, running_server
 from tests.support.stores import PATIENT_SETTINGS
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.embeddings.local import LocalEmbedder
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.support.server import data, mcp_client, running_server
 

@@ -15,10 +15,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.embeddings.local import LocalEmbedder
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support import corpus
 from tests.support.scripted_llm import ScriptedLLM, sentences_as_facts
 from tests.support.server import data, error_text, mcp_client, running_server

@@ -11,10 +11,10 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Access
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from tests.e2e.conftest import Deployment
 from tests.support.fakes import HashEmbedder
 from tests.support.server import data, mcp_client, running_server

@@ -15,13 +15,13 @@ import httpx2
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import NotFound, Unavailable
 from memspace.domain.graph_port import ROLES
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Access, DocumentStatus
-from memspace.metrics import Metrics, WatchedRole, WatchedStore
+from memspace.startup.container import Container, build
+from memspace.startup.metrics import Metrics, WatchedRole, WatchedStore
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Reply, ScriptedLLM, sentences_as_facts

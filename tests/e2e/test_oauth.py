@@ -23,10 +23,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
 from pydantic import AnyUrl
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.services.access.oauth import ACCESS_TTL
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 from tests.support.oauth_browser import MemoryTokens, Person, field, pkce
 from tests.support.server import bound_socket, data, error_text, running_server

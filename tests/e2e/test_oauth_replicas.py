@@ -15,9 +15,9 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.models import Access
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 from tests.support.oauth_browser import field, pkce
 from tests.support.server import bound_socket, running_server

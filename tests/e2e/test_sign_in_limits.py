@@ -17,9 +17,9 @@ import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 from tests.support.oauth_browser import field, pkce
 from tests.support.server import bound_socket, mcp_client, running_server

@@ -10,8 +10,6 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.embedder import Calibration
 from memspace.domain.errors import Unavailable
 from memspace.domain.models import Relation, RelationType
@@ -19,6 +17,8 @@ from memspace.domain.ports import WriteBatch
 from memspace.embeddings.local import LocalEmbedder
 from memspace.llm.tokens import TokenCounter
 from memspace.mcp.errors import CODES
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from tests.e2e.conftest import Deployment
 from tests.support.server import data, mcp_client, running_server
 from tests.support.stores import PATIENT_SETTINGS

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memspace.cli import app
+from memspace.cli.main import app
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access, MemoryFilter
 from memspace.present.json import add_json, memory_detail_json
 from memspace.services.access.access import Principal
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Delay, Reply, ScriptedLLM, Status, refused_url
 from tests.support.stores import STORE_PARAMS, make_store

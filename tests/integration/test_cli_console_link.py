@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from memspace.bootstrap import build
-from memspace.cli import app
-from memspace.config import Settings
+from memspace.cli.main import app
 from memspace.domain.errors import Unauthenticated
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 
 
 def run(tmp_path: Path, *args: str) -> Result:

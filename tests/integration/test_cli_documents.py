@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.models import MemoryFilter, RelationType
 from memspace.services.access.access import AccessService
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from tests.support import corpus
 
 pytestmark = pytest.mark.model

@@ -12,11 +12,11 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from memspace.bootstrap import build
-from memspace.cli import app
-from memspace.config import Settings
+from memspace.cli.main import app
 from memspace.domain.models import Access
 from memspace.domain.oauth import TokenKind
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 
 Run = Callable[..., Result]
 
@@ -80,7 +80,7 @@ def test_a_login_link_that_would_be_born_expired_is_refused_before_any_key_exist
 
 
 def test_the_printed_link_names_where_serve_runs(tmp_path: Path) -> None:
-    from memspace.cli_oauth import record_served_origin
+    from memspace.cli.common import record_served_origin
 
     data_dir = tmp_path / "data"
     env = {"MEMSPACE_DATA_DIR": str(data_dir), "MEMSPACE_STORE": "sqlite"}

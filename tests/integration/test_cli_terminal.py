@@ -9,7 +9,7 @@ import json
 import typer
 import typer.testing
 
-from memspace.cli import app
+from memspace.cli.main import app
 
 
 def test_an_unknown_space_says_how_to_list_and_make_spaces_and_nothing_is_written(run) -> None:  # type: ignore[no-untyped-def]

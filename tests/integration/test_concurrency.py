@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.extraction import Candidate, Extraction
 from memspace.domain.models import Access, MemoryFilter
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder, fact
 from tests.support.stores import STORE_PARAMS, make_store
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Relation, RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.services.access.access import AccessService
 from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.shared.clock import SystemClock
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 from tests.support.stores import make_store
 

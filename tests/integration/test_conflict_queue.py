@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import Forbidden, InvalidInput, NotFound, StaleConflict
 from memspace.domain.models import Access, MemoryFilter, Relation, RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.services.access.access import Principal
 from memspace.services.memories.conflict_recorder import ConflictRecorder
 from memspace.services.shared.clock import SystemClock
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.support.stores import STORE_PARAMS, make_store

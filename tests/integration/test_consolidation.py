@@ -16,8 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.consolidation import CONSOLIDATOR, ChangeKind
 from memspace.domain.errors import Conflict, NotFound
 from memspace.domain.graph_port import GraphStore
@@ -26,6 +24,8 @@ from memspace.domain.models import Access, Memory, MemoryFilter
 from memspace.domain.ports import WriteBatch
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access import Principal
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.stores import STORE_PARAMS, make_store
 
 pytestmark = pytest.mark.model

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.consolidation import CONSOLIDATOR, ChangeKind
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Access, Memory, MemoryFilter
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access import Principal
 from memspace.services.memories import AddRequest
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.llm_server import LLMEndpoint
 from tests.support.stores import STORE_PARAMS, make_store
 

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.consolidation import CONSOLIDATOR, ChangeKind
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Access, Memory, RelationType
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access import Principal
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.support.stores import STORE_PARAMS, make_store
 

@@ -16,9 +16,9 @@ import pytest
 import yaml
 
 from memspace.api.routes import router
-from memspace.bootstrap import Container
-from memspace.config import Settings
-from memspace.server import transport_security
+from memspace.startup.app import transport_security
+from memspace.startup.container import Container
+from memspace.startup.settings import Settings
 from tests.support.packaging import REPO, build_wheel, dockerfile_instructions, stage_docker_context
 
 COMPOSE = REPO / "compose.yaml"
@@ -30,7 +30,7 @@ CHECK_PACKAGE = textwrap.dedent("""
     import sys
     from pathlib import Path
     import memspace
-    from memspace.cli_ingest import PLAN, seed_dir
+    from memspace.cli.ingest import PLAN, seed_dir
     from memspace.llm.extractor import PROMPT
     from memspace.llm.prompts import load_prompt
     from memspace.surfaces.views import VIEWS, view_html

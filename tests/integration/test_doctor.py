@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memspace.cli import app
+from memspace.cli.main import app
 from tests.support.scripted_llm import Reply, ScriptedLLM
 
 pytestmark = pytest.mark.model

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import InvalidInput, MissingEvidence, NotFound, UnresolvableAnchor
 from memspace.domain.models import MemoryFilter
 from memspace.services.access.access import AccessService, Principal
 from memspace.services.memories.memories import AddRequest
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 from tests.support.gitrepo import SERVICE_PY, GitRepo
 from tests.support.stores import STORE_PARAMS, make_store

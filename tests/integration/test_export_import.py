@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import Conflict
 from memspace.domain.models import RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.present.json import search_json
 from memspace.services.access.access import AccessService
 from memspace.services.search.search import SearchRequest
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder
 from tests.support.stores import make_store

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.bitemporal import TimeSlice, valid_from_of
 from memspace.domain.models import Access, MemoryFilter, RelationType
 from memspace.domain.text import content_hash
 from memspace.embeddings.local import LocalEmbedder
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.llm_server import LLMEndpoint
 
 pytestmark = [pytest.mark.llm, pytest.mark.model]

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container
 from memspace.domain.models import Access
 from memspace.services.access import AccessService
 from memspace.services.memories import AddRequest
+from memspace.startup.container import Container
 from tests.support.server import free_port, running_server
 from tests.support.stdio import open_store, run_hook, store_env
 
@@ -63,7 +63,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     for content in MEMORIES:
         app.memories.submit(operator, AddRequest(content, "team"))
     app.handoffs.save(operator, "Hooks half done", "claude", "hooks", ["session-start"],
-                      ["prompt-recall tests"], ["which timeout?"], ["src/memspace/hooks.py"], "team")
+                      ["prompt-recall tests"], ["which timeout?"], ["src/memspace/cli/hooks.py"], "team")
     key = app.admin.create_key("hook", {"team": Access.READ, "quiet": Access.READ}).raw
     try:
         yield Store(data_dir, app, key)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import InvalidInput
 from memspace.services.access.access import AccessService
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 from tests.support.gitrepo import GitRepo
 from tests.support.llm_server import LLMEndpoint

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memspace.cli import app
-from memspace.config import Settings
+from memspace.cli.main import app
 from memspace.embeddings import fetch
 from memspace.services.embedding_model import KEY, MINILM
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 
 pytestmark = pytest.mark.model

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from memspace.cli import app
+from memspace.cli.main import app
 from memspace.domain.ports import WriteBatch
 from memspace.stores.neo4j import Neo4jStore
 from memspace.stores.neo4j import cold as neo4j_cold

@@ -17,11 +17,11 @@ from collections.abc import Iterator
 import httpx2
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import Unavailable
 from memspace.domain.models import Access, MemoryFilter
 from memspace.domain.ports import WriteBatch
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores.neo4j import Neo4jStore
 from tests.support import builders as b
 from tests.support.fakes import HashEmbedder

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Relation, RelationType
 from memspace.domain.notes import NoteJob, NoteState
 from memspace.embeddings.local import LocalEmbedder
 from memspace.present.json import add_json
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.llm_server import LLMEndpoint
 from tests.support.real_model_cases import CASES, Case, Space
 

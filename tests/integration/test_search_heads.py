@@ -10,11 +10,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.services.access.access import Principal
 from memspace.services.search.search import SearchRequest, SearchResult
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores.neo4j import Neo4jStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore
 

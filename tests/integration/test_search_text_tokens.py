@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.cli_ingest import PLAN, seed_dir
-from memspace.config import Settings
+from memspace.cli.ingest import PLAN, seed_dir
 from memspace.embeddings.local import E5_SMALL, LocalEmbedder
 from memspace.llm.tokens import TokenCounter
 from memspace.present.json import search_json
@@ -24,6 +22,8 @@ from memspace.present.search_lean import search_lean_json
 from memspace.present.text import search_text
 from memspace.services.access import AccessService
 from memspace.services.search import SearchRequest, SearchResult
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 
 pytestmark = pytest.mark.model
 

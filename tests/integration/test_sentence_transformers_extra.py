@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.services.embedding_model import KEY
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from tests.integration.test_local_embedder import TEXTS, VECTORS, assert_close
 
 pytestmark = [pytest.mark.torch, pytest.mark.model]

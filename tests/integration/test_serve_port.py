@@ -25,7 +25,7 @@ def test_serve_on_port_0_names_the_port_it_listens_on(tmp_path: Path) -> None:
             "PYTHONPATH": os.pathsep.join([str(Path(memspace.__file__).parents[1]),
                                            env.get("PYTHONPATH", "")])}
     with log.open("w") as out:
-        process = subprocess.Popen([sys.executable, "-c", "from memspace.cli import app; app()",
+        process = subprocess.Popen([sys.executable, "-c", "from memspace.cli.main import app; app()",
                                     "serve", "--port", "0"], cwd=tmp_path, env=env, stdout=out,
                                    stderr=subprocess.STDOUT)
     try:

@@ -154,7 +154,7 @@ def noisy_search(self, *args, **kwargs):
     return real_search(self, *args, **kwargs)
 stdio.build, search.SearchService.search = build, noisy_search
 sys.argv = ["memspace", "stdio", "--space", "team"]
-from memspace.cli import main
+from memspace.cli.main import main
 main()
 """
 

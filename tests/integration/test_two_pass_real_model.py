@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access, MemoryFilter
 from memspace.domain.text import content_hash
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access.access import Principal
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.llm_server import LLMEndpoint
 
 pytestmark = [pytest.mark.llm, pytest.mark.model]

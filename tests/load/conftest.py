@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.extraction import FactExtractor
 from memspace.domain.models import Access
 from memspace.services.access.access import Principal
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 from tests.support.stores import STORE_PARAMS, make_store
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.models import Access
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 
 CYCLES = 2

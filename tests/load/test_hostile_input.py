@@ -16,10 +16,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.services.shared.paging import fingerprint
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support import corpus
 from tests.support.fakes import HashEmbedder
 from tests.support.server import error_text, mcp_client, running_server

@@ -18,9 +18,9 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.models import Access
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 from tests.support.server import running_server
 

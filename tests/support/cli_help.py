@@ -43,7 +43,7 @@ def help_texts(app: typer.Typer) -> dict[str, str]:
 
 
 if __name__ == "__main__":
-    from memspace.cli import app as memspace_app
+    from memspace.cli.main import app as memspace_app
 
     COPY.write_text(json.dumps(help_texts(memspace_app), indent=1, sort_keys=True) + "\n",
                     encoding="utf-8")

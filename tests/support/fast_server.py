@@ -10,9 +10,9 @@ from pathlib import Path
 
 import uvicorn
 
-from memspace.bootstrap import build
-from memspace.config import Settings
-from memspace.server import create_app
+from memspace.startup.app import create_app
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 
 

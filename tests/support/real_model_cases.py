@@ -6,9 +6,9 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from memspace.bootstrap import Container
 from memspace.domain.models import Access, Memory, MemoryFilter
 from memspace.services.access.access import Principal
+from memspace.startup.container import Container
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 from mcp_types import CallToolResult
 
-from memspace.bootstrap import Container
-from memspace.server import create_app
+from memspace.startup.app import create_app
+from memspace.startup.container import Container
 
 # What a host that renders MCP Apps declares (the extension, with the view MIME type).
 APPS_CAPABILITY = advertise(EXTENSION_ID, {"mimeTypes": [APP_MIME_TYPE]})

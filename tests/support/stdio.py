@@ -15,8 +15,8 @@ from typing import IO
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.server import APPS_CAPABILITY
 
 SRC = Path(__file__).parents[2] / "src"

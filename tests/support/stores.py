@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import build_search_paths
-from memspace.config import Settings
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.search_paths import ColdSearch
+from memspace.startup.container import build_search_paths
+from memspace.startup.settings import Settings
 
 # A test's Neo4jStore waits longer for the server than a deployed one (3 s a connection, 5 s in
 # all): on a loaded 2-core machine, a starved JVM took over 4 s to hand out one connection and

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.domain.errors import Forbidden, InvalidInput, NotFound, Unauthenticated
 from memspace.domain.models import Access
 from memspace.services.access.access import AccessService, Principal
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 from tests.unit.conftest import World

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import typer
 
-from memspace import cli_common
-from memspace.cli_common import command, open_container
+from memspace.cli import common as cli_common
+from memspace.cli.common import command, open_container
 from memspace.domain.errors import NotFound
 
 

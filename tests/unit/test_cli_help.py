@@ -9,7 +9,7 @@ from functools import cache
 
 import pytest
 
-from memspace.cli import app
+from memspace.cli.main import app
 from tests.support.cli_help import COPY, help_texts
 
 COPIED: dict[str, str] = json.loads(COPY.read_text(encoding="utf-8"))

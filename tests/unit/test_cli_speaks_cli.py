@@ -14,11 +14,11 @@ import typer
 from typer.core import TyperGroup
 from typer.testing import CliRunner, Result
 
-from memspace import cli_common
-from memspace.bootstrap import Container, build
-from memspace.cli import app
-from memspace.config import Settings
+from memspace.cli import common as cli_common
+from memspace.cli.main import app
 from memspace.mcp.server import build_mcp_server
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from memspace.coalesce import Coalescer
+from memspace.runtime.coalesce import Coalescer
 
 
 class Model:

@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access
 from memspace.services.access.access import Principal
 from memspace.services.search.search import SearchRequest
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores import cache_budget, space_reads, vector_cache
 from memspace.stores.cache_budget import MIN_ROW_BYTES, CacheBudget
 from memspace.stores.space_cache import CacheRole

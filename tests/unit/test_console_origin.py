@@ -3,9 +3,9 @@ its Origin without a port, which a `host:*` pattern alone would refuse."""
 
 from __future__ import annotations
 
-from memspace.bootstrap import build
-from memspace.config import Settings
-from memspace.server import transport_security
+from memspace.startup.app import transport_security
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder
 

@@ -12,11 +12,11 @@ from typing import get_args
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import DocumentStatus
 from memspace.mcp.server import build_mcp_server
 from memspace.services.memories.add_types import AddStatus
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memspace.config import Settings
+from memspace.startup.settings import Settings
 
 
 @pytest.fixture

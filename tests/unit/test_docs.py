@@ -14,13 +14,13 @@ import pytest
 import typer
 from typer.core import TyperGroup
 
-from memspace.bootstrap import Container, build
-from memspace.cli import app as cli_app
-from memspace.config import Settings
+from memspace.cli.main import app as cli_app
 from memspace.domain.errors import MemspaceError
 from memspace.mcp.errors import CODES
 from memspace.mcp.server import build_mcp_server
-from memspace.server import create_app
+from memspace.startup.app import create_app
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 

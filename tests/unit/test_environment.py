@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from memspace.config import Settings
+from memspace.startup.settings import Settings
 
 
 def test_the_callers_memspace_settings_do_not_reach_the_tests() -> None:

@@ -12,13 +12,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.extraction import Candidate, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.models import Access, MemoryFilter, RelationType
 from memspace.domain.notes import NoteState
 from memspace.llm.grounding import ground, judge
 from memspace.services.access.access import Principal
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Reply, ScriptedLLM

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memspace import heap
+from memspace.runtime import heap
 
 
 class Libc:

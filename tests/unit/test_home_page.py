@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import httpx
 
-from memspace.bootstrap import build
-from memspace.config import Settings
-from memspace.server import create_app
+from memspace.startup.app import create_app
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 

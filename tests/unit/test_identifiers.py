@@ -14,8 +14,8 @@ from memspace.domain.identifiers import MAX_IDENTIFIERS, MAX_SCANNED_CHARS, iden
     ("call correctMemory or listSpaces", ["correctMemory", "listSpaces"]),
     ("SqliteStore wraps it", ["SqliteStore"]),
     ("look at services.access and cli.py.", ["services.access", "cli.py"]),
-    ("open src/memspace/cli.py, then ./run.sh and ~/.claude/settings.json",
-     ["src/memspace/cli.py", "./run.sh", "~/.claude/settings.json"]),
+    ("open src/memspace/cli/main.py, then ./run.sh and ~/.claude/settings.json",
+     ["src/memspace/cli/main.py", "./run.sh", "~/.claude/settings.json"]),
     ("pass --space and --max-tokens", ["--space", "--max-tokens"]),
     ("tests/e2e/conftest.py", ["tests/e2e/conftest.py"]),
 ])

@@ -12,12 +12,12 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from memspace import doctor
-from memspace.bootstrap import build
-from memspace.cli import app as cli
-from memspace.config import Settings
+from memspace.cli import doctor
+from memspace.cli.main import app as cli
 from memspace.domain.indexing import IndexProgress, IndexState, index_progress
-from memspace.server import create_app
+from memspace.startup.app import create_app
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 
@@ -121,7 +121,7 @@ def test_import_space_ends_with_the_indexes_still_building(
     assert runner.invoke(cli, ["space", "create", "team"]).exit_code == 0
     export = tmp_path / "team.jsonl"
     assert runner.invoke(cli, ["export", "--space", "team", "-o", str(export)]).exit_code == 0
-    monkeypatch.setattr("memspace.cli_admin.indexes_after_import",
+    monkeypatch.setattr("memspace.cli.spaces.indexes_after_import",
                         lambda *_: IndexProgress.of(BUILDING))
     result = runner.invoke(cli, ["import-space", str(export), "--space", "imported"])
     assert result.exit_code == 0, result.output

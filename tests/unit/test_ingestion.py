@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import Conflict, Forbidden, InvalidInput, TooLarge, Unavailable
 from memspace.domain.models import Document, DocumentStatus, MemoryFilter
 from memspace.domain.ports import WriteBatch
 from memspace.present.json import search_json, upload_json
 from memspace.services.search.search import SearchRequest
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support import corpus
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock, fact

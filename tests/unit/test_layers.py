@@ -20,37 +20,39 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 # Lowest first. A module belongs to the first group whose prefix names it (the longest wins).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("domain", ("memspace", "memspace.domain", "memspace.coalesce", "memspace.heap")),
+    # runtime/: process helpers (one load for many callers, the heap's size) with no memspace
+    # concept in them.
+    ("domain", ("memspace", "memspace.domain", "memspace.runtime")),
     ("adapters", ("memspace.stores", "memspace.embeddings", "memspace.llm", "memspace.ingest",
                   "memspace.code")),
     # What several use cases share (paging, the clock, the audit log, time slices), below them.
     ("service helpers", ("memspace.services.shared",)),
     ("services", ("memspace.services",)),
     ("present", ("memspace.present",)),
-    ("composition", ("memspace.config", "memspace.wiring", "memspace.bootstrap", "memspace.metrics",
-                     "memspace.surfaces")),
-    ("entry points", ("memspace.api", "memspace.mcp", "memspace.hooks", "memspace.doctor",
-                      "memspace.cli_admin", "memspace.cli_code", "memspace.cli_common",
-                      "memspace.cli_conflicts", "memspace.cli_consolidate", "memspace.cli_ingest",
-                      "memspace.cli_memories", "memspace.cli_oauth", "memspace.cli_security",
-                      "memspace.cli_workflow")),
-    # What starts the entry points: the `memspace` command (its serve, stdio, hook and doctor
-    # verbs) and the HTTP server, which mounts REST and MCP behind one middleware.
-    ("launchers", ("memspace.cli", "memspace.cli_clients", "memspace.server")),
+    # startup/: the settings, the store and the model built from them, the services built over
+    # them (the container) and the metrics around them; surfaces/: what entry points share.
+    ("composition", ("memspace.startup", "memspace.surfaces")),
+    ("entry points", ("memspace.api", "memspace.mcp", "memspace.cli")),
+    # What starts the entry points: the `memspace` command's assembly and its serve, stdio,
+    # hook and doctor verbs, and the HTTP server, which mounts REST and MCP behind one middleware.
+    ("launchers", ("memspace.cli.main", "memspace.cli.__main__", "memspace.cli.running",
+                   "memspace.startup.app")),
 ]
 
-# The entry points; the modules under one name are one entry point (the CLI's commands are
-# split over several modules that share `cli_common`).
+# The entry points; a launcher is none of them (it starts them).
 ENTRY_POINTS: dict[str, tuple[str, ...]] = {
     "api": ("memspace.api",),
     "mcp": ("memspace.mcp",),
-    "hooks": ("memspace.hooks",),
-    "doctor": ("memspace.doctor",),
-    "cli": ("memspace.cli_admin", "memspace.cli_code", "memspace.cli_common", "memspace.cli_conflicts",
-            "memspace.cli_consolidate", "memspace.cli_ingest",
-            "memspace.cli_memories", "memspace.cli_oauth", "memspace.cli_security",
-            "memspace.cli_workflow"),
+    "cli": ("memspace.cli",),
 }
+LAUNCHERS = len(LAYERS) - 1
+# At most this many modules at the package's root besides __init__: the rest sit in the
+# packages the layers name, so a folder tells what a module is for.
+ROOT_MODULES = 8
+# The CLI's modules that register no verb: the verb modules import only these (and nothing of
+# each other), so the order cli/main.py imports them in is the order `memspace --help` lists.
+CLI_SHARED = ("memspace.cli.common", "memspace.cli.root", "memspace.cli.ingest",
+              "memspace.cli.hooks", "memspace.cli.doctor")
 
 
 def _under(module: str, prefix: str) -> bool:
@@ -71,6 +73,8 @@ def layer_of(module: str) -> int:
 
 
 def entry_point_of(module: str) -> str | None:
+    if layer_of(module) == LAUNCHERS:
+        return None
     for name, prefixes in ENTRY_POINTS.items():
         if any(_under(module, p) for p in prefixes):
             return name
@@ -233,6 +237,22 @@ def package_graph() -> dict[str, set[str]]:
     return edges
 
 
+def test_the_package_root_holds_few_modules() -> None:
+    root = sorted(p.name for p in (SRC / "memspace").glob("*.py") if p.name != "__init__.py")
+    assert len(root) <= ROOT_MODULES, f"modules at the root of src/memspace: {root}"
+
+
+def test_no_cli_verb_module_imports_another() -> None:
+    known = modules()
+    verbs = [name for name in known if _under(name, "memspace.cli") and name != "memspace.cli"
+             and layer_of(name) != LAUNCHERS and name not in CLI_SHARED]
+    crossing = [f"{name} imports {target} at {known[name].relative_to(SRC)}:{line}"
+                for name in verbs for target, line in imports(name, known[name], known)
+                if target in verbs and target != name]
+    assert len(verbs) >= 8 and not crossing, "CLI verb modules importing each other:\n" + \
+        "\n".join(crossing)
+
+
 def test_services_are_use_case_packages() -> None:
     """At most eight modules stay at the root of services/; the rest sit in packages."""
     root = sorted(p.name for p in (SRC / "memspace" / "services").glob("*.py"))
@@ -262,11 +282,13 @@ def test_the_checks_catch_what_they_are_for() -> None:
     assert layer_of("memspace.present.json") > layer_of("memspace.services.memories.memory_writes")
     assert layer_of("memspace.domain.models") < layer_of("memspace.stores.sqlite.store")
     assert entry_point_of("memspace.mcp.identity") != entry_point_of("memspace.api.auth")
-    assert entry_point_of("memspace.cli_memories") == entry_point_of("memspace.cli_code")
+    assert entry_point_of("memspace.cli.memories") == entry_point_of("memspace.cli.code")
+    assert entry_point_of("memspace.cli.running") is None  # a launcher
+    assert layer_of("memspace.startup.app") > layer_of("memspace.cli.memories")
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
     assert layer_of("memspace.services.shared.paging") < layer_of("memspace.services.search.search")
-    assert reaches_inside("memspace.bootstrap", "memspace.services.search.search")
+    assert reaches_inside("memspace.startup.container", "memspace.services.search.search")
     assert reaches_inside("memspace.services.briefing.briefing", "memspace.services.search.ranking")
     assert not reaches_inside("memspace.services.briefing.briefing", "memspace.services.search")
     assert not reaches_inside("memspace.services.search.search", "memspace.services.search.ranking")

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.models import MemoryFilter, RelationType
 from memspace.domain.notes import NoteJob, NoteState
@@ -17,6 +15,8 @@ from memspace.present.json import add_json, memory_detail_json
 from memspace.services.access.access import Principal
 from memspace.services.memories.extraction_jobs import FROM_NOTE, NoteExtraction
 from memspace.services.search.search import SearchRequest
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, ScriptedExtractor, StepClock, fact
 from tests.unit.conftest import World

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from memspace.config import Settings
+from memspace.startup.settings import Settings
 
 
 def settings(**values: object) -> Settings:

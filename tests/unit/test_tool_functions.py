@@ -8,8 +8,6 @@ import asyncio
 import importlib
 from pathlib import Path
 
-from memspace.bootstrap import build
-from memspace.config import Settings
 from memspace.mcp.app_tools import GRAPH_TOOLS, SAVE_TOOLS, SPACE_TOOLS, UPLOAD_TOOLS
 from memspace.mcp.apps import LAUNCHERS
 from memspace.mcp.code_tools import CODE_TOOLS
@@ -20,6 +18,8 @@ from memspace.mcp.server import build_mcp_server
 from memspace.mcp.session_tools import SESSION_TOOLS
 from memspace.mcp.tools import TOOLS
 from memspace.mcp.workflow_tools import WORKFLOW_TOOLS
+from memspace.startup.container import build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 
 LISTS: tuple[ToolList, ...] = (DOCUMENT_TOOLS, TOOLS, SESSION_TOOLS, WORKFLOW_TOOLS, CODE_TOOLS,

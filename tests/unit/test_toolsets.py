@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from memspace.api.apps_session import declares_apps
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import InvalidInput
 from memspace.domain.toolsets import TOOLSET_NAMES, parse_toolsets
 from memspace.mcp.server import INSTRUCTIONS, build_mcp_server
 from memspace.mcp.toolsets import DEFAULT, FOLDED, TOOLSETS, compact_schema, listing, shown
 from memspace.services.briefing import briefing_sections
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from tests.support.fakes import HashEmbedder
 
 

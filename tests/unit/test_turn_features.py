@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from memspace.config import Settings
 from memspace.domain.models import Memory, ScoredMemory
 from memspace.services.memories.conversation import FEATURES, TurnFeatures
 from memspace.services.search.ranking import blend
+from memspace.startup.settings import Settings
 from tests.support import builders as b
 
 
@@ -60,9 +60,9 @@ def test_each_search_feature_switches_off_its_own_lift_only() -> None:
 
 
 def test_by_default_a_turn_keeps_its_link_but_not_the_question_before() -> None:
-    from memspace.bootstrap import build
     from memspace.domain.models import Access
     from memspace.services.search.search import SearchRequest
+    from memspace.startup.container import build
     from memspace.stores.sqlite import SqliteStore
     from tests.support.fakes import HashEmbedder, StepClock
 

@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.extraction import Candidate
 from memspace.domain.models import Access, MemoryFilter, RelationType
 from memspace.llm.extractor import LitellmExtractor
 from memspace.llm.schema import MemoryVerdict
 from memspace.llm.two_pass import TwoPassExtractor, nearest_candidates, swaps_value
+from memspace.startup.adapters import build_extractor
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
-from memspace.wiring import build_extractor
 from tests.support.fakes import HashEmbedder
 from tests.support.scripted_llm import Reply, ScriptedLLM, Status
 

@@ -10,10 +10,10 @@ import httpx
 import pytest
 
 from memspace.api.documents import FORM_OVERHEAD
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.models import Access
-from memspace.server import create_app
+from memspace.startup.app import create_app
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 from memspace.stores.sqlite import SqliteStore
 from tests.support.fakes import HashEmbedder, MemoryBlobStore, StepClock
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from memspace.domain.errors import Unavailable
-from memspace.server import _warm
+from memspace.startup.app import _warm
 
 
 class Step:

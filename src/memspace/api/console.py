@@ -47,7 +47,6 @@ from memspace.api.console_pages import (
 )
 from memspace.api.oauth.signing import same_text
 from memspace.api.rate_limit import FailedSignIns
-from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError, NotFound, Unauthenticated
 from memspace.services.access import (
     BEARER_PREFIX,
@@ -58,8 +57,9 @@ from memspace.services.access import (
     OAuthService,
     Principal,
 )
+from memspace.startup.adapters import upload_secret
+from memspace.startup.container import Container
 from memspace.surfaces.console import console_sessions
-from memspace.wiring import upload_secret
 
 SESSION_COOKIE = "memspace_console"
 LOGIN_CSRF_COOKIE = "memspace_console_csrf"

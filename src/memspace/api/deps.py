@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from memspace.bootstrap import Container
 from memspace.domain.errors import Unauthenticated
 from memspace.services.access import Principal
+from memspace.startup.container import Container
 from memspace.surfaces.identity import PRINCIPAL_STATE_KEY
 
 

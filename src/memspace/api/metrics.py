@@ -7,7 +7,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from memspace.bootstrap import Container
+from memspace.startup.container import Container
 
 
 def add_metrics_route(app: FastAPI, container: Container) -> None:

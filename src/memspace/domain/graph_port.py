@@ -126,7 +126,7 @@ class WithConsolidation(Protocol):
 class GraphStore(WithDirectory, WithReads, WithWrites, WithRelations, WithSearch, WithDocuments,
                  WithLedger, WithHandoffs, WithOAuth, WithNoteJobs, WithCodeIndex, WithEvidence,
                  WithSecurity, WithMarks, WithTexts, WithConflicts, WithConsolidation, Protocol):
-    """What the adapters (stores/sqlite, stores/neo4j) implement and bootstrap wires: the role
+    """What the adapters (stores/sqlite, stores/neo4j) implement and startup/container.py wires: the role
     objects, the facts about the store as a whole, and its lifecycle. Every memory query is
     scoped to one space. A service's `*Ports` names the roles it calls with the `With*`
     protocols above."""

@@ -2,7 +2,7 @@
 
 An identifier is something a person would not write in ordinary prose: a snake_case or
 SCREAMING_SNAKE name, a camelCase or PascalCase name (two humps or more), a dotted name
-(`services.access`, `cli.py`), a path (`src/memspace/cli.py`, `./run.sh`, `~/.claude`) or a
+(`services.access`, `cli.py`), a path (`src/memspace/cli/main.py`, `./run.sh`, `~/.claude`) or a
 long flag (`--space`). Ordinary words (`deploy`, `Hello`, `API`) are never identifiers, so a
 prompt of plain prose finds nothing and the hook stays silent.
 """

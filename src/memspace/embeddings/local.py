@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memspace.coalesce import Coalescer
 from memspace.domain.embedder import MINILM_CALIBRATION, Calibration
 from memspace.domain.errors import Unavailable
 from memspace.embeddings import fetch
-from memspace.heap import lean_heap, release_freed_memory
+from memspace.runtime.coalesce import Coalescer
+from memspace.runtime.heap import lean_heap, release_freed_memory
 
 if TYPE_CHECKING:
     from memspace.embeddings.onnx_encoder import OnnxEncoder
@@ -35,7 +35,7 @@ DIMENSIONS = 384
 # Texts per encode call of a large embed (a document, a bulk load); each text is its own pass.
 BATCH_SIZE = 256
 # Calls of up to this many texts (a query, a note's facts) share forward passes with the calls
-# waiting beside them (memspace/coalesce.py); larger ones (a document, a bulk load) run on
+# waiting beside them (memspace/runtime/coalesce.py); larger ones (a document, a bulk load) run on
 # their own, so a search arriving during an import does not wait for all of it.
 COALESCE_UP_TO = 32
 

@@ -15,7 +15,6 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memspace.bootstrap import Container
 from memspace.mcp.app_tools import register_app_tools
 from memspace.mcp.args import READ_ONLY
 from memspace.mcp.conflict_view import register_conflict_view
@@ -25,6 +24,7 @@ from memspace.present.json import spaces_json
 from memspace.present.records import counts_json, document_json, memory_json
 from memspace.present.text import graph_launch_text, spaces_text
 from memspace.present.tool import result
+from memspace.startup.container import Container
 from memspace.surfaces.views import (
     CONFLICTS,
     GUIDED_SAVE,

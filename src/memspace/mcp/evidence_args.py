@@ -8,7 +8,6 @@ from typing import Annotated, Any
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from memspace.bootstrap import Container
 from memspace.mcp.identity import call
 from memspace.present.code import code_search_json, code_search_text
 from memspace.present.json import search_json
@@ -19,6 +18,7 @@ from memspace.present.text import list_text, search_text
 from memspace.present.tool import result
 from memspace.services.access import Principal
 from memspace.services.search import SearchRequest, SearchResult
+from memspace.startup.container import Container
 
 EvidenceArg = Annotated[list[str] | None, Field(description=(
     "Citations: <repo>/<path>:<line>[#symbol], commit:<sha>, cmd:<command> or an https URL."))]

@@ -8,7 +8,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult
 
-from memspace.metrics import Metrics
+from memspace.startup.metrics import Metrics
 
 
 def time_tool_calls(server: MCPServer, metrics: Metrics) -> None:

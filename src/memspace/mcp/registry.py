@@ -13,10 +13,10 @@ from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError
 from memspace.mcp.errors import CodedErrorsServer
 from memspace.mcp.toolsets import chosen_toolsets, draws_views, listing
+from memspace.startup.container import Container
 
 F = TypeVar("F", bound=Callable[..., Any])
 # `server.tool` or `apps.tool`: options in, a decorator out.

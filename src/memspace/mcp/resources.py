@@ -9,11 +9,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from pydantic import Field
 
-from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError, RateLimited
 from memspace.mcp.identity import principal_of
 from memspace.present.json import memory_detail_json, profile_json, spaces_json
 from memspace.services.access import Principal
+from memspace.startup.container import Container
 from memspace.surfaces.identity import current_wait
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from memspace import __version__
-from memspace.bootstrap import Container
 from memspace.mcp.apps import build_apps
 from memspace.mcp.code_tools import CODE_TOOLS
 from memspace.mcp.conflict_tools import CONFLICT_TOOLS
@@ -15,6 +14,7 @@ from memspace.mcp.resources import register_resources
 from memspace.mcp.session_tools import SESSION_TOOLS
 from memspace.mcp.tools import TOOLS
 from memspace.mcp.workflow_tools import WORKFLOW_TOOLS
+from memspace.startup.container import Container
 
 # What the server tells every client; it names only tools of the default list (mcp/toolsets.py).
 INSTRUCTIONS = """\

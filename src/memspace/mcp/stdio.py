@@ -23,12 +23,12 @@ from dataclasses import replace
 
 import anyio
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.mcp.identity import process_caller
 from memspace.mcp.server import build_mcp_server
 from memspace.mcp.toolsets import process_toolsets
 from memspace.services.access import AccessService, Principal
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 
 
 class StdioCaller:

@@ -5,7 +5,7 @@ A space is held while the spaces searched since it fit; when a refresh takes the
 the budget, the least recently used spaces go until it fits again. A space that alone needs
 more than the budget is never kept (its rows leave after the search that read them) and is
 remembered as too large, so that it is not read whole again only to be dropped: its searches
-take the cold path (bootstrap.build_search_paths) from then on.
+take the cold path (startup/container.py, build_search_paths) from then on.
 
 Admission: a space not held comes in whenever it fits in the room left. Once the budget is
 full, it comes in only if it was searched at least ADMIT_MIN_USES times lately and more often
@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from memspace.heap import lean_heap
+from memspace.runtime.heap import lean_heap
 
 # Searches between two halvings of the counts `admits` compares, and how many spaces' counts
 # are kept at most (the most searched).

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memspace.heap import release_freed_memory
+from memspace.runtime.heap import release_freed_memory
 from memspace.stores import vector_snapshot
 from memspace.stores.space_vectors import Row, SpaceVectors, VectorSource, as_block, room_for
 from memspace.stores.term_index import TermIndex

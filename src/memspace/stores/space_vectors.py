@@ -23,7 +23,7 @@ def room_for(rows: int) -> int:
     so the adds a held space takes are written in place. Growing copies the arrays, old and
     new resident at once: the first add to a 34,126-memory space loaded to its size took the
     process 65 MB past its RSS, the highest a replica's RSS reached under bench_scale. Rows
-    never written take no pages (the arrays are mapped on their own: memspace/heap.py)."""
+    never written take no pages (the arrays are mapped on their own: memspace/runtime/heap.py)."""
     return rows + max(1024, rows // 2)
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memspace.coalesce import Coalescer
-from memspace.heap import release_freed_memory
+from memspace.runtime.coalesce import Coalescer
+from memspace.runtime.heap import release_freed_memory
 from memspace.stores import int8_scan, space_reads, vector_snapshot
 from memspace.stores.cache_budget import MIN_ROW_BYTES, CacheBudget
 from memspace.stores.space_vectors import (

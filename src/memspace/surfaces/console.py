@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from memspace.bootstrap import Container
 from memspace.services.access import ConsoleSessions
 from memspace.services.shared import AuditLog, SystemClock
+from memspace.startup.container import Container
 
 
 def console_sessions(app: Container) -> ConsoleSessions:

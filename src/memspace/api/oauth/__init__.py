@@ -38,10 +38,10 @@ from memspace.api.oauth.login_link import LOGIN_PATH, LoginLinkPage
 from memspace.api.oauth.provider import CONSENT_PATH, MemspaceProvider
 from memspace.api.oauth.signing import Signer
 from memspace.api.rate_limit import FailedSignIns, RateLimiter
-from memspace.bootstrap import Container
 from memspace.services.access import OAuthService
+from memspace.startup.adapters import upload_secret
+from memspace.startup.container import Container
 from memspace.surfaces.oauth import oauth_off_reason
-from memspace.wiring import upload_secret
 
 log = logging.getLogger(__name__)
 PRM_PATH = "/.well-known/oauth-protected-resource"

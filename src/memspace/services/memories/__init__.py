@@ -3,7 +3,7 @@
 - `MemoryService`, the one service the surfaces call, over `MemoryPorts` and `Limits`; it is
   asked `AddRequest` and answers `AddResult` (with `Clash` and `Similar`), `MemoryDetail` and
   `CorrectionPreview`.
-- What bootstrap hands it: `ConflictRecorder` (the conflicts an add meets, kept after the
+- What the container hands it: `ConflictRecorder` (the conflicts an add meets, kept after the
   write), `NoteExtraction` over `NotePorts` (notes saved without waiting, extracted in the
   background) and `ColdNeighbours` (the cold path for spaces not held in memory).
 - `TurnFeatures`: which earlier turn a memory continues, shared with search's ranking.

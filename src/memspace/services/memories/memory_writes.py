@@ -39,8 +39,8 @@ from memspace.services.shared import after_lost_race, check_version, utc_time
 class MemoryWrites:
     """submit (an add), add_many, correct, patch and forget. An add's steps below the
     idempotency check are the `pipeline`'s; `answer_form` is how the idempotency ledger keeps
-    an add's answer (present/json.py's add_json, handed in by bootstrap.py), so a replay is the
-    same bytes as the first call."""
+    an add's answer (present/json.py's add_json, handed in by startup/container.py), so a
+    replay is the same bytes as the first call."""
 
     def __init__(self, store: WritePorts, embedder: Embedder, access: AccessService,
                  clock: Clock, limits: Limits, pipeline: AddPipeline, made: NewMemories,

@@ -7,40 +7,18 @@ from typing import Annotated
 
 import typer
 
-from memspace.cli_common import JsonOpt, command, emit, open_container
-from memspace.config import Settings
+from memspace.cli.common import JsonOpt, command, emit, link_origin, open_container
+from memspace.cli.root import ACCESS, app
 from memspace.domain.errors import InvalidInput
 from memspace.domain.text import counted
 from memspace.present.records import iso
 from memspace.services.access import LOGIN_LINK_TTL, parse_grant
 from memspace.surfaces.console import console_sessions
 
-# `memspace serve` writes the origin it serves at here (data folder), so a login link printed by
-# another process names the port `serve --port` chose rather than the default.
-SERVED_ORIGIN_FILE = "served-origin"
-
-
-def record_served_origin(settings: Settings) -> None:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    (settings.data_dir / SERVED_ORIGIN_FILE).write_text(settings.public_origin, encoding="utf-8")
-
-
-def link_origin(settings: Settings, url: str | None) -> str:
-    """Where a printed link points: --url, else MEMSPACE_PUBLIC_URL, else the origin the last
-    `memspace serve` on this data folder recorded, else host and port from the settings."""
-    if url:
-        return url.rstrip("/")
-    if settings.public_url:
-        return settings.public_url
-    served = settings.data_dir / SERVED_ORIGIN_FILE
-    if served.is_file():
-        return served.read_text(encoding="utf-8").strip() or settings.public_origin
-    return settings.public_origin
-
-
 oauth_app = typer.Typer(help="List OAuth clients and tokens, and revoke them.", no_args_is_help=True)
 
 
+@app.command("login-link", rich_help_panel=ACCESS)
 @command
 def login_link(
     name: Annotated[str | None, typer.Option(
@@ -133,3 +111,6 @@ def revoke(target: Annotated[str, typer.Argument(
     """Revoke one connection, or every connection of a client: their tokens stop at once."""
     count = open_container().oauth.revoke(target)
     typer.echo(f"Revoked {counted(count, 'connection')}.")
+
+
+app.add_typer(oauth_app, name="oauth", rich_help_panel=ACCESS)

@@ -1,5 +1,5 @@
-"""The `memspace space|key|document …`, `import`, `export` and `import-space` verbs: spaces,
-keys, documents and whole-space portability, as the local operator."""
+"""Spaces and keys: `memspace space create|list|set`, `memspace key create|list|revoke`, and a
+whole space moved with `memspace export` and `memspace import-space`, as the local operator."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Annotated
 
 import typer
 
-from memspace import cli_code, cli_ingest
-from memspace.cli_common import (
+from memspace.cli.common import (
+    EvidenceOpt,
     JsonOpt,
     command,
     emit,
@@ -19,14 +19,13 @@ from memspace.cli_common import (
     indexes_line,
     open_container,
 )
+from memspace.cli.root import ACCESS, app
 from memspace.domain.toolsets import TOOLSET_NAMES
-from memspace.present.records import document_json, key_json, space_json
-from memspace.present.text import documents_text
+from memspace.present.records import key_json, space_json
 from memspace.services.access import AccessService, parse_grant
 
 space_app = typer.Typer(help="Create and list spaces.", no_args_is_help=True)
 key_app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
-document_app = typer.Typer(help="List documents and retry failed ones.", no_args_is_help=True)
 
 
 @space_app.command("create")
@@ -35,7 +34,7 @@ def space_create(
     slug: Annotated[str, typer.Argument(help="Short name users type, e.g. acme-project.")],
     name: Annotated[str | None, typer.Option(help="Display name.")] = None,
     description: Annotated[str, typer.Option(help="What the space is for.")] = "",
-    evidence: cli_code.EvidenceOpt = None,
+    evidence: EvidenceOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Create a space."""
@@ -104,24 +103,7 @@ def key_revoke(key: Annotated[str, typer.Argument(help="Key id or prefix (msk_xx
     typer.echo(f"Revoked {revoked.prefix} ({revoked.name}).")
 
 
-@command
-def import_files(
-    files: Annotated[list[Path], typer.Argument(
-        help="PDF, CSV/TSV, Markdown or text files.", exists=True, dir_okay=False)],
-    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
-    title: Annotated[str | None, typer.Option(help="Title (default: the file name).")] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Import files now: stored, split into chunks, each chunk through the add pipeline.
-
-    Exits 1 when a file was refused or failed (the reason is printed; a failed document is
-    kept and can be retried with `memspace document retry`).
-    """
-    container = open_container()
-    if not cli_ingest.import_files(container, files, space, title, as_json):
-        raise typer.Exit(1)
-
-
+@app.command("export", rich_help_panel=ACCESS)
 @command
 def export_space(
     space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
@@ -140,6 +122,7 @@ def export_space(
             handle.writelines(lines)
 
 
+@app.command("import-space", rich_help_panel=ACCESS)
 @command
 def import_space(
     file: Annotated[Path, typer.Argument(help="A `memspace export` file.", exists=True,
@@ -166,28 +149,56 @@ def import_space(
              f"{text}\n{indexes_line(progress)}")
 
 
-@document_app.command("list")
+@space_app.command("set")
 @command
-def document_list(
-    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
-    limit: Annotated[int, typer.Option(help="How many (newest first).")] = 50,
+def space_set(
+    slug: Annotated[str, typer.Argument(help="The space.")],
+    evidence: EvidenceOpt = None,
+    secrets: Annotated[str | None, typer.Option(
+        "--secrets", help="refuse (default) | redact | allow: writes holding a credential.")] = None,
+    injections: Annotated[str | None, typer.Option(
+        "--injections", help="flag (default) | quarantine: what an instruction-like write does.")] = None,
+    description: Annotated[str | None, typer.Option(help="What the space is for.")] = None,
+    instructions: Annotated[Path | None, typer.Option(
+        help="A text or Markdown file of instructions for the agents working in the space "
+             "(get_context shows it first); '-' reads stdin.", allow_dash=True)] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List a space's documents with their status, progress and failure reasons."""
-    container = open_container()
-    slug, page = container.documents.list(AccessService.operator(), space, limit)
-    rows = [document_json(d) for d in page.items]
-    emit(rows, as_json, documents_text(slug, page.items, page.next_cursor))
+    """Change a space: its description and agent instructions, its evidence policy, what a write
+    holding a secret or reading like instructions does (with no option, show the security
+    policy)."""
+    app = open_container()
+    if description is not None or instructions is not None:
+        text = None
+        if instructions is not None and str(instructions) != "-" and not instructions.is_file():
+            raise typer.BadParameter(f"file '{instructions}' does not exist",
+                                     param_hint="'--instructions'")
+        if instructions is not None:
+            text = sys.stdin.read() if str(instructions) == "-" else instructions.read_text("utf-8")
+        space = app.admin.set_space(slug, description, text)
+        emit(space_json(space) | {"instructions": space.instructions}, as_json,
+             f"Space '{space.slug}' updated ({len(space.instructions):,} characters of "
+             "instructions).")
+        if evidence is None and secrets is None and injections is None:
+            return
+    if evidence is not None:
+        slug = app.evidence.set_policy(AccessService.operator(), slug, evidence)
+        typer.echo(f"Space '{slug}' evidence policy: {evidence.strip().lower()}.")
+        if secrets is None and injections is None:
+            return
+    if secrets is None and injections is None:
+        space, policy = app.security.policy(slug)
+        emit({"space": space.slug, "secrets": policy.secrets.value,
+              "injections": policy.injections.value}, as_json,
+             f"{space.slug}: secrets {policy.secrets}, injections {policy.injections}")
+        return
+    change = app.security.set_policy(slug, secrets, injections)
+    emit({"space": change.space.slug, "secrets": change.after.secrets.value,
+          "injections": change.after.injections.value}, as_json,
+         f"{change.space.slug}: secrets {change.after.secrets}, injections "
+         f"{change.after.injections} (was secrets {change.before.secrets}, injections "
+         f"{change.before.injections})")
 
 
-@document_app.command("retry")
-@command
-def document_retry(
-    document_id: Annotated[str, typer.Argument(help="Id of a failed document.")],
-    space: Annotated[str, typer.Option("--space", "-s", help="Space slug.")],
-) -> None:
-    """Process a failed document again, from its first chunk not done."""
-    container = open_container()
-    done = cli_ingest.retry(container, document_id, space)
-    if not done:
-        raise typer.Exit(1)
+app.add_typer(space_app, name="space", rich_help_panel=ACCESS)
+app.add_typer(key_app, name="key", rich_help_panel=ACCESS)

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from memspace.cli_common import JsonOpt, cli_words, command, emit, open_container
-from memspace.cli_memories import SpaceOpt
+from memspace.cli.common import JsonOpt, SpaceOpt, cli_words, command, emit, open_container
+from memspace.cli.root import MEMORIES, app
 from memspace.present.conflicts import (
     conflicts_json,
     conflicts_text,
@@ -60,3 +60,6 @@ def resolve(
     done = container.conflicts.resolve(AccessService.operator(), conflict_id, keep, supersede,
                                        reason, version, space)
     emit(resolution_json(done), as_json, resolution_text(done))
+
+
+app.add_typer(conflicts_app, name="conflicts", rich_help_panel=MEMORIES)

@@ -1,5 +1,5 @@
-"""`memspace repo …`, `memspace verify`, `memspace mine-git` and `memspace space set`: the
-evidence surface from a terminal (docs/evidence.md), as the local operator."""
+"""`memspace repo …`, `memspace verify` and `memspace mine-git`: the evidence surface from a
+terminal (docs/evidence.md), as the local operator."""
 
 from __future__ import annotations
 
@@ -7,19 +7,14 @@ from typing import Annotated
 
 import typer
 
-from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.cli.common import JsonOpt, SpaceOpt, command, emit, open_container
+from memspace.cli.root import FILES, app
 from memspace.domain.text import counted
 from memspace.present.code import repo_json, sync_json, sync_text, verify_json, verify_text
 from memspace.services.access import AccessService
 
 repo_app = typer.Typer(help="Register git repositories per space and index their code.",
                        no_args_is_help=True)
-SpaceOpt = Annotated[str, typer.Option("--space", "-s", help="Space slug.")]
-CiteOpt = Annotated[list[str] | None, typer.Option(
-    "--evidence", "-e", help="A citation (repeat): <repo>/<path>:<line>[#symbol], commit:<sha>, "
-    "cmd:<command>, or an https:// URL.")]
-EvidenceOpt = Annotated[str | None, typer.Option(
-    "--evidence", help="Evidence policy: optional (default) or required (writes must cite).")]
 
 
 @repo_app.command("add")
@@ -84,6 +79,7 @@ def repo_sync(
          "\n".join(sync_text(d) for d in done) or "No repositories to sync.")
 
 
+@app.command("verify", rich_help_panel=FILES)
 @command
 def verify(
     space: SpaceOpt,
@@ -97,6 +93,7 @@ def verify(
         raise typer.Exit(1)
 
 
+@app.command("mine-git", rich_help_panel=FILES)
 @command
 def mine_git(
     name: Annotated[str, typer.Argument(help="Repository name.")],
@@ -109,3 +106,6 @@ def mine_git(
     emit(done.__dict__, as_json, f"{done.repo}: {counted(done.commits, 'new commit')}, {done.notes} with "
          f"rationale -> {counted(done.created, 'note')} saved in '{done.space}'"
          + (f", {done.duplicates} already known" if done.duplicates else "") + ".")
+
+
+app.add_typer(repo_app, name="repo", rich_help_panel=FILES)

@@ -28,9 +28,9 @@ from memspace.api.oauth import oauth_setup
 from memspace.api.rate_limit import FailedSignIns, RateLimiter
 from memspace.api.routes import router
 from memspace.api.workflow_routes import router as workflow_router
-from memspace.bootstrap import Container
 from memspace.domain.errors import MemspaceError
 from memspace.mcp.server import build_mcp_server
+from memspace.startup.container import Container
 
 log = logging.getLogger(__name__)
 LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")

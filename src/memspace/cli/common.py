@@ -11,13 +11,20 @@ from typing import Annotated, Any, NoReturn, ParamSpec
 
 import typer
 
-from memspace.bootstrap import Container, build
-from memspace.config import Settings
 from memspace.domain.errors import MemspaceError, SpaceNotFound
 from memspace.domain.indexing import IndexProgress, index_progress
 from memspace.services.access import AccessService
+from memspace.startup.container import Container, build
+from memspace.startup.settings import Settings
 
+# The options several verbs share, spelled once.
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+SpaceOpt = Annotated[str, typer.Option("--space", "-s", help="Space slug.")]
+CiteOpt = Annotated[list[str] | None, typer.Option(
+    "--evidence", "-e", help="A citation (repeat): <repo>/<path>:<line>[#symbol], commit:<sha>, "
+    "cmd:<command>, or an https:// URL.")]
+EvidenceOpt = Annotated[str | None, typer.Option(
+    "--evidence", help="Evidence policy: optional (default) or required (writes must cite).")]
 P = ParamSpec("P")
 
 # Containers opened by the running command; `command` closes them when it returns or fails.
@@ -122,3 +129,26 @@ def command(fn: Callable[P, None]) -> Callable[P, None]:
                 _opened.pop().close()
 
     return run
+
+
+# `memspace serve` writes the origin it serves at here (data folder), so a login link printed by
+# another process names the port `serve --port` chose rather than the default.
+SERVED_ORIGIN_FILE = "served-origin"
+
+
+def record_served_origin(settings: Settings) -> None:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    (settings.data_dir / SERVED_ORIGIN_FILE).write_text(settings.public_origin, encoding="utf-8")
+
+
+def link_origin(settings: Settings, url: str | None) -> str:
+    """Where a printed link points: --url, else MEMSPACE_PUBLIC_URL, else the origin the last
+    `memspace serve` on this data folder recorded, else host and port from the settings."""
+    if url:
+        return url.rstrip("/")
+    if settings.public_url:
+        return settings.public_url
+    served = settings.data_dir / SERVED_ORIGIN_FILE
+    if served.is_file():
+        return served.read_text(encoding="utf-8").strip() or settings.public_origin
+    return settings.public_origin

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.cli.common import JsonOpt, SpaceOpt, command, emit, open_container
+from memspace.cli.root import MEMORIES, app
 from memspace.present.handoffs import handoff_text
 from memspace.present.json import context_json
 from memspace.present.records import handoff_json
@@ -15,10 +16,10 @@ from memspace.services.access import AccessService
 
 handoff_app = typer.Typer(help="Save and read handoffs between agents and sessions.",
                           no_args_is_help=True)
-SpaceOpt = Annotated[str, typer.Option("--space", "-s", help="Space slug.")]
 AgentOpt = Annotated[str | None, typer.Option(help="Only handoffs by this agent.")]
 
 
+@app.command("context", rich_help_panel=MEMORIES)
 @command
 def context(
     space: SpaceOpt,
@@ -92,3 +93,6 @@ def handoff_list(
     text = "\n".join(f"[{h['id']}] {h['createdAt']} {h['agent']} on '{h['topic']}': "
                      f"{h['summary']}" for h in rows)
     emit({"space": slug, "handoffs": rows}, as_json, text or f"No handoffs in '{slug}' yet.")
+
+
+app.add_typer(handoff_app, name="handoff", rich_help_panel=MEMORIES)

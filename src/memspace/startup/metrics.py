@@ -1,6 +1,6 @@
 """Prometheus metrics (`MEMSPACE_METRICS=true`, served at /metrics), hooked in at the edges.
 
-Nothing in domain/ or services/ knows about them: bootstrap wraps the ports (each role of the
+Nothing in domain/ or services/ knows about them: the container wraps the ports (each role of the
 store and each role beside it, counting their errors; the fact extractor) and the methods of
 the services whose results are counted (`meter_services`), and the MCP server times each
 tool call. Labels are closed sets (tool names, modes, statuses, error kinds): no memory

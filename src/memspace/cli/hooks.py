@@ -56,8 +56,8 @@ class LocalSource:
     """The store Settings names, read as the local operator."""
 
     def __init__(self) -> None:
-        from memspace.bootstrap import build
-        from memspace.config import Settings
+        from memspace.startup.container import build
+        from memspace.startup.settings import Settings
 
         settings = Settings()
         if settings.store == "sqlite" and not settings.sqlite_path.exists():
@@ -86,7 +86,7 @@ class RemoteSource:
     """A memspace server's REST API, with the key from MEMSPACE_API_KEY."""
 
     def __init__(self, url: str, timeout: float) -> None:
-        from memspace.config import Settings
+        from memspace.startup.settings import Settings
 
         key = Settings().api_key
         if key is None:

@@ -8,11 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from memspace.config import Settings
 from memspace.domain.errors import MemspaceError, Unavailable
 from memspace.domain.indexing import index_progress
 from memspace.services.embedding_model import model_for
-from memspace.wiring import build_embedder, build_extractor, build_store, describe
+from memspace.startup.adapters import build_embedder, build_extractor, build_store, describe
+from memspace.startup.settings import Settings
 
 LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 

@@ -13,8 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import memspace
-from memspace.bootstrap import Container
-from memspace.cli_common import indexes_after_import, indexes_line
+from memspace.cli.common import indexes_after_import, indexes_line
 from memspace.domain.errors import MemspaceError
 from memspace.domain.models import Document, DocumentStatus
 from memspace.domain.text import counted
@@ -23,6 +22,7 @@ from memspace.present.text import document_line
 from memspace.services.access import AccessService
 from memspace.services.demo import SeedReport
 from memspace.services.ingestion import UNFINISHED, too_large
+from memspace.startup.container import Container
 
 PLAN = "demo.json"
 

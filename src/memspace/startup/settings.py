@@ -84,7 +84,7 @@ class Settings(BaseSettings):
     # Unlisted tools stay callable by name (mcp/toolsets.py).
     toolsets: str = ""
 
-    # Prometheus metrics at /metrics (src/memspace/metrics.py lists them). Off by default:
+    # Prometheus metrics at /metrics (src/memspace/startup/metrics.py lists them). Off by default:
     # the endpoint is unauthenticated, like /readyz, and shows only counts and timings.
     metrics: bool = False
 

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.cli.common import JsonOpt, command, emit, open_container
+from memspace.cli.root import MEMORIES, app
 from memspace.present.consolidation import (
     pass_json,
     pass_text,
@@ -78,3 +79,6 @@ def passes(
     target, records = container.consolidation.passes(space, limit)
     emit({"space": target.slug, "passes": [record_json(r) for r in records]}, as_json,
          passes_text(target.slug, records))
+
+
+app.add_typer(consolidate_app, name="consolidate", rich_help_panel=MEMORIES)

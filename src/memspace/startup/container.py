@@ -1,12 +1,11 @@
 """Builds the object graph from Settings, the one composition root: the adapters from
-Settings (wiring.py), the store with its roles, then each service with the roles it asks for."""
+Settings (adapters.py), the store with its roles, then each service with the roles it asks for."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
 
-from memspace.config import Settings
 from memspace.domain.embedder import Embedder
 from memspace.domain.extraction import FactComparer, FactExtractor
 from memspace.domain.files import BlobStore
@@ -16,7 +15,6 @@ from memspace.domain.ports import Clock
 from memspace.domain.search_paths import ColdPath, SpaceCache
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.llm.tokens import TokenCounter
-from memspace.metrics import Metrics, meter_services, watched_ports
 from memspace.present.json import add_json
 from memspace.services.access import (
     AccessService,
@@ -67,7 +65,7 @@ from memspace.services.portability import PortabilityPorts, PortabilityService
 from memspace.services.search import ProfilePorts, ProfileService, SearchPorts, SearchService
 from memspace.services.security import ContentGuard, OtherRecords, SecurityService
 from memspace.services.shared import AuditLog, NoteJobs, SystemClock
-from memspace.wiring import (
+from memspace.startup.adapters import (
     build_blobs,
     build_comparer,
     build_embedder,
@@ -77,6 +75,8 @@ from memspace.wiring import (
     build_store,
     upload_secret,
 )
+from memspace.startup.metrics import Metrics, meter_services, watched_ports
+from memspace.startup.settings import Settings
 
 
 @dataclass
@@ -90,7 +90,7 @@ class Container:
     search: SearchService
     documents: DocumentService
     ingestion: IngestionService
-    worker: IngestionWorker  # started by the server (server.py lifespan), not by the CLI
+    worker: IngestionWorker  # started by the server (app.py lifespan), not by the CLI
     seeder: Seeder
     profiles: ProfileService
     spaces: SpaceService
@@ -112,7 +112,7 @@ class Container:
     consolidation: ConsolidationService  # docs/consolidation.md
     metrics: Metrics | None = None  # MEMSPACE_METRICS
     notes: NoteExtraction | None = None  # with a model: notes saved without waiting
-    # The consolidation passes' rounds, started by the server (server.py lifespan).
+    # The consolidation passes' rounds, started by the server (app.py lifespan).
     schedule: Schedule = field(init=False)
 
     def __post_init__(self) -> None:

@@ -11,8 +11,8 @@ from typing import Annotated
 
 import typer
 
-from memspace.cli_code import CiteOpt
-from memspace.cli_common import JsonOpt, command, emit, open_container
+from memspace.cli.common import CiteOpt, JsonOpt, SpaceOpt, command, emit, open_container
+from memspace.cli.root import MEMORIES, app
 from memspace.domain.errors import InvalidInput
 from memspace.domain.text import counted
 from memspace.present.json import add_json, marked_json, search_json
@@ -23,7 +23,6 @@ from memspace.services.access import AccessService
 from memspace.services.memories import AddRequest, AddResult, Clash
 from memspace.services.search import SearchRequest
 
-SpaceOpt = Annotated[str, typer.Option("--space", "-s", help="Space slug.")]
 TypesOpt = Annotated[list[str] | None, typer.Option(
     "--type", help="Only this type (repeatable): decision, constraint, architecture, fact, "
     "incident, failed_approach, procedure, status, task, preference, reference, note.")]
@@ -34,6 +33,7 @@ StatusesOpt = Annotated[list[str] | None, typer.Option(
     "pending.")]
 
 
+@app.command("add", rich_help_panel=MEMORIES)
 @command
 def add(
     content: Annotated[str, typer.Argument(help="The fact to remember; '-' reads stdin.")],
@@ -73,6 +73,7 @@ def add(
     emit(add_json(added), as_json, added_words(added))
 
 
+@app.command("correct", rich_help_panel=MEMORIES)
 @command
 def correct(
     memory_id: Annotated[str, typer.Argument(help="Id of the memory to correct.")],
@@ -141,6 +142,7 @@ KnownAtOpt = Annotated[str | None, typer.Option(
     "--known-at", help="What the space held at this past ISO time.")]
 
 
+@app.command("search", rich_help_panel=MEMORIES)
 @command
 def search(
     query: Annotated[str | None, typer.Argument(help="Natural-language query.")] = None,
@@ -166,6 +168,7 @@ def search(
     emit(search_json(found), as_json, search_text(found))
 
 
+@app.command("list", rich_help_panel=MEMORIES)
 @command
 def list_memories(
     space: SpaceOpt,
@@ -189,6 +192,7 @@ def list_memories(
                                   short=page.short))
 
 
+@app.command("mark", rich_help_panel=MEMORIES)
 @command
 def mark(
     memory_id: Annotated[str, typer.Argument(help="Id of the memory.")],
@@ -205,6 +209,7 @@ def mark(
     emit(marked_json(marked), as_json, marked_text(marked))
 
 
+@app.command("rename-category", rich_help_panel=MEMORIES)
 @command
 def rename_category(
     old: Annotated[str, typer.Argument(help="The category to rename.")],

@@ -1,12 +1,11 @@
 """The adapters built from Settings, each on its own: the graph store, the embedding model, the
 fact extractor, the blob store and the file reader (the CLI and `memspace doctor` build some of
-them alone; `bootstrap.build` wires them all)."""
+them alone; `container.build` wires them all)."""
 
 from __future__ import annotations
 
 import hashlib
 
-from memspace.config import Settings
 from memspace.domain.embedder import Embedder
 from memspace.domain.extraction import FactComparer, FactExtractor
 from memspace.domain.files import BlobStore
@@ -14,6 +13,7 @@ from memspace.domain.graph_port import GraphStore
 from memspace.ingest.budget import BudgetedReader, ParseBudget
 from memspace.ingest.reader import FileReader, ReaderLimits
 from memspace.services.memories import Limits, TurnFeatures
+from memspace.startup.settings import Settings
 
 
 def build_store(settings: Settings) -> GraphStore:
