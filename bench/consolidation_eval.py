@@ -13,7 +13,7 @@ a plain add stating the fact's new value as version 2, contradiction, lookalike:
 shaped like `of`, extends, derives: `of` lists the facts it concludes from), `of`, `type`.
 Only the tune part may be looked at while changing the pass; the test part is what is reported.
 
-For each store, mode and split: the app's services are built from Settings (bootstrap.build)
+For each store, mode and split: the app's services are built from Settings (startup.container.build)
 over a temporary SQLite file, or a new space of the Neo4j at --neo4j-uri (it keeps many spaces,
 so each run's space is new); one space, three keys; every line added through MemoryService as
 its agent (with a model, `wait=True`, so each add's facts are written before the next). An add

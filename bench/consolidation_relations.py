@@ -9,7 +9,7 @@ For every case of bench/data/extraction_cases.jsonl (and, when its recorded answ
 extraction_cases_other_domains.jsonl) that expects at least one `extends` or `derives`:
 
 1. a fresh space in an embedded SQLite store (a temporary folder), the app built from Settings
-   by bootstrap.build with the local model (`--local`: tools/llm-local, `make llm`) and
+   by startup.container.build with the local model (`--local`: tools/llm-local, `make llm`) and
    consolidate_every="0", the real embedder (LocalEmbedder, shared by the cases);
 2. the state the add left, written with the store and no model call: the case's existing
    memories, then the facts the pinned model answered at write time
