@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+import typer.rich_utils
 import typer.testing
 
 COPY = Path(__file__).resolve().parents[1] / "data" / "cli_help.json"
@@ -34,11 +35,18 @@ def help_texts(app: typer.Typer) -> dict[str, str]:
     """`memspace [VERB …] --help`'s output for every verb, keyed by the verb's words."""
     runner = typer.testing.CliRunner()
     texts = {}
-    for path in verbs(typer.main.get_command(app)):
-        answer = runner.invoke(app, [*path, "--help"], env=TERMINAL, color=False,
-                               prog_name="memspace")
-        assert answer.exit_code == 0, (path, answer.output)
-        texts[" ".join(("memspace", *path))] = answer.stdout
+    # Typer reads TERMINAL_WIDTH once, at its first import, into this global, which wins over
+    # COLUMNS: it is pinned for these calls and given back after.
+    width = typer.rich_utils.MAX_WIDTH
+    typer.rich_utils.MAX_WIDTH = int(TERMINAL["COLUMNS"])
+    try:
+        for path in verbs(typer.main.get_command(app)):
+            answer = runner.invoke(app, [*path, "--help"], env=TERMINAL, color=False,
+                                   prog_name="memspace")
+            assert answer.exit_code == 0, (path, answer.output)
+            texts[" ".join(("memspace", *path))] = answer.stdout
+    finally:
+        typer.rich_utils.MAX_WIDTH = width
     return texts
 
 
