@@ -6,7 +6,9 @@ from __future__ import annotations
 import inspect
 import json
 
+import pytest
 import typer
+import typer.rich_utils
 import typer.testing
 
 from memspace.cli.main import app
@@ -35,7 +37,11 @@ def _commands(group, path: str = "memspace"):  # type: ignore[no-untyped-def]
             yield from _commands(sub, f"{path} {name}")
 
 
-def test_every_verb_is_listed_with_its_whole_summary_on_unbroken_rows(run) -> None:  # type: ignore[no-untyped-def]
+def test_every_verb_is_listed_with_its_whole_summary_on_unbroken_rows(  # type: ignore[no-untyped-def]
+        run, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Wide enough for every row; typer's own width (TERMINAL_WIDTH, read once at its import)
+    # would otherwise win over COLUMNS.
+    monkeypatch.setattr(typer.rich_utils, "MAX_WIDTH", 1000)
     root = typer.main.get_command(app)
     seen = 0
     for where, name, sub in _commands(root):

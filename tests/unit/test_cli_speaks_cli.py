@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import typer
+import typer.rich_utils
 from typer.core import TyperGroup
 from typer.testing import CliRunner, Result
 
@@ -63,10 +64,15 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Run:
     return lambda *args: CliRunner().invoke(app, list(args), env=env)
 
 
-def test_every_verbs_help_shows_plain_types_and_whole_option_names_in_80_columns() -> None:
+def test_every_verbs_help_shows_plain_types_and_whole_option_names_in_80_columns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Typer reads TERMINAL_WIDTH once, when rich_utils is first imported, into a module global:
+    # set in the environment here it stayed 80 for every later help in the process.
+    monkeypatch.setattr(typer.rich_utils, "MAX_WIDTH", 80)
     runner = CliRunner()
     for path, command in commands():
-        shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80", "TERMINAL_WIDTH": "80"})
+        shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80"})
         assert shown.exit_code == 0, path
         out = shown.output
         assert not re.search(r"<(str|int|bool|float|Path|list\[[^\]]*\])>", out), (path, out)
