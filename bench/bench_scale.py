@@ -17,7 +17,11 @@ average and how busy it is over `--idle-probe` seconds with no operation (the st
 background work after a load, when it runs here), and after it the run's figures, with the
 core-seconds the machine spent meanwhile split into the replicas' own and the rest's (the
 store's, when it runs on the same machine: /proc/stat), and the part of the replicas' spent in
-the model's encoder (thread CPU in onnxruntime, per text and per operation). The runs search
+the model's encoder (thread CPU in onnxruntime, per text and per operation). Last but one, one
+line gives each run's CPU an operation by part: the replicas' beside the encoder, the encoder's,
+and the store's (the Neo4j server's own process when it runs here, /proc/<pid>/stat; else the
+machine's rest), with the encoder's time per text, so every figure carries the day's speed with
+it; the first run's `scale:` line is last. The runs search
 alike; each run's adds draw words of their own (seeded by the run's name), so that a second
 run's adds are new writes too (replayed word for word they would all be refused as duplicates,
 one read each: the reused runs measured before this had add figures of no write; with the same
@@ -302,6 +306,25 @@ def machine_busy() -> tuple[float, float]:
     return (sum(ticks) - idle) / hz, sum(ticks) / hz
 
 
+def store_busy() -> float | None:
+    """Core-seconds used so far by the Neo4j server processes of this machine (/proc: every
+    process whose command line runs org.neo4j), None when none runs here: the store's own CPU,
+    apart from whatever else shares the machine."""
+    hz, total, found = os.sysconf("SC_CLK_TCK"), 0.0, False
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if b"org.neo4j" not in (proc / "cmdline").read_bytes():
+                continue
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / hz  # utime, stime
+        found = True
+    return total if found else None
+
+
 def watch_encoder() -> dict[str, float]:
     """The CPU the model's encoder takes, on whichever thread runs it (a search's, an add's,
     the one serving coalesced calls): its texts, their tokens and the thread's CPU seconds in
@@ -499,9 +522,11 @@ def print_statements(reports: list[dict[str, Any]]) -> None:
 
 
 def print_cpu(reports: list[dict[str, Any]], seconds: float, before: tuple[float, float],
-              after: tuple[float, float]) -> None:
+              after: tuple[float, float], store_s: float | None) -> str:
     """Where the machine's cores went during a run: the replicas' own CPU and the rest (the
-    store, when it runs on this machine, and anything else)."""
+    store, when it runs on this machine, and anything else). Answers the run's CPU an
+    operation by part (`store_s`: the Neo4j server's core-seconds over the run, when it runs
+    here), with the encoder's time per text, for the line printed last but one."""
     ops = sum(len(r["timings"]["warm"]) + len(r["timings"]["cold"]) + len(r["timings"]["add"])
               for r in reports)
     working = sum(r.get("cpu_s", 0.0) for r in reports)
@@ -521,6 +546,13 @@ def print_cpu(reports: list[dict[str, Any]], seconds: float, before: tuple[float
         print(f"cpu: of the replicas', the model's encoder {cpu:.1f} core-s for {texts} texts "
               f"({1000 * cpu / texts:.1f} ms a text of {sum(e['tokens'] for e in spent) / texts:.1f} "
               f"tokens on average; {1000 * cpu / max(ops, 1):.0f} ms an operation)")
+    encoder = sum(e["cpu_s"] for e in spent)
+    per_op = 1000 / max(ops, 1)
+    store = ("store (Neo4j's process) " + f"{store_s * per_op:.1f}" if store_s is not None
+             else "store and the rest " + f"{(busy - replicas) * per_op:.1f}")
+    per_text = f"{1000 * encoder / texts:.1f} ms a text" if texts else "no text encoded"
+    return (f"replicas beside the encoder {(working - encoder) * per_op:.1f}, encoder "
+            f"{encoder * per_op:.1f}, {store} ms an operation; the encoder {per_text}")
 
 
 def idle_probe(seconds: float) -> str:
@@ -538,9 +570,11 @@ def loadavg() -> str:
     return "load average " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def workloads(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any]) -> list[str]:
+def workloads(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any],
+              cpu_lines: list[str]) -> list[str]:
     """The operations on the fresh load, then the same again on the database as it is after
-    them (reused), or once with --reuse; each run's `scale:` line."""
+    them (reused), or once with --reuse; each run's `scale:` line. Each run's CPU an operation
+    by part goes to `cpu_lines`."""
     lines = []
     for label in (["reused"] if args.reuse else ["fresh", "reused"][:args.runs]):
         if args.store == "neo4j" and args.own_indexes == "build":
@@ -550,11 +584,14 @@ def workloads(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any]) -
             print(line)
         if args.idle_probe > 0:
             print(idle_probe(args.idle_probe))
-        started, busy = time.perf_counter(), machine_busy()
+        started, busy, store = time.perf_counter(), machine_busy(), store_busy()
         reports = run_replicas(args, data_dir, loaded, f"{label} {uuid.uuid4().hex[:6]}")
         seconds = time.perf_counter() - started
+        store_after = store_busy()
         print(f"{label} run: {seconds:.0f} s, {loadavg()}")
-        print_cpu(reports, seconds, busy, machine_busy())
+        store_s = store_after - store if store is not None and store_after is not None else None
+        cpu_lines.append(f"{label}: " + print_cpu(reports, seconds, busy, machine_busy(),
+                                                  store_s))
         lines.append(summary(args, reports))
         print(f"{label} " + lines[-1])
     return lines
@@ -619,10 +656,14 @@ def main() -> None:
     if args.load_only:
         print(f"kept: run the workload with --reuse {run}")
         return
+    cpu_lines: list[str] = []
     try:
-        lines = workloads(args, data_dir, loaded)
+        lines = workloads(args, data_dir, loaded, cpu_lines)
     finally:
         cleanup(args, data_dir, loaded["slugs"])
+    # Last but one: each run's CPU an operation by part beside the encoder's time per text, so
+    # every figure above carries the day's speed with it; last, the first run's `scale:` line.
+    print("cpu an operation, " + "; ".join(cpu_lines))
     print(lines[0])
 
 
