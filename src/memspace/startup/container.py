@@ -1,18 +1,17 @@
-"""Builds the object graph from Settings, the one composition root: the adapters from
-Settings (adapters.py), the store with its roles, then each service with the roles it asks for."""
+"""The one composition root: the adapters from Settings (adapters.py), the store with what is
+handed beside it (ports.py), then each use-case package's services from its own builder (its
+`parts` module: what a service depends on is read there). This module only hands each builder
+what it names, in the order the packages need each other, and holds the result (`Container`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 
 from memspace.domain.embedder import Embedder
 from memspace.domain.extraction import FactComparer, FactExtractor
 from memspace.domain.files import BlobStore
-from memspace.domain.graph_port import GraphStore, roles_for
-from memspace.domain.notes import NoteJobStore
+from memspace.domain.graph_port import GraphStore
 from memspace.domain.ports import Clock
-from memspace.domain.search_paths import ColdPath, SpaceCache
 from memspace.embeddings.prefetch import PrefetchingEmbedder
 from memspace.llm.tokens import TokenCounter
 from memspace.present.json import add_json
@@ -20,51 +19,30 @@ from memspace.services.access import (
     AccessService,
     AdminService,
     OAuthService,
-    SpacePorts,
     SpaceService,
     UploadTickets,
+    access_parts,
+    space_service,
 )
-from memspace.services.briefing import (
-    BriefingPorts,
-    BriefingService,
-    GraphService,
-    GraphViewPorts,
-    HandoffService,
-)
-from memspace.services.conflicts import ConflictPorts, ConflictService, proposal_writer
-from memspace.services.consolidation import (
-    ConsolidationPorts,
-    ConsolidationService,
-    ModelTurns,
-    PassComparer,
-    PassModel,
-    PassParts,
-    RequestModel,
-    Schedule,
-)
-from memspace.services.demo import ConflictSeedPorts, ConflictSeeds, Seeder, SeedPorts
-from memspace.services.documents import DocumentFiles, DocumentPorts, DocumentService
+from memspace.services.briefing import BriefingService, GraphService, HandoffService, briefing_parts
+from memspace.services.conflicts import ConflictService, conflict_service
+from memspace.services.consolidation import ConsolidationService, Schedule, consolidation_service
+from memspace.services.demo import Seeder, seeder
+from memspace.services.documents import DocumentFiles, DocumentService, document_service
 from memspace.services.evidence import (
     CodeSearchService,
     EvidenceService,
     RepoService,
     VerificationService,
-    broken_notes,
+    evidence_parts,
 )
-from memspace.services.ingestion import GitMining, IngestionPorts, IngestionService, IngestionWorker
-from memspace.services.lifecycle import ChangeFeed, LifecyclePorts, LifecycleService
-from memspace.services.memories import (
-    ColdNeighbours,
-    ConflictRecorder,
-    MemoryPorts,
-    MemoryService,
-    NoteExtraction,
-    NotePorts,
-)
-from memspace.services.portability import PortabilityPorts, PortabilityService
-from memspace.services.search import ProfilePorts, ProfileService, SearchPorts, SearchService
-from memspace.services.security import ContentGuard, OtherRecords, SecurityService
-from memspace.services.shared import AuditLog, NoteJobs, SystemClock
+from memspace.services.ingestion import GitMining, IngestionService, IngestionWorker, ingestion_parts
+from memspace.services.lifecycle import ChangeFeed, LifecycleService, lifecycle_parts
+from memspace.services.memories import MemoryService, NoteExtraction, memories_parts
+from memspace.services.portability import PortabilityService, portability_service
+from memspace.services.search import ProfileService, SearchService, search_parts
+from memspace.services.security import SecurityService, security_parts
+from memspace.services.shared import AuditLog, SystemClock
 from memspace.startup.adapters import (
     build_blobs,
     build_comparer,
@@ -75,8 +53,12 @@ from memspace.startup.adapters import (
     build_store,
     upload_secret,
 )
-from memspace.startup.metrics import Metrics, meter_services, watched_ports
+from memspace.startup.metrics import Metrics, meter_services
+from memspace.startup.ports import Ports, build_ports, build_search_paths
 from memspace.startup.settings import Settings
+
+# Ports, build_ports and build_search_paths moved to ports.py; callers still import them here.
+__all__ = ["Container", "Ports", "build", "build_ports", "build_search_paths"]
 
 
 @dataclass
@@ -123,65 +105,6 @@ class Container:
         self.store.close()
 
 
-def build_search_paths(settings: Settings,
-                       store: GraphStore) -> tuple[SpaceCache | None, ColdPath | None]:
-    """The store's cache under MEMSPACE_CACHE_MB and the store's cold path
-    (docs/scaling.md); (None, None) for a store whose reads cannot run beside its writes (an
-    in-memory SQLite database: the background load would meet "table is locked"), which
-    loads a space on its first search as before."""
-    if not store.search.concurrent_reads:
-        return None, None
-    store.cache.limit(settings.cache_mb * 2**20)
-    return store.cache, store.cold
-
-
-@dataclass
-class Ports:
-    """The graph store and what the services are handed beside it, as services see them."""
-
-    store: GraphStore
-    extractor: FactExtractor | None
-    comparer: FactComparer | None  # the model's second look for consolidation passes
-    cache: SpaceCache | None
-    cold: ColdPath | None
-    metrics: Metrics | None
-    # Requests' model calls go first; a consolidation pass's calls wait for them (schedule.py).
-    turns: ModelTurns = field(default_factory=ModelTurns)
-
-    @property
-    def request_model(self) -> FactExtractor | None:
-        """The model as requests call it (each call counted while it runs)."""
-        return RequestModel(self.extractor, self.turns) if self.extractor is not None else None
-
-    @property
-    def note_jobs(self) -> NoteJobStore | None:
-        """Notes saved without waiting: only with a model (without one nothing is deferred)."""
-        return self.store.note_jobs if self.extractor is not None else None
-
-    @property
-    def note_states(self) -> NoteJobs | None:
-        """How notes saved without waiting stood, for reads of the past (None without a model)."""
-        return self.note_jobs.note_jobs if self.note_jobs is not None else None
-
-    @property
-    def cold_reads(self) -> ColdNeighbours | None:
-        """The cache with the cold path, where a write reads a space this process does not hold."""
-        return (self.cache, self.cold) if self.cache is not None and self.cold is not None else None
-
-
-def build_ports(settings: Settings, store: GraphStore, extractor: FactExtractor | None,
-                comparer: FactComparer | None = None) -> Ports:
-    """The store and its search paths; with MEMSPACE_METRICS each role of the store, and the
-    extractor, are watched (metrics.py)."""
-    cache, cold = build_search_paths(settings, store)
-    metrics = Metrics() if settings.metrics else None
-    ports = Ports(store=store, extractor=extractor, comparer=comparer, cache=cache, cold=cold,
-                  metrics=metrics)
-    if metrics is not None:
-        ports.store, ports.extractor = watched_ports(metrics, store, extractor)
-    return ports
-
-
 def build(
     settings: Settings | None = None,
     *,
@@ -210,78 +133,56 @@ def build(
                      DocumentFiles(blobs or build_blobs(settings)))
 
 
-def _consolidation(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
-                   recorder: ConflictRecorder) -> ConsolidationService:
-    """The consolidation pass (docs/consolidation.md); with a model, its calls wait for the
-    requests' own (p.turns), and it extracts memories saved flat by the notes' rules."""
-    only = partial(roles_for, store=p.store)
-    model = PassModel(p.extractor, p.turns) if p.extractor is not None else None
-    notes = (NoteExtraction(only(NotePorts), p.note_jobs, embedder, model, clock, recorder)
-             if p.note_jobs is not None and model is not None else None)
-    parts = PassParts(only(ConsolidationPorts), embedder, clock, model,
-                      notes.extract_saved if notes is not None else None,
-                      PassComparer(p.comparer, p.turns) if p.comparer is not None else None,
-                      settings.consolidate_max_calls)
-    return ConsolidationService(parts, p.metrics.consolidated if p.metrics else None)
-
-
 def _services(settings: Settings, p: Ports, embedder: Embedder, clock: Clock,
               files: DocumentFiles) -> Container:
-    """The services over the ports, each given the roles its `*Ports` names, or its one role."""
-    store, states = p.store, p.note_states  # states: how notes saved without waiting stood
-    only = partial(roles_for, store=store)  # a view of the store holding those roles alone
-    recorder, audit = ConflictRecorder(store.conflicts, clock), AuditLog(store.security, clock)
-    guard = ContentGuard(store.security, audit)  # the security step of every write path
-    access = AccessService(store.directory, clock)
-    profiles = ProfileService(only(ProfilePorts), access)
-    limits = build_limits(settings)
+    """Each package's builder with what it names; a package comes after those it takes from."""
+    store, states, cold = p.store, p.note_states, p.cold_reads  # states: notes saved unwaited
+    audit = AuditLog(store.security, clock)  # the operator's log, which several packages write
+    count_tokens, limits = TokenCounter().count, build_limits(settings)
     # Adds embed through this, so a document's chunks can be embedded ahead in batches.
     batched = PrefetchingEmbedder(embedder)
-    notes = (NoteExtraction(only(NotePorts), p.note_jobs, batched, p.request_model, clock,
-                            recorder) if p.note_jobs is not None and p.request_model else None)
-    evidence = EvidenceService(store.code_index, store.evidence, access, clock)
-    verification = VerificationService(store.reads, store.code_index, store.evidence, access, clock)
-    memories = MemoryService(only(MemoryPorts), batched, access, clock, limits, p.request_model,
-                             notes=notes, evidence=evidence, guard=guard, cold=p.cold_reads,
-                             conflicts=recorder, answer_form=add_json, marks=store.marks)
-    reader = build_reader(settings)
-    ingestion = IngestionService(only(IngestionPorts), access, memories, reader, files, clock,
-                                 settings.max_upload_bytes, batched.prefetch, guard)
-    if p.metrics is not None:
-        meter_services(p.metrics, memories, ingestion, notes, p.extractor is not None)
-    admin = AdminService(store.directory, clock, audit, store.texts)
-    # The demo loads without a model, so it looks the same on every machine.
-    flat = MemoryService(only(MemoryPorts), batched, access, clock, limits, evidence=evidence,
-                         guard=guard, cold=p.cold_reads, conflicts=recorder, answer_form=add_json)
-    lifecycle = LifecycleService(only(LifecyclePorts), store.marks, access, clock, guard)
-    seeder = Seeder(admin, access, flat, IngestionService(
-        only(IngestionPorts), access, flat, reader, files, clock, settings.max_upload_bytes,
-        batched.prefetch, guard), only(SeedPorts), clock,
-        ConflictSeeds(flat, lifecycle, recorder, access, only(ConflictSeedPorts), batched, clock))
-    repos = RepoService(store.code_index, store.directory, access, clock, verification)
-    conflicts = ConflictService(only(ConflictPorts), store.conflicts, store.marks, access, clock,
-                                proposal_writer(flat), guard)
-    briefings = BriefingService(only(BriefingPorts), embedder, access, clock, TokenCounter().count,
-                                quarantines=guard.quarantines, marks=store.marks, cold=p.cold_reads,
-                                broken=broken_notes(store.evidence), open_conflicts=conflicts.count,
-                                notes=states)
-    search = SearchService(only(SearchPorts), embedder, access, profiles, settings.max_query_chars,
-                           guard.quarantines, limits.turns, p.cache, p.cold, clock, store.marks, states)
+    accounts = access_parts(store, clock, audit, upload_secret(settings))
+    access = accounts.access  # who is calling: every package below asks it
+    secure = security_parts(store, audit, accounts.admin, files)
+    guard = secure.guard
+    cited = evidence_parts(store, access, clock)
+    # An add's answer is kept in the idempotency ledger in its wire shape, handed in from here.
+    memories = memories_parts(store, batched, access, clock, limits, model=p.request_model,
+                              note_jobs=p.note_jobs, evidence=cited.evidence, guard=guard,
+                              cold=cold, answer_form=add_json)
+    ingestion = ingestion_parts(store, access, memories, build_reader(settings), files, clock,
+                                max_upload_bytes=settings.max_upload_bytes,
+                                prefetch=batched.prefetch, guard=guard, repos=cited.repos)
+    if p.metrics is not None:  # counted from outside: the services' code stays as it is
+        meter_services(p.metrics, memories.memories, ingestion.ingestion, memories.notes,
+                       p.extractor is not None)
+    lifecycle = lifecycle_parts(store, access, clock, guard, count_tokens)
+    conflicts = conflict_service(store, access, clock, guard, memories.flat)
+    search = search_parts(store, embedder, access, clock, max_query_chars=settings.max_query_chars,
+                          quarantines=guard.quarantines, features=limits.turns, cache=p.cache,
+                          cold=p.cold, note_states=states)
+    briefing = briefing_parts(store, embedder, access, clock, count_tokens=count_tokens,
+                              guard=guard, evidence=cited.evidence,
+                              open_conflicts=conflicts.count, cold=cold, note_states=states)
     return Container(
         settings=settings, metrics=p.metrics, store=store, embedder=embedder, access=access,
-        admin=admin, memories=memories, search=search, briefings=briefings, seeder=seeder, profiles=profiles,
-        documents=DocumentService(only(DocumentPorts), access, files, settings.max_page_size),
-        ingestion=ingestion, worker=IngestionWorker(ingestion, notes), notes=notes,
-        graphs=GraphService(only(GraphViewPorts), access, clock, store.marks, states),
-        spaces=SpaceService(access, only(SpacePorts), conflicts.count),
-        handoffs=HandoffService(store.handoffs, access, clock, evidence, guard),
-        uploads=UploadTickets(store.directory, access, clock, upload_secret(settings)),
-        portability=PortabilityService(only(PortabilityPorts), embedder, access, files, admin,
-                                       guard, audit, store.conflicts),
-        oauth=OAuthService(store.oauth, access, admin, clock, audit), evidence=evidence,
-        repos=repos, verification=verification, code=CodeSearchService(store.code_index, access),
-        mining=GitMining(repos, store.code_index, memories), lifecycle=lifecycle, security=SecurityService(
-            admin, store.security, guard, audit, store.reads, OtherRecords.of(store, files)),
-        changes=ChangeFeed(store.reads, store.marks, access, TokenCounter().count), conflicts=conflicts,
-        consolidation=_consolidation(settings, p, batched, clock, recorder),
+        admin=accounts.admin, oauth=accounts.oauth, uploads=accounts.uploads,
+        spaces=space_service(store, access, conflicts.count), security=secure.security,
+        evidence=cited.evidence, verification=cited.verification, repos=cited.repos,
+        code=cited.code, memories=memories.memories, notes=memories.notes,
+        ingestion=ingestion.ingestion, worker=ingestion.worker, mining=ingestion.mining,
+        lifecycle=lifecycle.lifecycle, changes=lifecycle.changes, conflicts=conflicts,
+        search=search.search, profiles=search.profiles, briefings=briefing.briefings,
+        graphs=briefing.graphs, handoffs=briefing.handoffs,
+        documents=document_service(store, access, files, settings.max_page_size),
+        portability=portability_service(store, embedder, access, accounts.admin, files, guard,
+                                        audit),
+        seeder=seeder(store, batched, access, accounts.admin, clock, memories=memories.flat,
+                      ingestion=ingestion.flat, lifecycle=lifecycle.lifecycle,
+                      recorder=memories.recorder),
+        consolidation=consolidation_service(
+            store, batched, clock, extractor=p.extractor, comparer=p.comparer, turns=p.turns,
+            note_jobs=p.note_jobs, recorder=memories.recorder,
+            max_calls=settings.consolidate_max_calls,
+            spent=p.metrics.consolidated if p.metrics else None),
     )

@@ -5,7 +5,7 @@ A space is held while the spaces searched since it fit; when a refresh takes the
 the budget, the least recently used spaces go until it fits again. A space that alone needs
 more than the budget is never kept (its rows leave after the search that read them) and is
 remembered as too large, so that it is not read whole again only to be dropped: its searches
-take the cold path (startup/container.py, build_search_paths) from then on.
+take the cold path (startup/ports.py, build_search_paths) from then on.
 
 Admission: a space not held comes in whenever it fits in the room left. Once the budget is
 full, it comes in only if it was searched at least ADMIT_MIN_USES times lately and more often

@@ -9,6 +9,8 @@
   `same_resource`, `check_metadata_bounds` are its rules); `ConsoleSessions`: the console's
   browser sessions, built on it.
 - `UploadTickets`: the signed tickets the upload view posts a file with.
+- `access_parts` builds the services above from the store's roles; `space_service` builds
+  `SpaceService` once the conflict queue exists (start-up calls both).
 """
 
 from memspace.services.access.access import AccessService, Principal, SpaceAccess
@@ -21,6 +23,7 @@ from memspace.services.access.console_sessions import (
 )
 from memspace.services.access.oauth import ACCESS_PREFIX, LINK_IN_TEXT, LOGIN_LINK_TTL, OAuthService
 from memspace.services.access.oauth_rules import check_metadata_bounds, redirect_matches, same_resource
+from memspace.services.access.parts import AccessParts, access_parts, space_service
 from memspace.services.access.spaces import (
     Glance,
     Identity,
@@ -39,6 +42,7 @@ __all__ = [
     "OPERATOR",
     "SESSION_TTL",
     "TICKET_PREFIX",
+    "AccessParts",
     "AccessService",
     "AdminService",
     "ConsoleSession",
@@ -53,8 +57,10 @@ __all__ = [
     "SpacePorts",
     "SpaceService",
     "UploadTickets",
+    "access_parts",
     "check_metadata_bounds",
     "parse_grant",
     "redirect_matches",
     "same_resource",
+    "space_service",
 ]

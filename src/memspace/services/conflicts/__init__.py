@@ -2,6 +2,7 @@
 
 - `ConflictService` over `ConflictPorts`: answers `ConflictPage` and `Resolution`;
 - `proposal_writer`: how a settled refused write is written, through `MemoryService`.
+- `conflict_service` builds `ConflictService` from the store's roles (start-up calls it).
 """
 
 from memspace.services.conflicts.conflicts import (
@@ -11,7 +12,13 @@ from memspace.services.conflicts.conflicts import (
     Resolution,
     proposal_writer,
 )
+from memspace.services.conflicts.parts import conflict_service
 
 __all__ = [
-    "ConflictPage", "ConflictPorts", "ConflictService", "Resolution", "proposal_writer",
+    "ConflictPage",
+    "ConflictPorts",
+    "ConflictService",
+    "Resolution",
+    "conflict_service",
+    "proposal_writer",
 ]

@@ -2,9 +2,11 @@
 restatements, retires what a later memory replaced, adds the links a write missed, retires what
 expired and hands flat memories to the model, each change a new version or edge with history,
 and queues what no rule can settle. Offers the service, what a pass reports, its undo, and the
-schedule `memspace serve` runs it on."""
+schedule `memspace serve` runs it on;
+`consolidation_service` builds the service from the store's roles (start-up calls it)."""
 
 from memspace.services.consolidation.consolidation import ConsolidationService
+from memspace.services.consolidation.parts import consolidation_service
 from memspace.services.consolidation.pass_types import (
     ConsolidationPorts,
     ExtractNow,
@@ -32,4 +34,5 @@ __all__ = [
     "RequestModel",
     "Schedule",
     "UndoReport",
+    "consolidation_service",
 ]

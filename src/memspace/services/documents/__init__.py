@@ -3,6 +3,7 @@
 - `DocumentService` over `DocumentPorts`, answering `DocumentPage`;
 - `DocumentFiles`: where a document's bytes and extracted chunks live in the blob store;
 - `document_titles`: the titles a search shows beside the memories of documents.
+- `document_service` builds `DocumentService` from the store's roles (start-up calls it).
 """
 
 from memspace.services.documents.document_files import DocumentFiles
@@ -12,7 +13,13 @@ from memspace.services.documents.documents import (
     DocumentService,
     document_titles,
 )
+from memspace.services.documents.parts import document_service
 
 __all__ = [
-    "DocumentFiles", "DocumentPage", "DocumentPorts", "DocumentService", "document_titles",
+    "DocumentFiles",
+    "DocumentPage",
+    "DocumentPorts",
+    "DocumentService",
+    "document_service",
+    "document_titles",
 ]

@@ -3,6 +3,7 @@
 - `LifecycleService` sets a status by hand over `LifecyclePorts` (`Marked`, `Version`);
   `statuses_of`, `types_of` and `keeps` are the filters reads apply;
 - `ChangeFeed`: what changed since a time or a cursor (`ChangesPage`).
+- `lifecycle_parts` builds the services above from the store's roles (start-up calls it).
 """
 
 from memspace.services.lifecycle.changes import ChangeFeed, ChangesPage, MemoryChange
@@ -15,8 +16,19 @@ from memspace.services.lifecycle.lifecycle import (
     statuses_of,
     types_of,
 )
+from memspace.services.lifecycle.parts import LifecycleParts, lifecycle_parts
 
 __all__ = [
-    "ChangeFeed", "ChangesPage", "LifecyclePorts", "LifecycleService", "Marked",
-    "MemoryChange", "Version", "keeps", "statuses_of", "types_of",
+    "ChangeFeed",
+    "ChangesPage",
+    "LifecycleParts",
+    "LifecyclePorts",
+    "LifecycleService",
+    "Marked",
+    "MemoryChange",
+    "Version",
+    "keeps",
+    "lifecycle_parts",
+    "statuses_of",
+    "types_of",
 ]

@@ -32,7 +32,7 @@ from memspace.services.memories.add_types import AddResult
 from memspace.services.memories.conversation import TurnFeatures
 from memspace.services.shared import memory_id_of
 
-# A store's cache and its cold path (startup/container.py, build_search_paths), for writes that read.
+# A store's cache and its cold path (startup/ports.py, build_search_paths), for writes that read.
 ColdNeighbours = tuple[SpaceCache, ColdSearch]
 
 DEFAULT_CATEGORY = "general"
