@@ -31,6 +31,7 @@ from memspace.llm.answers import InvalidAnswer, parse_json
 from memspace.llm.grounding import ground
 from memspace.llm.prompts import PromptTemplate, load_prompt
 from memspace.llm.schema import FactsAnswer, response_format
+from memspace.llm.stray_loop import without_stray_loop
 
 PROMPT = "extract_facts.v2"
 # A 429 asking us to wait longer than this fails the extraction (the add falls back to flat)
@@ -153,11 +154,11 @@ class LitellmExtractor:
         # drop_params: a provider that rejects `response_format` or `temperature` (reasoning
         # models take only their default) gets the call without it instead of failing; the
         # prompt asks for the same JSON and parse_answer checks it either way.
-        return _litellm().completion(
+        return without_stray_loop(lambda: _litellm().completion(
             model=self.model, messages=messages, response_format=fmt,
             temperature=0, timeout=self._timeout_s, num_retries=0, drop_params=True,
             max_tokens=max_tokens, api_base=self._api_base, api_key=self._api_key,
-        )
+        ))
 
     def _to_facts(self, answer: FactsAnswer, offered: set[int]) -> tuple[ExtractedFact, ...]:
         facts: list[ExtractedFact] = []
