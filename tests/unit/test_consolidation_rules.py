@@ -23,8 +23,10 @@ from memspace.services.consolidation.judging import (
     without_model,
 )
 from memspace.services.consolidation.values import (
+    other_subjects,
     read,
     same_text,
+    subject_terms,
     swapped,
     swaps_subject,
     values_agree,
@@ -272,3 +274,22 @@ def test_between_the_two_floors_only_the_same_values_fold() -> None:
     assert not restates(premise, conclusion, 0.90, SAME_FLOOR, 0.88)
     assert restates(old, says_more, 0.93, SAME_FLOOR, 0.88) == (not swapped(
         old.content, says_more.content))
+
+
+def test_two_sentences_about_two_things_are_never_one_fact() -> None:
+    stairwell = "The east stairwell is closed for painting on Monday mornings."
+    lift = "The north lift is closed for servicing every Monday morning."
+    assert subject_terms(stairwell) == frozenset({"east", "stairwel"})
+    assert other_subjects(stairwell, lift)
+    assert not swapped(stairwell, lift)  # not one sentence with a word swapped: read apart
+    # The same thing, said another way: its subject shares a word.
+    assert not other_subjects(stairwell, "On Monday mornings the east stairwell is painted.")
+    # No auxiliary, or nothing before it: no subject read, no refusal.
+    assert subject_terms("Painters close the east stairwell on Mondays.") is None
+    assert not other_subjects(stairwell, "Painters close the east stairwell on Mondays.")
+    # However close the model and the vectors put them, they are not folded.
+    old, new = memory(stairwell, 0), memory(lift, 9)
+    assert not restates(old, new, 0.97, SAME_FLOOR, 0.88)
+    verdict = with_model(new, [Near(old, 0.97)], [0], answer(), UPDATE_FLOOR, SAME_FLOOR)
+    assert not verdict.retired
+

@@ -16,6 +16,7 @@ from memspace.domain.extraction import Comparison, Extraction
 from memspace.domain.lifecycle import CLAIM_TYPES, MAX_IMPORTANCE
 from memspace.domain.models import Memory, RelationType
 from memspace.services.consolidation.values import (
+    other_subjects,
     richer,
     same_text,
     swapped,
@@ -128,9 +129,11 @@ class Judged:
 def restates(old: Memory, new: Memory, similarity: float, same_floor: float,
              agree_floor: float) -> bool:
     """With no relation from the model, may the two be one fact said twice? Never one sentence
-    with a word swapped; at `same_floor` when no value of either contradicts the other (one may
-    say more), from the lower `agree_floor` only when both state exactly the same values."""
-    if swapped(old.content, new.content) or values_differ(old.content, new.content):
+    with a word swapped, nor two whose subjects share no word; at `same_floor` when no value of
+    either contradicts the other (one may say more), from the lower `agree_floor` only when
+    both state exactly the same values."""
+    if swapped(old.content, new.content) or values_differ(old.content, new.content) \
+            or other_subjects(old.content, new.content):
         return False
     return similarity >= same_floor or (
         similarity >= agree_floor and values_agree(old.content, new.content))

@@ -199,3 +199,32 @@ def swaps_subject(a_text: str, b_text: str) -> bool:
     ("staging" / "production"), which only a reader can tell from a new value for it."""
     values = read(a_text).values | read(b_text).values
     return any(w not in values and w not in _NOT_NAMES for w in swapped(a_text, b_text))
+
+
+# The auxiliaries and forms of "to be" that end a plain English sentence's subject ("The staging
+# cluster | runs" has none: only sentences with one of these are read for their subject).
+_AUXILIARIES = frozenset(
+    "is are was were be been am has have had will would must can could should may might does do "
+    "did".split())
+
+
+def subject_terms(text: str) -> frozenset[str] | None:
+    """The content terms before the sentence's first auxiliary ("The hydrotherapy pool | is
+    closed…": hydrotherapy, pool), None when it has none or nothing stands before it."""
+    tokens = word_tokens(text)
+    for i, token in enumerate(tokens):
+        if token in _AUXILIARIES:
+            head = frozenset(terms(" ".join(tokens[:i])))
+            return head or None
+    return None
+
+
+def other_subjects(a_text: str, b_text: str) -> bool:
+    """Both sentences name what they are about before an auxiliary, and those words share
+    nothing: "The hydrotherapy pool is closed on Fridays" / "The gym studio is closed every
+    Friday" speak of two things, however alike the rest reads. A paraphrase that turns the
+    sentence round ("X is owned by Maya" / "Maya is X's owner") reads as two subjects too: it is
+    left for a person rather than folded."""
+    a, b = subject_terms(a_text), subject_terms(b_text)
+    return a is not None and b is not None and not a & b
+
