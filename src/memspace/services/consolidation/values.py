@@ -209,8 +209,8 @@ _AUXILIARIES = frozenset(
 
 
 def subject_terms(text: str) -> frozenset[str] | None:
-    """The content terms before the sentence's first auxiliary ("The hydrotherapy pool | is
-    closed…": hydrotherapy, pool), None when it has none or nothing stands before it."""
+    """The content terms before the sentence's first auxiliary ("The east stairwell | is
+    closed…": east, stairwel), None when it has none or nothing stands before it."""
     tokens = word_tokens(text)
     for i, token in enumerate(tokens):
         if token in _AUXILIARIES:
@@ -221,8 +221,8 @@ def subject_terms(text: str) -> frozenset[str] | None:
 
 def other_subjects(a_text: str, b_text: str) -> bool:
     """Both sentences name what they are about before an auxiliary, and those words share
-    nothing: "The hydrotherapy pool is closed on Fridays" / "The gym studio is closed every
-    Friday" speak of two things, however alike the rest reads. A paraphrase that turns the
+    nothing: "The east stairwell is closed on Mondays" / "The north lift is closed every
+    Monday" speak of two things, however alike the rest reads. A paraphrase that turns the
     sentence round ("X is owned by Maya" / "Maya is X's owner") reads as two subjects too: it is
     left for a person rather than folded."""
     a, b = subject_terms(a_text), subject_terms(b_text)
