@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from itertools import count
 
@@ -13,6 +14,14 @@ _seq = count(1)
 # Unique per run, so tests can share one long-lived Neo4j database without colliding.
 _RUN = uuid.uuid4().hex[:8]
 BASE = datetime(2026, 3, 1, tzinfo=UTC)
+# A space's records are built a minute apart from BASE, counted per space: a record's time then
+# depends on what was built in its space before it, never on how many tests ran earlier in the
+# session (a session-wide count put a late test's memories past the dates it reads at).
+_minute: defaultdict[str, count[int]] = defaultdict(lambda: count(1))
+
+
+def _at(space_id: str, minutes: int | None) -> datetime:
+    return BASE + timedelta(minutes=minutes if minutes is not None else next(_minute[space_id]))
 
 
 def space(slug: str = "acme") -> Space:
@@ -28,7 +37,7 @@ def memory(
     minutes: int | None = None,
 ) -> Memory:
     n = next(_seq)
-    at = BASE + timedelta(minutes=minutes if minutes is not None else n)
+    at = _at(space_id, minutes)
     return Memory(
         id=f"mem-{_RUN}-{n:06d}", space_id=space_id, content=content, category=category,
         embedding=embedding, active=True, created_at=at, created_by="test",
@@ -44,6 +53,6 @@ def document(space_id: str, title: str = "notes.md", status: DocumentStatus = Do
              minutes: int | None = None, chunks_total: int = 0) -> Document:
     """A document with a sha256 unique to this run (a space holds one document per sha256)."""
     n = next(_seq)
-    at = BASE + timedelta(minutes=minutes if minutes is not None else n)
+    at = _at(space_id, minutes)
     return Document(f"doc-{_RUN}-{n:06d}", space_id, title, "markdown", 100, f"sha-{_RUN}-{n}",
                     status, at, "alice", chunks_total=chunks_total)
