@@ -9,6 +9,7 @@ Commands are read from README.md itself, so the README is what is tested."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -122,8 +123,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             time.sleep(0.2)
         yield Served(shell, keys, elsewhere)
     finally:
-        os.killpg(server.pid, 15)
-        server.wait(timeout=30)
+        stop(server)
 
 
 def test_the_readyz_line_and_the_root_page_answer(served: Served) -> None:
@@ -245,8 +245,7 @@ def test_a_busy_port_is_named_before_the_demo_loads_or_a_key_is_printed(
             time.sleep(0.2)
         assert "demo-agent" in log.read_text() and "msk_" in log.read_text()
     finally:
-        os.killpg(server.pid, 15)
-        server.wait(timeout=30)
+        stop(server)
     unwritable = newcomer.run("MEMSPACE_DATA_DIR=/proc/memspace memspace serve --demo", cwd=tmp_path)
     assert unwritable.returncode == 1 and "MEMSPACE_DATA_DIR" in unwritable.stderr
     assert "msk_" not in unwritable.stdout + unwritable.stderr
@@ -296,3 +295,12 @@ def test_the_readme_commands_a_newcomer_runs_as_they_are_work(served: Served) ->
             assert done.returncode in ok and "Traceback" not in done.stderr, (one, done.stdout, done.stderr)
             ran.append(one.split()[1])
     assert {"verify", "audit", "key", "doctor", "export", "login-link", "space"} <= set(ran), ran
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    """Ends the server's process group; one that already exited (a failed start) is only
+    waited for, so the start's own failure is what the test reports."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(server.pid, 15)
+    server.wait(timeout=30)
+
