@@ -81,6 +81,7 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import numpy as np
 
@@ -306,23 +307,26 @@ def machine_busy() -> tuple[float, float]:
     return (sum(ticks) - idle) / hz, sum(ticks) / hz
 
 
-def store_busy() -> float | None:
-    """Core-seconds used so far by the Neo4j server processes of this machine (/proc: every
-    process whose command line runs org.neo4j), None when none runs here: the store's own CPU,
-    apart from whatever else shares the machine."""
-    hz, total, found = os.sysconf("SC_CLK_TCK"), 0.0, False
+def store_busy(port: int | None) -> float | None:
+    """Core-seconds used so far by the Neo4j server of this machine (/proc: the processes whose
+    command line names neo4j; of those started with `--port <port>` (tools/neo4j-local) only
+    the one serving the bench's port), None when none runs here: the store's own CPU, apart
+    from whatever else shares the machine."""
+    hz, busy = os.sysconf("SC_CLK_TCK"), {}
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
-            if b"org.neo4j" not in (proc / "cmdline").read_bytes():
+            command = (proc / "cmdline").read_bytes()
+            if b"neo4j" not in command.lower() or b"java" not in command:
                 continue
             fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / hz  # utime, stime
-        found = True
-    return total if found else None
+        busy[command] = (int(fields[11]) + int(fields[12])) / hz  # utime, stime
+    serving = [s for c, s in busy.items() if f"--port\0{port}\0".encode() in c + b"\0"]
+    chosen = serving or list(busy.values())
+    return sum(chosen) if chosen else None
 
 
 def watch_encoder() -> dict[str, float]:
@@ -584,10 +588,11 @@ def workloads(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any],
             print(line)
         if args.idle_probe > 0:
             print(idle_probe(args.idle_probe))
-        started, busy, store = time.perf_counter(), machine_busy(), store_busy()
+        port = urlparse(args.neo4j_uri).port if args.store == "neo4j" else None
+        started, busy, store = time.perf_counter(), machine_busy(), store_busy(port)
         reports = run_replicas(args, data_dir, loaded, f"{label} {uuid.uuid4().hex[:6]}")
         seconds = time.perf_counter() - started
-        store_after = store_busy()
+        store_after = store_busy(port)
         print(f"{label} run: {seconds:.0f} s, {loadavg()}")
         store_s = store_after - store if store is not None and store_after is not None else None
         cpu_lines.append(f"{label}: " + print_cpu(reports, seconds, busy, machine_busy(),
