@@ -5,7 +5,7 @@ Usage:
   bench_scale.py --memories N --spaces S --replicas R --cache-mb M --store sqlite|neo4j
                  [--ops 400] [--add-share 0.15] [--rate 0] [--neo4j-uri bolt://...] [--keep]
                  [--runs 1|2]
-                 [--statements]
+                 [--statements [--store-cpu]]
                  [--load-only | --reuse RUN] [--own-indexes build|off|as-is] [--idle-probe 15]
 
 Both ways in one command: after the load, the workload runs on the fresh load (what a team that
@@ -15,7 +15,9 @@ after the fresh run. Before each run it prints every index of the store and its 
 or populating with its percentage; SQLite builds none in the background), the machine's load
 average and how busy it is over `--idle-probe` seconds with no operation (the store's
 background work after a load, when it runs here), and after it the run's figures, with the
-core-seconds the machine spent meanwhile split into the replicas' own and the rest's (the
+core-seconds the machine spent meanwhile (from the moment every replica has started and says it
+is ready, as a server would before taking traffic: how long the starts took and the store's CPU
+in them is printed apart) split into the replicas' own and the rest's (the
 store's, when it runs on the same machine: /proc/stat), and the part of the replicas' spent in
 the model's encoder (thread CPU in onnxruntime, per text and per operation). Last but one, one
 line gives each run's CPU an operation by part: the replicas' beside the encoder, the encoder's,
@@ -27,7 +29,9 @@ run's adds are new writes too (replayed word for word they would all be refused 
 one read each: the reused runs measured before this had add figures of no write; with the same
 words and the run's name they became corrections of the first run's adds). `--statements`
 (Neo4j) times every statement the replicas send, by the operation running meanwhile (an add, a
-search), and prints the costliest of each.
+search), and prints the costliest of each; with `--store-cpu` as well (best with `--replicas 1`)
+each replica's statements run one at a time and each is charged the Neo4j server's CPU while it
+ran: the store's CPU an operation, statement by statement.
 
 Loading: S spaces of skewed sizes (the i-th ~ 1/i of the largest: a few large, many small),
 N memories in all, written straight to the store in batches with a stand-in embedder (random
@@ -76,8 +80,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -183,32 +189,55 @@ def reuse(args: argparse.Namespace, data_dir: str) -> dict[str, Any]:
 
 
 STATEMENTS: dict[str, dict[str, list[float]]] = {}  # operation -> statement -> ms (--statements)
+STORE_CPU: dict[str, dict[str, list[float]]] = {}  # the same, the store's CPU ms (--store-cpu)
 # The operation the replica's loop is running ("add", "search"): statements of every thread
 # meanwhile count for it (an add's similar lookup runs on a thread of its own), and their text
 # says which is a background load's or the vector feed's.
 DOING = {"op": "start"}
 
 
-def time_statements() -> None:
+def time_statements(store_cpu_of: int | None = None) -> None:
     """Every Neo4j statement timed, by the operation its thread was running: where an add's or
-    a search's time goes, and what the background threads (loads, the vector feed) send."""
+    a search's time goes, and what the background threads (loads, the vector feed) send.
+
+    With `store_cpu_of` (the Neo4j server's pid, --store-cpu): the replica's statements run one
+    at a time (a lock across its threads) and each is charged the server's CPU while it ran,
+    so that with one replica the store's CPU is split exactly by statement (up to the server's
+    own background work, which the idle probe shows)."""
     from memspace.stores.neo4j import connection
 
+    one_at_a_time = threading.Lock()
     for name in ("read", "write_one", "write"):
         plain = getattr(connection.Neo4jConnection, name)
 
         def timed(self: Any, query: Any, *rest: Any, _plain: Any = plain, **params: Any) -> Any:
-            began = time.perf_counter()
-            try:
-                return _plain(self, query, *rest, **params)
-            finally:
-                text = query if isinstance(query, str) else getattr(query, "__qualname__", "tx")
-                key = " ".join(text.split())[:80]
-                op = DOING["op"]
-                STATEMENTS.setdefault(op, {}).setdefault(key, []).append(
-                    (time.perf_counter() - began) * 1000)
+            text = query if isinstance(query, str) else getattr(query, "__qualname__", "tx")
+            key = " ".join(text.split())[:80]
+            op = DOING["op"]
+            if store_cpu_of is None:
+                began = time.perf_counter()
+                try:
+                    return _plain(self, query, *rest, **params)
+                finally:
+                    STATEMENTS.setdefault(op, {}).setdefault(key, []).append(
+                        (time.perf_counter() - began) * 1000)
+            with one_at_a_time:
+                began, used = time.perf_counter(), process_cpu(store_cpu_of)
+                try:
+                    return _plain(self, query, *rest, **params)
+                finally:
+                    STATEMENTS.setdefault(op, {}).setdefault(key, []).append(
+                        (time.perf_counter() - began) * 1000)
+                    STORE_CPU.setdefault(op, {}).setdefault(key, []).append(
+                        (process_cpu(store_cpu_of) - used) * 1000)
 
         setattr(connection.Neo4jConnection, name, timed)
+
+
+def process_cpu(pid: int) -> float:
+    """Core-seconds one process has used so far (/proc/<pid>/stat: utime + stime)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def worker(args: argparse.Namespace) -> None:
@@ -217,14 +246,20 @@ def worker(args: argparse.Namespace) -> None:
 
     job = json.loads(Path(args.job).read_text())
     if args.statements and args.store == "neo4j":
-        time_statements()
+        time_statements(store_pid(port_of(args.neo4j_uri)) if args.store_cpu else None)
     if args.own_indexes == "off":
         without_own_indexes()
-    base = rss_mb()
+    base, began_start = rss_mb(), time.perf_counter()
     app = build(settings_for(args, job["data_dir"]))
     who = app.access.authenticate(job["key"])
     app.embedder.embed_queries(["warm the model"])
     model = rss_mb() - base
+    # Ready; the run waits for every replica to be, so that its CPU is the operations' alone
+    # (a replica's start, its model and first reads, is printed apart).
+    print(json.dumps({"ready": f"started in {time.perf_counter() - began_start:.1f} s"}),
+          flush=True)
+    sys.stdin.readline()
+    ready_cpu = cpu_seconds()
     words = vocabulary()
     rng = random.Random(job["seed"])
     fresh = random.Random(f"{job['seed']} {job['run']}")  # the adds' words, new in each run
@@ -283,8 +318,9 @@ def worker(args: argparse.Namespace) -> None:
                       "loading_at_end": getattr(loader, "loading", None) is not None,
                       "hits": budget.hits, "misses": budget.misses,
                       "held_mb": budget.held_bytes / 2**20, "loads": loads,
-                      "statements": STATEMENTS, "refused": refused,
-                      "cpu_s": cpu_seconds() - began_cpu, "cpu_total_s": cpu_seconds(),
+                      "statements": STATEMENTS, "store_cpu": STORE_CPU, "refused": refused,
+                      "cpu_s": cpu_seconds() - began_cpu,
+                      "cpu_total_s": cpu_seconds() - ready_cpu,
                       "encoder": encoder}))
     app.close()
 
@@ -307,26 +343,49 @@ def machine_busy() -> tuple[float, float]:
     return (sum(ticks) - idle) / hz, sum(ticks) / hz
 
 
-def store_busy(port: int | None) -> float | None:
-    """Core-seconds used so far by the Neo4j server of this machine (/proc: the processes whose
-    command line names neo4j; of those started with `--port <port>` (tools/neo4j-local) only
-    the one serving the bench's port), None when none runs here: the store's own CPU, apart
-    from whatever else shares the machine."""
-    hz, busy = os.sysconf("SC_CLK_TCK"), {}
+def store_pids(port: int | None) -> list[int]:
+    """The Neo4j servers of this machine (/proc: the processes whose command line names neo4j);
+    of those started with `--port <port>` (tools/neo4j-local) only the one serving the bench's
+    port. Empty when none runs here."""
+    found: dict[int, bytes] = {}
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
             command = (proc / "cmdline").read_bytes()
-            if b"neo4j" not in command.lower() or b"java" not in command:
-                continue
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        busy[command] = (int(fields[11]) + int(fields[12])) / hz  # utime, stime
-    serving = [s for c, s in busy.items() if f"--port\0{port}\0".encode() in c + b"\0"]
-    chosen = serving or list(busy.values())
-    return sum(chosen) if chosen else None
+        if b"neo4j" in command.lower() and b"java" in command:
+            found[int(proc.name)] = command
+    serving = [pid for pid, c in found.items() if f"--port\0{port}\0".encode() in c + b"\0"]
+    return serving or list(found)
+
+
+def store_pid(port: int | None) -> int:
+    pids = store_pids(port)
+    if len(pids) != 1:
+        raise SystemExit(f"--store-cpu needs the one Neo4j server of port {port} on this "
+                         f"machine; found {len(pids)}")
+    return pids[0]
+
+
+def port_of(uri: str) -> int | None:
+    return urlparse(uri).port
+
+
+def store_busy(port: int | None) -> float | None:
+    """Core-seconds used so far by the Neo4j server of this machine serving the bench's port
+    (store_pids), None when none runs here or the store is not Neo4j (no port): the store's
+    own CPU, apart from whatever else shares the machine."""
+    if port is None:
+        return None
+    used = []
+    for pid in store_pids(port):
+        try:
+            used.append(process_cpu(pid))
+        except OSError:
+            continue
+    return sum(used) if used else None
 
 
 def watch_encoder() -> dict[str, float]:
@@ -449,11 +508,12 @@ def index_states(args: argparse.Namespace, data_dir: str) -> list[str]:
 
 
 def run_replicas(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any],
-                 label: str) -> list[dict[str, Any]]:
+                 label: str, ready: Callable[[], None]) -> list[dict[str, Any]]:
     """The workload on R replica processes at once; each one's report. The same searches and
     adds in every run, but each run's adds say which run they are: replayed word for word, a
     second run's adds would all be refused as contents the space already holds (an exact
-    duplicate is found by one read, and nothing is written)."""
+    duplicate is found by one read, and nothing is written). `ready` is called once every
+    replica has started and warmed up, before any runs an operation."""
     replicas = []
     for n in range(args.replicas):
         job = Path(data_dir) / f"job-{n}.json"
@@ -462,7 +522,18 @@ def run_replicas(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any]
                                    "memories": args.memories, "run": label}))
         replicas.append(subprocess.Popen(
             [sys.executable, __file__, "--worker", "--job", str(job), *sys.argv[1:]],
-            stdout=subprocess.PIPE, text=True))
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+    for n, proc in enumerate(replicas):  # each says it is ready, as serve would
+        assert proc.stdout is not None and proc.stdin is not None
+        line = proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"replica {n} ended before it was ready (its errors are above)")
+        print(f"  replica {n}: {json.loads(line)['ready']}")
+    ready()
+    for proc in replicas:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
     reports = []
     for proc in replicas:
         out, _ = proc.communicate(timeout=7200)
@@ -504,6 +575,8 @@ def summary(args: argparse.Namespace, reports: list[dict[str, Any]]) -> str:
               f"held {r['held_mb']:.0f} MB, model {r['model']:.0f} MB, {len(r['loads'])} "
               f"spaces loaded in {sum(r['loads']):.1f} s")
     print_statements(reports)
+    print_store_cpu(reports, sum(len(r["timings"][k]) for r in reports
+                                 for k in ("warm", "cold", "add")))
     rss = max(r["rss"] for r in reports)
     model = statistics.mean(r["model"] for r in reports)
     return (f"scale: warm p95 {pct(merged['warm'], 0.95):.1f} ms, cold p95 "
@@ -525,6 +598,23 @@ def print_statements(reports: list[dict[str, Any]]) -> None:
                   f"ms  p95 {pct(values, 0.95):7.1f} ms  {key}")
 
 
+def print_store_cpu(reports: list[dict[str, Any]], operations: int) -> None:
+    """With --store-cpu: per operation, the statements that took most of the store's CPU, and
+    what each costs the store an operation of the run."""
+    merged: dict[str, dict[str, list[float]]] = {}
+    for report in reports:
+        for op, statements in report.get("store_cpu", {}).items():
+            for key, values in statements.items():
+                merged.setdefault(op, {}).setdefault(key, []).extend(values)
+    for op, statements in sorted(merged.items()):
+        total = sum(sum(v) for v in statements.values())
+        print(f"store CPU of {op}: {total / 1000:.1f} core-s, {total / max(operations, 1):.1f} "
+              "ms an operation of the run; by statement:")
+        for key, values in sorted(statements.items(), key=lambda kv: -sum(kv[1]))[:10]:
+            print(f"  {sum(values) / max(operations, 1):6.2f} ms an operation  n={len(values):5d}  "
+                  f"{sum(values) / len(values):6.2f} ms each  {key}")
+
+
 def print_cpu(reports: list[dict[str, Any]], seconds: float, before: tuple[float, float],
               after: tuple[float, float], store_s: float | None) -> str:
     """Where the machine's cores went during a run: the replicas' own CPU and the rest (the
@@ -534,7 +624,7 @@ def print_cpu(reports: list[dict[str, Any]], seconds: float, before: tuple[float
     ops = sum(len(r["timings"]["warm"]) + len(r["timings"]["cold"]) + len(r["timings"]["add"])
               for r in reports)
     working = sum(r.get("cpu_s", 0.0) for r in reports)
-    replicas = sum(r.get("cpu_total_s", 0.0) for r in reports)  # with their starts
+    replicas = sum(r.get("cpu_total_s", 0.0) for r in reports)  # since they were ready
     busy = after[0] - before[0]
     cores = (after[1] - before[1]) / seconds if seconds else 0.0
     print(f"cpu: machine busy {busy:.1f} core-s of {after[1] - before[1]:.1f} "
@@ -574,6 +664,23 @@ def loadavg() -> str:
     return "load average " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
+class Window:
+    """A run's CPU window: from the moment every replica is ready (started and warmed up, as
+    serve is before /readyz says ready) to the end; what the start took is printed apart."""
+
+    def __init__(self, port: int | None) -> None:
+        self.port = port
+        self.spawned, self.before_start = time.perf_counter(), store_busy(port)
+        self.started, self.busy, self.store = self.spawned, machine_busy(), self.before_start
+
+    def ready(self) -> None:
+        self.started, self.busy, self.store = (time.perf_counter(), machine_busy(),
+                                               store_busy(self.port))
+        used = (f", the store's CPU meanwhile {self.store - self.before_start:.1f} core-s"
+                if self.store is not None and self.before_start is not None else "")
+        print(f"replicas ready in {self.started - self.spawned:.1f} s{used}")
+
+
 def workloads(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any],
               cpu_lines: list[str]) -> list[str]:
     """The operations on the fresh load, then the same again on the database as it is after
@@ -589,8 +696,10 @@ def workloads(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any],
         if args.idle_probe > 0:
             print(idle_probe(args.idle_probe))
         port = urlparse(args.neo4j_uri).port if args.store == "neo4j" else None
-        started, busy, store = time.perf_counter(), machine_busy(), store_busy(port)
-        reports = run_replicas(args, data_dir, loaded, f"{label} {uuid.uuid4().hex[:6]}")
+        window = Window(port)
+        reports = run_replicas(args, data_dir, loaded, f"{label} {uuid.uuid4().hex[:6]}",
+                               window.ready)
+        started, busy, store = window.started, window.busy, window.store
         seconds = time.perf_counter() - started
         store_after = store_busy(port)
         print(f"{label} run: {seconds:.0f} s, {loadavg()}")
@@ -632,6 +741,10 @@ def main() -> None:
                              "workload, have the replicas ignore them, or leave them as they are")
     parser.add_argument("--statements", action="store_true",
                         help="(neo4j) time every statement the replicas send, by operation")
+    parser.add_argument("--store-cpu", action="store_true",
+                        help="(neo4j, with --statements, best with --replicas 1) each statement "
+                             "charged the Neo4j server's CPU while it ran; a replica's statements "
+                             "then run one at a time")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--job", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -640,6 +753,8 @@ def main() -> None:
         return
     if (args.load_only or args.reuse) and args.store != "neo4j":
         parser.error("--load-only and --reuse keep data in Neo4j: add --store neo4j")
+    if args.store_cpu and not (args.statements and args.store == "neo4j"):
+        parser.error("--store-cpu charges statements: add --statements --store neo4j")
     if args.load_only:
         args.keep = True
     data_dir = tempfile.mkdtemp(prefix="memspace-scale-")

@@ -5,6 +5,7 @@
 # Env: NEO4J_LOCAL_PORT (7687), NEO4J_LOCAL_DATA_DIR (<this dir>/data), NEO4J_LOCAL_HEAP (512m),
 #      NEO4J_LOCAL_PAGECACHE (256m), NEO4J_LOCAL_START_TIMEOUT (120 s),
 #      NEO4J_LOCAL_JAVA (java from JAVA_HOME or PATH; must be 17 or 21), NEO4J_LOCAL_JAVA_OPTS (extra),
+#      NEO4J_LOCAL_CONF (a neo4j.conf-style file of settings, read by the server),
 #      NEO4J_LOCAL_PID_FILE / NEO4J_LOCAL_LOG_FILE (<this dir>/neo4j.pid, .log: set both to run a second server).
 set -euo pipefail
 

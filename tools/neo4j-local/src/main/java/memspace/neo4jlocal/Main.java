@@ -84,7 +84,15 @@ public final class Main {
 
         DatabaseManagementService dbms;
         try {
-            dbms = new DatabaseManagementServiceBuilder(home)
+            DatabaseManagementServiceBuilder builder = new DatabaseManagementServiceBuilder(home);
+            // Settings of a neo4j.conf to try (e.g. an index's writer settings), read first so
+            // that those below always hold.
+            Path conf = envPath("NEO4J_LOCAL_CONF");
+            if (conf != null) {
+                System.out.println("neo4j-local: settings from " + conf);
+                builder.loadPropertiesFromFile(conf);
+            }
+            dbms = builder
                     .setConfig(BoltConnector.enabled, true)
                     .setConfig(BoltConnector.listen_address, new SocketAddress(HOST, port))
                     // Plain Bolt (no TLS): loopback only, used by local tests.
