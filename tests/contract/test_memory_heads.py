@@ -102,6 +102,18 @@ def test_a_large_cold_space_on_neo4j_ranks_by_heads_what_it_ranks_whole(
         _same(heads, cold.hybrid_search(MemoryFilter(space_id), vector, text, 10))
 
 
+@pytest.mark.neo4j
+def test_a_small_cold_space_on_neo4j_reads_heads_after_its_pass(neo4j_store: Neo4jStore) -> None:
+    # the pass over the space's rows ranks; only heads are read for the candidates (cheaper
+    # for the store and the client), and a search reads just its answer whole afterwards
+    space_id, _ = _conversation(neo4j_store)
+    cold = cold_search(neo4j_store)
+    [vector] = EMBED.embed_queries([QUERIES[0]])
+    heads = cold.hybrid_heads(MemoryFilter(space_id), vector, QUERIES[0], 10)
+    assert heads.by_vector and all(isinstance(h.memory, MemoryHead)
+                                   for h in [*heads.by_vector, *heads.by_text])
+
+
 def test_memories_are_read_by_id_within_their_space_only(store: GraphStore) -> None:
     space_id, ids = _conversation(store, n=12)
     other_id, other_ids = _conversation(store, n=3)

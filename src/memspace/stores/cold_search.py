@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from memspace.domain.heads import HybridHeads
+from memspace.domain.heads import HybridHeads, ScoredHead
 from memspace.domain.models import HybridHits, MemoryFilter, ScoredMemory
 from memspace.domain.ports import Vector
 from memspace.domain.text import query_terms, words
@@ -19,14 +19,20 @@ from memspace.stores.cold_scan import HYBRID, KEYWORD, TEXT, VECTOR, ColdRow, Co
 RowReader = Callable[[str, Columns], Iterable[Sequence[ColdRow]]]
 # The memories of several lists of (seq, score), read together, in each list's order.
 Fetch = Callable[[str, list[list[tuple[int, float]]]], list[list[ScoredMemory]]]
+# The same with each memory's head only (domain/heads.py).
+HeadFetch = Callable[[str, list[list[tuple[int, float]]]], list[list[ScoredHead]]]
 
 
 class ScanSearch:
     """Hybrid, full-text, vector and keyword search by one pass over the space's rows."""
 
-    def __init__(self, read: RowReader, fetch: Fetch) -> None:
+    def __init__(self, read: RowReader, fetch: Fetch, fetch_heads: HeadFetch | None = None
+                 ) -> None:
+        """`fetch_heads`: where a store reads heads for less than whole memories, hybrid_heads
+        reads those (a search then reads only the answer's first few whole)."""
         self._read = read
         self._fetch = fetch
+        self._fetch_heads = fetch_heads
 
     def close(self) -> None:
         """Nothing runs in the background."""
@@ -37,17 +43,24 @@ class ScanSearch:
 
     def hybrid_search(self, where: MemoryFilter, embedding: Vector, text: str,
                       limit: int) -> HybridHits:
-        terms = query_terms(text)
-        hits = cold_scan.hybrid(self._read(where.space_id, HYBRID if terms else VECTOR), where,
-                                np.asarray(embedding, dtype=np.float32), terms, limit)
-        return HybridHits.of(*self._fetch(where.space_id, [
-            hits.by_vector, hits.by_text, hits.cosines, hits.text_scores]))
+        return HybridHits.of(*self._fetch(where.space_id,
+                                          self._hybrid(where, embedding, text, limit)))
 
     def hybrid_heads(self, where: MemoryFilter, embedding: Vector, text: str,
                      limit: int) -> HybridHeads:
-        """hybrid_search's memories as heads, each with its memory: the pass reads the space's
-        rows, after which a memory's head costs about what the whole memory does."""
-        return HybridHeads.of_whole(self.hybrid_search(where, embedding, text, limit))
+        """hybrid_search's memories as heads where the store reads them for less, else whole."""
+        if self._fetch_heads is None:
+            return HybridHeads.of_whole(self.hybrid_search(where, embedding, text, limit))
+        return HybridHeads.of(*self._fetch_heads(where.space_id,
+                                                 self._hybrid(where, embedding, text, limit)))
+
+    def _hybrid(self, where: MemoryFilter, embedding: Vector, text: str,
+                limit: int) -> list[list[tuple[int, float]]]:
+        """Both rankings of one pass, with every candidate's cosine and text score."""
+        terms = query_terms(text)
+        hits = cold_scan.hybrid(self._read(where.space_id, HYBRID if terms else VECTOR), where,
+                                np.asarray(embedding, dtype=np.float32), terms, limit)
+        return [hits.by_vector, hits.by_text, hits.cosines, hits.text_scores]
 
     def text_search(self, where: MemoryFilter, text: str, limit: int) -> list[ScoredMemory]:
         hits = cold_scan.hybrid(self._read(where.space_id, TEXT), where, None, query_terms(text),

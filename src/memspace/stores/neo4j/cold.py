@@ -81,7 +81,7 @@ class Neo4jColdSearch(ScanSearch):
         self.statistics = SpaceStatistics(db)
         self._vector_reads = ThreadPoolExecutor(max_workers=VECTOR_READERS,
                                                 thread_name_prefix="cold-vector")
-        super().__init__(self._rows, self._memories)
+        super().__init__(self._rows, self._memories, self._heads)
 
     def close(self) -> None:
         self._vector_reads.shutdown(wait=False, cancel_futures=True)
@@ -244,12 +244,11 @@ class Neo4jColdSearch(ScanSearch):
 
     def _scan(self, size: int) -> ScanSearch:
         """The pass over a space whose last sequence number is known to be `size`."""
-        # whole memories: the pass has just read the space's rows, so their pages are in
-        # Neo4j's cache and a head costs about what the whole memory does, without the
-        # answer's second read (bench/cold_profile.py: 3.0-3.3 ms for the heads + 1.6-1.8 ms
-        # for the answer's memories, against 3.3-4.2 ms whole)
+        # Its hybrid_heads reads heads, and the search reads only the answer's first few whole:
+        # 100 candidates' heads and ten memories whole cost the store 2.5-3.5 ms of CPU against
+        # 3.8-5.3 ms for the 100 whole, and the client half (bench/store_statements.py).
         return ScanSearch(lambda space_id, columns: self._rows(space_id, columns, size),
-                          self._memories)
+                          self._memories, self._heads)
 
     def _rows(self, space_id: str, columns: Columns,
               last: int | None = None) -> Iterator[Sequence[ColdRow]]:
@@ -264,10 +263,15 @@ class Neo4jColdSearch(ScanSearch):
                   lists: list[list[tuple[int, float]]]) -> list[list[ScoredMemory]]:
         return search.scored(lists, _pairs(self._db, space_id, lists))
 
+    def _heads(self, space_id: str,
+               lists: list[list[tuple[int, float]]]) -> list[list[ScoredHead]]:
+        return search.scored_heads(lists, _pairs(self._db, space_id, lists, fetch.HEADS_BY_SEQ))
 
-def _pairs(db: Neo4jConnection, space_id: str, lists: list[list[tuple[int, float]]]) -> list[Any]:
+
+def _pairs(db: Neo4jConnection, space_id: str, lists: list[list[tuple[int, float]]],
+           statement: str = fetch.MEMORIES_BY_SEQ) -> list[Any]:
     seqs = list({seq: None for hits in lists for seq, _ in hits})
     if not seqs:
         return []
-    [row] = db.read(fetch.MEMORIES_BY_SEQ, space=space_id, seqs=seqs)
+    [row] = db.read(statement, space=space_id, seqs=seqs)
     return list(row["rows"])

@@ -43,6 +43,14 @@ def scored(ranked: list[list[tuple[int, float]]], pairs: list[list[Any]]) -> lis
             for hits in ranked]
 
 
+def scored_heads(ranked: list[list[tuple[int, float]]],
+                 pairs: list[list[Any]]) -> list[list[ScoredHead]]:
+    """Each ranking of (seq, score) as heads, from the [seq, head] pairs read for them."""
+    by_seq = {seq: rec.head_from(head) for seq, head in pairs}
+    return [[ScoredHead(by_seq[seq], score) for seq, score in hits if seq in by_seq]
+            for hits in ranked]
+
+
 def lists_from_cache(
     conn: Neo4jConnection, vectors: VectorCache, where: MemoryFilter,
     rank: Callable[[int | None], list[list[tuple[int, float]]]],
@@ -60,9 +68,7 @@ def heads_from_cache(
     """lists_from_cache with each memory's head only (domain/heads.py)."""
     ranked, pairs = _fetched(conn, vectors, where, rank, cypher.HEADS_BY_SEQ_AT_VERSION,
                              cypher.HEADS_BY_SEQ)
-    by_seq = {seq: rec.head_from(head) for seq, head in pairs}
-    return [[ScoredHead(by_seq[seq], score) for seq, score in hits if seq in by_seq]
-            for hits in ranked]
+    return scored_heads(ranked, pairs)
 
 
 def _fetched(
