@@ -179,24 +179,6 @@ def test_extends_and_derives_become_links_and_contradictions_are_queued() -> Non
     assert [q[1].id for q in verdict.queue] == [b.id] and not verdict.retired
 
 
-def test_one_fact_said_twice_that_the_model_calls_extends_is_proposed_as_a_fold() -> None:
-    # a small model relates restatements as `extends`: where code reads one fact, the fold is
-    # proposed (and the second look decides); a look-alike stays a link, never a fold
-    old, new = memory("Maria owns payments.", 0), memory("Payments are owned by Maria.", 9)
-    verdict = with_model(new, [Near(old, 0.95)], [0], answer((0, RelationType.EXTENDS)),
-                         UPDATE_FLOOR, SAME_FLOOR)
-    assert [m.id for m in verdict.retired] == [old.id] and not verdict.links
-    assert "relates them as extends" in verdict.retire[old.id]
-    lookalike = memory("Tom owns payments.", 9)
-    verdict = with_model(lookalike, [Near(old, 0.97)], [0], answer((0, RelationType.EXTENDS)),
-                         UPDATE_FLOOR, SAME_FLOOR)
-    assert not verdict.retired and [t.id for _, t, _, _ in verdict.links] == [old.id]
-    # the second look saying it changed something keeps both, for a person
-    checked = confirm(with_model(new, [Near(old, 0.95)], [0], answer((0, RelationType.EXTENDS)),
-                                 UPDATE_FLOOR, SAME_FLOOR), [old], compared(old, changed=True))
-    assert not checked.retired and checked.queue
-
-
 def test_a_decision_the_model_says_is_replaced_goes_to_the_queue() -> None:
     old = memory("We deploy with Jenkins.", 0, type=MemoryType.DECISION)
     new = memory("We deploy with GitHub Actions now.", 9, type=MemoryType.DECISION)

@@ -172,17 +172,13 @@ def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judg
             else:
                 verdict.queue.append((newest, old, "replacement", (
                     "the model says the newer replaces it, but no value of it changed")))
-        elif restates(old, newest, near.similarity, same_floor, agree_floor):
-            # A small model often relates one fact said twice as `extends`: where code finds
-            # them one fact, the fold is proposed and the second look (confirm) decides.
-            said = (f"the model relates them as {relation[0].value.lower()}" if relation
-                    else "no relation from the model")
-            _fold_or_queue(verdict, newest, old, (
-                f"says the same fact (similarity {near.similarity:.2f}, no value the other "
-                f"contradicts, {said})"), "restatement")
         elif relation is not None:
             verdict.links.append((newest, old, relation[0], relation[1] or
                                   f"added by a consolidation pass ({relation[0].value.lower()})"))
+        elif restates(old, newest, near.similarity, same_floor, agree_floor):
+            _fold_or_queue(verdict, newest, old, (
+                f"says the same fact (similarity {near.similarity:.2f}, no value the other "
+                "contradicts, no relation from the model)"), "restatement")
     return verdict
 
 
