@@ -72,6 +72,7 @@ run's (the only run's with --reuse), for scripts comparing runs:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -206,7 +207,8 @@ def time_statements(store_cpu_of: int | None = None) -> None:
     own background work, which the idle probe shows)."""
     from memspace.stores.neo4j import connection
 
-    one_at_a_time = threading.Lock()
+    # with --store-cpu, one statement at a time so that the server's CPU meanwhile is its own
+    one_at_a_time = threading.Lock() if store_cpu_of is not None else contextlib.nullcontext()
     for name in ("read", "write_one", "write"):
         plain = getattr(connection.Neo4jConnection, name)
 
@@ -214,22 +216,17 @@ def time_statements(store_cpu_of: int | None = None) -> None:
             text = query if isinstance(query, str) else getattr(query, "__qualname__", "tx")
             key = " ".join(text.split())[:80]
             op = DOING["op"]
-            if store_cpu_of is None:
-                began = time.perf_counter()
-                try:
-                    return _plain(self, query, *rest, **params)
-                finally:
-                    STATEMENTS.setdefault(op, {}).setdefault(key, []).append(
-                        (time.perf_counter() - began) * 1000)
             with one_at_a_time:
-                began, used = time.perf_counter(), process_cpu(store_cpu_of)
+                began = time.perf_counter()
+                used = process_cpu(store_cpu_of) if store_cpu_of is not None else 0.0
                 try:
                     return _plain(self, query, *rest, **params)
                 finally:
                     STATEMENTS.setdefault(op, {}).setdefault(key, []).append(
                         (time.perf_counter() - began) * 1000)
-                    STORE_CPU.setdefault(op, {}).setdefault(key, []).append(
-                        (process_cpu(store_cpu_of) - used) * 1000)
+                    if store_cpu_of is not None:
+                        STORE_CPU.setdefault(op, {}).setdefault(key, []).append(
+                            (process_cpu(store_cpu_of) - used) * 1000)
 
         setattr(connection.Neo4jConnection, name, timed)
 
@@ -584,14 +581,20 @@ def summary(args: argparse.Namespace, reports: list[dict[str, Any]]) -> str:
             f"rss per replica {rss:.0f} MB (budget {args.cache_mb} MB, model {model:.0f} MB)")
 
 
-def print_statements(reports: list[dict[str, Any]]) -> None:
-    """With --statements: per operation, the statements that took most of its time."""
+def merged_statements(reports: list[dict[str, Any]], field: str) -> dict[str, dict[str, list[float]]]:
+    """The replicas' per-statement figures (`statements` or `store_cpu`) in one:
+    operation -> statement -> values."""
     merged: dict[str, dict[str, list[float]]] = {}
     for report in reports:
-        for op, statements in report.get("statements", {}).items():
+        for op, statements in report.get(field, {}).items():
             for key, values in statements.items():
                 merged.setdefault(op, {}).setdefault(key, []).extend(values)
-    for op, statements in sorted(merged.items()):
+    return merged
+
+
+def print_statements(reports: list[dict[str, Any]]) -> None:
+    """With --statements: per operation, the statements that took most of its time."""
+    for op, statements in sorted(merged_statements(reports, "statements").items()):
         print(f"statements of {op} (both replicas), by total time:")
         for key, values in sorted(statements.items(), key=lambda kv: -sum(kv[1]))[:8]:
             print(f"  {sum(values) / 1000:7.1f} s  n={len(values):5d}  p50 {pct(values, 0.5):7.1f} "
@@ -601,17 +604,13 @@ def print_statements(reports: list[dict[str, Any]]) -> None:
 def print_store_cpu(reports: list[dict[str, Any]], operations: int) -> None:
     """With --store-cpu: per operation, the statements that took most of the store's CPU, and
     what each costs the store an operation of the run."""
-    merged: dict[str, dict[str, list[float]]] = {}
-    for report in reports:
-        for op, statements in report.get("store_cpu", {}).items():
-            for key, values in statements.items():
-                merged.setdefault(op, {}).setdefault(key, []).extend(values)
-    for op, statements in sorted(merged.items()):
+    per_op = 1 / max(operations, 1)
+    for op, statements in sorted(merged_statements(reports, "store_cpu").items()):
         total = sum(sum(v) for v in statements.values())
-        print(f"store CPU of {op}: {total / 1000:.1f} core-s, {total / max(operations, 1):.1f} "
+        print(f"store CPU of {op}: {total / 1000:.1f} core-s, {total * per_op:.1f} "
               "ms an operation of the run; by statement:")
         for key, values in sorted(statements.items(), key=lambda kv: -sum(kv[1]))[:10]:
-            print(f"  {sum(values) / max(operations, 1):6.2f} ms an operation  n={len(values):5d}  "
+            print(f"  {sum(values) * per_op:6.2f} ms an operation  n={len(values):5d}  "
                   f"{sum(values) / len(values):6.2f} ms each  {key}")
 
 
