@@ -233,7 +233,12 @@ def time_statements(store_cpu_of: int | None = None) -> None:
 
 def process_cpu(pid: int) -> float:
     """Core-seconds one process has used so far (/proc/<pid>/stat: utime + stime)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return process_cpu_of(Path(f"/proc/{pid}/stat"))
+
+
+def process_cpu_of(stat: Path) -> float:
+    """utime + stime of a process's or a thread's stat file, in core-seconds."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -368,6 +373,69 @@ def store_pid(port: int | None) -> int:
 
 def port_of(uri: str) -> int | None:
     return urlparse(uri).port
+
+
+# The store's threads by name (HotSpot's "C2 CompilerThre", "GC Thread#0", "G1 Conc#0", …;
+# Neo4j's "neo4j.BoltWorker", "neo4j.IndexSampling", …), first match wins; "other" is the rest.
+THREAD_KINDS = {"compiling": ("C1 CompilerThre", "C2 CompilerThre"),
+                "collecting": ("GC Thread", "G1 ", "VM Thread"),
+                "statements": ("neo4j.BoltWorke",),
+                "index sampling": ("neo4j.IndexSamp",)}
+
+
+class StoreThreads:
+    """The store's CPU over a window by kind of thread. The JVM ends idle compiler threads and
+    Neo4j ends idle pool threads, taking their CPU with them, so every live thread is read once a
+    second and a thread counts with its last reading (at most a second of an ending thread's
+    CPU is missed, and then counted as "other")."""
+
+    def __init__(self, port: int | None) -> None:
+        self.pids = store_pids(port) if port is not None else []
+        self.first: dict[tuple[int, int], float] = {}
+        self.last: dict[tuple[int, int], tuple[str, float]] = {}
+        self.stopping = threading.Event()
+        self.sampler = threading.Thread(target=self.sample_each_second, daemon=True)
+
+    def read(self) -> dict[tuple[int, int], tuple[str, float]]:
+        seen = {}
+        for pid in self.pids:
+            try:
+                tasks = list(Path(f"/proc/{pid}/task").iterdir())
+            except OSError:
+                continue
+            for task in tasks:
+                try:
+                    seen[(pid, int(task.name))] = ((task / "comm").read_text().strip(),
+                                                   process_cpu_of(task / "stat"))
+                except OSError:
+                    continue
+        return seen
+
+    def start(self) -> None:
+        if self.pids:
+            self.last = self.read()
+            self.first = {tid: cpu for tid, (_, cpu) in self.last.items()}
+            self.sampler.start()
+
+    def sample_each_second(self) -> None:
+        while not self.stopping.wait(1.0):
+            self.last.update(self.read())
+
+    def stop(self, store_s: float | None, ops: int) -> str | None:
+        """The store's CPU an operation by kind of thread, None without a store here."""
+        if not self.pids or store_s is None or not ops:
+            return None
+        self.stopping.set()
+        self.sampler.join()
+        self.last.update(self.read())
+        spent = dict.fromkeys(THREAD_KINDS, 0.0)
+        for tid, (name, cpu) in self.last.items():
+            kind = next((k for k, names in THREAD_KINDS.items() if name.startswith(names)), None)
+            if kind is not None:
+                spent[kind] += cpu - self.first.get(tid, 0.0)
+        parts = [f"{kind} {1000 * s / ops:.1f}" for kind, s in spent.items()]
+        other = 1000 * (store_s - sum(spent.values())) / ops
+        return f"store by thread: {', '.join(parts)}, other {other:.1f} ms an operation"
 
 
 def store_busy(port: int | None) -> float | None:
@@ -614,14 +682,17 @@ def print_store_cpu(reports: list[dict[str, Any]], operations: int) -> None:
                   f"{sum(values) / len(values):6.2f} ms each  {key}")
 
 
+def operations(reports: list[dict[str, Any]]) -> int:
+    return sum(len(r["timings"][kind]) for r in reports for kind in ("warm", "cold", "add"))
+
+
 def print_cpu(reports: list[dict[str, Any]], seconds: float, before: tuple[float, float],
               after: tuple[float, float], store_s: float | None) -> str:
     """Where the machine's cores went during a run: the replicas' own CPU and the rest (the
     store, when it runs on this machine, and anything else). Answers the run's CPU an
     operation by part (`store_s`: the Neo4j server's core-seconds over the run, when it runs
     here), with the encoder's time per text, for the line printed last but one."""
-    ops = sum(len(r["timings"]["warm"]) + len(r["timings"]["cold"]) + len(r["timings"]["add"])
-              for r in reports)
+    ops = operations(reports)
     working = sum(r.get("cpu_s", 0.0) for r in reports)
     replicas = sum(r.get("cpu_total_s", 0.0) for r in reports)  # since they were ready
     busy = after[0] - before[0]
@@ -671,10 +742,12 @@ class Window:
         self.port = port
         self.spawned, self.before_start = time.perf_counter(), store_busy(port)
         self.started, self.busy, self.store = self.spawned, machine_busy(), self.before_start
+        self.threads = StoreThreads(port)
 
     def ready(self) -> None:
         self.started, self.busy, self.store = (time.perf_counter(), machine_busy(),
                                                store_busy(self.port))
+        self.threads.start()
         used = (f", the store's CPU meanwhile {self.store - self.before_start:.1f} core-s"
                 if self.store is not None and self.before_start is not None else "")
         print(f"replicas ready in {self.started - self.spawned:.1f} s{used}")
@@ -705,6 +778,9 @@ def workloads(args: argparse.Namespace, data_dir: str, loaded: dict[str, Any],
         store_s = store_after - store if store is not None and store_after is not None else None
         cpu_lines.append(f"{label}: " + print_cpu(reports, seconds, busy, machine_busy(),
                                                   store_s))
+        split = window.threads.stop(store_s, operations(reports))
+        if split:
+            print(split)
         lines.append(summary(args, reports))
         print(f"{label} " + lines[-1])
     return lines

@@ -3,7 +3,8 @@ doctor` and an import's last line read, tests/unit/test_index_progress.py), an i
 on a store that holds data is listed while it populates and online after, and a writer's
 latest memory (read on every add) is found without reading the space's other writers'
 memories, however recent they are, and a space's rows are read without the indexed float array
-where the float32 vector is there (docs/scaling.md, "A fresh load")."""
+where the float32 vector is there (docs/scaling.md, "A fresh load"); a short id's read seeks
+the ids it starts, not every memory of the space."""
 
 from __future__ import annotations
 
@@ -116,3 +117,18 @@ def test_row_reads_take_the_float32_vector_and_the_array_only_without_it(
     assert [(r[1], r[4]) for r in row["rows"]] == [(None, f"fact {n}") for n in range(4)]
     [row] = db.read(cold_cypher.ROWS_IN_RANGE[HYBRID], space=space.id, after=0, upto=4)
     assert {r[4] for r in row["rows"]} == {""}
+
+
+def test_a_prefix_read_seeks_the_ids_not_the_space(neo4j_store: Neo4jStore) -> None:
+    space = b.space("prefix-reads")
+    neo4j_store.directory.create_space(space)
+    memories = [replace(b.memory(space.id, f"fact {n}"), id=uuid.uuid4().hex)  # as served
+                for n in range(300)]
+    neo4j_store.writes.write(WriteBatch(space.id, memories))
+    prefixes = [m.id[:8] for m in memories[:3]]
+    found = neo4j_store.reads.ids_with_prefix(space.id, prefixes, 4)
+    assert {m.id for m in memories[:3]} <= set(found)
+    _, summary, _ = neo4j_store.kit.db.driver.execute_query(
+        "PROFILE " + memory_cypher.IDS_WITH_PREFIX, space=space.id, prefixes=prefixes, limit=4)
+    # a search's answer reads its short ids so: not the space's 300 for each prefix
+    assert _rows_read(summary.profile) <= 3 * 4

@@ -12,7 +12,7 @@ from memspace.domain.errors import Conflict, NotFound
 from memspace.domain.models import Document, DocumentStatus, Memory
 from memspace.domain.ports import PageAfter
 from memspace.stores.sqlite.kit import SqliteKit
-from memspace.stores.sqlite.records import document_from_row, ts
+from memspace.stores.sqlite.records import document_from_row, ids_with_prefix, ts
 
 
 def check_sources(conn: sqlite3.Connection, space_id: str, memories: Sequence[Memory]) -> None:
@@ -70,13 +70,7 @@ class SqliteDocuments:
         return document_from_row(row) if row else None
 
     def ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int) -> list[str]:
-        conn, found = self._db.conn(), []
-        for prefix in dict.fromkeys(prefixes):
-            # A range on the primary key, so the index answers: LIKE would walk the table.
-            found += [r[0] for r in conn.execute(
-                "SELECT id FROM documents WHERE id >= ? AND id < ? AND space_id = ? "
-                "ORDER BY id LIMIT ?", (prefix, prefix + "\U0010ffff", space_id, limit))]
-        return found
+        return ids_with_prefix(self._db.conn(), "documents", space_id, prefixes, limit)
 
     def list_documents(
         self, space_id: str, limit: int, after: PageAfter | None = None

@@ -14,7 +14,7 @@ from memspace.domain.ports import Change, ChangeAfter, PageAfter
 from memspace.stores.sqlite import memories
 from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.memories import filter_sql
-from memspace.stores.sqlite.records import MEMORY_COLUMNS, memory_from_row, ts
+from memspace.stores.sqlite.records import MEMORY_COLUMNS, ids_with_prefix, memory_from_row, ts
 
 
 class SqliteMemoryReads:
@@ -47,13 +47,7 @@ class SqliteMemoryReads:
         return memory_from_row(row) if row else None
 
     def ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int) -> list[str]:
-        conn, found = self._db.conn(), []
-        for prefix in dict.fromkeys(prefixes):
-            # A range on the primary key, so the index answers: LIKE would walk the table.
-            found += [r[0] for r in conn.execute(
-                "SELECT id FROM memories WHERE id >= ? AND id < ? AND space_id = ? "
-                "ORDER BY id LIMIT ?", (prefix, prefix + "\U0010ffff", space_id, limit))]
-        return found
+        return ids_with_prefix(self._db.conn(), "memories", space_id, prefixes, limit)
 
     def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
         if not hashes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import numpy as np
@@ -29,6 +30,25 @@ MEMORY_COLUMNS = (
     "provenance_kind, provenance_source, suspicious, type, status, importance, canonical, "
     "valid_from, valid_to, expires_at"
 )
+
+
+def ids_with_prefix_sql(table: str) -> str:
+    """The ids of `table` (memories, documents, code_chunks) in one space starting with a prefix:
+    a range on the primary key's index (LIKE would walk the table). The space's test is written
+    `+space_id` so SQLite cannot answer from the space's index instead, which reads every row
+    of the space and sorts them, for each prefix."""
+    return (f"SELECT id FROM {table} WHERE id >= ? AND id < ? AND +space_id = ? "
+            "ORDER BY id LIMIT ?")
+
+
+def ids_with_prefix(conn: sqlite3.Connection, table: str, space_id: str,
+                    prefixes: Sequence[str], limit: int) -> list[str]:
+    """Up to `limit` ids of the space starting with each prefix (ids_with_prefix_sql)."""
+    sql, found = ids_with_prefix_sql(table), []
+    for prefix in dict.fromkeys(prefixes):
+        found += [r[0] for r in conn.execute(sql, (prefix, prefix + "\U0010ffff", space_id,
+                                                    limit))]
+    return found
 
 
 def not_forgotten(alias: str) -> str:

@@ -9,7 +9,7 @@ from datetime import datetime
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.errors import Conflict
 from memspace.stores.sqlite.kit import SqliteKit
-from memspace.stores.sqlite.records import parse_ts, req_ts, ts
+from memspace.stores.sqlite.records import ids_with_prefix, parse_ts, req_ts, ts
 
 _CHUNK = "id, space_id, repo_id, path, start_line, end_line, symbol, language, body"
 
@@ -94,13 +94,7 @@ class SqliteRepos:
 
     def chunk_ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int
                               ) -> list[str]:
-        conn, found = self._db.conn(), []
-        for prefix in dict.fromkeys(prefixes):
-            # A range on the primary key, so the index answers: LIKE would walk the table.
-            found += [r[0] for r in conn.execute(
-                "SELECT id FROM code_chunks WHERE id >= ? AND id < ? AND space_id = ? "
-                "ORDER BY id LIMIT ?", (prefix, prefix + "\U0010ffff", space_id, limit))]
-        return found
+        return ids_with_prefix(self._db.conn(), "code_chunks", space_id, prefixes, limit)
 
     def mined_commits(self, repo_id: str) -> set[str]:
         rows = self._db.conn().execute(

@@ -38,11 +38,12 @@ MATCH (c:CodeChunk {spaceId: $space}) RETURN c {.*} AS chunk
 ORDER BY c.repoId, c.path, c.startLine
 """
 CHUNK_BY_ID = "MATCH (c:CodeChunk {id: $id, spaceId: $space}) RETURN c {.*} AS chunk"
-# The chunks whose id starts with each prefix (the id constraint's index answers STARTS WITH).
+# The chunks whose id starts with each prefix, read from the id constraint's index (hinted, as
+# memories' IDS_WITH_PREFIX: else the planner may read the whole space for each prefix).
 CHUNK_IDS_WITH_PREFIX = """
 UNWIND $prefixes AS prefix
 CALL (prefix) {
-  MATCH (c:CodeChunk) WHERE c.id STARTS WITH prefix AND c.spaceId = $space
+  MATCH (c:CodeChunk) USING INDEX c:CodeChunk(id) WHERE c.id STARTS WITH prefix AND c.spaceId = $space
   RETURN c.id AS id ORDER BY id LIMIT $limit
 }
 RETURN collect(id) AS ids
