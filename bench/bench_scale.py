@@ -19,7 +19,9 @@ core-seconds the machine spent meanwhile (from the moment every replica has star
 is ready, as a server would before taking traffic: how long the starts took and the store's CPU
 in them is printed apart) split into the replicas' own and the rest's (the
 store's, when it runs on the same machine: /proc/stat), and the part of the replicas' spent in
-the model's encoder (thread CPU in onnxruntime, per text and per operation). Last but one, one
+the model's encoder (thread CPU in onnxruntime, per text and per operation), and the store's
+by kind of thread (the JVM compiling and collecting, Neo4j's Bolt workers running statements,
+its index sampling, the rest: /proc/<pid>/task). Last but one, one
 line gives each run's CPU an operation by part: the replicas' beside the encoder, the encoder's,
 and the store's (the Neo4j server's own process when it runs here, /proc/<pid>/stat; else the
 machine's rest), with the encoder's time per text, so every figure carries the day's speed with
