@@ -4,7 +4,8 @@ on a store that holds data is listed while it populates and online after, and a 
 latest memory (read on every add) is found without reading the space's other writers'
 memories, however recent they are, and a space's rows are read without the indexed float array
 where the float32 vector is there (docs/scaling.md, "A fresh load"); a short id's read seeks
-the ids it starts, not every memory of the space."""
+the ids it starts, not every memory of the space, and a space's load reads its retired memories
+alone."""
 
 from __future__ import annotations
 
@@ -132,3 +133,17 @@ def test_a_prefix_read_seeks_the_ids_not_the_space(neo4j_store: Neo4jStore) -> N
         "PROFILE " + memory_cypher.IDS_WITH_PREFIX, space=space.id, prefixes=prefixes, limit=4)
     # a search's answer reads its short ids so: not the space's 300 for each prefix
     assert _rows_read(summary.profile) <= 3 * 4
+
+
+def test_a_spaces_retired_memories_are_read_without_its_current_ones(
+        neo4j_store: Neo4jStore) -> None:
+    space = b.space("retired-reads")
+    neo4j_store.directory.create_space(space)
+    memories = [b.memory(space.id, f"fact {n}") for n in range(300)]
+    retired = [replace(m, active=False) for m in memories[:2]]
+    neo4j_store.writes.write(WriteBatch(space.id, retired + memories[2:]))
+    upto = neo4j_store.search.memory_count(space.id)
+    assert len(neo4j_store.search.inactive_seqs(space.id, upto)) == 2
+    _, summary, _ = neo4j_store.kit.db.driver.execute_query(
+        "PROFILE " + search_cypher.INACTIVE_SEQS, space=space.id, upto=upto)
+    assert _rows_read(summary.profile) <= 2  # not the 298 current ones

@@ -23,8 +23,12 @@ RETURN collect([m.seq, {VECTOR_OR_ARRAY}, m.category, coalesce(m.terms, ''),
                 m.content]) AS rows
 """
 LAST_SEQ = "MATCH (s:Space {id: $space}) RETURN coalesce(s.seq, 0) AS seq"
+# A space's retired memories (a space's load into the cache), from the (spaceId, active) index:
+# unhinted, the planner may take the (spaceId, seq) range and read the whole space (72 ms for
+# 134,000 memories, 3.8 hinted).
 INACTIVE_SEQS = """
-MATCH (m:Memory) WHERE m.spaceId = $space AND m.active = false AND m.seq <= $upto
+MATCH (m:Memory) USING INDEX m:Memory(spaceId, active)
+WHERE m.spaceId = $space AND m.active = false AND m.seq <= $upto
 RETURN m.seq AS seq
 """
 # The memories ranked on the cache, as one record of [seq, memory] pairs: bolt costs a message
