@@ -5,7 +5,7 @@ latest memory (read on every add) is found without reading the space's other wri
 memories, however recent they are, and a space's rows are read without the indexed float array
 where the float32 vector is there (docs/scaling.md, "A fresh load"); a short id's read seeks
 the ids it starts, not every memory of the space, and a space's load reads its retired memories
-alone."""
+alone, and a space's documents are counted without reading other spaces'."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from memspace.domain.ports import WriteBatch
 from memspace.stores.cold_scan import HYBRID, KEYWORD, VECTOR
 from memspace.stores.neo4j import Neo4jStore
 from memspace.stores.neo4j.cypher import cold as cold_cypher
+from memspace.stores.neo4j.cypher import directory as directory_cypher
 from memspace.stores.neo4j.cypher import memories as memory_cypher
 from memspace.stores.neo4j.cypher import search as search_cypher
 from tests.support import builders as b
@@ -147,3 +148,20 @@ def test_a_spaces_retired_memories_are_read_without_its_current_ones(
     _, summary, _ = neo4j_store.kit.db.driver.execute_query(
         "PROFILE " + search_cypher.INACTIVE_SEQS, space=space.id, upto=upto)
     assert _rows_read(summary.profile) <= 2  # not the 298 current ones
+
+
+def test_a_spaces_documents_are_counted_without_the_other_spaces(
+        neo4j_store: Neo4jStore) -> None:
+    mine, other = b.space("counted-docs"), b.space("other-docs")
+    for space in (mine, other):
+        neo4j_store.directory.create_space(space)
+    for _ in range(2):
+        neo4j_store.documents.add_document(b.document(mine.id))
+    for _ in range(5):
+        neo4j_store.documents.add_document(b.document(other.id))
+    assert neo4j_store.directory.space_stats(mine.id).documents == 2
+    _, summary, _ = neo4j_store.kit.db.driver.execute_query(
+        "PROFILE " + directory_cypher.SPACE_STATS, space=mine.id, known=-1)
+    # the space's own documents, from the index: never every document of the store
+    assert not any(d.startswith("NodeByLabelScan") for d in _details(summary.profile))
+    assert _rows_read(summary.profile) <= 2 + 1  # its two documents and the space

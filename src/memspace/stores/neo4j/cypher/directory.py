@@ -20,6 +20,8 @@ LIST_SPACES = f"MATCH (s:Space) RETURN {SPACE_FIELDS} AS space ORDER BY s.slug"
 # Memories and relations are counted only when the space's version is not `$known` (every
 # write bumps it; the store keeps the counts of the version it last saw): counting 100,000
 # memories and their edges on each search's profile cost more than the rest of the search.
+# Documents are counted on the (spaceId, createdAt) index (every document has createdAt):
+# unhinted, the planner scans every document of every space.
 SPACE_STATS = f"""
 OPTIONAL MATCH (s:Space {{id: $space}})
 WITH coalesce(s.version, 0) AS version
@@ -31,7 +33,8 @@ RETURN version,
        CASE WHEN version = $known THEN null ELSE
          COUNT {{ MATCH (:Memory {{spaceId: $space}})-[:{EDGE_TYPES}]->(:Memory {{spaceId: $space}}) }}
        END AS relations,
-       COUNT {{ MATCH (d:Document {{spaceId: $space}}) }} AS documents
+       COUNT {{ MATCH (d:Document) USING INDEX d:Document(spaceId, createdAt)
+               WHERE d.spaceId = $space AND d.createdAt IS NOT NULL }} AS documents
 """
 
 # -- keys -------------------------------------------------------------------------------------
