@@ -425,10 +425,11 @@ class StoreThreads:
 
     def stop(self, store_s: float | None, ops: int) -> str | None:
         """The store's CPU an operation by kind of thread, None without a store here."""
+        self.stopping.set()  # the sampler ends whatever is printed
+        if self.sampler.is_alive():
+            self.sampler.join()
         if not self.pids or store_s is None or not ops:
             return None
-        self.stopping.set()
-        self.sampler.join()
         self.last.update(self.read())
         spent = dict.fromkeys(THREAD_KINDS, 0.0)
         for tid, (name, cpu) in self.last.items():
