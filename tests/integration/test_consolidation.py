@@ -20,7 +20,7 @@ from memspace.domain.consolidation import CONSOLIDATOR, ChangeKind
 from memspace.domain.errors import Conflict, NotFound
 from memspace.domain.graph_port import GraphStore
 from memspace.domain.lifecycle import MemoryStatus
-from memspace.domain.models import Access, Memory, MemoryFilter
+from memspace.domain.models import Access, Memory, MemoryFilter, Relation, RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access import Principal
@@ -177,6 +177,40 @@ def test_undo_restores_the_pass_and_a_later_pass_does_not_redo_it(app: Container
         app.consolidation.undo(team.slug, done.pass_id)
     assert not app.consolidation.consolidate(team.slug).count(ChangeKind.RESTATEMENT)
     assert team.get(a).active
+
+
+def test_a_folded_memorys_links_move_to_the_memory_it_kept_and_undo_takes_them_back(
+        app: Container) -> None:
+    team = Team(app)
+    topic = team.add("The ledger publishes balance changes on the Kafka topic ledger.balance.v1.")
+    first = team.add("Messages on ledger.balance.v1 are keyed by account id.", 1)
+    between = team.add("Consumers of ledger.balance.v1 must be idempotent.", 2)
+    at = datetime.now(UTC)
+    app.store.consolidation.link(team.id, [
+        Relation(first.id, topic.id, RelationType.EXTENDS, at, "agent-1", "adds a detail"),
+        Relation(between.id, first.id, RelationType.DERIVES, at, "agent-2", "follows from it")])
+    again = team.add("messages on ledger.balance.v1 are keyed by account id", 0)
+
+    done = app.consolidation.consolidate(team.slug)
+
+    [fold] = [c for c in done.changes if c.kind is ChangeKind.RESTATEMENT]
+    assert (fold.kept, fold.retired) == (again.id, (first.id,))
+    # Its EXTENDS moved to the memory it was folded into; the DERIVES from an older memory
+    # would point from the older to the newer there, so it stays with the retired one.
+    [carried] = [c.relation for c in done.changes if c.kind is ChangeKind.LINK]
+    assert carried is not None and carried.created_by == CONSOLIDATOR
+    assert (carried.source_id, carried.target_id, carried.type) == (
+        again.id, topic.id, RelationType.EXTENDS)
+    edges = {(r.source_id, r.target_id) for r in
+             app.store.relations.relations_among(team.id, [topic.id, again.id, between.id])}
+    assert edges == {(again.id, topic.id)}
+    assert {(r.source_id, r.target_id) for r in app.store.relations.relations_of(
+        team.id, first.id)} >= {(first.id, topic.id), (between.id, first.id)}
+
+    app.consolidation.undo(team.slug, done.pass_id or "", "keep both")
+
+    assert team.get(first).active
+    assert not app.store.relations.relations_among(team.id, [topic.id, again.id])
 
 
 def test_undo_of_another_spaces_pass_answers_like_a_missing_one(app: Container) -> None:

@@ -108,6 +108,32 @@ def test_a_replacement_said_as_a_new_fact_is_retired_after_both_looks(
     assert [(r.source_id, r.created_by) for r in updates] == [(new.id, CONSOLIDATOR)]
 
 
+def test_a_chain_is_read_as_written_the_new_value_replaces_then_its_restatement_folds(
+        store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
+    team = Team(app(store, embedder, tmp_path, llm))
+    texts = ("Releases go out every Tuesday.", "Releases now go out every Thursday.",
+             "From now on, releases go out every Thursday.")
+    llm.script(*(facts(t) for t in texts))
+    old, new, again = (team.add(t) for t in texts)
+    # The first memory with the new value is judged first: it replaces the old one. Then the
+    # restatement of the new value, which the model calls an update, is one fact said twice
+    # by code's reading and the second look's: it folds.
+    llm.script(facts(texts[1], relations=((0, "updates"),)),
+               looked("Tuesday", "Thursday", True, False, "updates"),
+               facts(texts[2], relations=((0, "updates"),)),
+               looked("Thursday", "Thursday", True, True, "none"))
+
+    report = team.app.consolidation.consolidate(team.slug)
+
+    assert llm.remaining == 0
+    [replaced] = [c for c in report.changes if c.kind is ChangeKind.REPLACEMENT]
+    assert (replaced.kept, replaced.retired) == (new.id, (old.id,))
+    [folded] = [c for c in report.changes if c.kind is ChangeKind.RESTATEMENT]
+    assert {folded.kept, *folded.retired} == {new.id, again.id}
+    assert team.get(old).status is MemoryStatus.SUPERSEDED
+    assert [team.get(m).status for m in (new, again)].count(MemoryStatus.CURRENT) == 1
+
+
 def test_a_lookalike_is_left_alone_by_code_or_by_the_second_look(
         store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
     team = Team(app(store, embedder, tmp_path, llm))

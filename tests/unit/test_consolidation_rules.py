@@ -22,6 +22,7 @@ from memspace.services.consolidation.judging import (
     with_model,
     without_model,
 )
+from memspace.services.consolidation.looks import unlooked
 from memspace.services.consolidation.values import (
     other_subjects,
     read,
@@ -149,7 +150,7 @@ def test_a_model_update_with_a_changed_value_retires_the_older_as_replaced() -> 
 
 def test_a_model_update_with_no_value_changed_or_below_the_floor_is_queued() -> None:
     old, new = memory("Maria owns payments.", 0), memory("Payments belong to Maria.", 9)
-    verdict = with_model(new, [Near(old, 0.95)], [0], answer((0, RelationType.UPDATES)),
+    verdict = with_model(new, [Near(old, 0.90)], [0], answer((0, RelationType.UPDATES)),
                          UPDATE_FLOOR, SAME_FLOOR)
     assert not verdict.retired and verdict.queue[0][2] == "replacement"
     far_old, far_new = memory("Maria owns payments.", 0), memory("Tom owns billing.", 9)
@@ -165,6 +166,27 @@ def test_no_relation_folds_only_the_same_values_above_the_same_floor() -> None:
     lookalike = memory("Tom owns payments.", 9)
     verdict = with_model(lookalike, [Near(old, 0.97)], [0], answer(), UPDATE_FLOOR, SAME_FLOOR)
     assert not verdict.retired and not verdict.queue
+
+
+def test_a_first_look_relation_on_one_fact_said_twice_is_left_to_the_second_look() -> None:
+    old, new = memory("Maria owns payments.", 0), memory("Payments belong to Maria.", 9)
+    for said in (RelationType.UPDATES, RelationType.EXTENDS):
+        first = with_model(new, [Near(old, 0.95)], [0], answer((0, said)), UPDATE_FLOOR,
+                           SAME_FLOOR)
+        # Code reads one fact said twice: a restatement, unsure until the second look says so.
+        assert [m.id for m in first.retired] == [old.id] and first.unsure == {old.id}
+        assert not first.replaced and not first.links
+        assert confirm(first, [old], compared(old)).retired
+        assert not confirm(first, [old], compared(old, changed=True)).retired
+        # With no second look to ask, it is queued, never retired on code's reading alone.
+        alone = unlooked(first)
+        assert not alone.retired and alone.queue[0][1].id == old.id
+        assert alone.queue[0][2] == "restatement"
+    lookalike = memory("Tom owns payments.", 9)
+    verdict = with_model(lookalike, [Near(old, 0.97)], [0], answer((0, RelationType.EXTENDS)),
+                         UPDATE_FLOOR, SAME_FLOOR)
+    # Values differ: never one fact, nor an extension on the first look's word alone.
+    assert not verdict.retired and not verdict.links and not verdict.queue
 
 
 def test_extends_and_derives_become_links_and_contradictions_are_queued() -> None:
@@ -226,6 +248,12 @@ def test_the_second_look_confirms_a_replacement_only_with_a_change_it_can_name()
     assert [m.id for m in kept.retired] == [old.id] and old.id in kept.replaced
     unnamed = confirm(first, [old], compared(old, still_true=False, relation="updates"))
     assert not unnamed.retired and unnamed.queue[0][2] == "replacement"
+    # The fields as the relate prompt defines an update (the same subject, a value named on
+    # each side that differs) decide, whatever one word the model put beside them.
+    named = confirm(first, [old], compared(old, changed=True))
+    assert [m.id for m in named.retired] == [old.id] and old.id in named.replaced
+    other = confirm(first, [old], compared(old, same_subject=False, changed=True))
+    assert not other.retired and not other.queue
 
 
 def test_a_newer_memory_replaces_one_fact_and_the_lookalike_beside_it_is_queued() -> None:
@@ -261,6 +289,18 @@ def test_a_memory_that_replaced_a_fact_when_written_does_not_replace_another_one
     restated = with_model(new, [Near(again, 0.9)], [0], answer((0, RelationType.UPDATES)),
                           UPDATE_FLOOR, SAME_FLOOR)
     assert one_subject(restated, [Near(again, 0.9)], before=[written]).retired
+
+
+def test_what_a_memory_replaced_when_written_counts_only_when_it_said_other_values() -> None:
+    # At its add the newest "replaced" the same new threshold said a moment before (the model
+    # called a restatement an update): that names no old fact, so the closest one is replaced.
+    said_before = memory("The manual review threshold for transfers was lowered to 5,000 EUR.", 5)
+    old = memory("The risk team manually reviews any transfer over 10,000 EUR.", 0)
+    new = memory("Transfers above 5,000 EUR now go to the risk team for manual review.", 9)
+    verdict = with_model(new, [Near(old, 0.92)], [0], answer((0, RelationType.UPDATES)),
+                         UPDATE_FLOOR, SAME_FLOOR)
+    kept = one_subject(verdict, [Near(old, 0.92)], before=[said_before])
+    assert [m.id for m in kept.retired] == [old.id] and not kept.queue
 
 
 def test_between_the_two_floors_only_the_same_values_fold() -> None:

@@ -37,8 +37,9 @@ class Near:
 @dataclass
 class Verdict:
     """A group's decisions: `retire` maps each retired memory to why (superseded by `keep`);
-    `replaced` says which of them were replaced rather than restated; `links` are edges from
-    the newest; `queue` holds pairs (newest, older, kind, why) for people."""
+    `replaced` says which of them were replaced rather than restated; `unsure` which of them
+    the model's first look related otherwise (only its second look may retire those); `links`
+    are edges from the newest; `queue` holds pairs (newest, older, kind, why) for people."""
 
     keep: Memory
     retire: dict[str, str] = field(default_factory=dict)
@@ -46,13 +47,16 @@ class Verdict:
     replaced: set[str] = field(default_factory=set)
     links: list[tuple[Memory, Memory, RelationType, str]] = field(default_factory=list)
     queue: list[tuple[Memory, Memory, str, str]] = field(default_factory=list)
+    unsure: set[str] = field(default_factory=set)
 
-    def retires(self, old: Memory, why: str, replaced: bool = False) -> None:
+    def retires(self, old: Memory, why: str, replaced: bool = False, unsure: bool = False) -> None:
         if old.id not in self.retire:
             self.retire[old.id] = why
             self.retired.append(old)
         if replaced:
             self.replaced.add(old.id)
+        if unsure:
+            self.unsure.add(old.id)
 
 
 def protected(memory: Memory) -> str | None:
@@ -69,12 +73,12 @@ def protected(memory: Memory) -> str | None:
 
 
 def _fold_or_queue(verdict: Verdict, newest: Memory, old: Memory, why: str,
-                   kind: str, replaced: bool = False) -> None:
+                   kind: str, replaced: bool = False, unsure: bool = False) -> None:
     guard = protected(old)
     if guard is not None:
         verdict.queue.append((newest, old, kind, f"{why}; not applied because {guard}"))
     else:
-        verdict.retires(old, why, replaced)
+        verdict.retires(old, why, replaced, unsure)
 
 
 def exact(newest: Memory, near: Near) -> bool:
@@ -169,10 +173,19 @@ def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judg
                 _fold_or_queue(verdict, newest, old, (
                     "replaced: the model says the newer replaces it, and each states a value "
                     "the other does not"), "replacement", replaced=True)
+            elif restates(old, newest, near.similarity, same_floor, agree_floor):
+                _restated_unsure(verdict, newest, near, "replaces it")
             else:
                 verdict.queue.append((newest, old, "replacement", (
                     "the model says the newer replaces it, but no value of it changed")))
-        elif relation is not None:
+        elif relation is not None and restates(old, newest, near.similarity, same_floor,
+                                               agree_floor):
+            _restated_unsure(verdict, newest, near, f"{relation[0].value.lower()} it")
+        elif relation is not None and not (relation[0] is RelationType.EXTENDS
+                                           and values_differ(old.content, newest.content)):
+            # An extension adds a detail and leaves the older true; two memories each stating
+            # a value the other does not are as often a new value or a look-alike, which the
+            # first look alone does not tell apart: such a pair is not linked.
             verdict.links.append((newest, old, relation[0], relation[1] or
                                   f"added by a consolidation pass ({relation[0].value.lower()})"))
         elif restates(old, newest, near.similarity, same_floor, agree_floor):
@@ -182,6 +195,15 @@ def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judg
     return verdict
 
 
+def _restated_unsure(verdict: Verdict, newest: Memory, near: Near, said: str) -> None:
+    """The first look related the two, but code reads one fact said twice (close, no value of
+    either missing or contradicted, nothing swapped): the first look of a small model calls a
+    paraphrase an update or an extension as often as not, so the second look decides."""
+    _fold_or_queue(verdict, newest, near.memory, (
+        f"says the same fact (similarity {near.similarity:.2f}, no value the other contradicts; "
+        f"the model's first look said the newer {said})"), "restatement", unsure=True)
+
+
 def one_subject(verdict: Verdict, group: Sequence[Near],
                 before: Sequence[Memory] = ()) -> Verdict:
     """A newer memory replaces one fact. When the memories it would replace are not all one
@@ -189,7 +211,9 @@ def one_subject(verdict: Verdict, group: Sequence[Near],
     with the one it replaces are queued: "the reconciliation job moved to 04:00" replaces "the
     reconciliation job runs at 02:30", not "the analytics export job runs at 02:30" beside it.
     The one it replaces is what it replaced already when it was written (`before`: an UPDATES
-    of its own), else the closest."""
+    of its own, when that stated other values: one stating the newest's own values was the same
+    new fact said before it, and names nothing it replaced), else the closest."""
+    before = [m for m in before if values_differ(m.content, verdict.keep.content)]
     replaced = [m for m in verdict.retired if m.id in verdict.replaced]
     if not replaced or (len(replaced) < 2 and not before):
         return verdict
@@ -206,7 +230,8 @@ def one_subject(verdict: Verdict, group: Sequence[Near],
                 "the model says the newer replaces it, but the newer replaces another fact "
                 "that this one differs from")))
         else:
-            out.retires(old, verdict.retire[old.id], old.id in verdict.replaced)
+            out.retires(old, verdict.retire[old.id], old.id in verdict.replaced,
+                        old.id in verdict.unsure)
     return out
 
 
@@ -230,7 +255,11 @@ def confirm(verdict: Verdict, checked: Sequence[Memory],
                               f"{why}; the model's second look gave no answer on it"))
         elif not seen.same_subject:
             continue  # about another thing: a look-alike, left as it is
-        elif replaced and (seen.relation == "updates" or not seen.still_true) and seen.changed:
+        elif replaced and seen.changed:
+            # The relate prompt defines an update as the same subject with another value named
+            # on each side; a small model names both values and still answers "none" or "still
+            # true" as often as not, so the fields it filled in decide, as the prompt defines
+            # them (the first look said "updates" and code found the values differ already).
             out.retires(old, why, True)
         elif not replaced and seen.still_true and seen.relation in ("none", "extends") \
                 and not seen.changed:

@@ -84,7 +84,7 @@ def second_look(parts: PassParts, verdict: Verdict,
     plain = {n.memory.id for n in group if exact(verdict.keep, n)}
     checked = [m for m in verdict.retired if m.id not in plain]
     if comparer is None or not checked:
-        return verdict, Usage()
+        return unlooked(verdict), Usage()
     offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(checked)]
     try:
         found, spent = comparer.compare(verdict.keep.content, offered)
@@ -96,3 +96,19 @@ def second_look(parts: PassParts, verdict: Verdict,
               {k[:8]: (c.same_subject, c.still_true, c.relation, c.changed)
                for k, c in by_id.items()})
     return confirm(verdict, checked, by_id), spent
+
+
+def unlooked(verdict: Verdict) -> Verdict:
+    """Without a second look, what the first look related otherwise is not retired on code's
+    reading alone: it is queued."""
+    if not verdict.unsure:
+        return verdict
+    out = Verdict(verdict.keep, links=verdict.links, queue=list(verdict.queue))
+    for old in verdict.retired:
+        why = verdict.retire[old.id]
+        if old.id in verdict.unsure:
+            kind = "replacement" if old.id in verdict.replaced else "restatement"
+            out.queue.append((verdict.keep, old, kind, f"{why}; no second look settled it"))
+        else:
+            out.retires(old, why, old.id in verdict.replaced)
+    return out

@@ -18,6 +18,7 @@ from memspace.domain.conflicts import ConflictKind, RecordedConflict, Settlement
 from memspace.domain.consolidation import CONSOLIDATOR, ChangeKind, PassChange, PassCost, PassRecord
 from memspace.domain.errors import Conflict, ExtractionFailed, NotFound, StaleVersion
 from memspace.domain.models import Memory, ProvenanceKind, Relation, Space, Usage
+from memspace.services.consolidation.carry import carried_links
 from memspace.services.consolidation.judging import (
     Near,
     Verdict,
@@ -113,9 +114,12 @@ class PassRun:
                                     kept=memory.id))
 
     def _group_all(self, anchors: Sequence[Memory]) -> int | None:
-        """Judge each anchor's group, newest anchor first: first the same texts (they need no
-        judgement, and folding them first leaves fewer pairs to judge), then the rest. What
-        goes to the queue is written last, without the pairs a fold of this pass settled.
+        """Judge each anchor's group: first the same texts, newest anchor first (they need no
+        judgement, and folding them first leaves fewer pairs to judge), then the rest in the
+        order the changes came, so a chain is read as it happened: the first memory to state
+        a new value replaces the old one before a later restatement of the new value is folded
+        into it (newest first, the fold came first and the replacement it carried was lost).
+        What goes to the queue is written last, without the pairs a fold of this pass settled.
         Returns the stamp to stop the cursor before when the model budget ran out (None: every
         group was judged)."""
         near = neighbours(self.store, self.parts.embedder, self.space.id, anchors)
@@ -126,7 +130,8 @@ class PassRun:
                 same = undecided(self.store, self.space.id, memory, same, self._undone_pairs())
                 self._apply(without_model(memory, same))
         stop: int | None = None
-        for memory in newest_first:
+        in_order = sorted(anchors, key=lambda m: self.stamps[m.id])  # as the changes came
+        for memory in in_order:
             if memory.id in self.done:
                 continue
             group = [n for n in near.get(memory.id, []) if n.memory.id not in self.done]
@@ -197,6 +202,16 @@ class PassRun:
                 return
         self.done.update(m.id for m in olds)
         self._record(change)
+        if not replaced:
+            self._carry(keep, olds)
+
+    def _carry(self, keep: Memory, olds: Sequence[Memory]) -> None:
+        relations = carried_links(self.store, self.space.id, keep, olds, self.now, self.pass_id)
+        written = relations if self.dry_run or not relations else \
+            self.store.consolidation.link(self.space.id, relations)
+        for r in written:
+            self._record(PassChange(ChangeKind.LINK, "carried over from a memory folded into it",
+                                    kept=keep.id, relation=r))
 
     def _queue(self, new: Memory, old: Memory, kind: ConflictKind, why: str) -> None:
         cid = conflict_id(self.space.id, kind, (new.id, old.id))
