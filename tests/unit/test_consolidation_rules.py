@@ -248,10 +248,10 @@ def test_the_second_look_confirms_a_replacement_only_with_a_change_it_can_name()
     assert [m.id for m in kept.retired] == [old.id] and old.id in kept.replaced
     unnamed = confirm(first, [old], compared(old, still_true=False, relation="updates"))
     assert not unnamed.retired and unnamed.queue[0][2] == "replacement"
-    # The fields as the relate prompt defines an update (the same subject, a value named on
-    # each side that differs) decide, whatever one word the model put beside them.
-    named = confirm(first, [old], compared(old, changed=True))
-    assert [m.id for m in named.retired] == [old.id] and old.id in named.replaced
+    # Two values named but the older said to hold still: the model is unsure, a person decides.
+    unsure = confirm(first, [old], compared(old, changed=True))
+    assert not unsure.retired and unsure.queue[0][1].id == old.id
+    assert unsure.queue[0][2] == "replacement"
     other = confirm(first, [old], compared(old, same_subject=False, changed=True))
     assert not other.retired and not other.queue
 

@@ -255,11 +255,10 @@ def confirm(verdict: Verdict, checked: Sequence[Memory],
                               f"{why}; the model's second look gave no answer on it"))
         elif not seen.same_subject:
             continue  # about another thing: a look-alike, left as it is
-        elif replaced and seen.changed:
-            # The relate prompt defines an update as the same subject with another value named
-            # on each side; a small model names both values and still answers "none" or "still
-            # true" as often as not, so the fields it filled in decide, as the prompt defines
-            # them (the first look said "updates" and code found the values differ already).
+        elif replaced and (seen.relation == "updates" or not seen.still_true) and seen.changed:
+            # A second look that names two values yet says the older still holds is unsure of
+            # the change: that pair goes to the queue below. Read as the relate prompt defines
+            # an update (the values alone), it retired a derived fact on the held-out split.
             out.retires(old, why, True)
         elif not replaced and seen.still_true and seen.relation in ("none", "extends") \
                 and not seen.changed:
