@@ -17,6 +17,7 @@ from memspace.domain.consolidation import (
     ChangeKind,
     PassChange,
     PassCost,
+    PassCursor,
     PassRecord,
 )
 from memspace.domain.errors import Conflict, NotFound
@@ -44,8 +45,9 @@ def _memories(store: GraphStore, sid: str, *texts: str) -> list[Memory]:
 
 
 def _record(sid: str, pass_id: str, started: datetime, until: int,
-            finished: datetime | None = None) -> PassRecord:
-    return PassRecord(pass_id, sid, started, since=0, until=until, finished_at=finished)
+            finished: datetime | None = None, after: str = "") -> PassRecord:
+    return PassRecord(pass_id, sid, started, since=0, until=until, finished_at=finished,
+                      until_after=after)
 
 
 def _fold(store: GraphStore, sid: str, keep: Memory, old: Memory,
@@ -89,19 +91,42 @@ def test_the_cursor_moves_with_finished_passes_only_and_never_backwards(
         store: GraphStore) -> None:
     passes = store.consolidation
     sid, other = _space(store), _space(store)
-    assert passes.cursor(sid) == 0
+    assert passes.cursor(sid) == PassCursor()
 
     passes.save_pass(_record(sid, f"p1-{sid}", AT, until=5))  # still running
-    assert passes.cursor(sid) == 0
+    assert passes.cursor(sid) == PassCursor()
     passes.save_pass(_record(sid, f"p1-{sid}", AT, until=7, finished=AT + timedelta(minutes=1)))
-    assert passes.cursor(sid) == 7
+    assert passes.cursor(sid) == PassCursor(7)
     passes.save_pass(_record(sid, f"p0-{sid}", AT - timedelta(hours=1), until=3,
                              finished=AT - timedelta(minutes=30)))  # saved late
-    assert passes.cursor(sid) == 7
+    assert passes.cursor(sid) == PassCursor(7)
     passes.save_pass(_record(sid, f"p2-{sid}", AT + timedelta(hours=1), until=12,
                              finished=AT + timedelta(hours=2)))
-    assert passes.cursor(sid) == 12
-    assert passes.cursor(other) == 0
+    assert passes.cursor(sid) == PassCursor(12)
+    assert passes.cursor(other) == PassCursor()
+
+
+def test_the_cursor_can_stop_inside_one_write_and_still_never_moves_back(
+        store: GraphStore) -> None:
+    passes = store.consolidation
+    sid = _space(store)
+    at = AT
+
+    def finish(until: int, after: str = "") -> PassCursor:
+        nonlocal at
+        at += timedelta(minutes=1)
+        passes.save_pass(_record(sid, f"p-{at.isoformat()}-{sid}", at, until, at, after))
+        return passes.cursor(sid)
+
+    assert finish(7, "m-b") == PassCursor(7, "m-b")  # write 7 read up to memory m-b
+    assert finish(7, "m-a") == PassCursor(7, "m-b")  # an earlier memory of it: behind
+    assert finish(6) == PassCursor(7, "m-b")  # all of write 6: behind
+    assert finish(7, "m-c") == PassCursor(7, "m-c")
+    assert finish(7) == PassCursor(7)  # all of write 7
+    assert finish(7, "m-z") == PassCursor(7)  # part of it after all of it: behind
+    assert finish(8, "m-a") == PassCursor(8, "m-a")
+    [last] = passes.list_passes(sid, 1)
+    assert (last.start, last.end) == (PassCursor(), PassCursor(8, "m-a"))
 
 
 def test_a_pass_record_round_trips_is_replaced_by_its_id_and_stays_in_its_space(

@@ -6,9 +6,11 @@ local model does with the same shapes is test_consolidation_model.py."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +22,7 @@ from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access import Principal
 from memspace.startup.container import Container, build
 from memspace.startup.settings import Settings
-from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.support.scripted_llm import Reply, ScriptedLLM, sentences_as_facts
 from tests.support.stores import STORE_PARAMS, make_store
 
 pytestmark = pytest.mark.model
@@ -62,11 +64,11 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore
 
 
 def app(store: GraphStore, embedder: LocalEmbedder, tmp_path: Path,
-        llm: ScriptedLLM | None) -> Container:
+        llm: ScriptedLLM | None, **more: Any) -> Container:
     model = {} if llm is None else {"llm_model": "openai/scripted", "llm_api_base": llm.url,
                                     "llm_api_key": "test", "llm_timeout_s": 120}
     settings = Settings(_env_file=None, data_dir=tmp_path, consolidate_every="0",  # type: ignore[call-arg]
-                        **model)
+                        **model, **more)
     return build(settings, store=store, embedder=embedder)
 
 
@@ -193,3 +195,74 @@ def test_a_memory_saved_flat_is_extracted_once_a_model_is_configured(
     # Extracted once: the next pass asks the model nothing about it.
     llm.script()
     assert modelled.consolidation.consolidate(flat.slug).cost.model_calls == 0
+
+
+def asked_about(request: dict[str, Any]) -> str:
+    """The memory an extraction call judged (the note of its prompt)."""
+    found = re.search(r"<note>\n(.*?)\n</note>", request["messages"][-1]["content"], re.S)
+    assert found is not None
+    return found.group(1)
+
+
+@pytest.fixture
+def no_fallback(llm: ScriptedLLM) -> Iterator[None]:
+    yield
+    llm.fallback = None
+
+
+def test_a_pass_out_of_calls_inside_one_write_leaves_the_rest_of_it_to_the_next_pass(
+        store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM,
+        no_fallback: None) -> None:
+    # Each pair: one sentence with what it is about swapped, so one call judges it (code
+    # leaves it whatever the first look says) and asks no second.
+    pairs = [("The nightly reconciliation job runs at 02:30 UTC.",
+              "The nightly analytics export job runs at 02:30 UTC."),
+             ("The weekly billing report is emailed to finance on Mondays.",
+              "The weekly usage report is emailed to finance on Mondays."),
+             ("The staging database is backed up every six hours.",
+              "The analytics database is backed up every six hours.")]
+    team = Team(app(store, embedder, tmp_path, llm, consolidate_max_calls=1))
+    llm.script(*(facts(old) for old, _ in pairs))
+    for old, _ in pairs:
+        team.add(old)
+    llm.fallback = lambda request: facts("nothing to relate")  # the older ones' groups, if any
+    while team.app.consolidation.consolidate(team.slug).cost.model_calls:
+        pass
+    llm.script(facts(*(new for _, new in pairs)))
+    note = " ".join(new for _, new in pairs)
+    written = team.app.memories.add(team.agent, note, team.slug).memories
+    assert len(written) == 3  # one write: one stamp for the three
+
+    asked: list[str] = []
+
+    def judged(request: dict[str, Any]) -> Reply:
+        asked.append(asked_about(request))
+        return facts(asked[-1])
+
+    llm.fallback = judged
+    for _ in pairs:
+        llm.script()
+        assert team.app.consolidation.consolidate(team.slug).cost.model_calls == 1
+    # Each memory of the write judged once, in the feed's order: none asked again.
+    assert sorted(asked) == sorted(new for _, new in pairs)
+    assert team.app.consolidation.consolidate(team.slug).cost.model_calls == 0
+    assert all(team.get(m).active for m in written)
+
+
+def test_memories_saved_flat_past_the_budget_are_extracted_by_a_later_pass(
+        store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM,
+        no_fallback: None) -> None:
+    flat = Team(app(store, embedder, tmp_path / "flat", None))
+    notes = [flat.add("Staging moved to Postgres 16. Alice owns the migration."),
+             flat.add("The mobile app ships every second Friday. Bob signs the builds.")]
+    modelled = app(store, embedder, tmp_path / "model", llm, consolidate_max_calls=1)
+    llm.script()
+    llm.fallback = sentences_as_facts
+
+    passes = 0
+    while modelled.consolidation.consolidate(flat.slug).cost.model_calls and passes < 12:
+        passes += 1
+    # One call a pass: the first note's extraction used the first pass's; the second note was
+    # left for a later pass, not passed over.
+    assert not any(flat.get(n).active for n in notes)
+    assert passes >= 2

@@ -74,10 +74,31 @@ class PassCost:
 
 
 @dataclass(frozen=True)
+class PassCursor:
+    """How far a space's passes have read its change feed: every memory changed by the writes
+    up to space version `version`, except, when `after` names a memory, those of that last
+    write whose id sorts after it. One write can change many memories (a document's chunks, a
+    note's facts, an import), and a pass whose model budget ends inside one stops after the
+    last memory it judged, so the next pass starts where it stopped instead of at the write's
+    first memory."""
+
+    version: int = 0
+    after: str = ""  # "": the whole write `version`
+
+    def ahead_of(self, other: PassCursor) -> bool:
+        """Further along the feed than `other` (a cursor never moves back)."""
+        return self._key() > other._key()
+
+    def _key(self) -> tuple[int, int, str]:
+        return (self.version, 1, "") if not self.after else (self.version, 0, self.after)
+
+
+@dataclass(frozen=True)
 class PassRecord:
-    """A pass as the store keeps it. `since` is the cursor it read from (the space version of
-    the previous pass's end), `until` the one it leaves for the next pass; `finished_at` None
-    while it runs (or when it was killed: its changes so far are kept, each whole)."""
+    """A pass as the store keeps it. `since` (with `since_after`) is the cursor it read from,
+    `until` (with `until_after`) the one it leaves for the next pass, as PassCursor's version
+    and memory; `finished_at` None while it runs (or when it was killed: its changes so far
+    are kept, each whole)."""
 
     id: str
     space_id: str
@@ -89,6 +110,16 @@ class PassRecord:
     finished_at: datetime | None = None
     undone_at: datetime | None = None
     undone_by: str | None = None
+    since_after: str = ""
+    until_after: str = ""
+
+    @property
+    def start(self) -> PassCursor:
+        return PassCursor(self.since, self.since_after)
+
+    @property
+    def end(self) -> PassCursor:
+        return PassCursor(self.until, self.until_after)
 
 
 def changes_text(changes: tuple[PassChange, ...]) -> str:

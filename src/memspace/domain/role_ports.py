@@ -10,7 +10,7 @@ from typing import Protocol
 
 from memspace.domain.code import CodeChunk, IndexedFile, Repo
 from memspace.domain.conflicts import RecordedConflict, Settlement
-from memspace.domain.consolidation import PassRecord
+from memspace.domain.consolidation import PassCursor, PassRecord
 from memspace.domain.lifecycle import MemoryStatus, Revision
 from memspace.domain.models import Memory, Relation, Space
 from memspace.domain.ports import Checked, PageAfter
@@ -149,13 +149,14 @@ class ConsolidationStore(Protocol):
     def release_lease(self, space_id: str, holder: str) -> None:
         """Give the lease back if `holder` has it (nothing otherwise)."""
 
-    def cursor(self, space_id: str) -> int:
-        """The space version up to which passes have read (0: no pass yet)."""
+    def cursor(self, space_id: str) -> PassCursor:
+        """How far passes have read the space's change feed (PassCursor(0): no pass yet)."""
 
     def save_pass(self, record: PassRecord) -> None:
         """Keep the record (insert, or replace the one with its id); when it is finished
-        (`finished_at` set), the space's cursor moves to `record.until` in the same
-        transaction (never backwards)."""
+        (`finished_at` set), the space's cursor moves to `record.end` in the same
+        transaction, unless the cursor is ahead of it already (PassCursor.ahead_of: a pass
+        saved late never moves it back)."""
 
     def get_pass(self, space_id: str, pass_id: str) -> PassRecord | None:
         """One pass of the space, or None (another space's answers None too)."""

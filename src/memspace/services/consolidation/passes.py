@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from memspace.domain.conflicts import ConflictKind, RecordedConflict, Settlement, conflict_id
-from memspace.domain.consolidation import CONSOLIDATOR, ChangeKind, PassChange, PassCost, PassRecord
+from memspace.domain.consolidation import (
+    CONSOLIDATOR,
+    ChangeKind,
+    PassChange,
+    PassCost,
+    PassCursor,
+    PassRecord,
+)
 from memspace.domain.errors import Conflict, ExtractionFailed, NotFound, StaleVersion
 from memspace.domain.models import Memory, ProvenanceKind, Relation, Space, Usage
 from memspace.services.consolidation.carry import carried_links
@@ -61,25 +68,28 @@ class PassRun:
         self.groups = 0
         self.done: set[str] = set()  # memories this pass retired
         self.queued: list[tuple[Memory, Memory, ConflictKind, str]] = []  # written last
-        self.since = 0
+        self.since = PassCursor()
+        self.window: list[tuple[Memory, int]] = []  # in the feed's order
         self.stamps: dict[str, int] = {}  # each memory of the window: the write that changed it
+        self.stop: int | None = None  # the window's first memory left for the next pass
         self._undone: set[frozenset[str]] | None = None
 
     def go(self) -> PassReport:
-        self.since = since = self.store.consolidation.cursor(self.space.id)
-        until = self.store.directory.space_stats(self.space.id).version
-        window = changed_since(self.store, self.space.id, since)
+        self.since = self.store.consolidation.cursor(self.space.id)
+        until = PassCursor(self.store.directory.space_stats(self.space.id).version)
+        self.window = window = changed_since(self.store, self.space.id, self.since)
         self.stamps = {m.id: stamp for m, stamp in window}
         self.read = len(window)
         if window and len(window) >= WINDOW:
-            until = window[-1][1] - 1  # the memories of the last stamp are read again next time
+            until = PassCursor(window[-1][1], window[-1][0].id)  # the next window starts after
         self._expire()
         anchors = [m for m, _ in window if m.active]
         self._extract_flat(anchors)
-        stop_at = self._group_all(anchors)
-        if stop_at is not None:
-            until = min(until, stop_at - 1)
-        return self._finish(since, max(since, until))
+        self._group_all(anchors)
+        if self.stop is not None:
+            until = self.since if self.stop == 0 else PassCursor(window[self.stop - 1][1],
+                                                                 window[self.stop - 1][0].id)
+        return self._finish(until)
 
     # -- the steps ------------------------------------------------------------------------
 
@@ -98,8 +108,11 @@ class PassRun:
         if self.parts.extract_now is None or self.dry_run:
             return
         for memory in anchors:
-            if not _flat(memory) or self._out_of_calls():
+            if not _flat(memory):
                 continue
+            if self._out_of_calls():
+                self._stop_at(memory)
+                break
             try:
                 spent = self.parts.extract_now(memory)
             except ExtractionFailed as exc:
@@ -113,15 +126,14 @@ class PassRun:
             self._record(PassChange(ChangeKind.EXTRACTION, "saved while no model was configured",
                                     kept=memory.id))
 
-    def _group_all(self, anchors: Sequence[Memory]) -> int | None:
+    def _group_all(self, anchors: Sequence[Memory]) -> None:
         """Judge each anchor's group: first the same texts, newest anchor first (they need no
         judgement, and folding them first leaves fewer pairs to judge), then the rest in the
         order the changes came, so a chain is read as it happened: the first memory to state
         a new value replaces the old one before a later restatement of the new value is folded
         into it (newest first, the fold came first and the replacement it carried was lost).
         What goes to the queue is written last, without the pairs a fold of this pass settled.
-        Returns the stamp to stop the cursor before when the model budget ran out (None: every
-        group was judged)."""
+        When the model budget runs out, the pass stops before the first group left unjudged."""
         near = neighbours(self.store, self.parts.embedder, self.space.id, anchors)
         newest_first = sorted(anchors, key=lambda m: (m.created_at, m.id), reverse=True)
         for memory in newest_first:
@@ -129,7 +141,6 @@ class PassRun:
             if memory.id not in self.done and same:
                 same = undecided(self.store, self.space.id, memory, same, self._undone_pairs())
                 self._apply(without_model(memory, same))
-        stop: int | None = None
         in_order = sorted(anchors, key=lambda m: self.stamps[m.id])  # as the changes came
         for memory in in_order:
             if memory.id in self.done:
@@ -139,7 +150,7 @@ class PassRun:
             if not group:
                 continue
             if self.parts.extractor is not None and self._out_of_calls():
-                stop = self.stamps[memory.id]
+                self._stop_at(memory)
                 break
             self.groups += 1
             self._renew()
@@ -147,7 +158,11 @@ class PassRun:
         for new, old, kind, why in self.queued:
             if new.id not in self.done and old.id not in self.done:
                 self._queue(new, old, kind, why)
-        return stop
+
+    def _stop_at(self, memory: Memory) -> None:
+        """Leave `memory` and what the feed lists after it for the next pass."""
+        at = next(i for i, (m, _) in enumerate(self.window) if m.id == memory.id)
+        self.stop = at if self.stop is None else min(self.stop, at)
 
     def _undone_pairs(self) -> set[frozenset[str]]:
         if self._undone is None:
@@ -228,10 +243,12 @@ class PassRun:
         if not self.dry_run:
             self.store.consolidation.save_pass(self._record_now(None))
 
-    def _record_now(self, finished: datetime | None, until: int | None = None) -> PassRecord:
-        return PassRecord(self.pass_id, self.space.id, self.now, self.since,
-                          until if until is not None else self.since, tuple(self.changes),
-                          self._cost(), finished)
+    def _record_now(self, finished: datetime | None, until: PassCursor | None = None
+                    ) -> PassRecord:
+        end = until if until is not None else self.since
+        return PassRecord(self.pass_id, self.space.id, self.now, self.since.version,
+                          end.version, tuple(self.changes), self._cost(), finished,
+                          since_after=self.since.after, until_after=end.after)
 
     def _renew(self) -> None:
         if not self.dry_run:
@@ -248,7 +265,7 @@ class PassRun:
                         self.usage.completion_tokens,
                         round(time.perf_counter() - self.started, 3))
 
-    def _finish(self, since: int, until: int) -> PassReport:
+    def _finish(self, until: PassCursor) -> PassReport:
         cost = self._cost()
         if not self.dry_run:
             self.store.consolidation.save_pass(self._record_now(self.parts.clock.now(), until))

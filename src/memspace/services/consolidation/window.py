@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memspace.domain.conflicts import ConflictKind, conflict_id
+from memspace.domain.consolidation import PassCursor
 from memspace.domain.embedder import Embedder
 from memspace.domain.models import Memory, MemoryFilter
 from memspace.domain.ports import ChangeAfter
@@ -28,11 +29,12 @@ _DECIDING = (ConflictKind.RESTATEMENT, ConflictKind.REPLACEMENT, ConflictKind.CO
 
 
 def changed_since(store: ConsolidationPorts, space_id: str,
-                  since: int) -> list[tuple[Memory, int]]:
-    """The memories changed after the cursor, oldest change first, each once, with the stamp
-    of the write that changed it; at most WINDOW."""
+                  since: PassCursor) -> list[tuple[Memory, int]]:
+    """The memories changed after the cursor, oldest change first (then by id, as the feed
+    orders one write's memories), each once, with the stamp of the write that changed it; at
+    most WINDOW."""
     out: list[tuple[Memory, int]] = []
-    after = ChangeAfter(since, _AFTER_EVERY_ID)  # strictly after the cursor's write
+    after = ChangeAfter(since.version, since.after or _AFTER_EVERY_ID)
     while len(out) < WINDOW:
         page = store.reads.list_changes(MemoryFilter(space_id), min(500, WINDOW - len(out)),
                                         after=after)

@@ -13,6 +13,7 @@ from typing import Any
 from neo4j import Transaction
 
 from memspace.domain.consolidation import (
+    PassCursor,
     PassRecord,
     changes_from,
     changes_text,
@@ -40,7 +41,12 @@ def _pass(p: dict[str, Any]) -> PassRecord:
     assert started is not None
     return PassRecord(p["id"], p["spaceId"], started, int(p["sinceVersion"]),
                       int(p["untilVersion"]), changes_from(p["changes"]), cost_from(p["cost"]),
-                      _at(p["finishedAt"]), _at(p["undoneAt"]), p["undoneBy"])
+                      _at(p["finishedAt"]), _at(p["undoneAt"]), p["undoneBy"],
+                      p.get("sinceAfter") or "", p.get("untilAfter") or "")
+
+
+def _cursor(row: Any) -> PassCursor:
+    return PassCursor(int(row["cursor"] or 0), row["after"] or "")
 
 
 def _opt(value: datetime | None) -> datetime | None:
@@ -62,9 +68,9 @@ class Neo4jConsolidation:
     def release_lease(self, space_id: str, holder: str) -> None:
         self._db.write_one(cypher.RELEASE_LEASE, space=space_id, holder=holder)
 
-    def cursor(self, space_id: str) -> int:
+    def cursor(self, space_id: str) -> PassCursor:
         rows = self._db.read(cypher.CURSOR, space=space_id)
-        return int(rows[0]["cursor"] or 0) if rows else 0
+        return _cursor(rows[0]) if rows else PassCursor()
 
     def save_pass(self, record: PassRecord) -> None:
         def work(tx: Transaction) -> None:
@@ -72,9 +78,14 @@ class Neo4jConsolidation:
                    startedAt=rec.utc(record.started_at), finishedAt=_opt(record.finished_at),
                    since=record.since, until=record.until,
                    changes=changes_text(record.changes), cost=cost_text(record.cost),
-                   undoneAt=_opt(record.undone_at), undoneBy=record.undone_by).consume()
+                   undoneAt=_opt(record.undone_at), undoneBy=record.undone_by,
+                   sinceAfter=record.since_after, untilAfter=record.until_after).consume()
             if record.finished_at is not None:
-                tx.run(cypher.MOVE_CURSOR, space=record.space_id, until=record.until).consume()
+                at = tx.run(cypher.CLAIM_CURSOR, space=record.space_id).single()
+                if at is None or record.end.ahead_of(_cursor(at)):
+                    tx.run(cypher.MOVE_CURSOR, space=record.space_id, until=record.until,
+                           after=record.until_after).consume()
+                tx.run(cypher.RELEASE_CURSOR, space=record.space_id).consume()
 
         self._db.write(work)
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memspace.domain.consolidation import (
+    PassCursor,
     PassRecord,
     changes_from,
     changes_text,
@@ -28,7 +29,8 @@ from memspace.stores.sqlite.records import parse_ts, req_ts, ts
 def _pass(row: sqlite3.Row) -> PassRecord:
     return PassRecord(row["id"], row["space_id"], req_ts(row["started_at"]), int(row["since"]),
                       int(row["until"]), changes_from(row["changes"]), cost_from(row["cost"]),
-                      parse_ts(row["finished_at"]), parse_ts(row["undone_at"]), row["undone_by"])
+                      parse_ts(row["finished_at"]), parse_ts(row["undone_at"]), row["undone_by"],
+                      row["since_after"], row["until_after"])
 
 
 class SqliteConsolidation:
@@ -56,31 +58,40 @@ class SqliteConsolidation:
             conn.execute("DELETE FROM consolidation_leases WHERE space_id = ? AND holder = ?",
                          (space_id, holder))
 
-    def cursor(self, space_id: str) -> int:
+    def cursor(self, space_id: str) -> PassCursor:
         row = self._db.conn().execute(
-            "SELECT cursor FROM consolidation_cursors WHERE space_id = ?", (space_id,)).fetchone()
-        return int(row[0]) if row else 0
+            "SELECT cursor, cursor_after FROM consolidation_cursors WHERE space_id = ?",
+            (space_id,)).fetchone()
+        return PassCursor(int(row[0]), row[1]) if row else PassCursor()
 
     def save_pass(self, record: PassRecord) -> None:
         with self._db.tx() as conn:
             conn.execute(
                 "INSERT INTO consolidation_passes (id, space_id, started_at, finished_at, since, "
-                "until, changes, cost, undone_at, undone_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "until, changes, cost, undone_at, undone_by, since_after, until_after) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (id) DO UPDATE SET space_id = excluded.space_id, "
                 "started_at = excluded.started_at, finished_at = excluded.finished_at, "
                 "since = excluded.since, until = excluded.until, changes = excluded.changes, "
                 "cost = excluded.cost, undone_at = excluded.undone_at, "
-                "undone_by = excluded.undone_by",
+                "undone_by = excluded.undone_by, since_after = excluded.since_after, "
+                "until_after = excluded.until_after",
                 (record.id, record.space_id, ts(record.started_at),
                  ts(record.finished_at) if record.finished_at else None, record.since,
                  record.until, changes_text(record.changes), cost_text(record.cost),
-                 ts(record.undone_at) if record.undone_at else None, record.undone_by))
+                 ts(record.undone_at) if record.undone_at else None, record.undone_by,
+                 record.since_after, record.until_after))
             if record.finished_at is not None:
-                conn.execute(
-                    "INSERT INTO consolidation_cursors (space_id, cursor) VALUES (?, ?) "
-                    "ON CONFLICT (space_id) DO UPDATE SET "
-                    "cursor = max(consolidation_cursors.cursor, excluded.cursor)",
-                    (record.space_id, record.until))
+                # Read under the write lock this transaction holds: no other save moves it now.
+                row = conn.execute("SELECT cursor, cursor_after FROM consolidation_cursors "
+                                   "WHERE space_id = ?", (record.space_id,)).fetchone()
+                at = PassCursor(int(row[0]), row[1]) if row else PassCursor()
+                if record.end.ahead_of(at):
+                    conn.execute(
+                        "INSERT INTO consolidation_cursors (space_id, cursor, cursor_after) "
+                        "VALUES (?, ?, ?) ON CONFLICT (space_id) DO UPDATE SET "
+                        "cursor = excluded.cursor, cursor_after = excluded.cursor_after",
+                        (record.space_id, record.until, record.until_after))
 
     def get_pass(self, space_id: str, pass_id: str) -> PassRecord | None:
         row = self._db.conn().execute(

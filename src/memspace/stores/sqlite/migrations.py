@@ -144,6 +144,14 @@ MIGRATIONS: list[str] = [
     CREATE INDEX memories_expiring ON memories (space_id, expires_at)
         WHERE active = 1 AND expires_at IS NOT NULL;
     """,
+    # 22: the consolidation cursor names the last memory read of its write ('': all of it;
+    # domain.consolidation.PassCursor), so a pass stopped inside one write's memories goes on
+    # from there; a pass's record keeps both ends the same way
+    """
+    ALTER TABLE consolidation_cursors ADD COLUMN cursor_after TEXT NOT NULL DEFAULT '';
+    ALTER TABLE consolidation_passes ADD COLUMN since_after TEXT NOT NULL DEFAULT '';
+    ALTER TABLE consolidation_passes ADD COLUMN until_after TEXT NOT NULL DEFAULT '';
+    """,
 ]
 
 

@@ -17,7 +17,8 @@ SCHEMA = (
 LABELS = ("Consolidation", "ConsolidationPass")
 PROPERTY_KEYS = (
     "spaceId", "leaseHolder", "leaseUntil", "cursor", "_claim", "id", "startedAt", "finishedAt",
-    "sinceVersion", "untilVersion", "changes", "cost", "undoneAt", "undoneBy",
+    "sinceVersion", "untilVersion", "changes", "cost", "undoneAt", "undoneBy", "cursorAfter",
+    "sinceAfter", "untilAfter",
 )
 
 # MERGE on the unique spaceId makes one node per space even when two processes ask first at
@@ -36,21 +37,32 @@ RELEASE_LEASE = """
 MATCH (c:Consolidation {spaceId: $space}) WHERE c.leaseHolder = $holder
 SET c.leaseHolder = null, c.leaseUntil = null
 """
-CURSOR = "MATCH (c:Consolidation {spaceId: $space}) RETURN c.cursor AS cursor"
+CURSOR = """
+MATCH (c:Consolidation {spaceId: $space})
+RETURN c.cursor AS cursor, c.cursorAfter AS after
+"""
 
 SAVE_PASS = """
 MERGE (p:ConsolidationPass {id: $id})
 SET p.spaceId = $space, p.startedAt = $startedAt, p.finishedAt = $finishedAt,
     p.sinceVersion = $since, p.untilVersion = $until, p.changes = $changes, p.cost = $cost,
-    p.undoneAt = $undoneAt, p.undoneBy = $undoneBy
+    p.undoneAt = $undoneAt, p.undoneBy = $undoneBy, p.sinceAfter = $sinceAfter,
+    p.untilAfter = $untilAfter
 """
-# Never backwards: a pass saved late does not undo a later pass's progress.
-MOVE_CURSOR = """
+# The cursor under its node's write lock (`_claim`, as TAKE_LEASE): the caller compares it with
+# the pass's end and moves it only forwards (MOVE_CURSOR), in the same transaction.
+CLAIM_CURSOR = """
 MERGE (c:Consolidation {spaceId: $space})
-SET c.cursor = CASE WHEN coalesce(c.cursor, 0) < $until THEN $until ELSE c.cursor END
+SET c._claim = true
+RETURN c.cursor AS cursor, c.cursorAfter AS after
 """
+MOVE_CURSOR = """
+MATCH (c:Consolidation {spaceId: $space})
+SET c.cursor = $until, c.cursorAfter = $after
+"""
+RELEASE_CURSOR = "MATCH (c:Consolidation {spaceId: $space}) REMOVE c._claim"
 _PASS_FIELDS = ("p {.id, .spaceId, .startedAt, .finishedAt, .sinceVersion, .untilVersion, "
-                ".changes, .cost, .undoneAt, .undoneBy}")
+                ".changes, .cost, .undoneAt, .undoneBy, .sinceAfter, .untilAfter}")
 GET_PASS = f"""
 MATCH (p:ConsolidationPass {{id: $id}}) WHERE p.spaceId = $space
 RETURN {_PASS_FIELDS} AS pass
