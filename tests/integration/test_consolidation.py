@@ -195,22 +195,23 @@ def test_a_folded_memorys_links_move_to_the_memory_it_kept_and_undo_takes_them_b
 
     [fold] = [c for c in done.changes if c.kind is ChangeKind.RESTATEMENT]
     assert (fold.kept, fold.retired) == (again.id, (first.id,))
-    # Its EXTENDS moved to the memory it was folded into; the DERIVES from an older memory
-    # would point from the older to the newer there, so it stays with the retired one.
-    [carried] = [c.relation for c in done.changes if c.kind is ChangeKind.LINK]
-    assert carried is not None and carried.created_by == CONSOLIDATOR
-    assert (carried.source_id, carried.target_id, carried.type) == (
-        again.id, topic.id, RelationType.EXTENDS)
+    # Both its edges moved to the memory it was folded into, each its own way: its EXTENDS,
+    # and the DERIVES from a memory written before the one it was folded into.
+    carried = {(c.relation.source_id, c.relation.target_id, c.relation.type, c.relation.created_by)
+               for c in done.changes if c.kind is ChangeKind.LINK and c.relation is not None}
+    assert carried == {(again.id, topic.id, RelationType.EXTENDS, CONSOLIDATOR),
+                       (between.id, again.id, RelationType.DERIVES, CONSOLIDATOR)}
     edges = {(r.source_id, r.target_id) for r in
              app.store.relations.relations_among(team.id, [topic.id, again.id, between.id])}
-    assert edges == {(again.id, topic.id)}
+    assert edges == {(again.id, topic.id), (between.id, again.id)}
     assert {(r.source_id, r.target_id) for r in app.store.relations.relations_of(
         team.id, first.id)} >= {(first.id, topic.id), (between.id, first.id)}
 
     app.consolidation.undo(team.slug, done.pass_id or "", "keep both")
 
     assert team.get(first).active
-    assert not app.store.relations.relations_among(team.id, [topic.id, again.id])
+    left = app.store.relations.relations_among(team.id, [topic.id, again.id, between.id])
+    assert not [r for r in left if again.id in (r.source_id, r.target_id)]
 
 
 def test_undo_of_another_spaces_pass_answers_like_a_missing_one(app: Container) -> None:

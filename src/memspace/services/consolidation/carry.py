@@ -15,9 +15,10 @@ from memspace.services.consolidation.pass_types import ConsolidationPorts
 def carried_links(store: ConsolidationPorts, space_id: str, keep: Memory, olds: Sequence[Memory],
                   now: datetime, pass_id: str) -> list[Relation]:
     """The EXTENDS and DERIVES edges of the memories folded into `keep`, moved to `keep`, to
-    active memories other than the fold's own. Only those that still point from the newer
-    memory to the older one (the direction every edge keeps); an UPDATES stays where it was,
-    since the kept memory replaced nothing."""
+    active memories other than the fold's own, each in its own direction: what extended or was
+    drawn from the folded memory extends or is drawn from the same fact said by `keep`, even
+    where `keep` was written after it. An UPDATES stays where it was, since the kept memory
+    replaced nothing."""
     retired = {m.id for m in olds}
     wanted = [(r, old, r.target_id if r.source_id == old.id else r.source_id)
               for old in olds for r in store.relations.relations_of(space_id, old.id)
@@ -34,9 +35,10 @@ def carried_links(store: ConsolidationPorts, space_id: str, keep: Memory, olds: 
         if other is None or not other.active:
             continue
         source, target = (keep, other) if r.source_id == old.id else (other, keep)
-        if (target.created_at, target.id) < (source.created_at, source.id):
-            carried.setdefault((source.id, target.id), Relation(
-                source.id, target.id, r.type, now, CONSOLIDATOR,
-                f"carried over from '{old.id}', folded into '{keep.id}' "
-                f"(consolidation pass {pass_id})"))
+        if (target.id, source.id) in carried:
+            continue  # the pair is joined once, whichever way the first edge points
+        carried.setdefault((source.id, target.id), Relation(
+            source.id, target.id, r.type, now, CONSOLIDATOR,
+            f"carried over from '{old.id}', folded into '{keep.id}' "
+            f"(consolidation pass {pass_id})"))
     return list(carried.values())
