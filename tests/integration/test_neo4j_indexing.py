@@ -5,7 +5,9 @@ latest memory (read on every add) is found without reading the space's other wri
 memories, however recent they are, and a space's rows are read without the indexed float array
 where the float32 vector is there (docs/scaling.md, "A fresh load"); a short id's read seeks
 the ids it starts, not every memory of the space, and a space's load reads its retired memories
-alone, and a space's documents are counted without reading other spaces'."""
+alone, and a space's documents are counted without reading other spaces'; a space's open
+conflicts are read from its own UPDATES edges, and edges written before they carried their space
+get it once."""
 
 from __future__ import annotations
 
@@ -17,13 +19,16 @@ from typing import Any
 import pytest
 
 from memspace.domain.indexing import ONLINE, IndexProgress
+from memspace.domain.models import RelationType
 from memspace.domain.ports import WriteBatch
 from memspace.stores.cold_scan import HYBRID, KEYWORD, VECTOR
 from memspace.stores.neo4j import Neo4jStore
 from memspace.stores.neo4j.cypher import cold as cold_cypher
 from memspace.stores.neo4j.cypher import directory as directory_cypher
 from memspace.stores.neo4j.cypher import memories as memory_cypher
+from memspace.stores.neo4j.cypher import relations as relations_cypher
 from memspace.stores.neo4j.cypher import search as search_cypher
+from memspace.stores.neo4j.relation_backfill import EDGE_SPACES_DONE, backfill_edge_spaces
 from tests.support import builders as b
 
 pytestmark = pytest.mark.neo4j
@@ -165,3 +170,48 @@ def test_a_spaces_documents_are_counted_without_the_other_spaces(
     # the space's own documents, from the index: never every document of the store
     assert not any(d.startswith("NodeByLabelScan") for d in _details(summary.profile))
     assert _rows_read(summary.profile) <= 2 + 1  # its two documents and the space
+
+
+def test_a_spaces_open_conflicts_are_read_from_its_own_edges_not_the_stores(
+        neo4j_store: Neo4jStore) -> None:
+    mine, other = b.space("open-conflicts"), b.space("busy-updates")
+    for space in (mine, other):
+        neo4j_store.directory.create_space(space)
+    # Another space with many UPDATES edges, every end current: all open conflicts of its own.
+    olds = [b.memory(other.id, f"old fact {n}") for n in range(40)]
+    news = [b.memory(other.id, f"new fact {n}") for n in range(40)]
+    updates = [b.relation(n, o, RelationType.UPDATES) for n, o in zip(news, olds, strict=True)]
+    neo4j_store.writes.write(WriteBatch(other.id, olds + news, updates))
+    old, new = b.memory(mine.id, "Releases go out on Tuesdays."), b.memory(
+        mine.id, "Releases go out on Thursdays.")
+    neo4j_store.writes.write(WriteBatch(mine.id, [old, new],
+                                        [b.relation(new, old, RelationType.UPDATES)]))
+
+    [found] = neo4j_store.relations.open_conflicts(mine.id, 10)
+    assert (found.source_id, found.target_id) == (new.id, old.id)
+    assert len(neo4j_store.relations.open_conflicts(other.id, 100)) == 40
+    _, summary, _ = neo4j_store.kit.db.driver.execute_query(
+        "PROFILE " + relations_cypher.OPEN_CONFLICTS, space=mine.id, limit=10)
+    # get_context reads them so on every call: the space's one edge, not the store's 41
+    assert not any(d.startswith(("DirectedRelationshipTypeScan", "RelationshipTypeScan",
+                                 "AllNodesScan")) for d in _details(summary.profile))
+    assert _rows_read(summary.profile) <= 1
+
+
+def test_edges_written_before_they_carried_their_space_get_it_once(
+        neo4j_store: Neo4jStore) -> None:
+    space = b.space("edges-before")
+    neo4j_store.directory.create_space(space)
+    old, new = b.memory(space.id, "The on-call rota is in PagerDuty."), b.memory(
+        space.id, "The on-call rota moved to Opsgenie.")
+    neo4j_store.writes.write(WriteBatch(space.id, [old, new],
+                                        [b.relation(new, old, RelationType.UPDATES)]))
+    db = neo4j_store.kit.db
+    db.write_one("MATCH (:Memory {id: $id})-[r:UPDATES]->() REMOVE r.spaceId", id=new.id)
+    assert neo4j_store.relations.open_conflicts(space.id, 10) == []  # as an older store had it
+    db.write_one("MATCH (i:StoreInfo {key: $key}) DETACH DELETE i", key=EDGE_SPACES_DONE)
+
+    assert backfill_edge_spaces(db) >= 1
+    [found] = neo4j_store.relations.open_conflicts(space.id, 10)
+    assert (found.source_id, found.target_id) == (new.id, old.id)
+    assert backfill_edge_spaces(db) == 0  # once per store

@@ -88,6 +88,9 @@ STATEMENTS: tuple[str, ...] = (
     "ON (m.spaceId, m.createdBy, m.createdAt)",
     # Memories whose vector is not yet in VECTOR_INDEX (stores/neo4j/vector_index.py).
     "CREATE INDEX memory_vector_pending IF NOT EXISTS FOR (m:Memory) ON (m.vectorPending)",
+    # A space's UPDATES edges (cypher/relations.py OPEN_CONFLICTS, read by every get_context):
+    # each edge between memories carries its space, as each memory does.
+    "CREATE INDEX relation_updates_space IF NOT EXISTS FOR ()-[r:UPDATES]-() ON (r.spaceId)",
     # Types and statuses (domain/lifecycle.py), and the status changes set by hand.
     "CREATE INDEX memory_space_type IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.type)",
     "CREATE INDEX memory_space_status IF NOT EXISTS FOR (m:Memory) ON (m.spaceId, m.status)",

@@ -40,6 +40,7 @@ from memspace.stores.neo4j.memory_search import Neo4jSearch
 from memspace.stores.neo4j.memory_writes import Neo4jMemoryWrites
 from memspace.stores.neo4j.note_jobs import Neo4jNoteJobs
 from memspace.stores.neo4j.oauth import Neo4jOAuthStore
+from memspace.stores.neo4j.relation_backfill import backfill_edge_spaces
 from memspace.stores.neo4j.relations import Neo4jRelations
 from memspace.stores.neo4j.repos import Neo4jRepos
 from memspace.stores.neo4j.schema import ensure_schema
@@ -82,6 +83,7 @@ class Neo4jStore:
             backfill_follows(self._db)
             backfill_lifecycle(self._db)
             backfill_valid_time(self._db)
+            backfill_edge_spaces(self._db)
             # Each of these makes its own constraints and indexes as it is built.
             self.oauth = Neo4jOAuthStore(self.kit)
             self.note_jobs = Neo4jNoteJobs(self.kit)

@@ -43,7 +43,7 @@ REMOVE m._lock
 WITH m
 MATCH (k:Memory {id: $keep}) WHERE k.spaceId = $space
 AND NOT (k)-[:UPDATES]->(m) AND NOT (m)-[:UPDATES]->(k)
-CREATE (k)-[:UPDATES {createdAt: $at, createdBy: $by, reason: $reason}]->(m)
+CREATE (k)-[:UPDATES {spaceId: $space, createdAt: $at, createdBy: $by, reason: $reason}]->(m)
 """
 RETIRE = """
 MATCH (m:Memory {id: $old}) WHERE m.spaceId = $space

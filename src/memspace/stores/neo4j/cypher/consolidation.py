@@ -116,8 +116,8 @@ def link(edge_type: str) -> str:
 MATCH (s:Memory {{id: $source}}) WHERE s.spaceId = $space AND s.active = true
 MATCH (t:Memory {{id: $target}}) WHERE t.spaceId = $space AND t.active = true AND t <> s
   AND NOT EXISTS {{ MATCH (s)-[:{EDGE_TYPES}]-(t) }}
-CREATE (s)-[:{_edge_type(edge_type)} {{createdAt: $createdAt, createdBy: $createdBy,
-                                       reason: $reason}}]->(t)
+CREATE (s)-[:{_edge_type(edge_type)} {{spaceId: $space, createdAt: $createdAt,
+                                       createdBy: $createdBy, reason: $reason}}]->(t)
 RETURN count(*) AS made
 """
 

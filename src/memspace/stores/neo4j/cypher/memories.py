@@ -147,9 +147,9 @@ def create_relations(edge_type: str) -> str:
     return f"""
 UNWIND $rows AS row
 MATCH (s:Memory {{id: row.source}}) WHERE s.spaceId = $space
-WITH row, s
-MATCH (t:Memory {{id: row.target}}) WHERE t.spaceId = $space
-CREATE (s)-[:{edge_type} {{createdAt: row.createdAt, createdBy: row.createdBy, reason: row.reason}}]->(t)
+WITH row, s MATCH (t:Memory {{id: row.target}}) WHERE t.spaceId = $space
+CREATE (s)-[:{edge_type} {{spaceId: $space, createdAt: row.createdAt, createdBy: row.createdBy,
+                          reason: row.reason}}]->(t)
 """
 
 

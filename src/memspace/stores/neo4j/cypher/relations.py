@@ -15,16 +15,24 @@ MATCH (m:Memory {{id: $id}})-[r:{EDGE_TYPES}]-(other:Memory)
 WHERE m.spaceId = $space AND other.spaceId = $space
 WITH DISTINCT r
 {_RELATION_FIELDS}"""
-# From the UPDATES edges (few) to their ends, not from every memory of the space to its edges:
-# 41-47 -> 2-8 ms at 100,000 memories (tools/neo4j-local, idle).
+# From the space's UPDATES edges (few) to their ends, through the edges' own space index
+# (schema.py `relation_updates_space`): not from every memory of the space to its edges (41-47
+# against 2-8 ms at 100,000 memories), nor from every UPDATES edge of the store, which grows
+# with every other space. Hinted: on a small space the planner starts from its memories.
 OPEN_CONFLICTS = """
-MATCH ()-[r:UPDATES]->()
-WITH r, startNode(r) AS n, endNode(r) AS o
-WHERE n:Memory AND o:Memory AND n.spaceId = $space AND o.spaceId = $space AND n.active
+MATCH (n:Memory)-[r:UPDATES]->(o:Memory) USING INDEX r:UPDATES(spaceId)
+WHERE r.spaceId = $space AND n.spaceId = $space AND o.spaceId = $space AND n.active
   AND o.active
 RETURN n.id AS source, o.id AS target, type(r) AS type, r.createdAt AS createdAt,
        r.createdBy AS createdBy, r.reason AS reason
 ORDER BY r.createdAt DESC LIMIT $limit
+"""
+# Edges written before they carried their space (relation_backfill.py), a batch at a time.
+EDGES_WITHOUT_SPACE = f"""
+MATCH (s:Memory)-[r:{EDGE_TYPES}]->(:Memory) WHERE r.spaceId IS NULL
+WITH r, s LIMIT $limit
+SET r.spaceId = s.spaceId
+RETURN count(r) AS done
 """
 RELATIONS_AMONG = f"""
 UNWIND $ids AS id
