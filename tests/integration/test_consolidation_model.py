@@ -1,9 +1,10 @@
 """The consolidation pass with the real local model (tools/llm-local or
 MEMSPACE_TEST_LLM_API_BASE) on each store: what must hold whatever a small model answers. A
 look-alike about another cluster is never retired, nothing of the space is retired but what a
-newer memory replaced or restated, a protected memory is never retired without the queue, and
-the pass reports the calls and tokens it spent. What the model gets right is measured by
-bench/consolidation_eval.py, not asserted here (a small model's answers vary between runs)."""
+newer memory replaced or restated, a protected memory is never retired without the queue, the
+pass reports the calls and tokens it spent, and its undo puts back all it changed. What the
+model gets right is measured by bench/consolidation_eval.py, not asserted here (a small model's
+answers vary between runs)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ import pytest
 from memspace.domain.consolidation import CONSOLIDATOR, ChangeKind
 from memspace.domain.lifecycle import MemoryStatus
 from memspace.domain.models import Access, Memory, MemoryFilter
+from memspace.domain.ports import WriteBatch
 from memspace.embeddings.local import LocalEmbedder
 from memspace.services.access import Principal
 from memspace.services.memories import AddRequest
 from memspace.startup.container import Container, build
 from memspace.startup.settings import Settings
+from tests.support import builders as b
 from tests.support.llm_server import LLMEndpoint
 from tests.support.stores import STORE_PARAMS, make_store
 
@@ -88,3 +91,33 @@ def test_a_pass_with_the_real_model_never_retires_a_lookalike_or_a_protected_mem
     if report.cost.groups:
         assert report.cost.model_calls >= 1 and report.cost.prompt_tokens > 500
     assert all(c.kind is not ChangeKind.EXTRACTION for c in report.changes)  # none was flat
+
+
+def test_undo_of_a_pass_with_the_real_model_puts_back_what_it_changed_and_no_pass_redoes_it(
+        app: Container, embedder: LocalEmbedder) -> None:
+    team = Team(app)
+    for text in ("Our shared UI components are in the lumen-ui repo.",
+                 "Releases go out every Tuesday.", "Releases now go out every Thursday."):
+        team.saved(text)
+    # The same sentence twice, as two agents saved it: folded whatever the model says.
+    twice = [b.memory(team.id, text, embedding=embedder.embed([text])[0]) for text in
+             ("The design system lives in the lumen-ui repository.",
+              "the design system lives in the lumen-ui repository")]
+    app.store.writes.write(WriteBatch(team.id, twice))
+    before = team.current()
+    edges = {(r.source_id, r.target_id, r.type)
+             for r in app.store.relations.relations_among(team.id, list(before))}
+
+    report = app.consolidation.consolidate(team.slug)
+    assert report.count(ChangeKind.RESTATEMENT) >= 1 and report.pass_id is not None
+    changed = {(c.kept, r) for c in report.changes for r in c.retired}
+    undone = app.consolidation.undo(team.slug, report.pass_id, "checked by a person")
+
+    after = team.current()
+    assert set(after) == set(before) and not undone.skipped
+    assert all(m.status is MemoryStatus.CURRENT for m in after.values())
+    assert {(r.source_id, r.target_id, r.type)
+            for r in app.store.relations.relations_among(team.id, list(after))} == edges
+    later = app.consolidation.consolidate(team.slug)
+    assert not changed & {(c.kept, r) for c in later.changes for r in c.retired}
+    assert set(before) >= set(team.current())
