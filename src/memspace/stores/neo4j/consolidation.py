@@ -81,11 +81,11 @@ class Neo4jConsolidation:
                    undoneAt=_opt(record.undone_at), undoneBy=record.undone_by,
                    sinceAfter=record.since_after, untilAfter=record.until_after).consume()
             if record.finished_at is not None:
-                at = tx.run(cypher.CLAIM_CURSOR, space=record.space_id).single()
-                if at is None or record.end.ahead_of(_cursor(at)):
-                    tx.run(cypher.MOVE_CURSOR, space=record.space_id, until=record.until,
-                           after=record.until_after).consume()
-                tx.run(cypher.RELEASE_CURSOR, space=record.space_id).consume()
+                at = _cursor(tx.run(cypher.CLAIM_CURSOR, space=record.space_id).single(strict=True))
+                # Moved and unclaimed in one statement, or only unclaimed: never backwards.
+                moved = record.end.ahead_of(at)
+                tx.run(cypher.MOVE_CURSOR, space=record.space_id, move=moved,
+                       until=record.until, after=record.until_after).consume()
 
         self._db.write(work)
 

@@ -33,6 +33,12 @@ def _pass(row: sqlite3.Row) -> PassRecord:
                       row["since_after"], row["until_after"])
 
 
+def _cursor(conn: sqlite3.Connection, space_id: str) -> PassCursor:
+    row = conn.execute("SELECT cursor, cursor_after FROM consolidation_cursors "
+                       "WHERE space_id = ?", (space_id,)).fetchone()
+    return PassCursor(int(row[0]), row[1]) if row else PassCursor()
+
+
 class SqliteConsolidation:
     """The consolidation pass's records in the same SQLite file as the graph."""
 
@@ -59,10 +65,7 @@ class SqliteConsolidation:
                          (space_id, holder))
 
     def cursor(self, space_id: str) -> PassCursor:
-        row = self._db.conn().execute(
-            "SELECT cursor, cursor_after FROM consolidation_cursors WHERE space_id = ?",
-            (space_id,)).fetchone()
-        return PassCursor(int(row[0]), row[1]) if row else PassCursor()
+        return _cursor(self._db.conn(), space_id)
 
     def save_pass(self, record: PassRecord) -> None:
         with self._db.tx() as conn:
@@ -81,17 +84,15 @@ class SqliteConsolidation:
                  record.until, changes_text(record.changes), cost_text(record.cost),
                  ts(record.undone_at) if record.undone_at else None, record.undone_by,
                  record.since_after, record.until_after))
-            if record.finished_at is not None:
-                # Read under the write lock this transaction holds: no other save moves it now.
-                row = conn.execute("SELECT cursor, cursor_after FROM consolidation_cursors "
-                                   "WHERE space_id = ?", (record.space_id,)).fetchone()
-                at = PassCursor(int(row[0]), row[1]) if row else PassCursor()
-                if record.end.ahead_of(at):
-                    conn.execute(
-                        "INSERT INTO consolidation_cursors (space_id, cursor, cursor_after) "
-                        "VALUES (?, ?, ?) ON CONFLICT (space_id) DO UPDATE SET "
-                        "cursor = excluded.cursor, cursor_after = excluded.cursor_after",
-                        (record.space_id, record.until, record.until_after))
+            # The cursor is read under the write lock this transaction holds: no other save
+            # moves it meanwhile.
+            if record.finished_at is not None and record.end.ahead_of(
+                    _cursor(conn, record.space_id)):
+                conn.execute(
+                    "INSERT INTO consolidation_cursors (space_id, cursor, cursor_after) "
+                    "VALUES (?, ?, ?) ON CONFLICT (space_id) DO UPDATE SET "
+                    "cursor = excluded.cursor, cursor_after = excluded.cursor_after",
+                    (record.space_id, record.until, record.until_after))
 
     def get_pass(self, space_id: str, pass_id: str) -> PassRecord | None:
         row = self._db.conn().execute(

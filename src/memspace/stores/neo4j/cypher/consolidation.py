@@ -50,7 +50,8 @@ SET p.spaceId = $space, p.startedAt = $startedAt, p.finishedAt = $finishedAt,
     p.untilAfter = $untilAfter
 """
 # The cursor under its node's write lock (`_claim`, as TAKE_LEASE): the caller compares it with
-# the pass's end and moves it only forwards (MOVE_CURSOR), in the same transaction.
+# the pass's end (PassCursor.ahead_of) and, in the same transaction, moves it or leaves it
+# (`$move`), giving the claim back either way.
 CLAIM_CURSOR = """
 MERGE (c:Consolidation {spaceId: $space})
 SET c._claim = true
@@ -58,9 +59,10 @@ RETURN c.cursor AS cursor, c.cursorAfter AS after
 """
 MOVE_CURSOR = """
 MATCH (c:Consolidation {spaceId: $space})
-SET c.cursor = $until, c.cursorAfter = $after
+SET c.cursor = CASE WHEN $move THEN $until ELSE c.cursor END,
+    c.cursorAfter = CASE WHEN $move THEN $after ELSE c.cursorAfter END
+REMOVE c._claim
 """
-RELEASE_CURSOR = "MATCH (c:Consolidation {spaceId: $space}) REMOVE c._claim"
 _PASS_FIELDS = ("p {.id, .spaceId, .startedAt, .finishedAt, .sinceVersion, .untilVersion, "
                 ".changes, .cost, .undoneAt, .undoneBy, .sinceAfter, .untilAfter}")
 GET_PASS = f"""
