@@ -59,13 +59,21 @@ def test_a_search_reads_whole_only_what_it_shows_and_answers_as_a_whole_read_doe
         app: Container, neo4j_store: Neo4jStore, monkeypatch: pytest.MonkeyPatch) -> None:
     who, slug = _chat(app)
     asked: list[list[str]] = []
-    real = neo4j_store.reads.get_memories
+    real, one = neo4j_store.reads.get_memories, neo4j_store.reads.answer_reads
 
     def spy(space_id: str, ids: list[str]) -> object:
         asked.append(list(ids))
         return real(space_id, ids)
 
-    monkeypatch.setattr(neo4j_store.reads, "get_memories", spy)
+    def spy_one(space_id: str, ids: list[str], *args: object) -> object:
+        asked.append(list(ids))  # the answer read whole with its neighbourhoods and heads
+        return one(space_id, ids, *args)  # type: ignore[arg-type]
+
+    def spied() -> None:
+        monkeypatch.setattr(neo4j_store.reads, "get_memories", spy)
+        monkeypatch.setattr(neo4j_store.reads, "answer_reads", spy_one)
+
+    spied()
     for query, limit in (("what did Ana Ruiz say about the pricing page?", 5),
                          ("the schema migration in August 2023", 3),
                          ("deploy pipeline", 10)):
@@ -81,7 +89,7 @@ def test_a_search_reads_whole_only_what_it_shows_and_answers_as_a_whole_read_doe
         asked.clear()
         whole = app.search.search(who, request)  # every candidate read whole
         monkeypatch.undo()
-        monkeypatch.setattr(neo4j_store.reads, "get_memories", spy)
+        spied()
         assert asked == []
         assert _shown(lean) == _shown(whole)
     # the heads carry what the lifts read: the speaker a query names, the period it names
@@ -99,12 +107,12 @@ def test_a_memory_forgotten_after_the_ranking_is_not_shown(
     who, slug = _chat(app)
     request = SearchRequest(query="the refund queue", space=slug, limit=5, include_profile=False)
     first = app.search.search(who, request).hits[0].memory
-    real = neo4j_store.reads.get_memories
+    real = neo4j_store.reads.answer_reads
 
-    def forgotten_meanwhile(space_id: str, ids: list[str]) -> object:
+    def forgotten_meanwhile(space_id: str, ids: list[str], *args: object) -> object:
         app.memories.forget(who, first.id, reason="wrong", space=slug)
-        return real(space_id, ids)
+        return real(space_id, ids, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(neo4j_store.reads, "get_memories", forgotten_meanwhile)
+    monkeypatch.setattr(neo4j_store.reads, "answer_reads", forgotten_meanwhile)
     shown = [h.memory.id for h in app.search.search(who, request).hits]
     assert first.id not in shown and len(shown) == 4

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memspace.domain.models import Memory, MemoryFilter
-from memspace.domain.ports import Change, ChangeAfter, MemoryReadStore, PageAfter
+from memspace.domain.ports import AnswerReads, Change, ChangeAfter, MemoryReadStore, PageAfter
 
 
 class MemoryReads(MemoryReadStore):
@@ -33,6 +33,10 @@ class MemoryReads(MemoryReadStore):
         return [i for p in dict.fromkeys(prefixes) for i in sorted(
             m.id for m in self.memories.values()
             if m.space_id == space_id and m.id.startswith(p))[:limit]]
+
+    def answer_reads(self, space_id: str, memory_ids: Sequence[str], hops: int,
+                     per_origin: int, head_chars: int, prefix_limit: int) -> AnswerReads | None:
+        return None
 
     def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
         return {h for h in hashes if self.find_active_by_hash(space_id, h) is not None}

@@ -10,6 +10,7 @@ import pytest
 
 from memspace.domain.heads import HybridHeads, MemoryHead, ScoredHead
 from memspace.domain.models import Memory, ScoredMemory
+from memspace.domain.ports import AnswerReads
 from memspace.services.search.search import SearchRequest
 from tests.unit.conftest import World
 
@@ -112,3 +113,55 @@ def test_a_hit_left_out_after_its_head_was_read_gets_the_neighbourhoods_read_aga
     assert early[1:] == shown and again == shown
     for hit in found.hits:  # neighbourhoods of the hits shown, none of the one left out
         assert all(r.origin_id == hit.memory.id for r in hit.related)
+
+
+def _one_read(monkeypatch: pytest.MonkeyPatch, world: World,
+              neighbours_heads: bool = True) -> dict[str, int]:
+    """The store answers the hits, their neighbourhoods and their heads' ids in one read (as
+    Neo4j does), composed here from its three reads; every read is counted. Without
+    `neighbours_heads` the one read covers the hits' heads alone."""
+    store = world.app.store
+    reads, relations = store.reads, store.relations
+    calls = {"one": 0, "memories": 0, "neighbours": 0, "prefixes": 0}
+    real = {"memories": reads.get_memories, "neighbours": relations.neighbours,
+            "prefixes": reads.ids_with_prefix}
+
+    def counted(name: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return real[name](*args, **kwargs)
+        return call
+
+    def one(space_id: str, ids: Any, hops: int, per_origin: int, head_chars: int,
+            prefix_limit: int) -> AnswerReads:
+        calls["one"] += 1
+        near = real["neighbours"](space_id, ids, hops=hops, per_origin=per_origin)
+        named = list(ids) + ([n.memory.id for n in near] if neighbours_heads else [])
+        heads = frozenset(i[:head_chars] for i in named if len(i) > head_chars)
+        return AnswerReads(real["memories"](space_id, ids), near, heads,
+                           real["prefixes"](space_id, sorted(heads), prefix_limit))
+
+    monkeypatch.setattr(reads, "answer_reads", one)
+    monkeypatch.setattr(reads, "get_memories", counted("memories"))
+    monkeypatch.setattr(relations, "neighbours", counted("neighbours"))
+    monkeypatch.setattr(reads, "ids_with_prefix", counted("prefixes"))
+    return calls
+
+
+@pytest.mark.parametrize(("query", "neighbours_heads", "prefix_reads"), [
+    ("team size", True, 0),  # every id the answer names was covered by the one read
+    ("team size", False, 1),  # the neighbours' ids were not: read for the short ids alone
+])
+def test_a_store_that_reads_the_answer_at_once_is_asked_once(
+    world: World, monkeypatch: pytest.MonkeyPatch, query: str, neighbours_heads: bool,
+    prefix_reads: int,
+) -> None:
+    who = _chain(world)
+    request = SearchRequest(query=query, include_profile=False)
+    expected = world.app.search.search(who, request)
+    assert any(h.related for h in expected.hits)  # ids shown that are not hits
+    _as_heads(monkeypatch, world)
+    calls = _one_read(monkeypatch, world, neighbours_heads)
+    found = world.app.search.search(who, request)
+    assert _answer(found) == _answer(expected) and found.short == expected.short
+    assert calls == {"one": 1, "memories": 0, "neighbours": 0, "prefixes": prefix_reads}

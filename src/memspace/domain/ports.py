@@ -73,6 +73,18 @@ class PageAfter:
 # The store port, by role (docs/architecture.md lists which service uses which).
 
 
+@dataclass(frozen=True)
+class AnswerReads:
+    """What an answer reads after its ranking, read at once (MemoryReadStore.answer_reads):
+    the memories asked for, their neighbourhoods, and the ids of the space that start with any
+    of `heads` (up to the limit asked per head), for the answer's short ids."""
+
+    memories: list[Memory]
+    neighbours: list[Neighbour]
+    heads: frozenset[str]
+    sharing: list[str]
+
+
 class MemoryReadStore(Protocol):
     """Memories of one space, read by id, content hash, writer, page or change."""
 
@@ -86,6 +98,13 @@ class MemoryReadStore(Protocol):
     def ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int) -> list[str]:
         """The ids of the space's memories (active or not) that start with one of `prefixes`,
         at most `limit` per prefix: what a short id stands for (services/shared/id_prefixes.py)."""
+
+    def answer_reads(self, space_id: str, memory_ids: Sequence[str], hops: int,
+                     per_origin: int, head_chars: int, prefix_limit: int) -> AnswerReads | None:
+        """`get_memories`, today's `RelationStore.neighbours` of those memories, and
+        `ids_with_prefix` for the heads (first `head_chars` characters) of their ids and their
+        neighbours' ids longer than that, as one read; None where the store answers the three
+        as cheaply apart (an in-process database)."""
 
     def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
         """Which of these content hashes belong to active memories of the space."""

@@ -277,9 +277,10 @@ class SearchService:
 
     def _whole(self, where: MemoryFilter, ranked: list[Ranked[Candidate]], early: Related | None,
                known: dict[str, Memory] | None = None) -> list[Ranked[Memory]]:
-        """The ranking read whole (ranking.whole); where that reads the store, the
-        neighbourhoods of a lean search's hits are started first, to be read beside it."""
+        """The ranking read whole (ranking.whole); where that reads the store, a lean search
+        reads its hits with their neighbourhoods (Related.with_hits)."""
         if early is not None and any(not isinstance(r.memory, Memory)
                                      and r.memory.id not in (known or {}) for r in ranked):
-            early.start([r.memory.id for r in ranked])
+            read = early.with_hits([r.memory.id for r in ranked], where.include_inactive)
+            known = {**read, **(known or {})} if read is not None else known
         return whole(self._store.reads, where, ranked, known)

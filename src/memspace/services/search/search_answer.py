@@ -17,15 +17,27 @@ from memspace.domain.graph_port import (
     WithSearch,
 )
 from memspace.domain.models import Memory, Neighbour, Space
+from memspace.domain.ports import AnswerReads
 from memspace.services.documents import document_titles
 from memspace.services.search.context import Profile
 from memspace.services.search.ranking import Ranked
 from memspace.services.search.search_types import SearchHit, SearchRequest, SearchResult
-from memspace.services.shared import KnownView, memory_ids, short_ids, start_read
+from memspace.services.shared import (
+    HEAD_READ,
+    SHORT_ID_CHARS,
+    Find,
+    KnownView,
+    memory_ids,
+    read_before,
+    short_ids,
+    start_read,
+)
 
 # Neighbours shown per hit: enough for a correction chain and its context, bounded so one
 # hub memory cannot flood the answer.
 RELATED_PER_HIT = 5
+# How far from a hit its neighbours are walked.
+RELATED_HOPS = 2
 
 
 class AnswerPorts(WithDirectory, WithReads, WithRelations, WithDocuments, WithSearch, Protocol):
@@ -33,23 +45,47 @@ class AnswerPorts(WithDirectory, WithReads, WithRelations, WithDocuments, WithSe
 
 
 class Related:
-    """The hits' neighbourhoods, read beside the read that makes the hits whole.
+    """The hits' neighbourhoods, read with the read that makes the hits whole.
 
-    Once the ranking has chosen its hits, the read of the memories shown and the read of their
-    neighbours need nothing from each other: where the store reads concurrently
-    (`SearchStore.concurrent_reads`) the second is started with the first and their round
-    trips overlap. The early read is used only if the hits it was started for are the hits
-    answered; otherwise (one left out, say deactivated meanwhile) it is read again for those.
+    Once the ranking has chosen its hits, the read of the memories shown, the read of their
+    neighbours and the read of the ids sharing their heads (for short ids) need nothing from
+    each other. Where the store answers the three in one statement (Neo4j:
+    `MemoryReadStore.answer_reads`) they are read so; elsewhere, where the store reads
+    concurrently (`SearchStore.concurrent_reads`), the neighbours' read is started beside the
+    hits' and their round trips overlap. What was read early is used only if the hits it was
+    read for are the hits answered; otherwise (one left out, say deactivated meanwhile) the
+    neighbourhoods are read again for those.
     """
 
     def __init__(self, store: AnswerPorts, space_id: str, known_at: datetime | None = None
                  ) -> None:
         self._store, self._space_id, self._known_at = store, space_id, known_at
         self._early: tuple[tuple[str, ...], Callable[[], list[Neighbour]]] | None = None
+        self._heads: AnswerReads | None = None
 
     def start(self, ids: Sequence[str]) -> None:
         wanted = tuple(ids)
         self._early = wanted, start_read(self._store.search, lambda: self._read(wanted))
+
+    def with_hits(self, ids: Sequence[str], include_inactive: bool) -> dict[str, Memory] | None:
+        """The hits `ids` read whole in one statement with their neighbourhoods and the ids
+        sharing their heads, where the store offers it (MemoryReadStore.answer_reads): those
+        the filter keeps (active, unless inactive ones are asked for). Elsewhere None, and
+        the neighbourhoods are started beside the caller's own read of the hits."""
+        read = None if self._known_at is not None else self._store.reads.answer_reads(
+            self._space_id, ids, RELATED_HOPS, RELATED_PER_HIT, SHORT_ID_CHARS, HEAD_READ)
+        if read is None:
+            self.start(ids)
+            return None
+        self._early, self._heads = (tuple(ids), lambda: read.neighbours), read
+        return {m.id: m for m in read.memories if m.active or include_inactive}
+
+    def ids(self) -> Find:
+        """The space's memory ids by prefix, for short ids: from what `with_hits` read, where
+        it covers the heads asked for."""
+        find = memory_ids(self._store.reads, self._space_id)
+        return find if self._heads is None else read_before(find, self._heads.heads,
+                                                             self._heads.sharing)
 
     def of(self, ids: Sequence[str]) -> list[Neighbour]:
         if self._early is not None and self._early[0] == tuple(ids):
@@ -57,7 +93,7 @@ class Related:
         return self._read(ids)
 
     def _read(self, ids: Sequence[str]) -> list[Neighbour]:
-        return self._store.relations.neighbours(self._space_id, ids, hops=2,
+        return self._store.relations.neighbours(self._space_id, ids, hops=RELATED_HOPS,
                                                 per_origin=RELATED_PER_HIT,
                                                 known_at=self._known_at)
 
@@ -100,5 +136,5 @@ def answer(store: AnswerPorts, view: KnownView, space: Space, request: SearchReq
         path=path,
         at=at,
         profile_left_out=request.include_profile and known is not None,
-        short=short_ids(memory_ids(store.reads, space.id), named),
+        short=short_ids(neighbourhoods.ids(), named),
     )

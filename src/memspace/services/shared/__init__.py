@@ -8,19 +8,22 @@
 - optimistic concurrency on facts (`check_version`, `after_lost_race`, `head_of`);
 - `start_read`: a read started early on another thread while the call goes on;
 - short ids: the shortest unique prefix shown for an id, and the id a prefix stands for
-  (`short_ids`, `resolve_id`).
+  (`short_ids`, `resolve_id`), and the ids an earlier read found for them (`read_before`).
 """
 
 from memspace.services.shared.audit import AuditLog
 from memspace.services.shared.clock import SystemClock, new_id
 from memspace.services.shared.early_reads import start_read
 from memspace.services.shared.id_prefixes import (
+    HEAD_READ,
     SHORT_ID_CHARS,
+    Find,
     among,
     document_id_of,
     document_in,
     memory_id_of,
     memory_ids,
+    read_before,
     resolve_id,
     resolve_ids,
     short_ids,
@@ -40,9 +43,11 @@ from memspace.services.shared.time_travel import Period, chain, described, perio
 from memspace.services.shared.version_checks import after_lost_race, check_version, head_of
 
 __all__ = [
+    "HEAD_READ",
     "SHORT_ID_CHARS",
     "TODAY_LEFT_OUT",
     "AuditLog",
+    "Find",
     "KnownView",
     "NoteJobs",
     "Page",
@@ -67,6 +72,7 @@ __all__ = [
     "new_id",
     "past_record",
     "period_of",
+    "read_before",
     "resolve_id",
     "resolve_ids",
     "short_ids",

@@ -22,6 +22,8 @@ SHORT_ID_CHARS = 8
 # Ids read per 8-character head; a head shared by more (only ids made outside memspace could)
 # shows its ids whole rather than trust a count it cut short.
 SHARED_HEAD_LIMIT = 32
+# Ids read per head for short_ids: one past the shared limit, to tell "at the limit" from "past".
+HEAD_READ = SHARED_HEAD_LIMIT + 1
 # An id this long is taken as whole, without a read: memspace's ids are 32 hex characters
 # (new_id), and an imported id of another form is still found by the caller's own read.
 WHOLE_ID_CHARS = 32
@@ -42,7 +44,7 @@ def short_ids(find: Find, ids: Iterable[str]) -> dict[str, str]:
     wanted = list(dict.fromkeys(ids))
     heads = sorted({i[:SHORT_ID_CHARS] for i in wanted if len(i) > SHORT_ID_CHARS})
     sharing: dict[str, list[str]] = {}
-    for found in find(heads, SHARED_HEAD_LIMIT + 1) if heads else []:
+    for found in find(heads, HEAD_READ) if heads else []:
         sharing.setdefault(found[:SHORT_ID_CHARS], []).append(found)
     shown: dict[str, str] = {}
     for i in wanted:
@@ -53,6 +55,20 @@ def short_ids(find: Find, ids: Iterable[str]) -> dict[str, str]:
         length = max([SHORT_ID_CHARS] + [_shared(i, o) + 1 for o in others])
         shown[i] = i[:length]
     return shown
+
+
+def read_before(find: Find, heads: frozenset[str], sharing: Sequence[str]) -> Find:
+    """`find`, answered from `sharing` (ids of the kind already read for `heads`, HEAD_READ of
+    them per head, as `find(heads, HEAD_READ)` would have) when it asks for those heads alone;
+    anything else is read by `find`."""
+
+    def answered(prefixes: Sequence[str], limit: int) -> list[str]:
+        if limit > HEAD_READ or not set(prefixes) <= heads:
+            return find(prefixes, limit)
+        return [i for p in dict.fromkeys(prefixes) for i in sorted(
+            i for i in sharing if i.startswith(p))[:limit]]
+
+    return answered
 
 
 def resolve_id(find: Find, given: str, kind: str, argument: str) -> str:

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from memspace.domain.models import Memory, MemoryFilter
-from memspace.domain.ports import Change, ChangeAfter, PageAfter
+from memspace.domain.models import Memory, MemoryFilter, Neighbour, RelationType
+from memspace.domain.ports import AnswerReads, Change, ChangeAfter, PageAfter
 from memspace.stores.neo4j import records as rec
+from memspace.stores.neo4j.cypher import answer
 from memspace.stores.neo4j.cypher import memories as cypher
 from memspace.stores.neo4j.cypher.fields import memory_filter
 from memspace.stores.neo4j.kit import Neo4jKit
@@ -46,6 +47,17 @@ class Neo4jMemoryReads:
         rows = self._db.read(cypher.IDS_WITH_PREFIX, space=space_id,
                              prefixes=list(dict.fromkeys(prefixes)), limit=limit)
         return [i for r in rows for i in r["ids"]]
+
+    def answer_reads(self, space_id: str, memory_ids: Sequence[str], hops: int,
+                     per_origin: int, head_chars: int, prefix_limit: int) -> AnswerReads | None:
+        [row] = self._db.read(answer.answer_reads(hops), ids=list(dict.fromkeys(memory_ids)),
+                              space=space_id, per=per_origin, knownAt=None, head=head_chars,
+                              limit=prefix_limit)
+        return AnswerReads(
+            [rec.memory_from(m) for m in row["memories"]],
+            [Neighbour(r["origin"], rec.memory_from(r["memory"]), r["hops"],
+                       RelationType(r["via"]), r["direction"]) for r in row["related"]],
+            frozenset(row["heads"]), list(row["sharing"]))
 
     def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
         if not hashes:

@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from memspace.domain.models import Memory, MemoryFilter
-from memspace.domain.ports import Change, ChangeAfter, PageAfter
+from memspace.domain.ports import AnswerReads, Change, ChangeAfter, PageAfter
 from memspace.stores.sqlite import memories
 from memspace.stores.sqlite.kit import SqliteKit
 from memspace.stores.sqlite.memories import filter_sql
@@ -48,6 +48,10 @@ class SqliteMemoryReads:
 
     def ids_with_prefix(self, space_id: str, prefixes: Sequence[str], limit: int) -> list[str]:
         return ids_with_prefix(self._db.conn(), "memories", space_id, prefixes, limit)
+
+    def answer_reads(self, space_id: str, memory_ids: Sequence[str], hops: int,
+                     per_origin: int, head_chars: int, prefix_limit: int) -> AnswerReads | None:
+        return None  # in process: three reads cost no round trip
 
     def existing_hashes(self, space_id: str, hashes: Sequence[str]) -> set[str]:
         if not hashes:

@@ -37,6 +37,15 @@ def memory_fields(var: str) -> str:
     )
 
 
+def prefix_seek(prefix: str) -> str:
+    """The space's ids starting with `prefix` (a variable), from the id's index, `$limit` of
+    them: unhinted, the planner reads the whole space for each prefix (a search's short ids:
+    370 ms on 35,000 memories, 2 hinted)."""
+    return (f"CALL ({prefix}) {{ MATCH (m:Memory) USING INDEX m:Memory(id) "
+            f"WHERE m.id STARTS WITH {prefix} AND m.spaceId = $space "
+            "RETURN m.id AS id ORDER BY id LIMIT $limit }")
+
+
 def head_fields(var: str) -> str:
     """A memory's head (domain/heads.py, records.head_from) as a list: a ranking's candidates.
     At a million memories, ~100 candidates of a large warm space took 6.5-7.6 ms projected

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memspace.stores.neo4j.cypher.fields import EDGE_TYPES, memory_fields
+from memspace.stores.neo4j.cypher.fields import EDGE_TYPES, memory_fields, prefix_seek
 
 # Every memory write starts here: it locks the space node (so writes to one space serialise),
 # bumps the version the vector cache watches, reserves `$count` sequence numbers, and moves
@@ -174,11 +174,8 @@ RETURN {memory_fields("m")} AS memory
 GET_MEMORY = f"""
 MATCH (m:Memory {{id: $id}}) WHERE m.spaceId = $space RETURN {memory_fields("m")} AS memory
 """
-# The memories whose id starts with each prefix, from the id's index: unhinted, the planner reads
-# the whole space for each prefix (a search's short ids: 370 ms on 35,000 memories, 2 hinted).
-IDS_WITH_PREFIX = ("UNWIND $prefixes AS prefix CALL (prefix) { MATCH (m:Memory) USING INDEX "
-                   "m:Memory(id) WHERE m.id STARTS WITH prefix AND m.spaceId = $space "
-                   "RETURN m.id AS id ORDER BY id LIMIT $limit } RETURN collect(id) AS ids")
+# The memories whose id starts with each prefix (fields.prefix_seek: hinted).
+IDS_WITH_PREFIX = f"UNWIND $prefixes AS prefix {prefix_seek('prefix')} RETURN collect(id) AS ids"
 # Several by id, as one record (bolt costs a message per record): a search's answer.
 GET_MEMORIES = f"""
 MATCH (m:Memory) WHERE m.id IN $ids AND m.spaceId = $space

@@ -41,6 +41,26 @@ WHERE s.spaceId = $space AND t.spaceId = $space AND t.id IN $ids
 {_RELATION_FIELDS}"""
 
 
+def nearest_walks(hops: int, origin: str = "o") -> str:
+    """From each origin memory (`origin`, a variable bound before), the shortest walk to each
+    neighbour, the nearest `$per` kept per origin: rows of `origin` and `x` (x.n the
+    neighbour, x.hops, x.via, x.direction). `neighbours` and the answer's one read
+    (cypher/answer.py) both walk this way, so their neighbourhoods are the same."""
+    return f"""
+MATCH p = ({origin})-[:{EDGE_TYPES}*1..{int(hops)}]-(n:Memory)
+WHERE n <> {origin} AND all(x IN nodes(p) WHERE x.spaceId = $space)
+  AND ($knownAt IS NULL OR (all(e IN relationships(p) WHERE e.createdAt <= $knownAt)
+       AND n.createdAt <= $knownAt AND {not_forgotten("n")}))
+WITH {origin}, n, p ORDER BY length(p)
+WITH {origin}, n, collect(p)[0] AS p
+WITH {origin}, n, length(p) AS hops, last(relationships(p)) AS r
+ORDER BY hops, n.createdAt DESC, n.id
+WITH {origin}, collect({{n: n, hops: hops, via: type(r),
+                 direction: CASE WHEN endNode(r) = n THEN 'out' ELSE 'in' END}})[..$per] AS near
+UNWIND near AS x
+"""
+
+
 def neighbours(hops: int) -> str:
     """Shortest walk per (origin, neighbour) over relations in either direction, in ONE query.
 
@@ -53,17 +73,7 @@ def neighbours(hops: int) -> str:
     return f"""
 UNWIND $ids AS oid
 MATCH (o:Memory {{id: oid}}) WHERE o.spaceId = $space
-MATCH p = (o)-[:{EDGE_TYPES}*1..{int(hops)}]-(n:Memory)
-WHERE n <> o AND all(x IN nodes(p) WHERE x.spaceId = $space)
-  AND ($knownAt IS NULL OR (all(e IN relationships(p) WHERE e.createdAt <= $knownAt)
-       AND n.createdAt <= $knownAt AND {not_forgotten("n")}))
-WITH o, n, p ORDER BY length(p)
-WITH o, n, collect(p)[0] AS p
-WITH o, n, length(p) AS hops, last(relationships(p)) AS r
-ORDER BY hops, n.createdAt DESC, n.id
-WITH o, collect({{n: n, hops: hops, via: type(r),
-                 direction: CASE WHEN endNode(r) = n THEN 'out' ELSE 'in' END}})[..$per] AS near
-UNWIND near AS x
+{nearest_walks(hops)}
 WITH o, x, x.n AS n
 RETURN o.id AS origin, x.hops AS hops, x.via AS via, x.direction AS direction,
        {memory_fields("n")} AS memory
