@@ -136,8 +136,9 @@ def measure(db: object, space_id: str, vectors: np.ndarray, queries: np.ndarray,
         exact = seqs[np.argsort(-(unit @ (query / np.linalg.norm(query))), kind="stable")[:LIMIT]]
         for k in ks:
             began = time.perf_counter()
-            rows = db.read(cypher.BY_VECTOR_INDEX, index=index, k=k,  # type: ignore[attr-defined]
-                           vector=query.tolist(), space=space_id)
+            [listed] = db.read(cypher.BY_VECTOR_INDEX, index=index, k=k,  # type: ignore[attr-defined]
+                               vector=query.tolist(), space=space_id)
+            rows = listed["rows"]
             took = (time.perf_counter() - began) * 1000
             kept = {int(r["seq"]) for r in rows[:2 * LIMIT]}
             # the exact re-ranking of the kept: what it holds of the exact top n

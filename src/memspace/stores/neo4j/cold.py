@@ -176,7 +176,7 @@ class Neo4jColdSearch(ScanSearch):
             return self._scan(size).keyword_search(where, keyword, limit, exact)
         required = " ".join(f"+content:{w}" + ("" if exact or not max_edits(w)
                                                 else f"~{max_edits(w)}") for w in typed)
-        found = self._db.read(cypher.BY_TEXT_INDEX, index=TEXT_INDEX, space=where.space_id,
+        found = self._listed(cypher.BY_TEXT_INDEX, index=TEXT_INDEX, space=where.space_id,
                               lucene=f'+spaceId:"{where.space_id}" {required}',
                               k=min(KEYWORD_MAX, max(KEYWORD_MIN, KEYWORD_OVERSAMPLE * limit)))
         if not found:
@@ -196,14 +196,14 @@ class Neo4jColdSearch(ScanSearch):
         space's share shrinks), a scan costs its size; measured on this store at a million
         memories, a scanned row costs about a third of a k (EXACT_PER_K)."""
         if own is not None:
-            return self._db.read(cypher.BY_VECTOR_INDEX, index=own, vector=query,
+            return self._listed(cypher.BY_VECTOR_INDEX, index=own, vector=query,
                                  k=min(size, max(OWN_K_MIN, OWN_K_OVERSAMPLE * limit)),
                                  space=space_id)
         k = self._k(size, limit)
         if size <= EXACT_PER_K * k:
-            return self._db.read(cypher.BY_EXACT_COSINE, space=space_id, vector=query,
+            return self._listed(cypher.BY_EXACT_COSINE, space=space_id, vector=query,
                                  k=min(size, max(TEXT_MIN, TEXT_OVERSAMPLE * limit)))
-        return self._db.read(cypher.BY_VECTOR_INDEX, index=VECTOR_INDEX, k=k, vector=query,
+        return self._listed(cypher.BY_VECTOR_INDEX, index=VECTOR_INDEX, k=k, vector=query,
                              space=space_id)
 
     def _k(self, size: int, limit: int) -> int:
@@ -222,7 +222,7 @@ class Neo4jColdSearch(ScanSearch):
             return []
         lucene = (f'+spaceId:"{where.space_id}" +(' +
                   " ".join(f"terms:{escaped(w)}" for w in wanted) + ")")
-        rows = self._db.read(cypher.BY_TEXT_INDEX, index=COLD_TERMS_INDEX, lucene=lucene,
+        rows = self._listed(cypher.BY_TEXT_INDEX, index=COLD_TERMS_INDEX, lucene=lucene,
                              k=min(TEXT_MAX, max(TEXT_MIN, TEXT_OVERSAMPLE * limit)),
                              space=where.space_id)
         scores = cold_scan.text_scores([(int(r["seq"]), str(r["terms"])) for r in rows],
@@ -233,6 +233,11 @@ class Neo4jColdSearch(ScanSearch):
         hits = [(c.seq, scores[c.seq]) for c, k in zip(candidates, keep, strict=True)
                 if k and scores.get(c.seq, 0.0) > 0]
         return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
+
+    def _listed(self, statement: str, **params: Any) -> list[Any]:
+        """A ranked list read as one record (cypher/cold.py: a map per candidate)."""
+        [row] = self._db.read(statement, **params)
+        return list(row["rows"])
 
     def _kept(self, where: MemoryFilter, rows: list[Any], limit: int) -> list[tuple[int, float]]:
         """The index's (seq, score) the filter admits (cold_scan.admitted), best first."""
