@@ -208,3 +208,22 @@ def test_adds_to_a_loaded_or_restored_space_are_written_in_place(
     newest = source.add(rng.normal(size=8).astype(np.float32))
     assert top(restarted, source, source.rows[newest][0])[0] == newest
     assert copies == []
+
+
+def test_a_small_space_read_whole_is_saved_and_restored_past_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vector_snapshot, "MIN_NEW_ROWS", 5_000)  # as served: far above 30 rows
+    source = Source(seed=4, n=30)
+    query = source.rows[11][0]
+    cache = VectorCache(tmp_path)
+    assert top(cache, source, query)[0] == 11
+    assert (tmp_path / f"{SPACE}.npz").is_file()  # a load of the whole space, however small
+    newest = source.add(query + 0.01)
+    source.reads.clear()
+    top(cache, source, query)  # a refresh of a held space adds one row: not saved again
+    saved = vector_snapshot.load(tmp_path, SPACE)
+    assert saved is not None and int(saved.seqs[-1]) == 30
+    source.reads.clear()
+    restarted = VectorCache(tmp_path)
+    assert top(restarted, source, query)[:2] == [11, newest] == source.exact(query, 2)
+    assert source.reads == [30 - 1]  # from the snapshot's last row on, not from the start

@@ -35,8 +35,9 @@ from memspace.stores.term_index import Exported
 
 log = logging.getLogger(__name__)
 
-# Snapshot a space when a refresh read at least this many rows: a cold load or a bulk import,
-# not the add of every request (writing 100,000 x 384 float32 takes ~0.3 s).
+# Snapshot a space when it was read whole from the store (a load, whatever its size), or when a
+# refresh read at least this many rows (a bulk import), not after the add of every request
+# (writing 100,000 x 384 float32 takes ~0.3 s).
 MIN_NEW_ROWS = 5_000
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 # Bytes of an array written at a time. np.savez copies a file-like target's arrays through
@@ -44,6 +45,11 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 # what its load's reads had (48 MB above the cache's bytes, against 30), in the middle of a
 # load that the budget had just made room for.
 WRITE_CHUNK = 1 << 20
+
+
+def worth_saving(appended: int, whole: bool) -> bool:
+    """Whether a fill that added `appended` rows (`whole`: from the space's first) is saved."""
+    return appended >= MIN_NEW_ROWS or (whole and appended > 0)
 
 
 def _path(directory: Path, space_id: str) -> Path | None:
