@@ -2,8 +2,8 @@
 (stores/neo4j/memory_reads.py `answer_reads`): the memories shown, their neighbourhoods, and the
 ids sharing the short-id head of any of them. Three statements did the same: each costs a
 round trip, a session and its decoding in the replica, and its own work in the server (on the
-kept 200,000-memory load: 1.2-1.4 ms of the server's CPU and ~1.0 ms of the client's for the
-three, 0.7 and 0.4 ms for this one; bench/answer_reads.py)."""
+kept 200,000-memory load, a search: 1.5-2.0 ms of the server's CPU and 1.2-1.4 ms of the
+client's for the three, 0.8-1.0 and 0.5-0.7 ms for this one; bench/answer_reads.py)."""
 
 from __future__ import annotations
 
