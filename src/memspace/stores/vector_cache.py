@@ -282,9 +282,8 @@ class VectorCache:
 
     def _fill(self, source: VectorSource, space_id: str, entry: SpaceVectors, version: int,
               new: Sequence[Row] | None) -> None:
-        """Bring the entry to `version`: rows past its last (`new`: read from a snapshot). A space
-        read whole is saved whatever its size: its next load reads only what is past that."""
-        whole = new is None and entry.size == 0
+        """Bring the entry to `version`: rows past its last (`new`: read from a snapshot)."""
+        whole = new is None and entry.size == 0  # saved whatever its size (worth_saving)
         if new is None:
             appended = space_reads.read_into(entry, source, space_id, self.budget.budget_bytes)
         else:
@@ -295,8 +294,7 @@ class VectorCache:
         if self._snapshot_dir is not None and vector_snapshot.worth_saving(appended, whole):
             vector_snapshot.save(self._snapshot_dir, space_id, entry.saved())
         if appended >= vector_snapshot.MIN_NEW_ROWS:
-            # The rows as read (blobs, term strings: ~3x the matrix) are garbage now; hand
-            # their pages back, or a cold load of 100,000 memories stays in the RSS.
+            # The rows as read (~3x the matrix) are garbage: without this, a load stays in RSS.
             release_freed_memory()
         entry.deactivate(source.inactive_seqs(space_id, entry.last_seq))
         entry.version = version

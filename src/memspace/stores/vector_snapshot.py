@@ -48,7 +48,8 @@ WRITE_CHUNK = 1 << 20
 
 
 def worth_saving(appended: int, whole: bool) -> bool:
-    """Whether a fill that added `appended` rows (`whole`: from the space's first) is saved."""
+    """Whether a fill that added `appended` rows (`whole`: from the space's first) is saved: a
+    space read whole is, whatever its size, so that its next load reads only what is past it."""
     return appended >= MIN_NEW_ROWS or (whole and appended > 0)
 
 
