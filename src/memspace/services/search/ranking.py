@@ -183,16 +183,19 @@ def named(speaker: str | None, asked: set[str]) -> bool:
 
 
 def whole(reads: MemoryReadStore, where: MemoryFilter, ranked: list[Ranked[Candidate]],
-          known: Mapping[str, Memory] | None = None) -> list[Ranked[Memory]]:
+          known: Mapping[str, Memory] | None = None,
+          read: Sequence[Memory] | None = None) -> list[Ranked[Memory]]:
     """The ranking with each memory whole: a head becomes one of `known`, else the memory read
-    now (one read for all). A memory read now that the filter no longer holds (deactivated
-    since its head was read) is left out."""
+    now (one read for all, or `read`: the ranking's memories as a read with more in it found
+    them). A memory read now that the filter no longer holds (deactivated since its head was
+    read) is left out."""
     found = dict(known or {})
     wanted = [r.memory.id for r in ranked
               if not isinstance(r.memory, Memory) and r.memory.id not in found]
     if wanted:
-        found.update((m.id, m) for m in reads.get_memories(where.space_id, wanted)
-                     if m.active or where.include_inactive)
+        now = reads.get_memories(where.space_id, wanted) if read is None else read
+        found.update((m.id, m) for m in now
+                     if m.id not in found and (m.active or where.include_inactive))
     if not wanted and all(isinstance(r.memory, Memory) for r in ranked):
         return cast(list[Ranked[Memory]], ranked)  # read whole already: nothing to redo
     return [Ranked(memory, r.score, r.matched_by) for r in ranked

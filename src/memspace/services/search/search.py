@@ -279,8 +279,8 @@ class SearchService:
                known: dict[str, Memory] | None = None) -> list[Ranked[Memory]]:
         """The ranking read whole (ranking.whole); where that reads the store, a lean search
         reads its hits with their neighbourhoods (Related.with_hits)."""
+        read = None
         if early is not None and any(not isinstance(r.memory, Memory)
                                      and r.memory.id not in (known or {}) for r in ranked):
-            read = early.with_hits([r.memory.id for r in ranked], where.include_inactive)
-            known = {**read, **(known or {})} if read is not None else known
-        return whole(self._store.reads, where, ranked, known)
+            read = early.with_hits([r.memory.id for r in ranked])
+        return whole(self._store.reads, where, ranked, known, read)

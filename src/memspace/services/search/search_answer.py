@@ -67,18 +67,18 @@ class Related:
         wanted = tuple(ids)
         self._early = wanted, start_read(self._store.search, lambda: self._read(wanted))
 
-    def with_hits(self, ids: Sequence[str], include_inactive: bool) -> dict[str, Memory] | None:
+    def with_hits(self, ids: Sequence[str]) -> list[Memory] | None:
         """The hits `ids` read whole in one statement with their neighbourhoods and the ids
-        sharing their heads, where the store offers it (MemoryReadStore.answer_reads): those
-        the filter keeps (active, unless inactive ones are asked for). Elsewhere None, and
-        the neighbourhoods are started beside the caller's own read of the hits."""
+        sharing their heads, where the store offers it (MemoryReadStore.answer_reads).
+        Elsewhere None, and the neighbourhoods are started beside the caller's own read of
+        the hits."""
         read = None if self._known_at is not None else self._store.reads.answer_reads(
             self._space_id, ids, RELATED_HOPS, RELATED_PER_HIT, SHORT_ID_CHARS, HEAD_READ)
         if read is None:
             self.start(ids)
             return None
         self._early, self._heads = (tuple(ids), lambda: read.neighbours), read
-        return {m.id: m for m in read.memories if m.active or include_inactive}
+        return read.memories
 
     def ids(self) -> Find:
         """The space's memory ids by prefix, for short ids: from what `with_hits` read, where

@@ -237,7 +237,8 @@ class Neo4jColdSearch(ScanSearch):
     def _listed(self, statement: str, **params: Any) -> list[Any]:
         """A ranked list read as one record (cypher/cold.py: a map per candidate)."""
         [row] = self._db.read(statement, **params)
-        return list(row["rows"])
+        rows: list[Any] = row["rows"]
+        return rows
 
     def _kept(self, where: MemoryFilter, rows: list[Any], limit: int) -> list[tuple[int, float]]:
         """The index's (seq, score) the filter admits (cold_scan.admitted), best first."""
