@@ -7,7 +7,6 @@ Usage:
                  [--runs 1|2]
                  [--statements [--store-cpu]]
                  [--load-only | --reuse RUN] [--own-indexes build|off|as-is] [--idle-probe 15]
-                 [--rehearse 60]
 
 Both ways in one command: after the load, the workload runs on the fresh load (what a team that
 imports its history and starts searching meets), then the same operations again on the database
@@ -17,9 +16,8 @@ or populating with its percentage; SQLite builds none in the background), the ma
 average and how busy it is over `--idle-probe` seconds with no operation (the store's
 background work after a load, when it runs here), and after it the run's figures, with the
 core-seconds the machine spent meanwhile (from the moment every replica has started and says it
-is ready, as a server would before taking traffic, with a search's reads rehearsed on Neo4j as
-serve rehearses them (--rehearse, MEMSPACE_WARM_STORE_SECONDS): how long the starts took and
-the store's CPU in them is printed apart) split into the replicas' own and the rest's (the
+is ready, as a server would before taking traffic: how long the starts took and the store's CPU
+in them is printed apart) split into the replicas' own and the rest's (the
 store's, when it runs on the same machine: /proc/stat), and the part of the replicas' spent in
 the model's encoder (thread CPU in onnxruntime, per text and per operation), and the store's
 by kind of thread (the JVM compiling and collecting, Neo4j's Bolt workers running statements,
@@ -260,11 +258,9 @@ def worker(args: argparse.Namespace) -> None:
     who = app.access.authenticate(job["key"])
     app.embedder.embed_queries(["warm the model"])
     model = rss_mb() - base
-    rehearsed = app.search.rehearse(args.rehearse) if args.rehearse > 0 else None
     # Ready; the run waits for every replica to be, so that its CPU is the operations' alone
     # (a replica's start, its model and first reads, is printed apart).
-    said = f" (a search's reads rehearsed: {rehearsed.describe()})" if rehearsed else ""
-    print(json.dumps({"ready": f"started in {time.perf_counter() - began_start:.1f} s{said}"}),
+    print(json.dumps({"ready": f"started in {time.perf_counter() - began_start:.1f} s"}),
           flush=True)
     sys.stdin.readline()
     ready_cpu = cpu_seconds()
@@ -821,10 +817,6 @@ def main() -> None:
     parser.add_argument("--own-indexes", choices=("build", "off", "as-is"), default="build",
                         help="(neo4j) large spaces' own vector indexes: build them before the "
                              "workload, have the replicas ignore them, or leave them as they are")
-    parser.add_argument("--rehearse", type=float, default=60.0, metavar="S",
-                        help="(neo4j) seconds each replica may run a search's reads before it "
-                             "says it is ready, as serve does (MEMSPACE_WARM_STORE_SECONDS); "
-                             "0: none")
     parser.add_argument("--statements", action="store_true",
                         help="(neo4j) time every statement the replicas send, by operation")
     parser.add_argument("--store-cpu", action="store_true",

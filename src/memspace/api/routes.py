@@ -37,8 +37,8 @@ async def healthz() -> dict[str, str]:
 
 @router.get("/readyz", tags=["health"])
 async def readyz(request: Request, app: ContainerDep) -> JSONResponse:
-    """Readiness: the store answers and the embedding model and vector caches are loaded, and
-    on Neo4j a search's reads rehearsed (503 with the reason while either is not); 200 `indexing`, with each index's progress,
+    """Readiness: the store answers and the embedding model and vector caches are loaded
+    (503 with the reason while either is not); 200 `indexing`, with each index's progress,
     while the store still builds an index (a fresh load on Neo4j)."""
     try:
         await run_in_threadpool(app.store.ping)
@@ -49,8 +49,7 @@ async def readyz(request: Request, app: ContainerDep) -> JSONResponse:
     warmed = getattr(request.app.state, "warmed", None)
     if warmed is not None and not warmed.is_set():
         return JSONResponse({"status": "starting", "store": app.settings.store,
-                             "message": "loading the embedding model and the vector caches (on "
-                                        "Neo4j, then rehearsing a search's reads)"},
+                             "message": "loading the embedding model and the vector caches"},
                             status_code=503)
     if progress is not None and not progress.done:
         # Serving already: only searches that need an index still building take a slower path.

@@ -30,10 +30,6 @@ class ColdSearch(Protocol):
 class ColdPath(ColdSearch, Protocol):
     """A store's cold path: ColdSearch with background work of its own to stop."""
 
-    # Whether the store's server compiles its read paths as traffic runs them (a JVM), so that
-    # a replica runs them before it says it is ready (services/search/rehearsal.py).
-    compiles_as_it_runs: bool
-
     def close(self) -> None: ...  # stop its background work, if any (before the store closes)
 
     def prepare(self, space_id: str, starting: Callable[[int], None] | None = None) -> int:

@@ -57,8 +57,7 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
         streamable_http_path="/mcp", stateless_http=True,
         transport_security=transport_security(container), host=container.settings.host)
 
-    # /readyz says "starting" until the model and vector caches are loaded (and, on Neo4j, a
-    # search's reads rehearsed: MEMSPACE_WARM_STORE_SECONDS): a load balancer or
+    # /readyz says "starting" until the model and vector caches are loaded: a load balancer or
     # a client waiting for readiness then gets a first search as fast as any other (the
     # first search came 4.0 s after /readyz when readiness meant only "the store answers").
     warmed = threading.Event()
@@ -113,12 +112,12 @@ def create_app(container: Container, warm_up: bool = True) -> FastAPI:
 
 def _warm(container: Container, warmed: threading.Event) -> None:
     """Model and vector caches loaded in the background, so first requests don't wait for them.
-    The two load side by side: the model is mostly file reads, the caches (then the store's
-    rehearsal) mostly store reads,
+    The two load side by side: the model is mostly file reads, the caches mostly store reads,
     so the first search waits for the longer of them, not their sum.
     `warmed` is set when both are done, or failed (requests then load lazily)."""
     try:
-        caches = threading.Thread(target=_warm_store, args=(container,), daemon=True)
+        caches = threading.Thread(target=_warm_step, args=(container.search.warm_up,),
+                                  daemon=True)
         caches.start()
         if hasattr(container.embedder, "warm_up"):
             _warm_step(container.embedder.warm_up)
@@ -126,19 +125,6 @@ def _warm(container: Container, warmed: threading.Event) -> None:
         _settle_heap()
     finally:
         warmed.set()
-
-
-def _warm_store(container: Container) -> None:
-    """The caches loaded, then the store's read paths rehearsed where its server compiles them
-    as it runs them (Neo4j): the first searches after ready then cost what later ones do."""
-    _warm_step(container.search.warm_up)
-
-    def rehearse() -> None:
-        done = container.search.rehearse(container.settings.warm_store_seconds)
-        if done is not None:
-            log.info("the store's read paths rehearsed: %s", done.describe())
-
-    _warm_step(rehearse)
 
 
 def _settle_heap() -> None:

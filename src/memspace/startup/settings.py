@@ -93,10 +93,6 @@ class Settings(BaseSettings):
     # from the store's own indexes while it loads in the background (docs/scaling.md).
     # 0 holds none. ~2.5 KB a memory of 384 dimensions: 512 MB holds ~210,000.
     cache_mb: int = Field(default=512, ge=0)
-    # Seconds a server starting on Neo4j may spend running a search's reads over the store's
-    # spaces, so that the JVM has compiled them before /readyz says ready; it stops sooner once
-    # they stop getting faster (services/search/rehearsal.py, docs/scaling.md). 0 skips it.
-    warm_store_seconds: float = Field(default=60.0, ge=0)
 
     # Limits. One memory is one fact; long material belongs in a document upload.
     max_memory_chars: int = Field(default=8_000, ge=100)

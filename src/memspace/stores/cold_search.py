@@ -26,8 +26,6 @@ HeadFetch = Callable[[str, list[list[tuple[int, float]]]], list[list[ScoredHead]
 class ScanSearch:
     """Hybrid, full-text, vector and keyword search by one pass over the space's rows."""
 
-    compiles_as_it_runs = False  # in process (SQLite): nothing to rehearse
-
     def __init__(self, read: RowReader, fetch: Fetch, fetch_heads: HeadFetch | None = None
                  ) -> None:
         """`fetch_heads`: where a store reads heads for less than whole memories, hybrid_heads

@@ -20,7 +20,6 @@ from memspace.services.lifecycle import keeps, statuses_of, types_of
 from memspace.services.memories import TurnFeatures
 from memspace.services.search.context import Profile, ProfileService
 from memspace.services.search.ranking import Ranked, blend, single, whole
-from memspace.services.search.rehearsal import Rehearsal, rehearse
 from memspace.services.search.search_answer import RELATED_PER_HIT, Related, answer
 from memspace.services.search.search_types import SearchHit, SearchRequest, SearchResult, provenance_kinds
 from memspace.services.shared import (
@@ -113,15 +112,6 @@ class SearchService:
                 self._store.search.keyword_search(where, "warm up", 1)
                 self._profiles.profile(space)
                 rehearsed = True
-
-    def rehearse(self, seconds: float) -> Rehearsal | None:
-        """A cold search's reads run until the store has compiled them, at most `seconds`,
-        where its server compiles them as it runs them (services/search/rehearsal.py); None
-        where it does not (SQLite, or no cold path)."""
-        if self._cold is None or not self._cold.compiles_as_it_runs:
-            return None
-        return rehearse(self._store, self._cold, self._store.directory.list_spaces(),
-                        self._embedder.dimensions, seconds)
 
     def _text(self, value: str | None, name: str) -> str | None:
         text = (value or "").strip()

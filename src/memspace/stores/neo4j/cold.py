@@ -75,8 +75,6 @@ _PLAIN = re.compile(r"[a-z0-9]+")
 
 
 class Neo4jColdSearch(ScanSearch):
-    compiles_as_it_runs = True  # the JVM's JIT: services/search/rehearsal.py
-
     def __init__(self, db: Neo4jConnection) -> None:
         self._db = db
         self.indexes = SpaceVectorIndexes(db)
