@@ -248,9 +248,11 @@ RETURN DISTINCT hash
 # memory may continue (services/memories/conversation.py). Served by memory_space_writer_created
 # (schema.py): through (spaceId, createdAt) every add read each memory of the space saved in the
 # last TURN_GAP, by any writer: after a bulk load, the whole space (5,601 rows for one add at
-# 20,000 memories; docs/scaling.md, "A fresh load").
+# 20,000 memories; docs/scaling.md, "A fresh load"). Hinted: on the test server's statistics
+# the planner once took (spaceId, createdAt) again, reading a bulk load of 300 for one add.
 LATEST_BY_WRITER = f"""
 MATCH (m:Memory {{spaceId: $space, createdBy: $writer}})
+USING INDEX m:Memory(spaceId, createdBy, createdAt)
 WHERE m.createdAt >= $since AND m.documentId IS NULL
 RETURN {memory_fields("m")} AS memory
 ORDER BY m.createdAt DESC, m.seq DESC LIMIT 1
