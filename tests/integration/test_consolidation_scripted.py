@@ -110,6 +110,43 @@ def test_a_replacement_said_as_a_new_fact_is_retired_after_both_looks(
     assert [(r.source_id, r.created_by) for r in updates] == [(new.id, CONSOLIDATOR)]
 
 
+def test_a_change_the_first_look_did_not_call_an_update_is_asked_again_by_the_second(
+        store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
+    # The add's own call related nothing; the newer says the job moved, so the pass asks the
+    # second look, and retires the older only because that look agrees.
+    team = Team(app(store, embedder, tmp_path, llm))
+    llm.script(facts("The nightly reconciliation job runs at 02:30 UTC."),
+               facts("The nightly reconciliation job was moved to 04:00 UTC."))
+    old = team.add("The nightly reconciliation job runs at 02:30 UTC.")
+    new = team.add("The nightly reconciliation job was moved to 04:00 UTC.")
+    assert team.get(old).active
+    llm.script(facts("The nightly reconciliation job was moved to 04:00 UTC."),
+               looked("02:30 UTC", "04:00 UTC", True, False, "updates"))
+
+    report = team.app.consolidation.consolidate(team.slug)
+
+    assert llm.remaining == 0 and report.cost.model_calls == 2
+    [change] = [c for c in report.changes if c.kind is ChangeKind.REPLACEMENT]
+    assert (change.kept, change.retired) == (new.id, (old.id,))
+    assert team.get(old).invalidated_by == new.id
+
+
+def test_a_bare_different_value_with_no_word_of_change_is_not_retired(
+        store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
+    team = Team(app(store, embedder, tmp_path, llm))
+    llm.script(facts("Feature flags are managed in LaunchDarkly."),
+               facts("Feature flags are managed in Unleash."))
+    old = team.add("Feature flags are managed in LaunchDarkly.")
+    team.add("Feature flags are managed in Unleash.")
+    llm.script(facts("Feature flags are managed in Unleash."))
+
+    report = team.app.consolidation.consolidate(team.slug)
+
+    # One call, the first look's (nothing related): no second look, nothing retired.
+    assert llm.remaining == 0 and report.cost.model_calls == 1
+    assert not [c for c in report.changes if c.retired] and team.get(old).active
+
+
 def test_a_chain_is_read_as_written_the_new_value_replaces_then_its_restatement_folds(
         store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
     team = Team(app(store, embedder, tmp_path, llm))

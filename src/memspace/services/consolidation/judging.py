@@ -4,8 +4,7 @@ code can compare and, with a model, the one extraction call's relations. No I/O.
 A group is a memory of the pass's window (the newest of the group: the one whose relations are
 asked) and the older memories of the space close to it by vector. Every retirement needs a rule
 that cannot take one fact for another: without a model only the same words of the same type
-fold; with one, the model's relation and the values code reads must agree, and what would
-retire a protected memory is queued instead."""
+fold; with one, the model's looks and what code reads must agree. A protected memory: queued."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from memspace.domain.extraction import Comparison, Extraction
 from memspace.domain.lifecycle import CLAIM_TYPES, MAX_IMPORTANCE
 from memspace.domain.models import Memory, RelationType
+from memspace.services.consolidation.change import said_changed
 from memspace.services.consolidation.values import (
     other_subjects,
     richer,
@@ -178,6 +178,14 @@ def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judg
             else:
                 verdict.queue.append((newest, old, "replacement", (
                     "the model says the newer replaces it, but no value of it changed")))
+        elif said_changed(old.content, newest.content, near.similarity, update_floor):
+            # The add's own call saw this pair and did not call it an update; the newer says
+            # a value changed, so only the second look may retire the older (unsure).
+            said = relation[0].value.lower() if relation else "nothing"
+            _fold_or_queue(verdict, newest, old, (
+                "replaced: the newer says a value changed and each states a value the other "
+                f"does not; the model's first look said {said}"),
+                "replacement", replaced=True, unsure=True)
         elif relation is not None and restates(old, newest, near.similarity, same_floor,
                                                agree_floor):
             _restated_unsure(verdict, newest, near, f"{relation[0].value.lower()} it")

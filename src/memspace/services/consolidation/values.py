@@ -194,11 +194,14 @@ def swapped(a_text: str, b_text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def swaps_subject(a_text: str, b_text: str) -> bool:
+def swaps_subject(a_text: str, b_text: str, naming_nothing: frozenset[str] = frozenset()) -> bool:
     """One sentence with a word swapped that is no value: what it is about may be another thing
-    ("staging" / "production"), which only a reader can tell from a new value for it."""
+    ("staging" / "production"), which only a reader can tell from a new value for it. Words in
+    `naming_nothing` ("raised" in "is 600" / "was raised to 1,200") are not taken for one."""
     values = read(a_text).values | read(b_text).values
-    return any(w not in values and w not in _NOT_NAMES for w in swapped(a_text, b_text))
+    # A number is a value however it was written ("£3" is read whole, swapped as "3").
+    return any(w not in values and w not in _NOT_NAMES and w not in naming_nothing
+               and not any(c.isdigit() for c in w) for w in swapped(a_text, b_text))
 
 
 # The auxiliaries and forms of "to be" that end a plain English sentence's subject ("The staging
