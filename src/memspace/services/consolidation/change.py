@@ -1,16 +1,16 @@
-"""Whether a text says that something changed ("was moved to 04:00", "now opens at 07:00",
-"took over as product manager"), read in code.
+"""Whether a text says that something changed ("the fire drill was moved to Thursday", "the
+canteen now opens at 08:00", "Olga took over the print shop"), read in code.
 
 A replacement said as a plain add is the same fact with a new value, and an agent writing it
-nearly always says so. A bare different value ("Feature flags are managed in Unleash" beside
-"… in LaunchDarkly") is as often a contradiction or a mistake as a change, and goes to a
-person. The add's own extraction call already saw such a pair and did not call it an update,
-so asking it again the same way tells the pass nothing new; what it reads here only lets the
-pass put the question to the model's second look, which still has to agree.
+nearly always says so. A bare different value ("Builds run on Buildkite" beside "Builds run on
+Jenkins") is as often a contradiction or a mistake as a change: the pass with a model does not
+retire on it (without a model every such pair is queued). The add's own extraction call already
+saw such a pair and did not call it an update, so asking it again the same way tells the pass
+nothing new; what is read here only lets the pass put the question to the model's second look,
+which still has to agree.
 
 The words are English adverbs of a new state and the past forms of verbs of change (present
-forms are left out: "the rota changes every Monday" is a schedule, not a change). Nothing here
-is drawn from a data set's texts."""
+forms are left out: "the rota changes every Monday" is a schedule, not a change)."""
 
 from __future__ import annotations
 
