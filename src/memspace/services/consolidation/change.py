@@ -19,6 +19,7 @@ from functools import lru_cache
 from memspace.domain.text import word_tokens
 from memspace.services.consolidation.values import (
     content_terms,
+    has_digit,
     other_subjects,
     swaps_subject,
     values_differ,
@@ -72,10 +73,10 @@ def said_changed(old: str, new: str, similarity: float, update_floor: float) -> 
     states a value the other does not, close enough to be about one thing, a word in common
     that is no number (a new value of a thing names the thing), nothing but values swapped
     and no two subjects."""
+    if similarity < update_floor or not states_change(new):
+        return False
     shared = content_terms(old) & content_terms(new)
-    return (similarity >= update_floor and states_change(new)
-            and any(term not in CHANGE_WORDS and not any(c.isdigit() for c in term)
-                    for term in shared)
+    return (any(term not in CHANGE_WORDS and not has_digit(term) for term in shared)
             and values_differ(old, new)
             and not swaps_subject(old, new, CHANGE_WORDS)
             and not other_subjects(old, new))

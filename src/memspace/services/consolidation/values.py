@@ -73,6 +73,11 @@ _WEEKDAYS_MONTHS = frozenset(
     "june july august september october november december".split())
 
 
+def has_digit(word: str) -> bool:
+    """A number however it is written ("3", "£3", "2026-03-14", "v2")."""
+    return any(c.isdigit() for c in word)
+
+
 def _fold(token: str) -> str:
     """One spelling per value: case-folded, a plural's or possessive's s dropped, number names
     as digits, thousands separators out."""
@@ -80,7 +85,7 @@ def _fold(token: str) -> str:
     word = _NUMBER_NAMES.get(word, word)
     if word.endswith("'s"):
         word = word[:-2]
-    if any(c.isdigit() for c in word):
+    if has_digit(word):
         return word.replace(",", "")
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         word = word[:-1]
@@ -118,7 +123,7 @@ def _is_value(token: str, plain: str) -> bool:
     or CamelCase name."""
     if plain == "may":  # the month only when written as a name
         return token[0].isupper()
-    return (any(c.isdigit() for c in token) or plain in _NUMBER_NAMES
+    return (has_digit(token) or plain in _NUMBER_NAMES
             or plain in _WEEKDAYS_MONTHS or token[0] in "#@"
             or (token[0].isupper() and plain not in _NOT_NAMES)
             or any(c in token for c in ".:/_") or token[1:] != token[1:].lower())
@@ -201,7 +206,7 @@ def swaps_subject(a_text: str, b_text: str, naming_nothing: frozenset[str] = fro
     values = read(a_text).values | read(b_text).values
     # A number is a value however it was written ("£3" is read whole, swapped as "3").
     return any(w not in values and w not in _NOT_NAMES and w not in naming_nothing
-               and not any(c.isdigit() for c in w) for w in swapped(a_text, b_text))
+               and not has_digit(w) for w in swapped(a_text, b_text))
 
 
 # The auxiliaries and forms of "to be" that end a plain English sentence's subject ("The staging
