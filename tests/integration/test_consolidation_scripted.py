@@ -131,6 +131,35 @@ def test_a_change_the_first_look_did_not_call_an_update_is_asked_again_by_the_se
     assert team.get(old).invalidated_by == new.id
 
 
+@pytest.mark.parametrize(("memory_says", "fact_says", "retired"), [
+    ("Sentry", "Datadog", True),  # the values the texts differ by
+    ("tracked in Sentry", "backend errors", False),  # not the change between them
+])
+def test_a_change_said_in_words_is_retired_when_the_second_look_names_its_values(
+        store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM,
+        memory_says: str, fact_says: str, retired: bool) -> None:
+    # A small model names both values and still calls the older true: the newer's words, the
+    # values code reads and the values the model named agree, or a person decides.
+    team = Team(app(store, embedder, tmp_path, llm))
+    llm.script(facts("Errors from the backend are tracked in Sentry."),
+               facts("Backend errors are now tracked in Datadog."))
+    old = team.add("Errors from the backend are tracked in Sentry.")
+    new = team.add("Backend errors are now tracked in Datadog.")
+    llm.script(facts("Backend errors are now tracked in Datadog."),
+               looked(memory_says, fact_says, True, True, "none"))
+
+    report = team.app.consolidation.consolidate(team.slug)
+
+    assert llm.remaining == 0 and report.cost.model_calls == 2
+    assert team.get(old).active is not retired
+    if retired:
+        [change] = [c for c in report.changes if c.kind is ChangeKind.REPLACEMENT]
+        assert (change.kept, change.retired) == (new.id, (old.id,))
+    else:
+        [item] = team.app.conflicts.open_of(team.id)
+        assert {m.id for m in item.memories} == {old.id, new.id}
+
+
 def test_a_bare_different_value_with_no_word_of_change_is_not_retired(
         store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
     team = Team(app(store, embedder, tmp_path, llm))

@@ -8,8 +8,9 @@ import pytest
 
 from memspace.domain.models import RelationType
 from memspace.services.consolidation.change import said_changed, states_change
-from memspace.services.consolidation.judging import Near, confirm, one_subject, with_model
-from memspace.services.consolidation.looks import unlooked
+from memspace.services.consolidation.judging import Near, one_subject, with_model
+from memspace.services.consolidation.looks import confirm, unlooked
+from memspace.services.consolidation.values import names_the_change
 from tests.unit.test_consolidation_rules import SAME_FLOOR, UPDATE_FLOOR, answer, compared, memory
 
 
@@ -79,10 +80,54 @@ def test_a_change_the_first_look_missed_is_retired_only_when_the_second_look_agr
         agreed = confirm(first, [old], compared(old, still_true=False, relation="updates",
                                                 changed=True))
         assert [m.id for m in agreed.retired] == [old.id] and old.id in agreed.replaced
-        unsure = confirm(first, [old], compared(old, changed=True))
-        assert not unsure.retired and unsure.queue[0][2] == "replacement"
+        # Two values named on one subject, the older said to hold still: the newer's own words
+        # report the change, so the three readings agree.
+        named = confirm(first, [old], compared(old, changed=True, memory_says="02:30 UTC",
+                                                fact_says="04:00 UTC"))
+        assert [m.id for m in named.retired] == [old.id] and old.id in named.replaced
+        unnamed = confirm(first, [old], compared(old))
+        assert not unnamed.retired and unnamed.queue[0][2] == "replacement"
         other = confirm(first, [old], compared(old, same_subject=False, changed=True))
         assert not other.retired and not other.queue
+
+
+def test_an_update_said_in_words_needs_only_the_values_of_the_second_look() -> None:
+    old = memory("Bread orders go to Nadia.", 0)
+    said = memory("Karim took over the bread orders.", 9)
+    plain = memory("Karim handles the bread orders.", 9)
+    # Two values named, "the older still holds".
+    looks = compared(old, changed=True, memory_says="Nadia", fact_says="Karim")
+    for new, retired in ((said, True), (plain, False)):
+        first = with_model(new, [Near(old, 0.9)], [0], answer((0, RelationType.UPDATES)),
+                           UPDATE_FLOOR, SAME_FLOOR)
+        assert first.retired and (old.id in first.said) is retired
+        second = confirm(first, [old], looks)
+        assert bool(second.retired) is retired and bool(second.queue) is not retired
+
+
+def test_the_values_named_for_a_change_must_be_those_the_texts_differ_by() -> None:
+    old = memory("Late returns are paid at the front desk by card.", 0)
+    new = memory("Books returned more than 14 days late are now charged a flat fine.", 9)
+    first = with_model(new, [Near(old, 0.9)], [0], answer((0, RelationType.UPDATES)),
+                       UPDATE_FLOOR, SAME_FLOOR)
+    # "now" reports a change, but the model named a value the newer does not differ by: a
+    # fact beside the older one, not its new value. A person decides.
+    beside = confirm(first, [old], compared(old, changed=True, memory_says="by card",
+                                            fact_says="a flat fine"))
+    assert not beside.retired and beside.queue[0][1].id == old.id
+
+
+@pytest.mark.parametrize(("old_named", "new_named", "named"), [
+    ("Sentry", "Datadog", True),
+    ("Sentry is the error tracker", "tracked in Datadog", True),  # whole phrases name them too
+    ("error tracker", "Datadog", False),  # the older's value is not named
+    ("Sentry", "now tracked", False),  # nor the newer's
+])
+def test_a_change_is_named_by_the_values_only_one_side_states(old_named: str, new_named: str,
+                                                              named: bool) -> None:
+    assert names_the_change("Sentry is the error tracker.",
+                            "Backend errors are now tracked in Datadog.", old_named,
+                            new_named) is named
 
 
 def test_a_different_value_said_without_a_change_is_left_as_before() -> None:

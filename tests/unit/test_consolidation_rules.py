@@ -14,7 +14,6 @@ from memspace.services.consolidation.judging import (
     Judged,
     Near,
     Verdict,
-    confirm,
     keeper,
     one_subject,
     protected,
@@ -22,7 +21,7 @@ from memspace.services.consolidation.judging import (
     with_model,
     without_model,
 )
-from memspace.services.consolidation.looks import unlooked
+from memspace.services.consolidation.looks import confirm, unlooked
 from memspace.services.consolidation.values import (
     other_subjects,
     read,

@@ -103,13 +103,16 @@ def model_name(extractor: object) -> str:
 class Comparison:
     """How a fact stands to one numbered memory, as the model's second look says (the relate
     prompt of two-pass extraction): about the same subject, whether the memory still holds after
-    the fact, the relation, and whether the values it named show a change the texts hold up."""
+    the fact, the relation, whether the values it named show a change the texts hold up, and
+    those values as it named them (the memory's, the fact's)."""
 
     number: int
     same_subject: bool
     still_true: bool
     relation: str  # none | updates | extends | derives
     changed: bool
+    memory_says: str = ""
+    fact_says: str = ""
 
 
 class FactComparer(Protocol):

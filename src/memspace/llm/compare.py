@@ -53,5 +53,6 @@ class LitellmComparer(LitellmExtractor):
                 continue
             found[verdict.memory] = Comparison(
                 verdict.memory, verdict.same_subject, verdict.still_true, verdict.relation,
-                swaps_value(verdict, fact, memory.content))
+                swaps_value(verdict, fact, memory.content), verdict.memory_says,
+                verdict.fact_says)
         return list(found.values()), Usage(*spent.figures())

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memspace.domain.extraction import Comparison, Extraction
+from memspace.domain.extraction import Extraction
 from memspace.domain.lifecycle import CLAIM_TYPES, MAX_IMPORTANCE
 from memspace.domain.models import Memory, RelationType
 from memspace.services.consolidation.change import said_changed
@@ -38,8 +38,9 @@ class Near:
 class Verdict:
     """A group's decisions: `retire` maps each retired memory to why (superseded by `keep`);
     `replaced` says which of them were replaced rather than restated; `unsure` which of them
-    the model's first look related otherwise (only its second look may retire those); `links`
-    are edges from the newest; `queue` holds pairs (newest, older, kind, why) for people."""
+    the model's first look related otherwise (only its second look may retire those); `said`
+    which replacements the newer's own words report as a change; `links` are edges from the
+    newest; `queue` holds pairs (newest, older, kind, why) for people."""
 
     keep: Memory
     retire: dict[str, str] = field(default_factory=dict)
@@ -48,15 +49,22 @@ class Verdict:
     links: list[tuple[Memory, Memory, RelationType, str]] = field(default_factory=list)
     queue: list[tuple[Memory, Memory, str, str]] = field(default_factory=list)
     unsure: set[str] = field(default_factory=set)
+    said: set[str] = field(default_factory=set)
 
-    def retires(self, old: Memory, why: str, replaced: bool = False, unsure: bool = False) -> None:
+    def retires(self, old: Memory, why: str, replaced: bool = False, unsure: bool = False,
+                said: bool = False) -> None:
         if old.id not in self.retire:
             self.retire[old.id] = why
             self.retired.append(old)
-        if replaced:
-            self.replaced.add(old.id)
-        if unsure:
-            self.unsure.add(old.id)
+        for marked, marks in ((replaced, self.replaced), (unsure, self.unsure),
+                              (said, self.said)):
+            if marked:
+                marks.add(old.id)
+
+    def carries(self, old: Memory, source: Verdict) -> None:
+        """Retire `old` as `source` did, with its marks."""
+        self.retires(old, source.retire[old.id], old.id in source.replaced,
+                     old.id in source.unsure, old.id in source.said)
 
 
 def protected(memory: Memory) -> str | None:
@@ -72,13 +80,13 @@ def protected(memory: Memory) -> str | None:
     return None
 
 
-def _fold_or_queue(verdict: Verdict, newest: Memory, old: Memory, why: str,
-                   kind: str, replaced: bool = False, unsure: bool = False) -> None:
+def _fold_or_queue(verdict: Verdict, newest: Memory, old: Memory, why: str, kind: str,
+                   replaced: bool = False, unsure: bool = False, said: bool = False) -> None:
     guard = protected(old)
     if guard is not None:
         verdict.queue.append((newest, old, kind, f"{why}; not applied because {guard}"))
     else:
-        verdict.retires(old, why, replaced, unsure)
+        verdict.retires(old, why, replaced, unsure, said)
 
 
 def exact(newest: Memory, near: Near) -> bool:
@@ -172,7 +180,8 @@ def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judg
             elif values_differ(old.content, newest.content) and near.similarity >= update_floor:
                 _fold_or_queue(verdict, newest, old, (
                     "replaced: the model says the newer replaces it, and each states a value "
-                    "the other does not"), "replacement", replaced=True)
+                    "the other does not"), "replacement", replaced=True, said=said_changed(
+                        old.content, newest.content, near.similarity, update_floor))
             elif restates(old, newest, near.similarity, same_floor, agree_floor):
                 _restated_unsure(verdict, newest, near, "replaces it")
             else:
@@ -185,7 +194,7 @@ def with_model(newest: Memory, group: Sequence[Near], asked: Sequence[int], judg
             _fold_or_queue(verdict, newest, old, (
                 "replaced: the newer says a value changed and each states a value the other "
                 f"does not; the model's first look said {said}"),
-                "replacement", replaced=True, unsure=True)
+                "replacement", replaced=True, unsure=True, said=True)
         elif relation is not None and restates(old, newest, near.similarity, same_floor,
                                                agree_floor):
             _restated_unsure(verdict, newest, near, f"{relation[0].value.lower()} it")
@@ -238,42 +247,7 @@ def one_subject(verdict: Verdict, group: Sequence[Near],
                 "the model says the newer replaces it, but the newer replaces another fact "
                 "that this one differs from")))
         else:
-            out.retires(old, verdict.retire[old.id], old.id in verdict.replaced,
-                        old.id in verdict.unsure)
-    return out
-
-
-def confirm(verdict: Verdict, checked: Sequence[Memory],
-            comparisons: dict[str, Comparison]) -> Verdict:
-    """The model's second look at each memory a group would retire (`comparisons` by memory
-    id): a restatement holds only on the same subject with the memory still true and nothing
-    changed; a replacement only on the same subject with a change the texts hold up. A
-    memory the second look disagrees about is queued; one it says is another subject is left
-    alone. `checked` are the memories it was asked about (one it did not answer is queued)."""
-    out = Verdict(verdict.keep, links=verdict.links, queue=list(verdict.queue))
-    asked = {m.id for m in checked}
-    for old in verdict.retired:
-        why = verdict.retire[old.id]
-        seen = comparisons.get(old.id)
-        replaced = old.id in verdict.replaced
-        if old.id not in asked:
-            out.retires(old, why, replaced)
-        elif seen is None:
-            out.queue.append((verdict.keep, old, "replacement" if replaced else "restatement",
-                              f"{why}; the model's second look gave no answer on it"))
-        elif not seen.same_subject:
-            continue  # about another thing: a look-alike, left as it is
-        elif replaced and (seen.relation == "updates" or not seen.still_true) and seen.changed:
-            # A second look that names two values yet says the older still holds is unsure of
-            # the change: that pair goes to the queue below. Read as the relate prompt defines
-            # an update (the values alone), it retired a derived fact on the held-out split.
-            out.retires(old, why, True)
-        elif not replaced and seen.still_true and seen.relation in ("none", "extends") \
-                and not seen.changed:
-            out.retires(old, why)
-        else:
-            out.queue.append((verdict.keep, old, "replacement" if replaced else "restatement",
-                              f"{why}; but the model's second look disagrees"))
+            out.carries(old, verdict)
     return out
 
 

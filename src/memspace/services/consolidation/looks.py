@@ -1,11 +1,13 @@
 """What the model is asked about a group (docs/consolidation.md#what-it-decides-and-how): the
 extraction call (the group's newest memory as the note, the others as the numbered existing
 memories), the rules of judging.py over its answer, then the second look (the relate prompt)
-at each memory the group would retire. Without a model, the rules alone."""
+at each memory the group would retire, and what its answers let stand (`confirm`). Without a
+model, the rules alone."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from memspace.domain.errors import ExtractionFailed
 from memspace.domain.extraction import Candidate, Comparison
@@ -14,7 +16,6 @@ from memspace.services.consolidation.judging import (
     Judged,
     Near,
     Verdict,
-    confirm,
     exact,
     keeper,
     one_subject,
@@ -22,6 +23,7 @@ from memspace.services.consolidation.judging import (
     without_model,
 )
 from memspace.services.consolidation.pass_types import PassParts
+from memspace.services.consolidation.values import names_the_change
 
 log = logging.getLogger(__name__)
 
@@ -110,5 +112,48 @@ def unlooked(verdict: Verdict) -> Verdict:
             kind = "replacement" if old.id in verdict.replaced else "restatement"
             out.queue.append((verdict.keep, old, kind, f"{why}; no second look settled it"))
         else:
-            out.retires(old, why, old.id in verdict.replaced)
+            out.carries(old, verdict)
     return out
+
+
+def confirm(verdict: Verdict, checked: Sequence[Memory],
+            comparisons: dict[str, Comparison]) -> Verdict:
+    """The model's second look at each memory a group would retire (`comparisons` by memory
+    id): a restatement holds only on the same subject with the memory still true and nothing
+    changed; a replacement only on the same subject with a change the texts hold up. A
+    memory the second look disagrees about is queued; one it says is another subject is left
+    alone. `checked` are the memories it was asked about (one it did not answer is queued)."""
+    out = Verdict(verdict.keep, links=verdict.links, queue=list(verdict.queue))
+    asked = {m.id for m in checked}
+    for old in verdict.retired:
+        why = verdict.retire[old.id]
+        seen = comparisons.get(old.id)
+        replaced = old.id in verdict.replaced
+        if old.id not in asked:
+            out.retires(old, why, replaced)
+        elif seen is None:
+            out.queue.append((verdict.keep, old, "replacement" if replaced else "restatement",
+                              f"{why}; the model's second look gave no answer on it"))
+        elif not seen.same_subject:
+            continue  # about another thing: a look-alike, left as it is
+        elif replaced and seen.changed and (seen.relation == "updates" or not seen.still_true
+                                            or _named(verdict, old, seen)):
+            out.retires(old, why, True)
+        elif not replaced and seen.still_true and seen.relation in ("none", "extends") \
+                and not seen.changed:
+            out.retires(old, why)
+        else:
+            out.queue.append((verdict.keep, old, "replacement" if replaced else "restatement",
+                              f"{why}; but the model's second look disagrees"))
+    return out
+
+
+def _named(verdict: Verdict, old: Memory, seen: Comparison) -> bool:
+    """Two values named on one subject and yet "the older still holds" is unsure of the change,
+    unless three readings agree on it: the newer's own words report a change ("took over",
+    "now"), and the values the model named are those code reads the texts differ by. The named
+    values alone once retired a fact drawn from the older one; the words without the values,
+    a fact beside it ("charges are collected through Stripe" for "… are now charged the full
+    fee")."""
+    return old.id in verdict.said and names_the_change(
+        old.content, verdict.keep.content, seen.memory_says, seen.fact_says)

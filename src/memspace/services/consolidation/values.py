@@ -154,6 +154,17 @@ def values_agree(a_text: str, b_text: str) -> bool:
     return not unmatched(a, b) and not unmatched(b, a)
 
 
+def names_the_change(old: str, new: str, old_named: str, new_named: str) -> bool:
+    """Are the values a reader named for a change ("Sentry" -> "Datadog") the ones the texts
+    differ by: the older's named words say a value only the older states, the newer's a value
+    only the newer states? "online through Stripe" -> "full fee", named for "… less than 24
+    hours' notice are now charged the full fee", names no value of the newer's own: the change
+    named is not between the two texts' values."""
+    a, b = read(old), read(new)
+    return (any(_said(v, read(old_named).words) for v in unmatched(a, b))
+            and any(_said(v, read(new_named).words) for v in unmatched(b, a)))
+
+
 def same_text(a: str, b: str) -> bool:
     """The same words in the same order, whatever the case, spacing and punctuation."""
     return word_tokens(a) == word_tokens(b)
