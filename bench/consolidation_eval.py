@@ -36,6 +36,7 @@ Figures (with no pass first: the baseline, what memspace does today; then after 
 - identical after normalising case, spacing and punctuation, same type: folded / pairs;
 - links: made, right (EXTENDS from an `extends` fact to its `of`, DERIVES from a `derives`
   fact to one of its `of`), and the expected links present in the store, before and after;
+  each link a pass made is printed with its two sides' facts, labels and texts;
 - queue: open conflicts of kinds restatement/replacement, split by what their memories are
   (one fact, a labelled contradiction, a look-alike pair, other), other kinds' counts, and how
   many facts left with several current memories have every one of them in such an entry;
@@ -277,6 +278,7 @@ def score(app: Container, lines: Sequence[Line], stream: Stream,
                if r.source_id in fact_of and r.target_id in fact_of
                and memories[r.source_id].active and memories[r.target_id].active}
     links_made = links_right = 0
+    link_list = []
     for report in reports:
         for change in report.changes:
             if change.kind.value == "link" and change.relation is not None:
@@ -284,6 +286,10 @@ def score(app: Container, lines: Sequence[Line], stream: Stream,
                 links_made += 1
                 pair = (fact_of.get(rel.source_id), fact_of.get(rel.target_id), rel.type.value)
                 links_right += pair in expected_links
+                link_list.append({
+                    "type": rel.type.value, "right": pair in expected_links,
+                    "from": [pair[0], kind_of.get(pair[0] or ""), _text(memories, rel.source_id)],
+                    "to": [pair[1], kind_of.get(pair[1] or ""), _text(memories, rel.target_id)]})
 
     # The queue.
     open_items = app.conflicts.open_of(stream.space_id)
@@ -325,7 +331,7 @@ def score(app: Container, lines: Sequence[Line], stream: Stream,
                             "claim_groups": len(claims_identical)},
         "claim_typed_retired": claims_retired,
         "links": {"made": made_links(links_made, links_right), "expected": len(expected_links),
-                  "expected_present": len(expected_links & present)},
+                  "expected_present": len(expected_links & present), "list": link_list},
         "queue": {"restatement_replacement": sum(queue_split.values()),
                   "by_sides": dict(queue_split), "other_kinds": dict(other_kinds),
                   "facts_several_current_all_queued": len(crowded_queued),
@@ -344,6 +350,11 @@ def score(app: Container, lines: Sequence[Line], stream: Stream,
                           1000 * seconds / sum(r.cost.memories_read for r in reports), 2)
                       if reports and sum(r.cost.memories_read for r in reports) else None},
     }
+
+
+def _text(memories: dict[str, Memory], memory_id: str) -> str | None:
+    memory = memories.get(memory_id)
+    return memory.content if memory is not None else None
 
 
 def made_links(made: int, right: int) -> dict[str, int]:
@@ -510,6 +521,9 @@ def run_one(store: str, mode: str, split: str, args: argparse.Namespace, embedde
               f"stale facts: {after['stale_facts'] or 'none'}")
         for item in after["retirements_wrong"]:
             print(f"  WRONG {item['kind']}: retired {item['retired']!r} for {item['kept']!r}")
+        for link in after["links"]["list"]:  # right: one the labels expect
+            print(f"  link {link['type']}{' (right)' if link['right'] else ''}: "
+                  f"{link['from']} -> {link['to']}")
         print(f"  queue by sides: {after['queue']['by_sides']}, other kinds "
               f"{after['queue']['other_kinds']}; pass seconds per 1,000 memories changed: "
               f"{after['pass_cost']['seconds_per_1000_changed']}")
