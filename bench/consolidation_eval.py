@@ -277,7 +277,7 @@ def score(app: Container, lines: Sequence[Line], stream: Stream,
     present = {(fact_of[r.source_id], fact_of[r.target_id], r.type.value) for r in edges
                if r.source_id in fact_of and r.target_id in fact_of
                and memories[r.source_id].active and memories[r.target_id].active}
-    links_made = links_right = 0
+    links_made = links_right = carried_made = carried_right = 0
     link_list = []
     for report in reports:
         for change in report.changes:
@@ -286,8 +286,13 @@ def score(app: Container, lines: Sequence[Line], stream: Stream,
                 links_made += 1
                 pair = (fact_of.get(rel.source_id), fact_of.get(rel.target_id), rel.type.value)
                 links_right += pair in expected_links
+                # A folded memory's edge moved to the memory kept (the add related it, not
+                # the pass's own look).
+                carried = rel.reason.startswith("carried over")
+                carried_made += carried
+                carried_right += carried and pair in expected_links
                 link_list.append({
-                    "type": rel.type.value, "right": pair in expected_links,
+                    "type": rel.type.value, "right": pair in expected_links, "carried": carried,
                     "from": [pair[0], kind_of.get(pair[0] or ""), _text(memories, rel.source_id)],
                     "to": [pair[1], kind_of.get(pair[1] or ""), _text(memories, rel.target_id)]})
 
@@ -330,7 +335,9 @@ def score(app: Container, lines: Sequence[Line], stream: Stream,
         "identical_pairs": {"groups": len(identical), "folded_to_one": identical_folded,
                             "claim_groups": len(claims_identical)},
         "claim_typed_retired": claims_retired,
-        "links": {"made": made_links(links_made, links_right), "expected": len(expected_links),
+        "links": {"made": made_links(links_made, links_right),
+                  "carried": made_links(carried_made, carried_right),
+                  "expected": len(expected_links),
                   "expected_present": len(expected_links & present), "list": link_list},
         "queue": {"restatement_replacement": sum(queue_split.values()),
                   "by_sides": dict(queue_split), "other_kinds": dict(other_kinds),
@@ -410,6 +417,9 @@ def figures(s: dict[str, Any]) -> list[tuple[str, str]]:
          f"{s['identical_pairs']['folded_to_one']} / {s['identical_pairs']['groups']}"),
         ("decision/constraint/architecture retired by a pass", f"{s['claim_typed_retired']}"),
         ("links right / made", f"{s['links']['made']['right']} / {s['links']['made']['made']}"),
+        ("  of them carried from a folded memory",
+         f"{s['links']['carried']['right']} / {s['links']['carried']['made']}"
+         if "carried" in s["links"] else "-"),
         ("expected links present / expected",
          f"{s['links']['expected_present']} / {s['links']['expected']}"),
         ("queued (restatement, replacement)", f"{q['restatement_replacement']}"),
@@ -522,7 +532,8 @@ def run_one(store: str, mode: str, split: str, args: argparse.Namespace, embedde
         for item in after["retirements_wrong"]:
             print(f"  WRONG {item['kind']}: retired {item['retired']!r} for {item['kept']!r}")
         for link in after["links"]["list"]:  # right: one the labels expect
-            print(f"  link {link['type']}{' (right)' if link['right'] else ''}: "
+            print(f"  link {link['type']}{' (right)' if link['right'] else ''}"
+                  f"{' (carried)' if link.get('carried') else ''}: "
                   f"{link['from']} -> {link['to']}")
         print(f"  queue by sides: {after['queue']['by_sides']}, other kinds "
               f"{after['queue']['other_kinds']}; pass seconds per 1,000 memories changed: "

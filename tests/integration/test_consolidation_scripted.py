@@ -227,6 +227,31 @@ def test_a_lookalike_is_left_alone_by_code_or_by_the_second_look(
     assert not report.changes and llm.remaining == 0
 
 
+@pytest.mark.parametrize("one_subject", [True, False])
+def test_a_link_is_made_only_where_the_second_look_reads_one_subject(
+        store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM,
+        one_subject: bool) -> None:
+    team = Team(app(store, embedder, tmp_path, llm))
+    first, second = ("The iOS build signing certificate expires on 2026-03-14.",
+                     "The Android upload key certificate expires on 2027-08-02.")
+    llm.script(facts(first), facts(second))
+    older, newer = team.add(first), team.add(second)
+    # The first look calls the look-alike a derivation; the second look decides.
+    llm.script(facts(second, relations=((0, "derives"),)),
+               looked("2026-03-14", "2027-08-02", one_subject, True, "none"))
+
+    report = team.app.consolidation.consolidate(team.slug)
+
+    assert llm.remaining == 0 and report.cost.model_calls == 2
+    links = [(r.source_id, r.target_id, r.type, r.created_by)
+             for r in team.app.store.relations.relations_of(team.id, older.id)]
+    assert links == ([(newer.id, older.id, RelationType.DERIVES, CONSOLIDATOR)]
+                     if one_subject else [])
+    assert report.count(ChangeKind.LINK) == len(links)
+    assert team.get(older).active and team.get(newer).active
+    assert not team.app.conflicts.open_of(team.id)
+
+
 def test_a_second_look_that_disagrees_sends_the_pair_to_the_queue(
         store: GraphStore, embedder: LocalEmbedder, tmp_path: Path, llm: ScriptedLLM) -> None:
     team = Team(app(store, embedder, tmp_path, llm))

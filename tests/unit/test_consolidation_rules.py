@@ -255,6 +255,20 @@ def test_the_second_look_confirms_a_replacement_only_with_a_change_it_can_name()
     assert not other.retired and not other.queue
 
 
+def test_a_link_holds_only_where_the_second_look_reads_one_subject() -> None:
+    old = memory("The iOS build signing certificate expires on 2026-03-14.", 0)
+    new = memory("The Android upload key certificate expires on 2027-08-02.", 9)
+    first = with_model(new, [Near(old, 0.94)], [0], answer((0, RelationType.DERIVES)),
+                       UPDATE_FLOOR, SAME_FLOOR)
+    assert [(s.id, t.id) for s, t, _, _ in first.links] == [(new.id, old.id)]
+    # A look-alike about another thing: not linked, not queued, nothing retired.
+    other = confirm(first, [old], compared(old, same_subject=False, changed=True))
+    assert not other.links and not other.queue and not other.retired
+    assert not confirm(first, [old], {}).links  # no answer: left unlinked
+    assert confirm(first, [old], compared(old)).links == first.links
+    assert confirm(first, [], {}).links == first.links  # not asked: the first look stands
+
+
 def test_a_newer_memory_replaces_one_fact_and_the_lookalike_beside_it_is_queued() -> None:
     old = memory("The nightly reconciliation job runs at 02:30 UTC.", 0)
     lookalike = memory("The nightly analytics export job runs at 02:30 UTC.", 1)

@@ -81,10 +81,12 @@ def replaced_before(parts: PassParts, newest: Memory) -> list[Memory]:
 def second_look(parts: PassParts, verdict: Verdict,
                 group: list[Near]) -> tuple[Verdict, Usage]:
     """Ask the model once more about each memory the group would retire (the same text needs
-    no look); without a comparer the first answer stands."""
+    no look) or link to; without a comparer the first answer stands."""
     comparer = parts.comparer
     plain = {n.memory.id for n in group if exact(verdict.keep, n)}
     checked = [m for m in verdict.retired if m.id not in plain]
+    retiring = {m.id for m in checked}
+    checked += [target for _, target, _, _ in verdict.links if target.id not in retiring]
     if comparer is None or not checked:
         return unlooked(verdict), Usage()
     offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(checked)]
@@ -122,9 +124,14 @@ def confirm(verdict: Verdict, checked: Sequence[Memory],
     id): a restatement holds only on the same subject with the memory still true and nothing
     changed; a replacement only on the same subject with a change the texts hold up. A
     memory the second look disagrees about is queued; one it says is another subject is left
-    alone. `checked` are the memories it was asked about (one it did not answer is queued)."""
-    out = Verdict(verdict.keep, links=verdict.links, queue=list(verdict.queue))
+    alone. A link holds only where the second look reads one subject: the first look of a small
+    model calls a look-alike ("the Android key expires on …" / "the iOS certificate expires on
+    …") a derivation as readily as a conclusion drawn from its premise. `checked` are the
+    memories it was asked about (one it did not answer is queued, or not linked)."""
     asked = {m.id for m in checked}
+    links = [link for link in verdict.links if link[1].id not in asked
+             or (link[1].id in comparisons and comparisons[link[1].id].same_subject)]
+    out = Verdict(verdict.keep, links=links, queue=list(verdict.queue))
     for old in verdict.retired:
         why = verdict.retire[old.id]
         seen = comparisons.get(old.id)
