@@ -10,7 +10,7 @@ import logging
 from collections.abc import Sequence
 
 from memspace.domain.errors import ExtractionFailed
-from memspace.domain.extraction import Candidate, Comparison
+from memspace.domain.extraction import Candidate, Comparison, FactComparer
 from memspace.domain.models import Memory, RelationType, Usage
 from memspace.services.consolidation.judging import (
     Judged,
@@ -81,25 +81,39 @@ def replaced_before(parts: PassParts, newest: Memory) -> list[Memory]:
 def second_look(parts: PassParts, verdict: Verdict,
                 group: list[Near]) -> tuple[Verdict, Usage]:
     """Ask the model once more about each memory the group would retire (the same text needs
-    no look) or link to; without a comparer the first answer stands."""
+    no look), then, in a call of their own, about each it would link to: a small model's answer
+    on one memory shifts with the others it is shown beside, so what a retirement's look sees
+    does not depend on the links proposed. Without a comparer the first answer stands."""
     comparer = parts.comparer
     plain = {n.memory.id for n in group if exact(verdict.keep, n)}
     checked = [m for m in verdict.retired if m.id not in plain]
     retiring = {m.id for m in checked}
-    checked += [target for _, target, _, _ in verdict.links if target.id not in retiring]
-    if comparer is None or not checked:
+    linked = [target for _, target, _, _ in verdict.links if target.id not in retiring]
+    if comparer is None or not (checked or linked):
         return unlooked(verdict), Usage()
-    offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(checked)]
-    try:
-        found, spent = comparer.compare(verdict.keep.content, offered)
-    except ExtractionFailed as exc:
-        found, spent = [], exc.usage
-    by_id: dict[str, Comparison] = {checked[c.number].id: c for c in found
-                                    if 0 <= c.number < len(checked)}
+    by_id: dict[str, Comparison] = {}
+    spent = Usage()
+    for asked in (checked, linked):
+        found, cost = _look(comparer, verdict.keep, asked)
+        by_id.update(found)
+        spent = spent + cost
     log.debug("second look from %s: %s", verdict.keep.id[:8],
               {k[:8]: (c.same_subject, c.still_true, c.relation, c.changed)
                for k, c in by_id.items()})
-    return confirm(verdict, checked, by_id), spent
+    return confirm(verdict, checked + linked, by_id), spent
+
+
+def _look(comparer: FactComparer, keep: Memory,
+          asked: Sequence[Memory]) -> tuple[dict[str, Comparison], Usage]:
+    """One relate call about `asked` (none: no call), its answers by memory id."""
+    if not asked:
+        return {}, Usage()
+    offered = [Candidate(i, m.content, m.category, m.created_at) for i, m in enumerate(asked)]
+    try:
+        found, spent = comparer.compare(keep.content, offered)
+    except ExtractionFailed as exc:
+        found, spent = [], exc.usage
+    return {asked[c.number].id: c for c in found if 0 <= c.number < len(asked)}, spent
 
 
 def unlooked(verdict: Verdict) -> Verdict:
