@@ -36,7 +36,8 @@ Figures (with no pass first: the baseline, what memspace does today; then after 
 - identical after normalising case, spacing and punctuation, same type: folded / pairs;
 - links: made, right (EXTENDS from an `extends` fact to its `of`, DERIVES from a `derives`
   fact to one of its `of`), and the expected links present in the store, before and after;
-  each link a pass made is printed with its two sides' facts, labels and texts;
+  each link a pass made is printed with its two sides' facts, labels and texts, and those
+  carried from a folded memory (an add's edge moved to the memory kept) are counted apart;
 - queue: open conflicts of kinds restatement/replacement, split by what their memories are
   (one fact, a labelled contradiction, a look-alike pair, other), other kinds' counts, and how
   many facts left with several current memories have every one of them in such an entry;
@@ -418,8 +419,7 @@ def figures(s: dict[str, Any]) -> list[tuple[str, str]]:
         ("decision/constraint/architecture retired by a pass", f"{s['claim_typed_retired']}"),
         ("links right / made", f"{s['links']['made']['right']} / {s['links']['made']['made']}"),
         ("  of them carried from a folded memory",
-         f"{s['links']['carried']['right']} / {s['links']['carried']['made']}"
-         if "carried" in s["links"] else "-"),
+         f"{s['links']['carried']['right']} / {s['links']['carried']['made']}"),
         ("expected links present / expected",
          f"{s['links']['expected_present']} / {s['links']['expected']}"),
         ("queued (restatement, replacement)", f"{q['restatement_replacement']}"),
