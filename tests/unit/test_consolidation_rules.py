@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from memspace.domain.extraction import Comparison, ExtractedFact, ExtractedRelation, Extraction
+from memspace.domain.extraction import Candidate, Comparison, ExtractedFact, ExtractedRelation, Extraction
 from memspace.domain.lifecycle import MemoryType
-from memspace.domain.models import Memory, RelationType
+from memspace.domain.models import Memory, RelationType, Usage
 from memspace.domain.text import content_hash
 from memspace.services.consolidation.judging import (
     Judged,
@@ -21,7 +21,8 @@ from memspace.services.consolidation.judging import (
     with_model,
     without_model,
 )
-from memspace.services.consolidation.looks import confirm, unlooked
+from memspace.services.consolidation.looks import confirm, second_look, unlooked
+from memspace.services.consolidation.pass_types import PassParts
 from memspace.services.consolidation.values import (
     other_subjects,
     read,
@@ -267,6 +268,33 @@ def test_a_link_holds_only_where_the_second_look_reads_one_subject() -> None:
     assert not confirm(first, [old], {}).links  # no answer: left unlinked
     assert confirm(first, [old], compared(old)).links == first.links
     assert confirm(first, [], {}).links == first.links  # not asked: the first look stands
+
+
+class RecordingComparer:
+    """Answers "one subject, still true, nothing changed" and records what each call showed."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def compare(self, fact: str, memories: list[Candidate]) -> tuple[list[Comparison], Usage]:
+        self.calls.append([c.content for c in memories])
+        return [Comparison(c.number, True, True, "none", False) for c in memories], Usage()
+
+
+def test_links_are_looked_at_in_a_call_of_their_own_after_the_retirements() -> None:
+    restated, lookalike = memory("Support works from Zendesk.", 0), memory("Sales use HubSpot.", 1)
+    new = memory("Support tickets are handled in Zendesk.", 9)
+    verdict = Verdict(new)
+    verdict.retires(restated, "says the same fact")
+    verdict.links.append((new, lookalike, RelationType.DERIVES, "follows"))
+    comparer = RecordingComparer()
+    parts = PassParts(None, None, None, comparer=comparer)  # type: ignore[arg-type]
+
+    looked, _ = second_look(parts, verdict, [Near(restated, 0.95), Near(lookalike, 0.9)])
+
+    # The retirement's look sees only what would be retired, as it did before links had one.
+    assert comparer.calls == [[restated.content], [lookalike.content]]
+    assert looked.retired == [restated] and looked.links == verdict.links
 
 
 def test_a_newer_memory_replaces_one_fact_and_the_lookalike_beside_it_is_queued() -> None:
